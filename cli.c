@@ -1,0 +1,134 @@
+/* cli.c - error reporting and number parsing for the hwprof subcommands (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *prefix = "hwprof";
+
+void cli_set_prefix(const char *p)
+{
+	prefix = p ? p : "hwprof";
+}
+
+static void vreport(const char *kind, const char *fmt, va_list ap)
+{
+	/* One fprintf per message so that lines from threads or children do not interleave. */
+	char buf[4096];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (kind)
+		fprintf(stderr, "%s: %s: %s\n", prefix, kind, buf);
+	else
+		fprintf(stderr, "%s: %s\n", prefix, buf);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning", fmt, ap);
+	va_end(ap);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("note", fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(NULL, fmt, ap);
+	va_end(ap);
+	exit(EXIT_FATAL);
+}
+
+void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(NULL, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: try '%s --help'\n", prefix, prefix);
+	exit(EXIT_USAGE);
+}
+
+int cli_try_parse_num(const char *opt, const char *arg, long long min, long long max,
+		      long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!arg || !*arg)
+		return error("%s '': not a number", opt);
+	errno = 0;
+	v = strtoll(arg, &end, 0);
+	if (end == arg || *end)
+		return error("%s '%s': not a number", opt, arg);
+	if (errno == ERANGE || v < min)
+		return error("%s '%s': too small (at least %lld)", opt, arg, min);
+	if (v > max)
+		return error("%s '%s': too large (at most %lld)", opt, arg, max);
+	*out = v;
+	return 0;
+}
+
+long long cli_parse_num(const char *opt, const char *arg, long long min, long long max)
+{
+	long long v;
+	if (cli_try_parse_num(opt, arg, min, max, &v) < 0) {
+		fprintf(stderr, "%s: try '%s --help'\n", prefix, prefix);
+		exit(EXIT_USAGE);
+	}
+	return v;
+}
+
+static void *oom(size_t n)
+{
+	die("out of memory allocating %zu bytes", n);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	return p ? p : oom(n);
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	return p ? p : oom(nmemb * size);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	return q ? q : oom(n);
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	return p ? p : oom(strlen(s) + 1);
+}
+
+bool cli_stdout_is_tty(void)
+{
+	return isatty(STDOUT_FILENO);
+}

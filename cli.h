@@ -1,0 +1,64 @@
+/* cli.h - the one place the hwprof command line reports errors and parses numbers.
+ *
+ * The library (common/) never prints; the subcommands do, and only through these helpers, so
+ * every message has the same shape:  "hwprof CMD: WHAT: WHY (WHAT TO DO)".
+ *
+ * Exit codes (documented for users in docs/exit-codes.md):
+ *   0  success
+ *   1  partial: the job finished but something is missing (lost samples, truncated file, ...)
+ *   2  fatal error
+ *   64 usage error (bad option, bad number, unknown subcommand)
+ *   record and stat pass the target's own exit status through (128+N when killed by signal N).
+ */
+#ifndef HWPROF_CLI_H
+#define HWPROF_CLI_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	EXIT_OK = 0,
+	EXIT_PARTIAL = 1,
+	EXIT_FATAL = 2,
+	EXIT_USAGE = 64,
+};
+
+/* Sets the prefix of every message, e.g. "hwprof record". The string is not copied. */
+void cli_set_prefix(const char *prefix);
+
+/* Prints "PREFIX: error: MSG\n" to stderr and returns -1, so callers write `return error(...)`. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "PREFIX: warning: MSG\n" to stderr. */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "PREFIX: note: MSG\n" to stderr (information the user should see once). */
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "PREFIX: MSG\n" and exits with EXIT_FATAL. For the CLI only, never the library. */
+_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "PREFIX: MSG\n" plus "try 'hwprof CMD --help'" and exits with EXIT_USAGE. */
+_Noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parses ARG as a decimal (or 0x hex) integer in [MIN, MAX] for option OPT (e.g. "-F").
+ * On failure exits with EXIT_USAGE and a message naming the option and the reason:
+ *   "hwprof record: -F 'abc': not a number". */
+long long cli_parse_num(const char *opt, const char *arg, long long min, long long max);
+
+/* Like cli_parse_num but returns 0 and stores *out, or -1 after printing the error. */
+int cli_try_parse_num(const char *opt, const char *arg, long long min, long long max,
+		      long long *out);
+
+/* Allocation wrappers that die with a message on ENOMEM (CLI only; the library returns -ENOMEM). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Whether stdout is a terminal; used to choose colours and the TUI. */
+bool cli_stdout_is_tty(void);
+
+#endif

@@ -1,0 +1,122 @@
+/* hwprof/event.h - the one event-spec parser, and opening an event with the precise_ip
+ * step-down.
+ *
+ * Spelling follows perf (see docs/events.md):
+ *   generic hardware   cycles instructions cache-references cache-misses branches
+ *                      branch-misses bus-cycles stalled-cycles-frontend stalled-cycles-backend
+ *                      ref-cycles
+ *   hardware cache     L1-dcache-loads L1-dcache-load-misses LLC-loads LLC-load-misses
+ *                      dTLB-load-misses iTLB-load-misses branch-load-misses ... (CACHE-OP-RESULT)
+ *   software           cpu-clock task-clock page-faults|faults minor-faults major-faults
+ *                      context-switches|cs cpu-migrations|migrations alignment-faults
+ *                      emulation-faults dummy
+ *   raw                rNNNN (hex config for the core PMU)
+ *   sysfs PMU          pmu/event=0x..,umask=0x..,cmask=..,inv,edge/  (field bit positions from
+ *                      <sysfs>/bus/event_source/devices/PMU/format/) and aliases pmu/name/
+ *                      (<sysfs>/.../PMU/events/name, with name.scale and name.unit)
+ *   groups             {a,b,c}  - one group; the first member leads.
+ *   modifiers          :u :k :h :p :pp :ppp :P  (combinable, e.g. cycles:upp)
+ * A list is comma-separated at the top level: "cycles,{instructions,branches}:u".
+ *
+ * Privilege defaults follow perf: with no u/k/h modifier an event counts user space only
+ * (exclude_kernel = exclude_hv = 1), which every perf_event_paranoid level up to 2 allows.
+ * `:k` alone counts the kernel only, `:uk` both.
+ *
+ * The sysfs root is "/sys" unless the environment variable HWPROF_SYSFS_ROOT names another
+ * directory (tests point it at fixture trees).
+ */
+#ifndef HWPROF_EVENT_H
+#define HWPROF_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct perf_event_attr;
+
+/* Broad family of an event, for defaults and advice. */
+enum hwprof_event_kind {
+	HWPROF_EV_HARDWARE,	/* PERF_TYPE_HARDWARE generic event */
+	HWPROF_EV_CACHE,	/* PERF_TYPE_HW_CACHE */
+	HWPROF_EV_SOFTWARE,	/* PERF_TYPE_SOFTWARE: works without a PMU */
+	HWPROF_EV_RAW,		/* PERF_TYPE_RAW rNNNN */
+	HWPROF_EV_PMU,		/* a sysfs PMU (dynamic type), by fields or alias */
+};
+
+/* One parsed event. Plain data: copy it freely. */
+struct hwprof_event {
+	char name[128];		/* as the user wrote it, without modifiers: "LLC-load-misses" */
+	char spec[192];		/* as written, with modifiers: "LLC-load-misses:pp" */
+	char pmu[64];		/* sysfs PMU name for HWPROF_EV_PMU, else "" */
+	enum hwprof_event_kind kind;
+	uint32_t type;		/* perf_event_attr.type (PERF_TYPE_* or a sysfs PMU type) */
+	uint64_t config, config1, config2;
+	bool exclude_user, exclude_kernel, exclude_hv;
+	int precise_ip;		/* requested level 0..3 (:p = 1, :pp = 2, :ppp = 3) */
+	bool precise_max;	/* :P - the highest level the host accepts */
+	double scale;		/* multiply counts by this (sysfs .scale); 1.0 when none */
+	char unit[32];		/* sysfs .unit, e.g. "MiB"; "" when none */
+	int group;		/* index of the group this event belongs to; 0-based, dense */
+	bool leader;		/* first member of its group */
+};
+
+/* A parsed event list. Owned by the caller; free with hwprof_events_free(). */
+struct hwprof_event_list {
+	struct hwprof_event *ev;
+	size_t n;		/* events */
+	size_t ngroups;		/* groups; an event outside braces is a group of one */
+};
+
+/* Parses SPEC (see above) into OUT (zeroed first). Returns 0, or -EINVAL for a malformed spec
+ * or unknown event, -ENOENT for a PMU that does not exist in sysfs, -ENOMEM. On error ERR
+ * (ERRLEN bytes, may be NULL) holds one line naming the culprit and a way out, e.g.
+ * "unknown event 'cyclez' (did you mean 'cycles'? see 'hwprof list')". */
+int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *err,
+			size_t errlen);
+
+/* Frees what hwprof_events_parse allocated; accepts NULL and an empty list. */
+void hwprof_events_free(struct hwprof_event_list *list);
+
+/* Fills ATTR (zeroed first, size = sizeof) from EV: type, config*, exclude_*, precise_ip
+ * (the requested level; for :P the level from hwprof_max_precise()). Sampling and read_format
+ * fields are left 0 for the caller. */
+void hwprof_event_to_attr(const struct hwprof_event *ev, struct perf_event_attr *attr);
+
+/* Whether EV needs a hardware PMU (everything but HWPROF_EV_SOFTWARE). */
+bool hwprof_event_is_hw(const struct hwprof_event *ev);
+
+/* The highest precise_ip the core PMU advertises: sysfs caps/max_precise of "cpu" (or
+ * "cpu_core"/"cpu_atom" on hybrid parts), else 3 when unknown (the open step-down finds the
+ * real level). */
+int hwprof_max_precise(void);
+
+/* Opens ATTR with perf_event_open(2) through hwprof_sys(), stepping precise_ip down from
+ * attr->precise_ip to 0 on any error (kernels answer EINVAL or EOPNOTSUPP for an unsupported
+ * level, see perf_event_open(2)), restoring every other attr field between tries.
+ * Returns the fd, or -errno of the try at the requested level when every level fails (the
+ * first error is the one that explains the failure). *OBTAINED receives the level that
+ * opened (may be NULL). */
+int hwprof_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		      unsigned long flags, int *obtained);
+
+/* One line of advice for a failed open of EV with error ERR (a positive errno), written to BUF:
+ *   ENOENT/EOPNOTSUPP/ENODEV -> "not supported on this host (no hardware PMU exposed, virtualized?
+ *                               try 'hwprof list')"
+ *   EACCES/EPERM -> the perf_event_paranoid level read from /proc and what it allows, CAP_PERFMON
+ *   EMFILE -> too many events / open files (ulimit -n)
+ *   EINVAL -> which attribute the kernel refused, when known
+ * Returns BUF. */
+const char *hwprof_open_advice(const struct hwprof_event *ev, int err, char *buf, size_t len);
+
+/* /proc/sys/kernel/perf_event_paranoid, or INT_MIN when unreadable. */
+int hwprof_paranoid(void);
+
+/* The sysfs root in use ("/sys" or $HWPROF_SYSFS_ROOT). Never NULL. */
+const char *hwprof_sysfs_root(void);
+
+/* Whether the host exposes a hardware PMU: a test open of `cycles` (user space, counting)
+ * through hwprof_sys() succeeds. The result is not cached. */
+bool hwprof_host_has_pmu(void);
+
+#endif

@@ -1,0 +1,98 @@
+/* hwprof/hwprof.h - libhwprof: hardware and software counters in-process.
+ *
+ * Two layers:
+ *   groups   open a set of events (same spec syntax as `hwprof stat -e`, see hwprof/event.h)
+ *            for a thread, a process or a CPU; enable, disable, reset; read all members at
+ *            once with their time_enabled/time_running and multiplexing-scaled values.
+ *   regions  hwprof_region_begin("name") / hwprof_region_end("name") around code of your own;
+ *            per thread, nestable; a table at exit (see docs/library.md).
+ *
+ * Conventions: functions return 0 or -errno (or NULL with errno set); the library never
+ * prints and never exits; hwprof_strerror_last() gives one line about the last failure of the
+ * calling thread. Times are in ns.
+ */
+#ifndef HWPROF_HWPROF_H
+#define HWPROF_HWPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hwprof/event.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One member's reading. */
+struct hwprof_count {
+	uint64_t value;			/* raw count as read */
+	uint64_t enabled_ns;		/* time_enabled, ns (perf_event_open(2), read_format) */
+	uint64_t running_ns;		/* time_running, ns */
+	double scaled;			/* value * enabled/running * sysfs scale; 0 if never ran */
+	double ratio;			/* running/enabled, 0..1; 1 when not multiplexed */
+	bool counted;			/* false when running_ns == 0: print "not counted", not 0 */
+};
+
+struct hwprof_group;
+
+/* Flags for hwprof_group_open(). */
+enum {
+	HWPROF_GROUP_INHERIT = 1 << 0,		/* count children and threads created later */
+	HWPROF_GROUP_ENABLE_ON_EXEC = 1 << 1,	/* start counting at the target's exec */
+	HWPROF_GROUP_START_DISABLED = 1 << 2,	/* open disabled; hwprof_group_enable() starts */
+	HWPROF_GROUP_PINNED = 1 << 3,		/* pinned leaders (no multiplexing, or error) */
+};
+
+/* Opens the events of SPEC for PID (0 = calling thread, -1 with CPU >= 0 = every process on
+ * CPU) on CPU (-1 = any). Each {group} of the spec becomes one kernel group with
+ * PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING; events outside braces are
+ * groups of one. Returns 0 and *OUT, or -errno of the first event that failed
+ * (ENOENT: not supported on this host; EACCES: perf_event_paranoid; EINVAL: malformed spec or
+ * refused attribute) with hwprof_strerror_last() naming the event. */
+int hwprof_group_open(struct hwprof_group **out, const char *spec, pid_t pid, int cpu,
+		      unsigned flags);
+
+/* The same from an already parsed list (copied). */
+int hwprof_group_open_list(struct hwprof_group **out, const struct hwprof_event_list *list,
+			   pid_t pid, int cpu, unsigned flags);
+
+/* Number of events in G, and the parsed event I (0 <= I < n). */
+size_t hwprof_group_size(const struct hwprof_group *g);
+const struct hwprof_event *hwprof_group_event(const struct hwprof_group *g, size_t i);
+
+/* PERF_EVENT_IOC_ENABLE / DISABLE / RESET on every group leader with PERF_IOC_FLAG_GROUP.
+ * Return 0 or -errno. */
+int hwprof_group_enable(struct hwprof_group *g);
+int hwprof_group_disable(struct hwprof_group *g);
+int hwprof_group_reset(struct hwprof_group *g);
+
+/* Reads every member: one read(2) per kernel group. OUT has room for N counts (N >=
+ * hwprof_group_size(g), else -ENOSPC). Returns 0 or -errno. */
+int hwprof_group_read(struct hwprof_group *g, struct hwprof_count *out, size_t n);
+
+/* Closes every fd and frees G. Accepts NULL. */
+void hwprof_group_close(struct hwprof_group *g);
+
+/* Scales one raw reading: value * enabled/running * scale; sets ratio and counted. */
+void hwprof_count_scale(struct hwprof_count *c, double scale);
+
+/* ---- regions --------------------------------------------------------------------------- */
+
+/* Starts region NAME on the calling thread (events from $HWPROF_EVENTS, default as
+ * `hwprof stat`). Regions nest; the same name re-entered accumulates. Returns 0 or -errno. */
+int hwprof_region_begin(const char *name);
+
+/* Ends the innermost open region NAME of the calling thread. -EINVAL if NAME is not the
+ * innermost open region. */
+int hwprof_region_end(const char *name);
+
+/* One line about the last failure of the calling thread ("" when none). Owned by the library. */
+const char *hwprof_strerror_last(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,208 @@
+/* hwprof/sampfile.h - the sample file (hwprof.data): one writer, one reader.
+ *
+ * The byte layout is documented in docs/format.md. In short: little-endian; a preamble with
+ * magic, major/minor version and feature bits; then length-prefixed, checksummed records. The
+ * header records (host, command line, events) come first, the trailer records (counted totals,
+ * summary) last. Samples are packed in per-thread blocks of zigzag/varint deltas, a few bytes
+ * each. A file cut short reads up to its last whole record; the reader then reports what is
+ * missing (hwprof_reader_status()).
+ *
+ * The reader trusts no length or count: every field is bounds-checked, and a corrupt record
+ * ends the read with HWPROF_READ_CORRUPT instead of a wrong value.
+ */
+#ifndef HWPROF_SAMPFILE_H
+#define HWPROF_SAMPFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HWPROF_FILE_MAJOR 1
+#define HWPROF_FILE_MINOR 0
+
+/* One sampling or counting event as stored in the header. */
+struct hwprof_file_event {
+	char name[192];		/* spec as given by the user, e.g. "LLC-load-misses:P" */
+	uint32_t type;		/* perf_event_attr.type */
+	uint64_t config, config1, config2;
+	bool sampling;		/* false for a member of the counting group */
+	bool freq;		/* sample_freq (Hz) in period_or_freq, else sample_period (events) */
+	uint64_t period_or_freq;
+	uint8_t precise_requested; /* 0..3; for :P the level that was asked of the kernel */
+	uint8_t precise_obtained;  /* 0..3, after the step-down */
+	bool precise_max;	/* the user asked :P */
+	bool exclude_user, exclude_kernel, exclude_hv;
+};
+
+/* The header: facts fixed when recording starts. Strings are NUL-terminated, owned by the
+ * struct's owner (the reader, or the writer's caller). */
+struct hwprof_file_header {
+	uint16_t major, minor;		/* format version of the file */
+	char hostname[65];
+	char kernel[65];		/* uname -r */
+	char cpu_model[128];		/* /proc/cpuinfo "model name" */
+	uint32_t ncpus;			/* CPUs online */
+	uint64_t start_time_ns;		/* CLOCK_REALTIME at start, ns since the epoch */
+	uint32_t argc;
+	char **argv;			/* the target's command line, ARGC strings */
+	uint32_t nevents;
+	struct hwprof_file_event *events; /* [0] is the sampling event */
+};
+
+enum hwprof_rec_type {
+	HWPROF_REC_MMAP = 1,	/* an executable mapping (from PERF_RECORD_MMAP2) */
+	HWPROF_REC_COMM,	/* a thread's name changed (exec or prctl) */
+	HWPROF_REC_FORK,	/* a new process or thread */
+	HWPROF_REC_EXIT,	/* a process or thread ended */
+	HWPROF_REC_SAMPLE,	/* one sample (decoded from a sample block) */
+	HWPROF_REC_LOST,	/* the kernel dropped LOST samples (PERF_RECORD_LOST) */
+	HWPROF_REC_THROTTLE,	/* sampling throttled (PERF_RECORD_THROTTLE) */
+	HWPROF_REC_UNTHROTTLE,	/* sampling resumed (PERF_RECORD_UNTHROTTLE) */
+};
+
+struct hwprof_rec_mmap {
+	uint32_t pid, tid;
+	uint64_t time;			/* ns, perf clock (CLOCK_MONOTONIC-like, see attr.clockid) */
+	uint64_t start, len, pgoff;	/* mapping: address, bytes, file offset in bytes */
+	uint32_t prot, flags;		/* PROT_*, MAP_* */
+	uint8_t build_id_size;		/* 0 when unknown */
+	uint8_t build_id[20];
+	const char *filename;		/* valid until the next hwprof_reader_next() */
+};
+
+struct hwprof_rec_comm {
+	uint32_t pid, tid;
+	uint64_t time;
+	bool exec;			/* set by an exec (PERF_RECORD_MISC_COMM_EXEC) */
+	const char *comm;		/* valid until the next hwprof_reader_next() */
+};
+
+struct hwprof_rec_task {		/* FORK and EXIT */
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct hwprof_rec_sample {
+	uint32_t pid, tid;
+	uint32_t cpu;
+	uint64_t time;			/* ns */
+	uint64_t ip;
+	uint64_t period;		/* events this sample stands for (weight in reports) */
+	uint16_t event;			/* index into header.events */
+	bool kernel;			/* ip is in the kernel (PERF_RECORD_MISC_KERNEL) */
+};
+
+struct hwprof_rec_lost {		/* LOST, THROTTLE, UNTHROTTLE */
+	uint64_t time;
+	uint64_t lost;			/* samples lost (LOST only) */
+	uint32_t cpu;
+};
+
+/* One decoded record. */
+struct hwprof_record {
+	enum hwprof_rec_type type;
+	union {
+		struct hwprof_rec_mmap mmap;
+		struct hwprof_rec_comm comm;
+		struct hwprof_rec_task task;
+		struct hwprof_rec_sample sample;
+		struct hwprof_rec_lost lost;
+	};
+};
+
+/* A counted total from the counting group (read with PERF_FORMAT_GROUP |
+ * TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING, perf_event_open(2)). */
+struct hwprof_file_count {
+	char event[192];		/* spec as given */
+	bool counted;			/* false: the event never ran or could not be opened */
+	uint64_t value;			/* raw count */
+	uint64_t enabled_ns, running_ns;
+	double scale;			/* sysfs .scale, 1.0 when none */
+	char unit[32];
+};
+
+/* The trailer: what is known only when recording ends. */
+struct hwprof_file_trailer {
+	uint64_t samples;		/* samples written */
+	uint64_t lost;			/* samples the kernel reported lost */
+	uint64_t throttles;		/* THROTTLE records */
+	uint64_t duration_ns;		/* wall time of the recording */
+	int32_t exit_status;		/* target's: >= 0 exit code, < 0 killed by signal -N;
+					 * INT32_MIN unknown */
+	uint32_t ncounts;
+	struct hwprof_file_count *counts;
+	char note[256];			/* why recording stopped early, or "" */
+};
+
+/* ---- writer ---------------------------------------------------------------------------- */
+
+struct hwprof_writer;
+
+/* Creates PATH (truncating it) and writes the preamble and HEADER (copied). Returns 0 and
+ * *OUT, or -errno (EACCES, ENOENT, ENOSPC, ...). Writes are buffered; the file is complete
+ * only after hwprof_writer_close(), but each flushed block is readable on its own. */
+int hwprof_writer_open(struct hwprof_writer **out, const char *path,
+		       const struct hwprof_file_header *header);
+
+/* Appends one record (any type but SAMPLE goes out in order; samples are packed in per-thread
+ * blocks, flushed before any other record so the file stays in time order per thread).
+ * Returns 0 or -errno (a write error is sticky: later calls return it too). */
+int hwprof_writer_add(struct hwprof_writer *w, const struct hwprof_record *rec);
+
+/* Flushes buffered blocks to the file (e.g. each second, so a kill -9 loses little).
+ * Returns 0 or -errno. */
+int hwprof_writer_flush(struct hwprof_writer *w);
+
+/* Writes TRAILER (may be NULL: then the file reads as cut short), flushes, closes and frees
+ * W. Returns 0 or the first -errno seen by any writer call. Accepts NULL. */
+int hwprof_writer_close(struct hwprof_writer *w, const struct hwprof_file_trailer *trailer);
+
+/* Bytes written so far (including buffered ones). */
+uint64_t hwprof_writer_bytes(const struct hwprof_writer *w);
+
+/* ---- reader ---------------------------------------------------------------------------- */
+
+struct hwprof_reader;
+
+enum hwprof_read_status {
+	HWPROF_READ_OK,		/* whole file read, trailer present */
+	HWPROF_READ_TRUNCATED,	/* ended in the middle of a record, or without a trailer */
+	HWPROF_READ_CORRUPT,	/* a checksum or field did not hold: reading stopped there */
+};
+
+/* Opens PATH and reads the preamble and header records. Returns 0 and *OUT, or -errno:
+ * ENOENT/EACCES (from open), ENODATA (empty file), EPROTO (not a hwprof file: bad magic),
+ * EPROTONOSUPPORT (a newer major version), EBADMSG (header corrupt or cut short), ENOMEM.
+ * On error ERR (ERRLEN bytes, may be NULL) holds one line naming the cause and a way out. */
+int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, size_t errlen);
+
+/* The header; valid until hwprof_reader_close(). */
+const struct hwprof_file_header *hwprof_reader_header(const struct hwprof_reader *r);
+
+/* Decodes the next record into *REC. Returns 1 for a record, 0 at the end of the records
+ * (then see hwprof_reader_status() and hwprof_reader_trailer()). Never fails otherwise: a cut
+ * or corrupt file ends the records early and sets the status. Strings in REC are valid until
+ * the next call. */
+int hwprof_reader_next(struct hwprof_reader *r, struct hwprof_record *rec);
+
+/* After the records ended: how the read went, and *MSG (may be NULL) set to one line saying
+ * what is missing ("file cut short after 1234 of its records: trailer (counted totals,
+ * lost count) missing"), or NULL when OK. MSG is owned by R. */
+enum hwprof_read_status hwprof_reader_status(const struct hwprof_reader *r, const char **msg);
+
+/* The trailer when the file has one, else NULL. Valid until hwprof_reader_close(). The trailer
+ * is read as it comes, at the end of the records. */
+const struct hwprof_file_trailer *hwprof_reader_trailer(const struct hwprof_reader *r);
+
+/* Closes R and frees everything it owns. Accepts NULL. */
+void hwprof_reader_close(struct hwprof_reader *r);
+
+/* Frees the strings and arrays of a header filled by hand (argv, events). For callers of the
+ * writer that built one with hwprof_header_init(). Accepts NULL. */
+void hwprof_header_release(struct hwprof_file_header *h);
+
+/* Fills H with this host's facts (hostname, kernel, CPU model, ncpus, start time now) and the
+ * format version; argv/events left empty. Returns 0 or -errno. */
+int hwprof_header_init(struct hwprof_file_header *h);
+
+#endif

@@ -1,0 +1,2 @@
+/* metrics.c - stub */
+#include "hwprof/metrics.h"

@@ -1,0 +1,2 @@
+/* launch.c - stub */
+typedef int hwprof_pedantic_unused;

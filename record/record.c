@@ -1,0 +1,9 @@
+/* record.c - stub */
+#include "builtin.h"
+#include "cli.h"
+int cmd_record(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return error("not implemented yet"), EXIT_FATAL;
+}

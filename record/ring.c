@@ -1,0 +1,2 @@
+/* ring.c - stub */
+typedef int hwprof_pedantic_unused;

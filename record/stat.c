@@ -1,0 +1,9 @@
+/* stat.c - stub */
+#include "builtin.h"
+#include "cli.h"
+int cmd_stat(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return error("not implemented yet"), EXIT_FATAL;
+}

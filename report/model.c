@@ -1,0 +1,2 @@
+/* model.c - stub */
+typedef int hwprof_pedantic_unused;

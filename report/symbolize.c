@@ -1,0 +1,2 @@
+/* symbolize.c - stub */
+typedef int hwprof_pedantic_unused;
