@@ -1,9 +1,196 @@
-/* annotate.c - stub */
+/* annotate.c - `hwprof annotate`: the source view of a sample file, in a TUI or as text. */
 #include "builtin.h"
 #include "cli.h"
+#include "lines.h"
+#include "model.h"
+#include "source.h"
+#include "views.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct annotate_options {
+	const char **inputs;		/* -i, repeatable; default hwprof.data */
+	size_t ninputs;
+	bool stdio;
+	const char **source_dirs;
+	size_t nsource_dirs;
+	const char **prefix_maps;
+	size_t nprefix_maps;
+	long long limit;		/* functions in --stdio; 0: all */
+	const char *function;
+};
+
+static const char usage_text[] =
+	"usage: hwprof annotate [-i FILE]... [--stdio] [--source-dir DIR]... [--prefix-map OLD=NEW]...\n"
+	"                       [--limit N] [FUNCTION]\n"
+	"\n"
+	"Shows the source lines of the sampled functions with their share of the samples: a\n"
+	"terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
+	"\n"
+	"  -i, --input FILE         sample file (default hwprof.data); several are merged\n"
+	"      --stdio              print plain text: the header, then functions hottest first\n"
+	"      --source-dir DIR     look for source files under DIR (by their trailing path)\n"
+	"      --prefix-map OLD=NEW read sources recorded under OLD from NEW\n"
+	"      --limit N            --stdio: the N hottest functions (default 20, 0: all)\n"
+	"  -h, --help               this text\n"
+	"\n"
+	"Keys in the terminal view: arrows j k, PgUp PgDn, g G, TAB / n N next / previous hot\n"
+	"line, / search, f function list, s share of function or of all samples, ? help, q quit.\n"
+	"Without a terminal (or one smaller than 40x12) annotate prints --stdio output.\n";
+
+enum { OPT_STDIO = 256, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_LIMIT };
+
+static void append(const char ***list, size_t *n, const char *s)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = s;
+}
+
+static void parse_options(struct annotate_options *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
+		{ "prefix-map", required_argument, NULL, OPT_PREFIX_MAP },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			append(&o->inputs, &o->ninputs, optarg);
+			break;
+		case OPT_STDIO:
+			o->stdio = true;
+			break;
+		case OPT_SOURCE_DIR:
+			append(&o->source_dirs, &o->nsource_dirs, optarg);
+			break;
+		case OPT_PREFIX_MAP:
+			if (source_prefix_map_check(optarg))
+				die_usage("--prefix-map '%s': not OLD=NEW with a non-empty OLD",
+					  optarg);
+			append(&o->prefix_maps, &o->nprefix_maps, optarg);
+			break;
+		case OPT_LIMIT:
+			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(EXIT_OK);
+		default:
+			die_usage("unknown option");
+		}
+	}
+	if (optind < argc)
+		o->function = argv[optind++];
+	if (optind < argc)
+		die_usage("'%s': one FUNCTION at most", argv[optind]);
+	if (!o->ninputs)
+		append(&o->inputs, &o->ninputs, "hwprof.data");
+}
+
+/* "no function 'x' in the profile (closest: a, b, c)". */
+static int unknown_function(const struct ann_model *m, const char *name)
+{
+	size_t idx[5], n = ann_model_closest(m, name, idx, 5);
+	char list[512] = "";
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o < sizeof(list); i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "",
+				      m->funcs[idx[i]].name);
+	error("FUNCTION '%s': no samples in a function of that name (closest: %s)", name,
+	      n ? list : "none");
+	return EXIT_FATAL;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("not implemented yet"), EXIT_FATAL;
+	struct annotate_options o = { .limit = 20 };
+	struct profile_options popt = { .inline_mode = INLINE_CALLEE };
+	struct source_options sopt;
+	struct profile *p = NULL;
+	struct ann_model *m = NULL;
+	struct source_cache *src = NULL;
+	size_t *funcs = NULL, nfuncs = 0, more = 0;
+	char err[512] = "";
+	int ret = EXIT_FATAL, rc;
+
+	parse_options(&o, argc, argv);
+	popt.inputs = o.inputs;
+	popt.ninputs = o.ninputs;
+	rc = profile_load(&p, &popt, err, sizeof(err));
+	if (rc) {
+		error("%s", err[0] ? err : strerror(-rc));
+		goto out;
+	}
+	m = ann_model_build(p);
+	if (!m->nfuncs) {
+		error("%s: no samples to annotate (record a longer run, or with a smaller period)",
+		      o.inputs[0]);
+		goto out;
+	}
+	sopt = (struct source_options){ .source_dirs = o.source_dirs,
+					 .nsource_dirs = o.nsource_dirs,
+					 .prefix_maps = o.prefix_maps,
+					 .nprefix_maps = o.nprefix_maps };
+	src = source_cache_new(&sopt);
+
+	funcs = xmalloc(m->nfuncs * sizeof(*funcs));
+	if (o.function) {
+		nfuncs = ann_model_find(m, o.function, funcs, m->nfuncs);
+		if (!nfuncs) {
+			ret = unknown_function(m, o.function);
+			goto out;
+		}
+	} else {
+		nfuncs = m->nfuncs;
+		for (size_t i = 0; i < nfuncs; i++)
+			funcs[i] = i;
+	}
+
+	if (!o.stdio) {
+		char why[256] = "";
+
+		if (ann_tui(m, src, funcs[0], why, sizeof(why)) == 0) {
+			ret = EXIT_OK;
+			goto done;
+		}
+		note("%s: printing the --stdio view instead", why);
+	}
+	if (o.limit && nfuncs > (size_t)o.limit) {
+		more = nfuncs - (size_t)o.limit;
+		nfuncs = (size_t)o.limit;
+	}
+	rc = ann_stdio(stdout, m, src, funcs, nfuncs, more);
+	if (rc) {
+		error("writing the output: %s", strerror(-rc));
+		goto out;
+	}
+	ret = EXIT_OK;
+done:
+	/* Warnings go to stderr after the view, where the TUI cannot hide them. */
+	for (size_t i = 0; i < p->nwarnings; i++)
+		warning("%s", p->warnings[i]);
+	if (p->partial || (p->have_trailer && p->trailer.lost) || !p->have_trailer)
+		ret = EXIT_PARTIAL;
+out:
+	free(funcs);
+	source_cache_free(src);
+	ann_model_free(m);
+	profile_free(p);
+	free(o.inputs);
+	free(o.source_dirs);
+	free(o.prefix_maps);
+	return ret;
 }

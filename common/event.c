@@ -1,3 +1,897 @@
-/* event.c - stub; see its header under common/include/hwprof/. */
-#include "hwprof/hwprof.h"
-#include "hwprof/sampfile.h"
+/* event.c - the event-spec parser (spelling in hwprof/event.h and docs/events.md). */
+#include "hwprof/event.h"
+
+#include "pmu.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- named events (values from linux/perf_event.h) -------------------------------------- */
+
+struct named {
+	const char *name;
+	uint64_t config;
+};
+
+static const struct named hw_events[] = {
+    {"cycles", PERF_COUNT_HW_CPU_CYCLES},
+    {"instructions", PERF_COUNT_HW_INSTRUCTIONS},
+    {"cache-references", PERF_COUNT_HW_CACHE_REFERENCES},
+    {"cache-misses", PERF_COUNT_HW_CACHE_MISSES},
+    {"branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-misses", PERF_COUNT_HW_BRANCH_MISSES},
+    {"bus-cycles", PERF_COUNT_HW_BUS_CYCLES},
+    {"stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+    {"stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+    {"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES},
+    /* Other spellings perf accepts; listed after the canonical names. */
+    {"cpu-cycles", PERF_COUNT_HW_CPU_CYCLES},
+    {"branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+    {"idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+};
+enum { HW_CANONICAL = 10 };
+
+static const struct named sw_events[] = {
+    {"cpu-clock", PERF_COUNT_SW_CPU_CLOCK},
+    {"task-clock", PERF_COUNT_SW_TASK_CLOCK},
+    {"page-faults", PERF_COUNT_SW_PAGE_FAULTS},
+    {"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN},
+    {"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+    {"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS},
+    {"emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS},
+    {"dummy", PERF_COUNT_SW_DUMMY},
+    {"faults", PERF_COUNT_SW_PAGE_FAULTS},
+    {"cs", PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
+};
+enum { SW_CANONICAL = 10 };
+
+/* Hardware cache events: CACHE-OP[-RESULT], config = cache | op << 8 | result << 16. The first
+ * spelling of each is the canonical one; `ops` says which operations the cache has. */
+struct cache_name {
+	const char *names[4];
+	unsigned ops; /* bit per PERF_COUNT_HW_CACHE_OP_* */
+};
+
+#define OP(x) (1u << PERF_COUNT_HW_CACHE_OP_##x)
+static const struct cache_name caches[PERF_COUNT_HW_CACHE_MAX] = {
+    [PERF_COUNT_HW_CACHE_L1D] = {{"L1-dcache", "l1-d", "l1d", "L1-data"},
+				 OP(READ) | OP(WRITE) | OP(PREFETCH)},
+    [PERF_COUNT_HW_CACHE_L1I] = {{"L1-icache", "l1-i", "l1i", "L1-instruction"},
+				 OP(READ) | OP(PREFETCH)},
+    [PERF_COUNT_HW_CACHE_LL] = {{"LLC", "L2"}, OP(READ) | OP(WRITE) | OP(PREFETCH)},
+    [PERF_COUNT_HW_CACHE_DTLB] = {{"dTLB", "d-tlb", "Data-TLB"},
+				  OP(READ) | OP(WRITE) | OP(PREFETCH)},
+    [PERF_COUNT_HW_CACHE_ITLB] = {{"iTLB", "i-tlb", "Instruction-TLB"}, OP(READ)},
+    [PERF_COUNT_HW_CACHE_BPU] = {{"branch", "bpu", "btb", "bpc"}, OP(READ)},
+    [PERF_COUNT_HW_CACHE_NODE] = {{"node"}, OP(READ) | OP(WRITE) | OP(PREFETCH)},
+};
+#undef OP
+
+/* Per op: the plural access form (canonical), then other spellings of the op. */
+static const char *const cache_ops[PERF_COUNT_HW_CACHE_OP_MAX][4] = {
+    [PERF_COUNT_HW_CACHE_OP_READ] = {"loads", "load", "read"},
+    [PERF_COUNT_HW_CACHE_OP_WRITE] = {"stores", "store", "write"},
+    [PERF_COUNT_HW_CACHE_OP_PREFETCH] = {"prefetches", "prefetch", "speculative-read",
+					 "speculative-load"},
+};
+/* The singular form used before "-misses". */
+static const char *const cache_op_singular[PERF_COUNT_HW_CACHE_OP_MAX] = {"load", "store",
+									  "prefetch"};
+
+static const char *const cache_results[PERF_COUNT_HW_CACHE_RESULT_MAX][5] = {
+    [PERF_COUNT_HW_CACHE_RESULT_ACCESS] = {"refs", "references", "access", "accesses", "ops"},
+    [PERF_COUNT_HW_CACHE_RESULT_MISS] = {"misses", "miss"},
+};
+
+/* Matches WORD (case-insensitively) at the start of *P, followed by '-' or the end. */
+static bool eat_word(const char **p, const char *word)
+{
+	size_t n = strlen(word);
+	if (strncasecmp(*p, word, n) || ((*p)[n] && (*p)[n] != '-'))
+		return false;
+	*p += n;
+	return true;
+}
+
+static bool parse_cache(const char *name, uint64_t *config)
+{
+	for (int c = 0; c < PERF_COUNT_HW_CACHE_MAX; c++) {
+		for (int a = 0; a < 4 && caches[c].names[a]; a++) {
+			const char *p = name;
+			if (!eat_word(&p, caches[c].names[a]) || *p != '-')
+				continue;
+			p++;
+			for (int op = 0; op < PERF_COUNT_HW_CACHE_OP_MAX; op++) {
+				if (!(caches[c].ops >> op & 1))
+					continue;
+				for (int o = 0; o < 4 && cache_ops[op][o]; o++) {
+					const char *q = p;
+					if (!eat_word(&q, cache_ops[op][o]))
+						continue;
+					int res = -1;
+					if (!*q) {
+						res = PERF_COUNT_HW_CACHE_RESULT_ACCESS;
+					} else {
+						q++;
+						for (int r = 0;
+						     r < PERF_COUNT_HW_CACHE_RESULT_MAX && res < 0;
+						     r++)
+							for (int s = 0;
+							     s < 5 && cache_results[r][s]; s++)
+								if (!strcasecmp(
+									q, cache_results[r][s]))
+									res = r;
+					}
+					if (res < 0)
+						continue;
+					*config =
+					    (uint64_t)c | (uint64_t)op << 8 | (uint64_t)res << 16;
+					return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
+int hwprof_event_name_at(size_t i, char *buf, size_t len, enum hwprof_event_kind *kind)
+{
+	if (i < HW_CANONICAL) {
+		*kind = HWPROF_EV_HARDWARE;
+		snprintf(buf, len, "%s", hw_events[i].name);
+		return 0;
+	}
+	i -= HW_CANONICAL;
+	for (int c = 0; c < PERF_COUNT_HW_CACHE_MAX; c++) {
+		for (int op = 0; op < PERF_COUNT_HW_CACHE_OP_MAX; op++) {
+			if (!(caches[c].ops >> op & 1))
+				continue;
+			if (i < 2) {
+				*kind = HWPROF_EV_CACHE;
+				if (i == 0)
+					snprintf(buf, len, "%s-%s", caches[c].names[0],
+						 cache_ops[op][0]);
+				else
+					snprintf(buf, len, "%s-%s-misses", caches[c].names[0],
+						 cache_op_singular[op]);
+				return 0;
+			}
+			i -= 2;
+		}
+	}
+	if (i < SW_CANONICAL) {
+		*kind = HWPROF_EV_SOFTWARE;
+		snprintf(buf, len, "%s", sw_events[i].name);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* ---- errors and suggestions --------------------------------------------------------------- */
+
+struct parser {
+	const char *s;
+	size_t pos;
+	struct hwprof_event_list *out;
+	size_t cap;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct parser *p, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(struct parser *p, int rc, const char *fmt, ...)
+{
+	if (p->err && p->errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(p->err, p->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return 64;
+	size_t row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost =
+			    tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+struct suggestion {
+	const char *word;
+	char best[128];
+	size_t dist;
+};
+
+static void consider(struct suggestion *s, const char *cand)
+{
+	size_t d = edit_distance(s->word, cand);
+	if (d < s->dist) {
+		s->dist = d;
+		snprintf(s->best, sizeof(s->best), "%s", cand);
+	}
+}
+
+/* Closest known event name to WORD, or "" when none is close. */
+static void suggest_event(const char *word, char *out, size_t len)
+{
+	struct suggestion s = {.word = word, .dist = (size_t)-1};
+	char name[128];
+	enum hwprof_event_kind kind;
+	for (size_t i = 0; hwprof_event_name_at(i, name, sizeof(name), &kind) == 0; i++)
+		consider(&s, name);
+	for (size_t i = HW_CANONICAL; i < sizeof(hw_events) / sizeof(*hw_events); i++)
+		consider(&s, hw_events[i].name);
+	for (size_t i = SW_CANONICAL; i < sizeof(sw_events) / sizeof(*sw_events); i++)
+		consider(&s, sw_events[i].name);
+	size_t limit = strlen(word) / 3 > 2 ? strlen(word) / 3 : 2;
+	snprintf(out, len, "%s", s.dist <= limit ? s.best : "");
+}
+
+static void suggest_from(const char *word, char **names, size_t n, char *out, size_t len)
+{
+	struct suggestion s = {.word = word, .dist = (size_t)-1};
+	for (size_t i = 0; i < n; i++)
+		consider(&s, names[i]);
+	size_t limit = strlen(word) / 3 > 2 ? strlen(word) / 3 : 2;
+	snprintf(out, len, "%s", s.dist <= limit ? s.best : "");
+}
+
+/* ---- resolving one event ------------------------------------------------------------------ */
+
+static bool lookup(const struct named *t, size_t n, const char *name, uint64_t *config)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcasecmp(t[i].name, name)) {
+			*config = t[i].config;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Parses a term value: decimal or 0x hex, the whole string. */
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* Removes leading and trailing white space of T in place. */
+static char *trim(char *t)
+{
+	while (isspace((unsigned char)*t))
+		t++;
+	size_t n = strlen(t);
+	while (n && isspace((unsigned char)t[n - 1]))
+		t[--n] = '\0';
+	return t;
+}
+
+/* Applies alias PMU/events/NAME (its terms, .scale, .unit) to EV. 1 when applied, 0 when PMU
+ * has no such alias, <0 on error (message written). */
+static int apply_alias(struct parser *p, struct hwprof_event *ev, const char *pmu, const char *name,
+		       uint64_t config[3])
+{
+	char rel[320], text[1024], buf[64];
+	if (!*name || strchr(name, '/') || name[0] == '.' ||
+	    snprintf(rel, sizeof(rel), "events/%s", name) >= (int)sizeof(rel))
+		return 0;
+	int r = pmu_read(pmu, rel, text, sizeof(text));
+	if (r == -ENOENT || r == -ENOTDIR || r == -EISDIR)
+		return 0;
+	if (r < 0)
+		return fail(p, r, "cannot read alias '%s' of PMU '%s': %s", name, pmu,
+			    strerror(-r));
+	char *save = NULL;
+	for (char *t = strtok_r(text, ",\n", &save); t; t = strtok_r(NULL, ",\n", &save)) {
+		while (isspace((unsigned char)*t))
+			t++;
+		char *eq = strchr(t, '=');
+		const char *val = eq ? trim(eq + 1) : "1";
+		if (eq)
+			*eq = '\0';
+		t = trim(t);
+		uint64_t v;
+		if (!*t)
+			continue;
+		if (!strcmp(val, "?"))
+			continue; /* a parameter the user supplies as a term */
+		if (!parse_u64(val, &v))
+			return fail(p, -EINVAL,
+				    "alias '%s/%s/' in sysfs has a bad value '%s' for '%s'", pmu,
+				    name, val, t);
+		if (!strcmp(t, "config") || !strcmp(t, "config1") || !strcmp(t, "config2")) {
+			config[t[6] ? t[6] - '0' : 0] = v;
+			continue;
+		}
+		struct pmu_format f;
+		if (pmu_format_read(pmu, t, &f) < 0 || pmu_format_apply(&f, v, config) < 0)
+			return fail(
+			    p, -EINVAL,
+			    "alias '%s/%s/' in sysfs uses field '%s' that PMU '%s' does not "
+			    "describe in format/",
+			    pmu, name, t, pmu);
+	}
+	snprintf(rel, sizeof(rel), "events/%s.scale", name);
+	if (pmu_read(pmu, rel, buf, sizeof(buf)) == 0) {
+		char *end;
+		double sc = strtod(buf, &end);
+		if (end == buf || *end || !(sc > 0))
+			return fail(p, -EINVAL, "alias '%s/%s/' has a bad scale '%s' in sysfs", pmu,
+				    name, buf);
+		ev->scale = sc;
+	}
+	snprintf(rel, sizeof(rel), "events/%s.unit", name);
+	if (pmu_read(pmu, rel, buf, sizeof(ev->unit)) == 0)
+		memcpy(ev->unit, buf, sizeof(ev->unit));
+	return 1;
+}
+
+static int unknown_pmu(struct parser *p, const char *pmu, const char *what)
+{
+	char **names;
+	size_t n;
+	char best[128] = "";
+	if (pmu_list(&names, &n) == 0) {
+		suggest_from(pmu, names, n, best, sizeof(best));
+		pmu_names_free(names, n);
+	}
+	if (*best)
+		return fail(p, -ENOENT,
+			    "unknown PMU '%s' in '%s' (did you mean '%s'? see 'hwprof list pmu')",
+			    pmu, what, best);
+	return fail(p, -ENOENT,
+		    "unknown PMU '%s' in '%s' (no %s/bus/event_source/devices/%s; see 'hwprof "
+		    "list pmu')",
+		    pmu, what, hwprof_sysfs_root(), pmu);
+}
+
+/* pmu/term,term,.../ */
+static int resolve_pmu(struct parser *p, struct hwprof_event *ev, const char *terms)
+{
+	uint64_t config[3] = {0, 0, 0};
+	uint32_t type;
+	int r = pmu_type(ev->pmu, &type);
+	if (r == -ENOENT)
+		return unknown_pmu(p, ev->pmu, ev->name);
+	if (r < 0)
+		return fail(p, r, "PMU '%s': cannot read its type from sysfs: %s", ev->pmu,
+			    strerror(-r));
+	/* The software PMU spelled by its sysfs name is a software event. */
+	ev->kind = type == PERF_TYPE_SOFTWARE ? HWPROF_EV_SOFTWARE : HWPROF_EV_PMU;
+	ev->type = type;
+
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", terms);
+	if (!*buf)
+		return fail(p, -EINVAL,
+			    "no event terms in '%s' (e.g. '%s/event=0x3c/'; see 'hwprof "
+			    "list pmu')",
+			    ev->name, ev->pmu);
+	char *save = NULL;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		t = trim(t);
+		char *eq = strchr(t, '=');
+		uint64_t v = 1;
+		if (eq) {
+			*eq = '\0';
+			trim(t);
+			char *val = trim(eq + 1);
+			if (!parse_u64(val, &v))
+				return fail(p, -EINVAL,
+					    "bad value '%s' for '%s' in '%s' (expected a number: "
+					    "decimal or 0x hex)",
+					    val, t, ev->name);
+		}
+		if (!*t)
+			return fail(p, -EINVAL, "empty term in '%s'", ev->name);
+		if (!strcmp(t, "config") || !strcmp(t, "config1") || !strcmp(t, "config2")) {
+			config[t[6] ? t[6] - '0' : 0] = v;
+			continue;
+		}
+		struct pmu_format f;
+		r = pmu_format_read(ev->pmu, t, &f);
+		if (r == 0) {
+			if (pmu_format_apply(&f, v, config) < 0) {
+				char d[96];
+				pmu_format_describe(&f, d, sizeof(d));
+				return fail(
+				    p, -EINVAL,
+				    "value 0x%llx does not fit field '%s' of '%s' (%d bits: "
+				    "%s)",
+				    (unsigned long long)v, t, ev->name, f.nbits, d);
+			}
+			continue;
+		}
+		if (r != -ENOENT)
+			return fail(p, -EINVAL,
+				    "PMU '%s' describes field '%s' in a way hwprof "
+				    "cannot read (format/%s)",
+				    ev->pmu, t, t);
+		if (!eq) {
+			r = apply_alias(p, ev, ev->pmu, t, config);
+			if (r < 0)
+				return r;
+			if (r > 0)
+				continue;
+			/* Generic events on one core PMU of a hybrid machine: the extended
+			 * type puts the PMU's type in config bits 32-63 (linux/perf_event.h,
+			 * PERF_PMU_TYPE_SHIFT). */
+			uint64_t c;
+			int kind = -1;
+			if (lookup(hw_events, sizeof(hw_events) / sizeof(*hw_events), t, &c))
+				kind = HWPROF_EV_HARDWARE;
+			else if (parse_cache(t, &c))
+				kind = HWPROF_EV_CACHE;
+			if (kind >= 0 && pmu_is_core(ev->pmu)) {
+				ev->kind = (enum hwprof_event_kind)kind;
+				ev->type = kind == HWPROF_EV_CACHE ? PERF_TYPE_HW_CACHE
+								   : PERF_TYPE_HARDWARE;
+				config[0] = c | (uint64_t)type << 32;
+				continue;
+			}
+		}
+		char **names;
+		size_t n;
+		char best[128] = "";
+		if (pmu_names(ev->pmu, "format", &names, &n) == 0) {
+			suggest_from(t, names, n, best, sizeof(best));
+			pmu_names_free(names, n);
+		}
+		if (!*best && pmu_names(ev->pmu, "events", &names, &n) == 0) {
+			suggest_from(t, names, n, best, sizeof(best));
+			pmu_names_free(names, n);
+		}
+		if (*best)
+			return fail(p, -EINVAL,
+				    "unknown term '%s' in '%s' (did you mean '%s'? see "
+				    "'hwprof list pmu')",
+				    t, ev->name, best);
+		return fail(p, -EINVAL,
+			    "unknown term '%s' in '%s': PMU '%s' has no such field "
+			    "or event (see 'hwprof list pmu')",
+			    t, ev->name, ev->pmu);
+	}
+	ev->config = config[0];
+	ev->config1 = config[1];
+	ev->config2 = config[2];
+	return 0;
+}
+
+/* A bare name: generic hardware, cache, software, raw, or a sysfs alias of some PMU. */
+static int resolve_named(struct parser *p, struct hwprof_event *ev)
+{
+	const char *name = ev->name;
+	uint64_t c;
+	if (lookup(hw_events, sizeof(hw_events) / sizeof(*hw_events), name, &c)) {
+		ev->kind = HWPROF_EV_HARDWARE;
+		ev->type = PERF_TYPE_HARDWARE;
+		ev->config = c;
+		return 0;
+	}
+	if (lookup(sw_events, sizeof(sw_events) / sizeof(*sw_events), name, &c)) {
+		ev->kind = HWPROF_EV_SOFTWARE;
+		ev->type = PERF_TYPE_SOFTWARE;
+		ev->config = c;
+		return 0;
+	}
+	if (parse_cache(name, &c)) {
+		ev->kind = HWPROF_EV_CACHE;
+		ev->type = PERF_TYPE_HW_CACHE;
+		ev->config = c;
+		return 0;
+	}
+	if (name[0] == 'r' && name[1] &&
+	    strspn(name + 1, "0123456789abcdefABCDEF") == strlen(name + 1)) {
+		if (strlen(name + 1) > 16)
+			return fail(p, -EINVAL, "raw event '%s' has more than 64 bits", name);
+		ev->kind = HWPROF_EV_RAW;
+		ev->type = PERF_TYPE_RAW;
+		ev->config = strtoull(name + 1, NULL, 16);
+		return 0;
+	}
+	/* A sysfs alias given without its PMU, like perf: the first PMU (core ones first) that
+	 * has events/NAME. */
+	char **pmus;
+	size_t n;
+	if (pmu_list(&pmus, &n) == 0) {
+		int r = 0;
+		for (int pass = 0; pass < 2 && r == 0; pass++) {
+			for (size_t i = 0; i < n && r == 0; i++) {
+				if (pmu_is_core(pmus[i]) != (pass == 0))
+					continue;
+				uint64_t config[3] = {0, 0, 0};
+				uint32_t type;
+				if (pmu_type(pmus[i], &type) < 0)
+					continue;
+				r = apply_alias(p, ev, pmus[i], name, config);
+				if (r > 0) {
+					ev->kind = HWPROF_EV_PMU;
+					ev->type = type;
+					snprintf(ev->pmu, sizeof(ev->pmu), "%s", pmus[i]);
+					ev->config = config[0];
+					ev->config1 = config[1];
+					ev->config2 = config[2];
+				}
+			}
+		}
+		pmu_names_free(pmus, n);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			return 0;
+	}
+	char best[128];
+	suggest_event(name, best, sizeof(best));
+	if (*best)
+		return fail(p, -EINVAL, "unknown event '%s' (did you mean '%s'? see 'hwprof list')",
+			    name, best);
+	return fail(p, -EINVAL, "unknown event '%s' (see 'hwprof list')", name);
+}
+
+/* ---- modifiers ---------------------------------------------------------------------------- */
+
+struct mods {
+	bool u, k, h, any_priv;
+	int p;
+	bool P;
+};
+
+static int parse_mods(struct parser *p, const char *m, size_t len, const char *where,
+		      struct mods *out)
+{
+	for (size_t i = 0; i < len; i++) {
+		switch (m[i]) {
+		case 'u':
+			out->u = out->any_priv = true;
+			break;
+		case 'k':
+			out->k = out->any_priv = true;
+			break;
+		case 'h':
+			out->h = out->any_priv = true;
+			break;
+		case 'p':
+			out->p++;
+			break;
+		case 'P':
+			out->P = true;
+			break;
+		default:
+			return fail(p, -EINVAL,
+				    "unknown modifier '%c' in '%s' (modifiers: u k h p pp ppp P)",
+				    m[i], where);
+		}
+	}
+	if (out->p > 3)
+		return fail(p, -EINVAL, "too many 'p' in '%s' (precise_ip goes up to 3: ppp)",
+			    where);
+	return 0;
+}
+
+static void apply_mods(struct hwprof_event *ev, const struct mods *own, const struct mods *grp)
+{
+	struct mods m = *own;
+	if (!m.any_priv && grp->any_priv) {
+		m.u = grp->u;
+		m.k = grp->k;
+		m.h = grp->h;
+		m.any_priv = true;
+	}
+	if (grp->p > m.p)
+		m.p = grp->p;
+	m.P = m.P || grp->P;
+	if (m.any_priv) {
+		ev->exclude_user = !m.u;
+		ev->exclude_kernel = !m.k;
+		ev->exclude_hv = !m.h;
+	} else if (ev->kind == HWPROF_EV_PMU && !pmu_is_core(ev->pmu)) {
+		/* Uncore, free-running and IBS PMUs cannot tell user from kernel: the kernel
+		 * refuses any exclude_* bit for them (EINVAL), so they count everything. */
+		ev->exclude_user = ev->exclude_kernel = ev->exclude_hv = false;
+	} else {
+		/* perf's default for unprivileged users: user space only. */
+		ev->exclude_user = false;
+		ev->exclude_kernel = ev->exclude_hv = true;
+	}
+	ev->precise_ip = m.p;
+	ev->precise_max = m.P;
+}
+
+/* ---- the list grammar --------------------------------------------------------------------- */
+
+static bool name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '-' || c == '_' || c == '.';
+}
+
+static void skip_ws(struct parser *p)
+{
+	while (isspace((unsigned char)p->s[p->pos]))
+		p->pos++;
+}
+
+static int parse_event(struct parser *p, int group, bool leader, struct mods *own)
+{
+	const char *s = p->s;
+	size_t start = p->pos;
+	while (name_char(s[p->pos]))
+		p->pos++;
+	size_t name_end = p->pos;
+	if (name_end == start) {
+		if (!s[p->pos])
+			return fail(p, -EINVAL, "missing event at the end of '%s'", s);
+		return fail(p, -EINVAL,
+			    "unexpected '%c' at offset %zu of '%s' (expected an event "
+			    "name)",
+			    s[p->pos], p->pos, s);
+	}
+	if (p->out->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 8;
+		struct hwprof_event *v = realloc(p->out->ev, cap * sizeof(*v));
+		if (!v)
+			return fail(p, -ENOMEM, "out of memory");
+		p->out->ev = v;
+		p->cap = cap;
+	}
+	struct hwprof_event *ev = &p->out->ev[p->out->n];
+	memset(ev, 0, sizeof(*ev));
+	ev->scale = 1.0;
+	ev->group = group;
+	ev->leader = leader;
+
+	const char *terms = NULL;
+	size_t terms_len = 0;
+	if (s[p->pos] == '/') {
+		if (name_end - start >= sizeof(ev->pmu))
+			return fail(p, -EINVAL, "PMU name too long at offset %zu ('%.32s...')",
+				    start, s + start);
+		memcpy(ev->pmu, s + start, name_end - start);
+		if (ev->pmu[0] == '.' || ev->pmu[0] == '-')
+			return fail(p, -EINVAL, "bad PMU name '%s' in '%s' (see 'hwprof list pmu')",
+				    ev->pmu, s);
+		p->pos++;
+		terms = s + p->pos;
+		while (s[p->pos] && s[p->pos] != '/')
+			p->pos++;
+		if (!s[p->pos])
+			return fail(p, -EINVAL, "unterminated '%.*s' (close the terms with '/')",
+				    (int)(p->pos - start), s + start);
+		terms_len = (size_t)(s + p->pos - terms);
+		p->pos++;
+	}
+	size_t body_end = p->pos;
+	size_t mods_start = p->pos, mods_end = p->pos;
+	if (s[p->pos] == ':') {
+		p->pos++;
+		mods_start = p->pos;
+		while (isalnum((unsigned char)s[p->pos]))
+			p->pos++;
+		mods_end = p->pos;
+		if (mods_end == mods_start)
+			return fail(p, -EINVAL,
+				    "empty modifier after ':' in '%.*s' (modifiers: u k h "
+				    "p pp ppp P)",
+				    (int)(p->pos - start), s + start);
+	} else if (terms) {
+		while (isalnum((unsigned char)s[p->pos]))
+			p->pos++;
+		mods_end = p->pos;
+	}
+	if (body_end - start >= sizeof(ev->name) || p->pos - start >= sizeof(ev->spec))
+		return fail(p, -EINVAL,
+			    "event too long at offset %zu ('%.32s...'; names have up to "
+			    "%zu characters)",
+			    start, s + start, sizeof(ev->name) - 1);
+	memcpy(ev->name, s + start, body_end - start);
+	memcpy(ev->spec, s + start, p->pos - start);
+
+	/* The event first: in "cyclez:q" the unknown name is the news, not the modifier. */
+	int r;
+	if (terms) {
+		char t[256];
+		if (terms_len >= sizeof(t))
+			return fail(p, -EINVAL, "terms too long in '%s'", ev->name);
+		memcpy(t, terms, terms_len);
+		t[terms_len] = '\0';
+		r = resolve_pmu(p, ev, t);
+	} else {
+		r = resolve_named(p, ev);
+	}
+	if (r < 0)
+		return r;
+	memset(own, 0, sizeof(*own));
+	r = parse_mods(p, s + mods_start, mods_end - mods_start, ev->spec, own);
+	if (r < 0)
+		return r;
+	p->out->n++;
+	return 0;
+}
+
+static int parse_group(struct parser *p)
+{
+	const char *s = p->s;
+	size_t open = p->pos++;
+	size_t first = p->out->n;
+	int group = (int)p->out->ngroups;
+	struct mods own[64];
+	for (;;) {
+		skip_ws(p);
+		if (s[p->pos] == '{')
+			return fail(p, -EINVAL, "nested '{' in '%s' (groups do not nest)", s);
+		if (s[p->pos] == '}' && p->out->n == first)
+			return fail(p, -EINVAL, "empty group '{}' in '%s'", s);
+		if (p->out->n - first >= sizeof(own) / sizeof(*own))
+			return fail(p, -EINVAL, "group at offset %zu has more than %zu events",
+				    open, sizeof(own) / sizeof(*own));
+		int r = parse_event(p, group, p->out->n == first, &own[p->out->n - first]);
+		if (r < 0)
+			return r;
+		skip_ws(p);
+		if (s[p->pos] == ',') {
+			p->pos++;
+			continue;
+		}
+		if (s[p->pos] == '}')
+			break;
+		if (!s[p->pos])
+			return fail(p, -EINVAL, "unclosed '{' in '%s' (add '}')", s);
+		return fail(p, -EINVAL, "unexpected '%c' at offset %zu of '%s'", s[p->pos], p->pos,
+			    s);
+	}
+	p->pos++;
+	struct mods grp = {0};
+	if (s[p->pos] == ':') {
+		size_t ms = ++p->pos;
+		while (isalnum((unsigned char)s[p->pos]))
+			p->pos++;
+		char where[64];
+		snprintf(where, sizeof(where), "group modifier ':%.*s'", (int)(p->pos - ms),
+			 s + ms);
+		if (p->pos == ms)
+			return fail(p, -EINVAL, "empty modifier after '}:' in '%s'", s);
+		int r = parse_mods(p, s + ms, p->pos - ms, where, &grp);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = first; i < p->out->n; i++)
+		apply_mods(&p->out->ev[i], &own[i - first], &grp);
+	p->out->ngroups++;
+	return 0;
+}
+
+int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *err, size_t errlen)
+{
+	struct parser p = {.s = spec ? spec : "", .out = out, .err = err, .errlen = errlen};
+	memset(out, 0, sizeof(*out));
+	if (err && errlen)
+		err[0] = '\0';
+	skip_ws(&p);
+	int r = 0;
+	if (!p.s[p.pos]) {
+		r = fail(&p, -EINVAL,
+			 "empty event list (name an event, e.g. 'cpu-clock'; see "
+			 "'hwprof list')");
+		goto out;
+	}
+	for (;;) {
+		skip_ws(&p);
+		if (p.s[p.pos] == '{') {
+			r = parse_group(&p);
+		} else {
+			struct mods own, none = {0};
+			r = parse_event(&p, (int)out->ngroups, true, &own);
+			if (r == 0) {
+				apply_mods(&out->ev[out->n - 1], &own, &none);
+				out->ngroups++;
+			}
+		}
+		if (r < 0)
+			goto out;
+		skip_ws(&p);
+		if (!p.s[p.pos])
+			break;
+		if (p.s[p.pos] == '}') {
+			r = fail(&p, -EINVAL, "unmatched '}' at offset %zu of '%s'", p.pos, p.s);
+			goto out;
+		}
+		if (p.s[p.pos] != ',') {
+			r = fail(&p, -EINVAL,
+				 "unexpected '%c' at offset %zu of '%s' (separate "
+				 "events with ',')",
+				 p.s[p.pos], p.pos, p.s);
+			goto out;
+		}
+		p.pos++;
+		skip_ws(&p);
+		if (!p.s[p.pos]) {
+			r = fail(&p, -EINVAL, "trailing ',' in '%s' (remove it or add an event)",
+				 p.s);
+			goto out;
+		}
+	}
+out:
+	if (r < 0)
+		hwprof_events_free(out);
+	return r;
+}
+
+void hwprof_events_free(struct hwprof_event_list *list)
+{
+	if (!list)
+		return;
+	free(list->ev);
+	list->ev = NULL;
+	list->n = list->ngroups = 0;
+}
+
+void hwprof_event_to_attr(const struct hwprof_event *ev, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->config1 = ev->config1;
+	attr->config2 = ev->config2;
+	attr->exclude_user = ev->exclude_user;
+	attr->exclude_kernel = ev->exclude_kernel;
+	attr->exclude_hv = ev->exclude_hv;
+	attr->precise_ip =
+	    ev->precise_max ? (unsigned)hwprof_max_precise() : (unsigned)ev->precise_ip;
+}
+
+bool hwprof_event_is_hw(const struct hwprof_event *ev)
+{
+	return ev->kind != HWPROF_EV_SOFTWARE;
+}
+
+int hwprof_max_precise(void)
+{
+	static const char *const core[] = {"cpu", "cpu_core", "cpu_atom"};
+	for (size_t i = 0; i < sizeof(core) / sizeof(*core); i++) {
+		int r = pmu_max_precise(core[i]);
+		if (r >= 0)
+			return r;
+	}
+	return 3;
+}

@@ -1,3 +1,80 @@
-/* host.c - stub; see its header under common/include/hwprof/. */
-#include "hwprof/hwprof.h"
+/* host.c - the host facts in a sample file's header, and freeing a header built by hand. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "hwprof/sampfile.h"
+
+/* The CPU model: x86's "model name"; other architectures name it differently. */
+static void read_cpu_model(char *dst, size_t cap)
+{
+	static const char *const keys[] = {"model name", "Processor", "cpu model", "cpu", NULL};
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	snprintf(dst, cap, "unknown");
+	if (!f)
+		return;
+	for (int k = 0; keys[k]; k++) {
+		rewind(f);
+		while (fgets(line, sizeof(line), f)) {
+			size_t kl = strlen(keys[k]);
+			if (strncmp(line, keys[k], kl) ||
+			    (line[kl] != ' ' && line[kl] != '\t' && line[kl] != ':'))
+				continue;
+			char *v = strchr(line + kl, ':');
+			if (!v)
+				continue;
+			v++;
+			v += strspn(v, " \t");
+			v[strcspn(v, "\n")] = 0;
+			if (!*v)
+				continue;
+			snprintf(dst, cap, "%s", v);
+			fclose(f);
+			return;
+		}
+	}
+	fclose(f);
+}
+
+int hwprof_header_init(struct hwprof_file_header *h)
+{
+	struct utsname u;
+	struct timespec ts;
+	long n;
+
+	memset(h, 0, sizeof(*h));
+	h->major = HWPROF_FILE_MAJOR;
+	h->minor = HWPROF_FILE_MINOR;
+	if (gethostname(h->hostname, sizeof(h->hostname) - 1) < 0)
+		return -errno;
+	if (uname(&u) < 0)
+		return -errno;
+	snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+	read_cpu_model(h->cpu_model, sizeof(h->cpu_model));
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	h->ncpus = n > 0 ? (uint32_t)n : 0;
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+		return -errno;
+	h->start_time_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+void hwprof_header_release(struct hwprof_file_header *h)
+{
+	if (!h)
+		return;
+	for (uint32_t i = 0; h->argv && i < h->argc; i++)
+		free(h->argv[i]);
+	free(h->argv);
+	free(h->events);
+	h->argv = NULL;
+	h->events = NULL;
+	h->argc = 0;
+	h->nevents = 0;
+}

@@ -1,3 +1,49 @@
-/* open.c - stub; see its header under common/include/hwprof/. */
-#include "hwprof/hwprof.h"
-#include "hwprof/sampfile.h"
+/* open.c - perf_event_open(2) with the precise_ip step-down; see hwprof/event.h. */
+#include "hwprof/event.h"
+#include "hwprof/sys.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+
+int hwprof_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		      unsigned long flags, int *obtained)
+{
+	const struct hwprof_sys *sys = hwprof_sys();
+	/* The kernel may write into attr (size on E2BIG): every try starts from the original. */
+	struct perf_event_attr want = *attr;
+	int requested = (int)want.precise_ip;
+	int first_err = -EINVAL;
+
+	for (int level = requested; level >= 0; level--) {
+		*attr = want;
+		attr->precise_ip = (unsigned)level;
+		int fd = sys->perf_event_open(attr, pid, cpu, group_fd, flags);
+		if (fd >= 0) {
+			if (obtained)
+				*obtained = level;
+			return fd;
+		}
+		if (level == requested)
+			first_err = fd;
+	}
+	*attr = want;
+	return first_err;
+}
+
+bool hwprof_host_has_pmu(void)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	int fd = hwprof_sys()->perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	hwprof_sys()->close(fd);
+	return true;
+}

@@ -1,3 +1,919 @@
-/* sampfile_read.c - stub; see its header under common/include/hwprof/. */
-#include "hwprof/hwprof.h"
+/* sampfile_read.c - the one sample-file reader. Layout: sampfile_format.h, docs/format.md.
+ *
+ * The file is mapped read-only (read into memory when it cannot be mapped) and walked record
+ * by record. Every record's CRC is checked before its body is looked at; every length and
+ * count is checked against the bytes that remain, never used to size an allocation on its own.
+ * Records are decoded through a table indexed by the type byte; a type the table does not
+ * know is skipped by its length (a newer minor version added it).
+ *
+ * A sample block is decoded whole into an array (bounded by SF_BLOCK_MAX_SAMPLES) before its
+ * first sample is handed out, so a block that does not decode cleanly yields no sample at all.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "hwprof/sampfile.h"
+#include "crc32.h"
+#include "sampfile_format.h"
+#include "varint.h"
+
+enum section { SEC_HEADER = 1, SEC_BODY, SEC_TRAILER };
+
+struct hwprof_reader {
+	const uint8_t *base; /* the whole file */
+	size_t size;
+	bool mapped;	   /* base is an mmap (else malloc'd) */
+	size_t pos;	   /* offset of the next record */
+	uint64_t nrecords; /* records read, header included */
+	uint64_t nsamples; /* samples handed out or pending in the block */
+
+	struct hwprof_file_header header;
+	bool have_host, have_cmdline, header_done;
+	uint32_t events_cap;
+
+	struct hwprof_file_trailer trailer;
+	bool have_trailer;
+	uint32_t counts_cap;
+
+	struct hwprof_rec_sample *blk; /* the decoded sample block */
+	size_t blk_n, blk_i, blk_cap;
+
+	char *str; /* the string of the last MMAP/COMM record */
+	size_t str_cap;
+
+	bool done;
+	enum hwprof_read_status status;
+	char msg[320];
+};
+
+/* A bounds-checked cursor over one record body. Any failed read sets BAD and returns 0, so a
+ * decoder reads every field and checks BAD once. WHAT names the first field that failed. */
+struct cur {
+	const uint8_t *p, *end;
+	const char *what;
+};
+
+static uint64_t get_varint(struct cur *c, const char *what)
+{
+	uint64_t v = 0;
+
+	if (c->what || varint_get(&c->p, c->end, &v)) {
+		if (!c->what)
+			c->what = what;
+		return 0;
+	}
+	return v;
+}
+
+static uint32_t get_u32v(struct cur *c, const char *what)
+{
+	uint64_t v = get_varint(c, what);
+
+	if (v > UINT32_MAX && !c->what)
+		c->what = what;
+	return (uint32_t)v;
+}
+
+static uint8_t get_u8(struct cur *c, const char *what)
+{
+	if (c->what || c->p >= c->end) {
+		if (!c->what)
+			c->what = what;
+		return 0;
+	}
+	return *c->p++;
+}
+
+/* A string of LEN bytes with no NUL in it, at the cursor; returns its start or NULL. */
+static const char *get_strp(struct cur *c, size_t *len, const char *what)
+{
+	uint64_t n = get_varint(c, what);
+
+	if (c->what)
+		return NULL;
+	if (n > (uint64_t)(c->end - c->p) || memchr(c->p, 0, n)) {
+		c->what = what;
+		return NULL;
+	}
+	const char *s = (const char *)c->p;
+	c->p += n;
+	*len = n;
+	return s;
+}
+
+/* Into a fixed array of CAP bytes (NUL included). */
+static void get_str_fixed(struct cur *c, char *dst, size_t cap, const char *what)
+{
+	size_t n = 0;
+	const char *s = get_strp(c, &n, what);
+
+	if (!s) {
+		dst[0] = 0;
+		return;
+	}
+	if (n >= cap) {
+		c->what = what;
+		dst[0] = 0;
+		return;
+	}
+	memcpy(dst, s, n);
+	dst[n] = 0;
+}
+
+/* A malloc'd copy; NULL on a bad field or ENOMEM (then *OOM). */
+static char *get_str_dup(struct cur *c, const char *what, bool *oom)
+{
+	size_t n = 0;
+	const char *s = get_strp(c, &n, what);
+
+	if (!s)
+		return NULL;
+	char *d = strndup(s, n);
+	if (!d)
+		*oom = true;
+	return d;
+}
+
+/* Into the reader's string buffer (valid until the next record). */
+static const char *get_str_scratch(struct hwprof_reader *r, struct cur *c, const char *what)
+{
+	size_t n = 0;
+	const char *s = get_strp(c, &n, what);
+
+	if (!s)
+		return "";
+	if (n + 1 > r->str_cap) {
+		char *p = realloc(r->str, n + 1);
+		if (!p) {
+			c->what = "memory (ENOMEM)";
+			return "";
+		}
+		r->str = p;
+		r->str_cap = n + 1;
+	}
+	memcpy(r->str, s, n);
+	r->str[n] = 0;
+	return r->str;
+}
+
+/* ---- record decoders: fill REC and return 1, or return 0 for a record that only updates the
+ * reader (header, trailer); a bad field is left in C->what. ---- */
+
+typedef int (*decode_fn)(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec);
+
+static int dec_host(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	struct hwprof_file_header *h = &r->header;
+
+	(void)rec;
+	get_str_fixed(c, h->hostname, sizeof(h->hostname), "hostname");
+	get_str_fixed(c, h->kernel, sizeof(h->kernel), "kernel release");
+	get_str_fixed(c, h->cpu_model, sizeof(h->cpu_model), "CPU model");
+	h->ncpus = get_u32v(c, "CPU count");
+	h->start_time_ns = get_varint(c, "start time");
+	r->have_host = true;
+	return 0;
+}
+
+static int dec_cmdline(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	struct hwprof_file_header *h = &r->header;
+	bool oom = false;
+
+	(void)rec;
+	if (r->have_cmdline) {
+		c->what = "second command line";
+		return 0;
+	}
+	uint64_t argc = get_varint(c, "argument count");
+	/* Each argument takes at least its length byte. */
+	if (!c->what && argc > (uint64_t)(c->end - c->p))
+		c->what = "argument count";
+	if (c->what)
+		return 0;
+	h->argv = calloc(argc + 1, sizeof(*h->argv));
+	if (!h->argv) {
+		c->what = "memory (ENOMEM)";
+		return 0;
+	}
+	for (h->argc = 0; h->argc < argc; h->argc++) {
+		h->argv[h->argc] = get_str_dup(c, "argument", &oom);
+		if (!h->argv[h->argc])
+			break;
+	}
+	if (oom)
+		c->what = "memory (ENOMEM)";
+	r->have_cmdline = true;
+	return 0;
+}
+
+static int dec_event(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	struct hwprof_file_header *h = &r->header;
+	struct hwprof_file_event e = {0};
+
+	(void)rec;
+	get_str_fixed(c, e.name, sizeof(e.name), "event name");
+	e.type = get_u32v(c, "event type");
+	e.config = get_varint(c, "event config");
+	e.config1 = get_varint(c, "event config1");
+	e.config2 = get_varint(c, "event config2");
+	uint8_t f = get_u8(c, "event flags");
+	e.period_or_freq = get_varint(c, "event period");
+	e.precise_requested = get_u8(c, "requested precise_ip");
+	e.precise_obtained = get_u8(c, "obtained precise_ip");
+	if (c->what)
+		return 0;
+	if (e.precise_requested > 3 || e.precise_obtained > 3) {
+		c->what = "precise_ip level";
+		return 0;
+	}
+	if (h->nevents > UINT16_MAX) {
+		c->what = "event count";
+		return 0;
+	}
+	/* Flag bits this version does not know are ignored: a newer minor may define them. */
+	e.sampling = f & SF_EV_SAMPLING;
+	e.freq = f & SF_EV_FREQ;
+	e.precise_max = f & SF_EV_PRECISE_MAX;
+	e.exclude_user = f & SF_EV_EXCL_USER;
+	e.exclude_kernel = f & SF_EV_EXCL_KERNEL;
+	e.exclude_hv = f & SF_EV_EXCL_HV;
+	if (h->nevents == r->events_cap) {
+		uint32_t cap = r->events_cap ? r->events_cap * 2 : 4;
+		struct hwprof_file_event *ev = realloc(h->events, cap * sizeof(*ev));
+		if (!ev) {
+			c->what = "memory (ENOMEM)";
+			return 0;
+		}
+		h->events = ev;
+		r->events_cap = cap;
+	}
+	h->events[h->nevents++] = e;
+	return 0;
+}
+
+static int dec_header_end(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	(void)rec;
+	uint64_t n = get_varint(c, "event count");
+	if (!c->what && n != r->header.nevents)
+		c->what = "event count (events missing)";
+	else if (!c->what && (!r->have_host || !r->have_cmdline))
+		c->what = "host or command line record (missing)";
+	r->header_done = true;
+	return 0;
+}
+
+static int dec_mmap(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	struct hwprof_rec_mmap *m = &rec->mmap;
+
+	rec->type = HWPROF_REC_MMAP;
+	*m = (struct hwprof_rec_mmap){0};
+	m->pid = get_u32v(c, "pid");
+	m->tid = get_u32v(c, "tid");
+	m->time = get_varint(c, "time");
+	m->start = get_varint(c, "start");
+	m->len = get_varint(c, "length");
+	m->pgoff = get_varint(c, "page offset");
+	m->prot = get_u32v(c, "prot");
+	m->flags = get_u32v(c, "flags");
+	m->build_id_size = get_u8(c, "build-id size");
+	if (!c->what && (m->build_id_size > sizeof(m->build_id) ||
+			 m->build_id_size > (size_t)(c->end - c->p))) {
+		c->what = "build-id size";
+		return 0;
+	}
+	if (!c->what) {
+		memcpy(m->build_id, c->p, m->build_id_size);
+		c->p += m->build_id_size;
+	}
+	m->filename = get_str_scratch(r, c, "file name");
+	return 1;
+}
+
+static int dec_comm(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	rec->type = HWPROF_REC_COMM;
+	rec->comm.pid = get_u32v(c, "pid");
+	rec->comm.tid = get_u32v(c, "tid");
+	rec->comm.time = get_varint(c, "time");
+	rec->comm.exec = get_u8(c, "exec flag") & 1;
+	rec->comm.comm = get_str_scratch(r, c, "comm");
+	return 1;
+}
+
+static int dec_task(struct cur *c, struct hwprof_record *rec, enum hwprof_rec_type type)
+{
+	rec->type = type;
+	rec->task.pid = get_u32v(c, "pid");
+	rec->task.ppid = get_u32v(c, "ppid");
+	rec->task.tid = get_u32v(c, "tid");
+	rec->task.ptid = get_u32v(c, "ptid");
+	rec->task.time = get_varint(c, "time");
+	return 1;
+}
+
+static int dec_fork(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	(void)r;
+	return dec_task(c, rec, HWPROF_REC_FORK);
+}
+
+static int dec_exit(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	(void)r;
+	return dec_task(c, rec, HWPROF_REC_EXIT);
+}
+
+static int dec_lost_as(struct cur *c, struct hwprof_record *rec, enum hwprof_rec_type type)
+{
+	rec->type = type;
+	rec->lost.time = get_varint(c, "time");
+	rec->lost.lost = get_varint(c, "lost count");
+	rec->lost.cpu = get_u32v(c, "cpu");
+	return 1;
+}
+
+static int dec_lost(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	(void)r;
+	return dec_lost_as(c, rec, HWPROF_REC_LOST);
+}
+
+static int dec_throttle(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	(void)r;
+	return dec_lost_as(c, rec, HWPROF_REC_THROTTLE);
+}
+
+static int dec_unthrottle(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	(void)r;
+	return dec_lost_as(c, rec, HWPROF_REC_UNTHROTTLE);
+}
+
+/* The hot loop: one thread's samples, deltas against the previous one (sampfile_format.h). */
+static int dec_samples(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	uint32_t pid = get_u32v(c, "pid");
+	uint32_t tid = get_u32v(c, "tid");
+	uint64_t n = get_varint(c, "sample count");
+
+	if (c->what)
+		return 0;
+	/* Every sample takes at least two bytes (flags, time). */
+	if (n == 0 || n > SF_BLOCK_MAX_SAMPLES || n > (uint64_t)(c->end - c->p) / 2) {
+		c->what = "sample count";
+		return 0;
+	}
+	if (r->header.nevents == 0) {
+		c->what = "sample (the header lists no event)";
+		return 0;
+	}
+	if (n > r->blk_cap) {
+		size_t cap = r->blk_cap ? r->blk_cap : 256;
+		while (cap < n)
+			cap *= 2;
+		struct hwprof_rec_sample *b = realloc(r->blk, cap * sizeof(*b));
+		if (!b) {
+			c->what = "memory (ENOMEM)";
+			return 0;
+		}
+		r->blk = b;
+		r->blk_cap = cap;
+	}
+
+	const uint8_t *p = c->p, *end = c->end;
+	uint64_t ip = 0, time = 0, period = 0, td = 0, v;
+	uint32_t cpu = 0, nev = r->header.nevents;
+	uint16_t event = 0;
+	struct hwprof_rec_sample *s = r->blk;
+
+	for (uint64_t i = 0; i < n; i++, s++) {
+		if (p >= end)
+			goto bad;
+		uint8_t f = *p++;
+		if (f & ~SF_S_KNOWN)
+			goto bad;
+		if (f & SF_S_CPU) {
+			if (varint_get(&p, end, &v) || v > UINT32_MAX)
+				goto bad;
+			cpu = (uint32_t)v;
+		}
+		if (f & SF_S_EVENT) {
+			if (varint_get(&p, end, &v) || v >= nev)
+				goto bad;
+			event = (uint16_t)v;
+		}
+		if (f & SF_S_PERIOD) {
+			if (varint_get(&p, end, &v))
+				goto bad;
+			period += (uint64_t)zigzag_dec(v);
+		}
+		if (!(f & SF_S_IP_SAME)) {
+			if (varint_get(&p, end, &v))
+				goto bad;
+			ip += (uint64_t)zigzag_dec(v);
+		} else if (i == 0) {
+			goto bad;
+		}
+		if (varint_get(&p, end, &v))
+			goto bad;
+		td += (uint64_t)zigzag_dec(v);
+		time += td;
+		s->pid = pid;
+		s->tid = tid;
+		s->cpu = cpu;
+		s->time = time;
+		s->ip = ip;
+		s->period = period;
+		s->event = event;
+		s->kernel = f & SF_S_KERNEL;
+	}
+	if (p != end)
+		goto bad;
+	c->p = p;
+	r->blk_n = n;
+	r->blk_i = 1;
+	r->nsamples += n;
+	rec->type = HWPROF_REC_SAMPLE;
+	rec->sample = r->blk[0];
+	return 1;
+bad:
+	c->what = "sample encoding";
+	return 0;
+}
+
+static int dec_count(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	struct hwprof_file_trailer *t = &r->trailer;
+	struct hwprof_file_count k = {0};
+
+	(void)rec;
+	get_str_fixed(c, k.event, sizeof(k.event), "counted event name");
+	k.counted = get_u8(c, "counted flag") & 1;
+	k.value = get_varint(c, "count");
+	k.enabled_ns = get_varint(c, "time_enabled");
+	k.running_ns = get_varint(c, "time_running");
+	k.scale = sf_bits_double(get_varint(c, "scale"));
+	get_str_fixed(c, k.unit, sizeof(k.unit), "unit");
+	if (c->what)
+		return 0;
+	if (t->ncounts == UINT32_MAX) {
+		c->what = "count records";
+		return 0;
+	}
+	if (t->ncounts == r->counts_cap) {
+		uint32_t cap = r->counts_cap ? r->counts_cap * 2 : 4;
+		struct hwprof_file_count *p = realloc(t->counts, cap * sizeof(*p));
+		if (!p) {
+			c->what = "memory (ENOMEM)";
+			return 0;
+		}
+		t->counts = p;
+		r->counts_cap = cap;
+	}
+	t->counts[t->ncounts++] = k;
+	return 0;
+}
+
+static int dec_summary(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	struct hwprof_file_trailer *t = &r->trailer;
+
+	(void)rec;
+	t->samples = get_varint(c, "sample total");
+	t->lost = get_varint(c, "lost total");
+	t->throttles = get_varint(c, "throttle total");
+	t->duration_ns = get_varint(c, "duration");
+	int64_t st = zigzag_dec(get_varint(c, "exit status"));
+	uint64_t ncounts = get_varint(c, "count total");
+	get_str_fixed(c, t->note, sizeof(t->note), "note");
+	if (c->what)
+		return 0;
+	if (st < INT32_MIN || st > INT32_MAX) {
+		c->what = "exit status";
+		return 0;
+	}
+	if (ncounts != t->ncounts) {
+		c->what = "count total (count records missing)";
+		return 0;
+	}
+	t->exit_status = (int32_t)st;
+	r->have_trailer = true;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	enum section sec;
+	decode_fn decode;
+} types[SF_NTYPES] = {
+    [SF_HOST] = {"host", SEC_HEADER, dec_host},
+    [SF_CMDLINE] = {"command line", SEC_HEADER, dec_cmdline},
+    [SF_EVENT] = {"event", SEC_HEADER, dec_event},
+    [SF_HEADER_END] = {"header end", SEC_HEADER, dec_header_end},
+    [SF_MMAP] = {"mmap", SEC_BODY, dec_mmap},
+    [SF_COMM] = {"comm", SEC_BODY, dec_comm},
+    [SF_FORK] = {"fork", SEC_BODY, dec_fork},
+    [SF_EXIT] = {"exit", SEC_BODY, dec_exit},
+    [SF_SAMPLES] = {"sample block", SEC_BODY, dec_samples},
+    [SF_LOST] = {"lost", SEC_BODY, dec_lost},
+    [SF_THROTTLE] = {"throttle", SEC_BODY, dec_throttle},
+    [SF_UNTHROTTLE] = {"unthrottle", SEC_BODY, dec_unthrottle},
+    [SF_COUNT] = {"counted total", SEC_TRAILER, dec_count},
+    [SF_SUMMARY] = {"summary", SEC_TRAILER, dec_summary},
+};
+
+/* ---- framing ---- */
+
+enum frame_res { FRAME_OK, FRAME_EOF, FRAME_CUT, FRAME_BAD };
+
+/* The record at r->pos: its type and body. FRAME_CUT when the file ends inside it (or its
+ * length runs past the end), FRAME_BAD when its CRC does not match. Sets *HAVE to the bytes
+ * of the record present and *NEED to the bytes it claims, for messages. */
+static enum frame_res frame_at(const struct hwprof_reader *r, uint8_t *type, struct cur *body,
+			       uint64_t *have, uint64_t *need)
+{
+	size_t left = r->size - r->pos;
+	const uint8_t *p = r->base + r->pos;
+
+	*have = left;
+	*need = SF_FRAME_HEAD + SF_FRAME_TAIL;
+	if (left == 0)
+		return FRAME_EOF;
+	if (left < SF_FRAME_HEAD)
+		return FRAME_CUT;
+	uint64_t len = sf_get_u32(p + 1);
+	*need = SF_FRAME_HEAD + len + SF_FRAME_TAIL;
+	if (*need > left)
+		return FRAME_CUT;
+	uint32_t crc = sf_get_u32(p + SF_FRAME_HEAD + len);
+	if (hwprof_crc32(0, p, SF_FRAME_HEAD + len) != crc)
+		return FRAME_BAD;
+	*type = p[0];
+	body->p = p + SF_FRAME_HEAD;
+	body->end = body->p + len;
+	body->what = NULL;
+	return FRAME_OK;
+}
+
+static void fmt(char *buf, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
+
+static void fmt(char *buf, size_t len, const char *f, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, f);
+	vsnprintf(buf, len, f, ap);
+	va_end(ap);
+}
+
+static const char *type_name(uint8_t type)
+{
+	return types[type].name ? types[type].name : "unknown type";
+}
+
+static void stop(struct hwprof_reader *r, enum hwprof_read_status st)
+{
+	r->done = true;
+	r->status = st;
+}
+
+/* What the trailer would have told, for the "missing" messages. */
+static const char *missing_trailer(const struct hwprof_reader *r)
+{
+	return r->trailer.ncounts ? "trailer summary missing (lost count, duration, exit status)"
+				  : "trailer missing (counted totals, lost count, duration, exit "
+				    "status)";
+}
+
+/* Reads records until one yields a REC (1) or the records end (0). */
+static int next_record(struct hwprof_reader *r, struct hwprof_record *rec)
+{
+	while (!r->done) {
+		uint8_t type = 0;
+		struct cur c;
+		uint64_t have, need;
+
+		switch (frame_at(r, &type, &c, &have, &need)) {
+		case FRAME_EOF:
+			fmt(r->msg, sizeof(r->msg),
+			    "file cut short after %" PRIu64 " records (%" PRIu64 " samples): %s",
+			    r->nrecords, r->nsamples, missing_trailer(r));
+			stop(r, HWPROF_READ_TRUNCATED);
+			return 0;
+		case FRAME_CUT:
+			fmt(r->msg, sizeof(r->msg),
+			    "file cut short inside record %" PRIu64 " at byte %zu (%" PRIu64
+			    " of %" PRIu64 " bytes present), after %" PRIu64 " samples: %s",
+			    r->nrecords + 1, r->pos, have, need, r->nsamples, missing_trailer(r));
+			stop(r, HWPROF_READ_TRUNCATED);
+			return 0;
+		case FRAME_BAD:
+			fmt(r->msg, sizeof(r->msg),
+			    "record %" PRIu64
+			    " at byte %zu: checksum mismatch, the file is damaged; "
+			    "read stopped there after %" PRIu64 " samples",
+			    r->nrecords + 1, r->pos, r->nsamples);
+			stop(r, HWPROF_READ_CORRUPT);
+			return 0;
+		case FRAME_OK:
+			break;
+		}
+		size_t at = r->pos;
+		r->pos = (size_t)(c.end - r->base) + SF_FRAME_TAIL;
+		r->nrecords++;
+		if (!types[type].decode)
+			continue; /* newer minor version: skip by length */
+		if (types[type].sec == SEC_HEADER) {
+			c.what = "header record after the header";
+		} else {
+			int got = types[type].decode(r, &c, rec);
+			if (!c.what && r->have_trailer) {
+				r->msg[0] = 0;
+				stop(r, HWPROF_READ_OK);
+				return 0;
+			}
+			if (!c.what)
+				if (got)
+					return 1;
+		}
+		if (c.what) {
+			fmt(r->msg, sizeof(r->msg),
+			    "record %" PRIu64
+			    " at byte %zu (%s): bad %s, the file is damaged; read "
+			    "stopped there after %" PRIu64 " samples",
+			    r->nrecords, at, type_name(type), c.what, r->nsamples);
+			r->blk_n = r->blk_i = 0;
+			stop(r, HWPROF_READ_CORRUPT);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+int hwprof_reader_next(struct hwprof_reader *r, struct hwprof_record *rec)
+{
+	if (r->blk_i < r->blk_n) {
+		rec->type = HWPROF_REC_SAMPLE;
+		rec->sample = r->blk[r->blk_i++];
+		return 1;
+	}
+	r->blk_n = r->blk_i = 0;
+	return next_record(r, rec);
+}
+
+/* ---- open ---- */
+
+static int load(struct hwprof_reader *r, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode)) {
+		if (st.st_size == 0)
+			return -ENODATA;
+		if ((uint64_t)st.st_size > SIZE_MAX)
+			return -EFBIG;
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+			r->base = m;
+			r->size = (size_t)st.st_size;
+			r->mapped = true;
+			return 0;
+		}
+	}
+	/* A pipe, or a file that cannot be mapped: read it whole. */
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 1 << 20;
+			uint8_t *nb = realloc(buf, ncap);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = -errno;
+			free(buf);
+			return e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len == 0) {
+		free(buf);
+		return -ENODATA;
+	}
+	r->base = buf;
+	r->size = len;
+	return 0;
+}
+
+static int check_preamble(struct hwprof_reader *r, const char *path, char *err, size_t errlen)
+{
+	const uint8_t *p = r->base;
+	size_t n = r->size;
+
+	if (memcmp(p, SF_MAGIC, n < SF_MAGIC_LEN ? n : SF_MAGIC_LEN)) {
+		fmt(err, errlen,
+		    "%s: not a hwprof sample file (no hwprof magic; record one with "
+		    "'hwprof record -- PROGRAM')",
+		    path);
+		return -EPROTO;
+	}
+	if (n < SF_OFF_SIZE) {
+		fmt(err, errlen,
+		    "%s: header cut short (%zu bytes; the recording was interrupted, "
+		    "record again)",
+		    path, n);
+		return -EBADMSG;
+	}
+	unsigned major = sf_get_u16(p + SF_OFF_MAJOR), minor = sf_get_u16(p + SF_OFF_MINOR);
+	if (major > HWPROF_FILE_MAJOR) {
+		fmt(err, errlen,
+		    "%s: format version %u.%u (written by a newer hwprof; upgrade, this "
+		    "one reads %u.x)",
+		    path, major, minor, HWPROF_FILE_MAJOR);
+		return -EPROTONOSUPPORT;
+	}
+	if (n < SF_PREAMBLE_SIZE) {
+		fmt(err, errlen,
+		    "%s: header cut short (%zu bytes; the recording was interrupted, "
+		    "record again)",
+		    path, n);
+		return -EBADMSG;
+	}
+	uint32_t size = sf_get_u32(p + SF_OFF_SIZE);
+	if (major < HWPROF_FILE_MAJOR || size < SF_PREAMBLE_SIZE || size > SF_PREAMBLE_MAX) {
+		fmt(err, errlen, "%s: header damaged (bad version or size field; record again)",
+		    path);
+		return -EBADMSG;
+	}
+	if (size > n) {
+		fmt(err, errlen, "%s: header cut short (%zu bytes; record again)", path, n);
+		return -EBADMSG;
+	}
+	if (hwprof_crc32(0, p, size - 4) != sf_get_u32(p + size - 4)) {
+		fmt(err, errlen, "%s: header damaged (checksum mismatch; record again)", path);
+		return -EBADMSG;
+	}
+	uint32_t incompat = sf_get_u32(p + SF_OFF_INCOMPAT);
+	if (incompat & ~SF_INCOMPAT_KNOWN) {
+		fmt(err, errlen,
+		    "%s: uses format features 0x%x this hwprof does not know (written "
+		    "by a newer hwprof; upgrade)",
+		    path, incompat & ~SF_INCOMPAT_KNOWN);
+		return -EPROTONOSUPPORT;
+	}
+	r->header.major = (uint16_t)major;
+	r->header.minor = (uint16_t)minor;
+	r->pos = size;
+	return 0;
+}
+
+static int read_header(struct hwprof_reader *r, const char *path, char *err, size_t errlen)
+{
+	while (!r->header_done) {
+		uint8_t type = 0;
+		struct cur c;
+		uint64_t have, need;
+
+		switch (frame_at(r, &type, &c, &have, &need)) {
+		case FRAME_EOF:
+		case FRAME_CUT:
+			fmt(err, errlen,
+			    "%s: header cut short (at byte %zu of %zu; the recording was "
+			    "interrupted, record again)",
+			    path, r->pos, r->size);
+			return -EBADMSG;
+		case FRAME_BAD:
+			fmt(err, errlen,
+			    "%s: header damaged (checksum mismatch in record %" PRIu64
+			    " at byte %zu; record again)",
+			    path, r->nrecords + 1, r->pos);
+			return -EBADMSG;
+		case FRAME_OK:
+			break;
+		}
+		size_t at = r->pos;
+		r->pos = (size_t)(c.end - r->base) + SF_FRAME_TAIL;
+		r->nrecords++;
+		if (!types[type].decode)
+			continue;
+		if (types[type].sec != SEC_HEADER)
+			c.what = "record order (header end missing)";
+		else
+			types[type].decode(r, &c, NULL);
+		if (c.what) {
+			fmt(err, errlen,
+			    "%s: header damaged (record %" PRIu64 " at byte %zu, %s: bad "
+			    "%s; record again)",
+			    path, r->nrecords, at, type_name(type), c.what);
+			return strstr(c.what, "ENOMEM") ? -ENOMEM : -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, size_t errlen)
+{
+	struct hwprof_reader *r;
+	int fd, ret;
+
+	*out = NULL;
+	fmt(err, errlen, "%s", "");
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		fmt(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	r->trailer.exit_status = INT32_MIN;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			fmt(err, errlen,
+			    "%s: no such file (record one with 'hwprof record -- "
+			    "PROGRAM')",
+			    path);
+		else
+			fmt(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
+		goto fail;
+	}
+	ret = load(r, fd);
+	close(fd);
+	if (ret == -ENODATA) {
+		fmt(err, errlen, "%s: empty file (the recording wrote nothing; record again)",
+		    path);
+		goto fail;
+	} else if (ret) {
+		fmt(err, errlen, "%s: cannot read: %s", path, strerror(-ret));
+		goto fail;
+	}
+	ret = check_preamble(r, path, err, errlen);
+	if (!ret)
+		ret = read_header(r, path, err, errlen);
+	if (ret)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	hwprof_reader_close(r);
+	return ret;
+}
+
+const struct hwprof_file_header *hwprof_reader_header(const struct hwprof_reader *r)
+{
+	return &r->header;
+}
+
+enum hwprof_read_status hwprof_reader_status(const struct hwprof_reader *r, const char **msg)
+{
+	if (msg)
+		*msg = r->status == HWPROF_READ_OK ? NULL : r->msg;
+	return r->status;
+}
+
+const struct hwprof_file_trailer *hwprof_reader_trailer(const struct hwprof_reader *r)
+{
+	return r->have_trailer ? &r->trailer : NULL;
+}
+
+void hwprof_reader_close(struct hwprof_reader *r)
+{
+	if (!r)
+		return;
+	if (r->mapped)
+		munmap((void *)r->base, r->size);
+	else
+		free((void *)r->base);
+	hwprof_header_release(&r->header);
+	free(r->trailer.counts);
+	free(r->blk);
+	free(r->str);
+	free(r);
+}

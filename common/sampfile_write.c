@@ -1,3 +1,555 @@
-/* sampfile_write.c - stub; see its header under common/include/hwprof/. */
-#include "hwprof/hwprof.h"
+/* sampfile_write.c - the sample-file writer. Layout: sampfile_format.h and docs/format.md.
+ *
+ * Samples are buffered per thread (pid, tid) and packed as deltas against the thread's
+ * previous sample; a thread's block goes out when it is full, before any other record (so the
+ * file keeps each thread's order relative to MMAP/COMM/FORK/EXIT), and on flush and close.
+ * Everything else is framed at once into one output buffer, written with write(2) in large
+ * pieces. The first write error is kept and returned by every later call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "hwprof/sampfile.h"
+#include "crc32.h"
+#include "sampfile_format.h"
+#include "varint.h"
+
+#define OUT_FLUSH_BYTES (256u * 1024) /* write(2) when the output buffer holds this much */
+#define PENDING_MAX	(8u << 20)    /* flush every block when all blocks hold this much */
+
+/* A growable byte buffer. Allocation failure is sticky (OOM) and checked once per record. */
+struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+/* One thread's open sample block and the delta state of its last sample. */
+struct tblock {
+	uint32_t pid, tid;
+	uint32_t n;  /* samples in DATA */
+	bool active; /* on the writer's active list */
+	uint64_t ip, time, period;
+	int64_t tdelta; /* previous time delta, for the delta-of-delta */
+	uint32_t cpu;
+	uint16_t event;
+	struct wbuf data;
+};
+
+struct hwprof_writer {
+	int fd;
+	int err;	  /* first -errno seen, sticky */
+	uint64_t written; /* bytes passed to write(2) */
+	uint32_t nevents;
+	struct wbuf out;       /* framed records not yet written */
+	struct wbuf body;      /* scratch: the body of the record being built */
+	struct tblock **slots; /* open-addressing hash of (pid, tid), NSLOTS a power of 2 */
+	size_t nslots, nthreads;
+	struct tblock **active; /* blocks with samples, in the order they got their first */
+	size_t nactive, active_cap;
+	size_t pending; /* bytes in all blocks */
+};
+
+static void wbuf_reserve(struct wbuf *b, size_t more)
+{
+	if (b->oom || b->cap - b->len >= more)
+		return;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap - b->len < more)
+		cap *= 2;
+	uint8_t *p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = true;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+static void wbuf_bytes(struct wbuf *b, const void *src, size_t n)
+{
+	wbuf_reserve(b, n);
+	if (b->oom)
+		return;
+	if (n)
+		memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static void wbuf_u8(struct wbuf *b, uint8_t v)
+{
+	wbuf_bytes(b, &v, 1);
+}
+
+static void wbuf_varint(struct wbuf *b, uint64_t v)
+{
+	wbuf_reserve(b, VARINT_MAX);
+	if (!b->oom)
+		b->len += varint_put(b->p + b->len, v);
+}
+
+static void wbuf_str(struct wbuf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	wbuf_varint(b, n);
+	wbuf_bytes(b, s, n);
+}
+
+/* A string held in a fixed array: stop at its end even if the caller left no NUL. */
+static void wbuf_strn(struct wbuf *b, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+
+	wbuf_varint(b, n);
+	wbuf_bytes(b, s, n);
+}
+
+static int set_err(struct hwprof_writer *w, int err)
+{
+	if (!w->err)
+		w->err = err;
+	return w->err;
+}
+
+static int out_write(struct hwprof_writer *w)
+{
+	size_t off = 0;
+
+	while (!w->err && off < w->out.len) {
+		ssize_t n = write(w->fd, w->out.p + off, w->out.len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			set_err(w, -errno);
+			break;
+		}
+		if (n == 0) {
+			set_err(w, -EIO);
+			break;
+		}
+		off += (size_t)n;
+		w->written += (uint64_t)n;
+	}
+	w->out.len = 0;
+	return w->err;
+}
+
+/* Frames TYPE with the body pieces A (LA bytes) and B (LB bytes) into the output buffer. */
+static int frame2(struct hwprof_writer *w, uint8_t type, const void *a, size_t la, const void *b,
+		  size_t lb)
+{
+	uint8_t head[SF_FRAME_HEAD], tail[SF_FRAME_TAIL];
+
+	if (w->err)
+		return w->err;
+	if (la + lb > UINT32_MAX)
+		return -EOVERFLOW;
+	head[0] = type;
+	sf_put_u32(head + 1, (uint32_t)(la + lb));
+	uint32_t crc = hwprof_crc32(0, head, sizeof(head));
+	crc = hwprof_crc32(crc, a, la);
+	crc = hwprof_crc32(crc, b, lb);
+	sf_put_u32(tail, crc);
+	wbuf_reserve(&w->out, sizeof(head) + la + lb + sizeof(tail));
+	if (w->out.oom)
+		return set_err(w, -ENOMEM);
+	wbuf_bytes(&w->out, head, sizeof(head));
+	wbuf_bytes(&w->out, a, la);
+	wbuf_bytes(&w->out, b, lb);
+	wbuf_bytes(&w->out, tail, sizeof(tail));
+	if (w->out.len >= OUT_FLUSH_BYTES)
+		return out_write(w);
+	return 0;
+}
+
+/* Frames the scratch body as a record of TYPE and empties it. */
+static int emit_body(struct hwprof_writer *w, uint8_t type)
+{
+	if (w->body.oom) {
+		w->body.oom = false;
+		w->body.len = 0;
+		return set_err(w, -ENOMEM);
+	}
+	int ret = frame2(w, type, w->body.p, w->body.len, NULL, 0);
+	w->body.len = 0;
+	return ret;
+}
+
+static int flush_block(struct hwprof_writer *w, struct tblock *t)
+{
+	uint8_t head[3 * VARINT_MAX];
+	size_t hl = 0;
+	int ret = 0;
+
+	if (t->n) {
+		hl += varint_put(head + hl, t->pid);
+		hl += varint_put(head + hl, t->tid);
+		hl += varint_put(head + hl, t->n);
+		ret = frame2(w, SF_SAMPLES, head, hl, t->data.p, t->data.len);
+	}
+	w->pending -= t->data.len;
+	t->n = 0;
+	t->data.len = 0;
+	t->ip = t->time = t->period = 0;
+	t->tdelta = 0;
+	t->cpu = 0;
+	t->event = 0;
+	t->active = false;
+	/* A thread that stopped sampling should not keep a large buffer. */
+	if (t->data.cap > 64 * 1024) {
+		free(t->data.p);
+		t->data = (struct wbuf){0};
+	}
+	return ret;
+}
+
+/* Writes every open block, oldest first. */
+static int flush_blocks(struct hwprof_writer *w)
+{
+	for (size_t i = 0; i < w->nactive; i++)
+		flush_block(w, w->active[i]);
+	w->nactive = 0;
+	return w->err;
+}
+
+static size_t slot_of(uint32_t pid, uint32_t tid, size_t nslots)
+{
+	uint64_t h = ((uint64_t)pid << 32 | tid) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 32) & (nslots - 1);
+}
+
+static int grow_slots(struct hwprof_writer *w)
+{
+	size_t n = w->nslots ? w->nslots * 2 : 64;
+	struct tblock **s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nslots; i++) {
+		struct tblock *t = w->slots[i];
+		if (!t)
+			continue;
+		size_t j = slot_of(t->pid, t->tid, n);
+		while (s[j])
+			j = (j + 1) & (n - 1);
+		s[j] = t;
+	}
+	free(w->slots);
+	w->slots = s;
+	w->nslots = n;
+	return 0;
+}
+
+static struct tblock *find_block(struct hwprof_writer *w, uint32_t pid, uint32_t tid)
+{
+	if ((w->nthreads + 1) * 2 > w->nslots && grow_slots(w))
+		return NULL;
+	size_t j = slot_of(pid, tid, w->nslots);
+	while (w->slots[j]) {
+		struct tblock *t = w->slots[j];
+		if (t->pid == pid && t->tid == tid)
+			return t;
+		j = (j + 1) & (w->nslots - 1);
+	}
+	struct tblock *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	w->slots[j] = t;
+	w->nthreads++;
+	return t;
+}
+
+static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s)
+{
+	if (s->event >= w->nevents)
+		return -EINVAL;
+	struct tblock *t = find_block(w, s->pid, s->tid);
+	if (!t)
+		return set_err(w, -ENOMEM);
+	if (!t->active) {
+		if (w->nactive == w->active_cap) {
+			size_t cap = w->active_cap ? w->active_cap * 2 : 64;
+			struct tblock **a = realloc(w->active, cap * sizeof(*a));
+			if (!a)
+				return set_err(w, -ENOMEM);
+			w->active = a;
+			w->active_cap = cap;
+		}
+		w->active[w->nactive++] = t;
+		t->active = true;
+	}
+
+	struct wbuf *b = &t->data;
+	wbuf_reserve(b, 1 + 4 * VARINT_MAX + 3);
+	if (b->oom) {
+		b->oom = false;
+		return set_err(w, -ENOMEM);
+	}
+	size_t before = b->len;
+	uint8_t *p = b->p + b->len, *flags = p++;
+	*flags = s->kernel ? SF_S_KERNEL : 0;
+	if (s->cpu != t->cpu) {
+		*flags |= SF_S_CPU;
+		p += varint_put(p, s->cpu);
+		t->cpu = s->cpu;
+	}
+	if (s->event != t->event) {
+		*flags |= SF_S_EVENT;
+		p += varint_put(p, s->event);
+		t->event = s->event;
+	}
+	if (s->period != t->period) {
+		*flags |= SF_S_PERIOD;
+		p += varint_put(p, zigzag_enc((int64_t)(s->period - t->period)));
+		t->period = s->period;
+	}
+	if (s->ip == t->ip && t->n)
+		*flags |= SF_S_IP_SAME;
+	else
+		p += varint_put(p, zigzag_enc((int64_t)(s->ip - t->ip)));
+	t->ip = s->ip;
+	int64_t td = (int64_t)(s->time - t->time);
+	p += varint_put(p, zigzag_enc((int64_t)((uint64_t)td - (uint64_t)t->tdelta)));
+	t->tdelta = td;
+	t->time = s->time;
+	b->len = (size_t)(p - b->p);
+	w->pending += b->len - before;
+	t->n++;
+
+	if (t->n >= SF_BLOCK_FLUSH_SAMPLES) {
+		/* Only this thread's block: the others stay open. Remove it from the list. */
+		for (size_t i = 0; i < w->nactive; i++) {
+			if (w->active[i] == t) {
+				memmove(&w->active[i], &w->active[i + 1],
+					(w->nactive - i - 1) * sizeof(*w->active));
+				w->nactive--;
+				break;
+			}
+		}
+		return flush_block(w, t);
+	}
+	if (w->pending >= PENDING_MAX)
+		return flush_blocks(w);
+	return 0;
+}
+
+static int write_header(struct hwprof_writer *w, const struct hwprof_file_header *h)
+{
+	uint8_t pre[SF_PREAMBLE_SIZE] = {0};
+	struct wbuf *b = &w->body;
+
+	memcpy(pre, SF_MAGIC, SF_MAGIC_LEN);
+	sf_put_u16(pre + SF_OFF_MAJOR, HWPROF_FILE_MAJOR);
+	sf_put_u16(pre + SF_OFF_MINOR, HWPROF_FILE_MINOR);
+	sf_put_u32(pre + SF_OFF_SIZE, SF_PREAMBLE_SIZE);
+	sf_put_u32(pre + SF_OFF_COMPAT, 0);
+	sf_put_u32(pre + SF_OFF_INCOMPAT, 0);
+	sf_put_u32(pre + SF_PREAMBLE_SIZE - 4, hwprof_crc32(0, pre, SF_PREAMBLE_SIZE - 4));
+	wbuf_bytes(&w->out, pre, sizeof(pre));
+
+	wbuf_strn(b, h->hostname, sizeof(h->hostname));
+	wbuf_strn(b, h->kernel, sizeof(h->kernel));
+	wbuf_strn(b, h->cpu_model, sizeof(h->cpu_model));
+	wbuf_varint(b, h->ncpus);
+	wbuf_varint(b, h->start_time_ns);
+	emit_body(w, SF_HOST);
+
+	wbuf_varint(b, h->argv ? h->argc : 0);
+	for (uint32_t i = 0; h->argv && i < h->argc; i++)
+		wbuf_str(b, h->argv[i]);
+	emit_body(w, SF_CMDLINE);
+
+	for (uint32_t i = 0; h->events && i < h->nevents; i++) {
+		const struct hwprof_file_event *e = &h->events[i];
+		uint8_t f = (e->sampling ? SF_EV_SAMPLING : 0) | (e->freq ? SF_EV_FREQ : 0) |
+			    (e->precise_max ? SF_EV_PRECISE_MAX : 0) |
+			    (e->exclude_user ? SF_EV_EXCL_USER : 0) |
+			    (e->exclude_kernel ? SF_EV_EXCL_KERNEL : 0) |
+			    (e->exclude_hv ? SF_EV_EXCL_HV : 0);
+		wbuf_strn(b, e->name, sizeof(e->name));
+		wbuf_varint(b, e->type);
+		wbuf_varint(b, e->config);
+		wbuf_varint(b, e->config1);
+		wbuf_varint(b, e->config2);
+		wbuf_u8(b, f);
+		wbuf_varint(b, e->period_or_freq);
+		wbuf_u8(b, e->precise_requested);
+		wbuf_u8(b, e->precise_obtained);
+		emit_body(w, SF_EVENT);
+	}
+	w->nevents = h->events ? h->nevents : 0;
+
+	wbuf_varint(b, w->nevents);
+	emit_body(w, SF_HEADER_END);
+	return out_write(w);
+}
+
+static void writer_free(struct hwprof_writer *w)
+{
+	for (size_t i = 0; i < w->nslots; i++) {
+		if (w->slots[i]) {
+			free(w->slots[i]->data.p);
+			free(w->slots[i]);
+		}
+	}
+	free(w->slots);
+	free(w->active);
+	free(w->out.p);
+	free(w->body.p);
+	free(w);
+}
+
+int hwprof_writer_open(struct hwprof_writer **out, const char *path,
+		       const struct hwprof_file_header *header)
+{
+	struct hwprof_writer *w;
+	int ret;
+
+	*out = NULL;
+	if (!path || !header)
+		return -EINVAL;
+	if (header->events && header->nevents > UINT16_MAX + 1u)
+		return -EINVAL; /* a sample's event index is a u16 */
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = write_header(w, header);
+	if (ret)
+		goto fail;
+	*out = w;
+	return 0;
+fail:
+	if (w->fd >= 0)
+		close(w->fd);
+	writer_free(w);
+	return ret;
+}
+
+int hwprof_writer_add(struct hwprof_writer *w, const struct hwprof_record *rec)
+{
+	struct wbuf *b = &w->body;
+	uint8_t type;
+
+	if (w->err)
+		return w->err;
+	if (rec->type == HWPROF_REC_SAMPLE)
+		return add_sample(w, &rec->sample);
+	if (flush_blocks(w))
+		return w->err;
+
+	switch (rec->type) {
+	case HWPROF_REC_MMAP: {
+		const struct hwprof_rec_mmap *m = &rec->mmap;
+		if (m->build_id_size > sizeof(m->build_id))
+			return -EINVAL;
+		wbuf_varint(b, m->pid);
+		wbuf_varint(b, m->tid);
+		wbuf_varint(b, m->time);
+		wbuf_varint(b, m->start);
+		wbuf_varint(b, m->len);
+		wbuf_varint(b, m->pgoff);
+		wbuf_varint(b, m->prot);
+		wbuf_varint(b, m->flags);
+		wbuf_u8(b, m->build_id_size);
+		wbuf_bytes(b, m->build_id, m->build_id_size);
+		wbuf_str(b, m->filename);
+		type = SF_MMAP;
+		break;
+	}
+	case HWPROF_REC_COMM:
+		wbuf_varint(b, rec->comm.pid);
+		wbuf_varint(b, rec->comm.tid);
+		wbuf_varint(b, rec->comm.time);
+		wbuf_u8(b, rec->comm.exec ? 1 : 0);
+		wbuf_str(b, rec->comm.comm);
+		type = SF_COMM;
+		break;
+	case HWPROF_REC_FORK:
+	case HWPROF_REC_EXIT:
+		wbuf_varint(b, rec->task.pid);
+		wbuf_varint(b, rec->task.ppid);
+		wbuf_varint(b, rec->task.tid);
+		wbuf_varint(b, rec->task.ptid);
+		wbuf_varint(b, rec->task.time);
+		type = rec->type == HWPROF_REC_FORK ? SF_FORK : SF_EXIT;
+		break;
+	case HWPROF_REC_LOST:
+	case HWPROF_REC_THROTTLE:
+	case HWPROF_REC_UNTHROTTLE:
+		wbuf_varint(b, rec->lost.time);
+		wbuf_varint(b, rec->lost.lost);
+		wbuf_varint(b, rec->lost.cpu);
+		type = rec->type == HWPROF_REC_LOST	  ? SF_LOST
+		       : rec->type == HWPROF_REC_THROTTLE ? SF_THROTTLE
+							  : SF_UNTHROTTLE;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return emit_body(w, type);
+}
+
+int hwprof_writer_flush(struct hwprof_writer *w)
+{
+	if (flush_blocks(w))
+		return w->err;
+	return out_write(w);
+}
+
+static void write_trailer(struct hwprof_writer *w, const struct hwprof_file_trailer *t)
+{
+	struct wbuf *b = &w->body;
+
+	for (uint32_t i = 0; t->counts && i < t->ncounts; i++) {
+		const struct hwprof_file_count *c = &t->counts[i];
+		wbuf_strn(b, c->event, sizeof(c->event));
+		wbuf_u8(b, c->counted ? 1 : 0);
+		wbuf_varint(b, c->value);
+		wbuf_varint(b, c->enabled_ns);
+		wbuf_varint(b, c->running_ns);
+		wbuf_varint(b, sf_double_bits(c->scale));
+		wbuf_strn(b, c->unit, sizeof(c->unit));
+		emit_body(w, SF_COUNT);
+	}
+	wbuf_varint(b, t->samples);
+	wbuf_varint(b, t->lost);
+	wbuf_varint(b, t->throttles);
+	wbuf_varint(b, t->duration_ns);
+	wbuf_varint(b, zigzag_enc(t->exit_status));
+	wbuf_varint(b, t->counts ? t->ncounts : 0);
+	wbuf_strn(b, t->note, sizeof(t->note));
+	emit_body(w, SF_SUMMARY);
+}
+
+int hwprof_writer_close(struct hwprof_writer *w, const struct hwprof_file_trailer *trailer)
+{
+	int ret;
+
+	if (!w)
+		return 0;
+	flush_blocks(w);
+	if (trailer && !w->err)
+		write_trailer(w, trailer);
+	out_write(w);
+	if (close(w->fd) < 0)
+		set_err(w, -errno);
+	ret = w->err;
+	writer_free(w);
+	return ret;
+}
+
+uint64_t hwprof_writer_bytes(const struct hwprof_writer *w)
+{
+	return w->written + w->out.len + w->pending;
+}

@@ -1,2 +1,155 @@
-/* launch.c - stub */
-typedef int hwprof_pedantic_unused;
+/* launch.c - fork, wait for the go byte, execvp; exec errors reported through a pipe. */
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int check_path(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return errno;
+	if (S_ISDIR(st.st_mode))
+		return EACCES;
+	return access(path, X_OK) < 0 ? errno : 0;
+}
+
+int launch_check(const char *file)
+{
+	const char *path, *p;
+	char buf[PATH_MAX];
+	int err = ENOENT;
+
+	if (!*file)
+		return ENOENT;
+	if (strchr(file, '/'))
+		return check_path(file);
+	path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		int len = (int)(end - p), e;
+
+		/* An empty PATH element means the current directory, as in execvp(3). */
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", len, p, len ? "/" : "", file) <
+		    (int)sizeof(buf)) {
+			e = check_path(buf);
+			if (!e)
+				return 0;
+			/* A file found but not executable explains more than "not found". */
+			if (e != ENOENT && e != ENOTDIR)
+				err = e;
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	return err;
+}
+
+static _Noreturn void child(int go_rd, int err_wr, char *const argv[])
+{
+	sigset_t none;
+	char c = 0;
+	int e;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
+		;
+	close(go_rd);
+	/* EOF instead of the go byte: the parent gave up (launch_abort). */
+	if (c != 'g')
+		_exit(127);
+	execvp(argv[0], argv);
+	e = errno;
+	while (write(err_wr, &e, sizeof(e)) < 0 && errno == EINTR)
+		;
+	_exit(127);
+}
+
+int launch_prepare(struct launch *l, char *const argv[])
+{
+	int go[2], err[2];
+	pid_t pid;
+
+	l->pid = -1;
+	l->go_fd = l->err_fd = -1;
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		return -e;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		child(go[0], err[1], argv);
+	}
+	close(go[0]);
+	close(err[1]);
+	if (pid < 0) {
+		int e = errno;
+		close(go[1]);
+		close(err[0]);
+		return -e;
+	}
+	l->pid = pid;
+	l->go_fd = go[1];
+	l->err_fd = err[0];
+	return 0;
+}
+
+int launch_go(struct launch *l)
+{
+	ssize_t n;
+	int e = 0;
+
+	do
+		n = write(l->go_fd, "g", 1);
+	while (n < 0 && errno == EINTR);
+	close(l->go_fd);
+	l->go_fd = -1;
+	if (n != 1) {
+		e = -errno;
+		goto out;
+	}
+	do
+		n = read(l->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		e = 0;
+	else if (n != (ssize_t)sizeof(e))
+		e = n < 0 ? -errno : -EPROTO;
+out:
+	close(l->err_fd);
+	l->err_fd = -1;
+	return e;
+}
+
+void launch_abort(struct launch *l)
+{
+	if (l->go_fd >= 0)
+		close(l->go_fd);
+	if (l->err_fd >= 0)
+		close(l->err_fd);
+	l->go_fd = l->err_fd = -1;
+	if (l->pid > 0) {
+		while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		l->pid = -1;
+	}
+}

@@ -1,9 +1,449 @@
-/* list.c - stub */
+/* list.c - `hwprof list`: the events this host can count, found by opening each one. */
 #include "builtin.h"
 #include "cli.h"
+#include "pmu.h"
+
+#include "hwprof/event.h"
+#include "hwprof/sampfile.h"
+#include "hwprof/sys.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum list_what {
+	LIST_HW = 1 << 0,
+	LIST_CACHE = 1 << 1,
+	LIST_SW = 1 << 2,
+	LIST_PMU = 1 << 3,
+	LIST_ALL = LIST_HW | LIST_CACHE | LIST_SW | LIST_PMU,
+};
+
+struct list_options {
+	unsigned what;
+	bool json;
+};
+
+static const char usage_text[] =
+    "usage: hwprof list [hw|cache|sw|pmu] [--json]\n"
+    "\n"
+    "The events this host can count, each tried with perf_event_open(2): available,\n"
+    "not supported, or no permission. Also the sysfs PMUs with their events and\n"
+    "encodings, the highest precise_ip the core PMU accepts, perf_event_paranoid and\n"
+    "the CPU model.\n"
+    "\n"
+    "  hw | cache | sw | pmu  only generic hardware, hardware cache, software events,\n"
+    "                         or sysfs PMUs (default: all)\n"
+    "      --json             one JSON object instead of text\n"
+    "  -h, --help             this text\n"
+    "\n"
+    "The sysfs root is /sys, or $HWPROF_SYSFS_ROOT. Event spelling: docs/events.md.\n";
+
+/* What opening an event told us. */
+struct probe {
+	int err;	   /* 0 when it opened, else the positive errno */
+	const char *state; /* "available", "not supported", "no permission", or "error" */
+	const char *mode;  /* how it opened: "task", "task:ukh" or "cpu-wide"; "" if not */
+};
+
+static struct probe classify(int r, const char *mode)
+{
+	struct probe p = {.err = r < 0 ? -r : 0, .mode = r < 0 ? "" : mode};
+	switch (p.err) {
+	case 0:
+		p.state = "available";
+		break;
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+	case EINVAL:
+		p.state = "not supported";
+		break;
+	case EACCES:
+	case EPERM:
+		p.state = "no permission";
+		break;
+	default:
+		p.state = "error";
+		break;
+	}
+	return p;
+}
+
+static int try_open(const struct hwprof_event *ev, bool all_levels, pid_t pid, int cpu)
+{
+	struct perf_event_attr attr;
+	hwprof_event_to_attr(ev, &attr);
+	attr.disabled = 1;
+	if (all_levels)
+		attr.exclude_user = attr.exclude_kernel = attr.exclude_hv = 0;
+	int fd = hwprof_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC, NULL);
+	if (fd >= 0)
+		hwprof_sys()->close(fd);
+	return fd < 0 ? fd : 0;
+}
+
+/* Opens EV counting, disabled, for this process as `hwprof stat` would. A non-core PMU that
+ * refuses that may not tell user from kernel (msr): tried again counting every level, then
+ * CPU-wide on the first CPU of its cpumask (uncore), as `hwprof stat -a` opens it. */
+static struct probe probe_event(const struct hwprof_event *ev)
+{
+	int r = try_open(ev, false, 0, -1);
+	if (r == 0 || !(r == -EINVAL || r == -EOPNOTSUPP) || ev->kind != HWPROF_EV_PMU ||
+	    pmu_is_core(ev->pmu))
+		return classify(r, "task");
+	if (try_open(ev, true, 0, -1) == 0)
+		return classify(0, "task:ukh");
+	char buf[64];
+	int cpu = 0;
+	if (pmu_read(ev->pmu, "cpumask", buf, sizeof(buf)) == 0)
+		cpu = atoi(buf);
+	int r2 = try_open(ev, true, -1, cpu);
+	return r2 == 0 || r2 == -EACCES || r2 == -EPERM ? classify(r2, "cpu-wide")
+							: classify(r, "");
+}
+
+static struct probe probe_spec(const char *spec, struct hwprof_event *out)
+{
+	struct hwprof_event_list l;
+	char err[256];
+	int r = hwprof_events_parse(spec, &l, err, sizeof(err));
+	if (r < 0 || l.n != 1) {
+		hwprof_events_free(&l);
+		return (struct probe){.err = r < 0 ? -r : EINVAL, .state = "error"};
+	}
+	*out = l.ev[0];
+	hwprof_events_free(&l);
+	return probe_event(out);
+}
+
+/* The highest precise_ip the core PMU accepts for sampling cycles: -1 without a PMU. */
+static int probe_max_precise(void)
+{
+	if (!hwprof_host_has_pmu())
+		return -1;
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.sample_period = 1000003;
+	attr.sample_type = PERF_SAMPLE_IP;
+	attr.disabled = 1;
+	attr.exclude_kernel = attr.exclude_hv = 1;
+	attr.precise_ip = 3;
+	int level = -1;
+	int fd = hwprof_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, &level);
+	if (fd < 0)
+		return -1;
+	hwprof_sys()->close(fd);
+	return level;
+}
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static const char *kind_name(enum hwprof_event_kind k)
+{
+	switch (k) {
+	case HWPROF_EV_HARDWARE:
+		return "hardware";
+	case HWPROF_EV_CACHE:
+		return "cache";
+	case HWPROF_EV_SOFTWARE:
+		return "software";
+	case HWPROF_EV_RAW:
+		return "raw";
+	case HWPROF_EV_PMU:
+		return "pmu";
+	}
+	return "?";
+}
+
+static const char *state_text(const struct probe *p, char *buf, size_t len)
+{
+	if (!strcmp(p->state, "error"))
+		snprintf(buf, len, "error: %s", strerror(p->err));
+	else
+		snprintf(buf, len, "%s", p->state);
+	return buf;
+}
+
+static void print_host(const struct list_options *o, const struct hwprof_file_header *h,
+		       int paranoid, int max_precise)
+{
+	bool root = geteuid() == 0;
+	if (o->json) {
+		printf("{\"cpu\":");
+		json_str(h->cpu_model);
+		printf(",\"kernel\":");
+		json_str(h->kernel);
+		printf(",\"ncpus\":%u,\"paranoid\":{\"level\":", h->ncpus);
+		if (paranoid == INT_MIN)
+			printf("null");
+		else
+			printf("%d", paranoid);
+		printf(",\"allows\":");
+		json_str(hwprof_paranoid_allows(paranoid));
+		printf(",\"root\":%s},\"hardware_pmu\":%s,\"max_precise\":",
+		       root ? "true" : "false", max_precise >= 0 ? "true" : "false");
+		if (max_precise >= 0)
+			printf("%d", max_precise);
+		else
+			printf("null");
+		printf(",\"sysfs_root\":");
+		json_str(hwprof_sysfs_root());
+		return;
+	}
+	printf("CPU:                  %s (%u CPUs), Linux %s\n", h->cpu_model, h->ncpus, h->kernel);
+	if (paranoid == INT_MIN)
+		printf("perf_event_paranoid:  unknown (cannot read it)\n");
+	else
+		printf("perf_event_paranoid:  %d: allows %s%s\n", paranoid,
+		       hwprof_paranoid_allows(paranoid),
+		       root ? " (you are root: not limited by it)" : "");
+	if (max_precise >= 0)
+		printf("highest precise_ip:   %d (cycles accepted it)\n", max_precise);
+	else
+		printf(
+		    "highest precise_ip:   no hardware PMU (cycles does not open; software events "
+		    "only)\n");
+}
+
+static void print_named(const struct list_options *o, bool *first)
+{
+	char name[128], st[128];
+	enum hwprof_event_kind kind, last = (enum hwprof_event_kind) - 1;
+	for (size_t i = 0; hwprof_event_name_at(i, name, sizeof(name), &kind) == 0; i++) {
+		unsigned bit = kind == HWPROF_EV_HARDWARE ? LIST_HW
+			       : kind == HWPROF_EV_CACHE  ? LIST_CACHE
+							  : LIST_SW;
+		if (!(o->what & bit))
+			continue;
+		struct hwprof_event ev;
+		struct probe p = probe_spec(name, &ev);
+		if (o->json) {
+			printf("%s{\"name\":", *first ? "" : ",");
+			*first = false;
+			json_str(name);
+			printf(
+			    ",\"kind\":\"%s\",\"type\":%u,\"config\":\"0x%llx\",\"availability\":",
+			    kind_name(kind), ev.type, (unsigned long long)ev.config);
+			json_str(p.state);
+			printf(",\"errno\":%d}", p.err);
+			continue;
+		}
+		if (kind != last) {
+			printf("\n%s events:\n", kind == HWPROF_EV_HARDWARE ? "Generic hardware"
+						 : kind == HWPROF_EV_CACHE  ? "Hardware cache"
+									    : "Software");
+			last = kind;
+		}
+		printf("  %-32s %-14s type %u config 0x%llx\n", name,
+		       state_text(&p, st, sizeof(st)), ev.type, (unsigned long long)ev.config);
+	}
+}
+
+/* One PMU: its type, format fields and events with their encodings. */
+static void print_pmu(const struct list_options *o, const char *pmu, bool first)
+{
+	uint32_t type = 0;
+	bool has_type = pmu_type(pmu, &type) == 0;
+	char **fields = NULL, **events = NULL;
+	size_t nfields = 0, nevents = 0;
+	pmu_names(pmu, "format", &fields, &nfields);
+	pmu_names(pmu, "events", &events, &nevents);
+	int maxp = pmu_max_precise(pmu);
+	char cpus[256];
+	bool has_cpus = pmu_cpus(pmu, cpus, sizeof(cpus)) == 0;
+
+	if (o->json) {
+		printf("%s{\"name\":", first ? "" : ",");
+		json_str(pmu);
+		printf(",\"type\":");
+		if (has_type)
+			printf("%u", type);
+		else
+			printf("null");
+		printf(",\"core\":%s,\"cpus\":", pmu_is_core(pmu) ? "true" : "false");
+		if (has_cpus)
+			json_str(cpus);
+		else
+			printf("null");
+		printf(",\"max_precise\":");
+		if (maxp >= 0)
+			printf("%d", maxp);
+		else
+			printf("null");
+		printf(",\"formats\":[");
+	} else {
+		printf("  %s", pmu);
+		if (has_type)
+			printf(" (type %u%s)", type, pmu_is_core(pmu) ? ", core" : "");
+		if (has_cpus)
+			printf(", CPUs %s", cpus);
+		if (maxp >= 0)
+			printf(", caps/max_precise %d", maxp);
+		putchar('\n');
+		if (nfields)
+			printf("    fields:");
+	}
+	for (size_t i = 0; i < nfields; i++) {
+		struct pmu_format f;
+		char d[128] = "?";
+		if (pmu_format_read(pmu, fields[i], &f) == 0)
+			pmu_format_describe(&f, d, sizeof(d));
+		if (o->json) {
+			printf("%s{\"name\":", i ? "," : "");
+			json_str(fields[i]);
+			printf(",\"bits\":");
+			json_str(d);
+			putchar('}');
+		} else {
+			printf(" %s=%s", fields[i], d);
+		}
+	}
+	if (o->json)
+		printf("],\"events\":[");
+	else if (nfields)
+		putchar('\n');
+	for (size_t i = 0; i < nevents; i++) {
+		char spec[256], rel[300], enc[256] = "", st[128];
+		snprintf(spec, sizeof(spec), "%s/%s/", pmu, events[i]);
+		snprintf(rel, sizeof(rel), "events/%s", events[i]);
+		pmu_read(pmu, rel, enc, sizeof(enc));
+		struct hwprof_event ev = {.scale = 1.0};
+		struct probe p = probe_spec(spec, &ev);
+		if (o->json) {
+			printf("%s{\"name\":", i ? "," : "");
+			json_str(spec);
+			printf(",\"encoding\":");
+			json_str(enc);
+			printf(",\"config\":\"0x%llx\",\"config1\":\"0x%llx\",\"scale\":%.17g,"
+			       "\"unit\":",
+			       (unsigned long long)ev.config, (unsigned long long)ev.config1,
+			       ev.scale);
+			json_str(ev.unit);
+			printf(",\"availability\":");
+			json_str(p.state);
+			printf(",\"mode\":");
+			json_str(p.mode);
+			printf(",\"errno\":%d}", p.err);
+		} else {
+			if (!strcmp(p.mode, "task:ukh"))
+				snprintf(st, sizeof(st), "available with :ukh");
+			else if (!strcmp(p.mode, "cpu-wide"))
+				snprintf(st, sizeof(st), "%s CPU-wide (-a)", p.state);
+			else
+				state_text(&p, st, sizeof(st));
+			printf("    %-38s %-22s %s", spec, st, enc);
+			if (ev.scale != 1.0 || ev.unit[0])
+				printf(" (scale %g %s)", ev.scale, ev.unit);
+			putchar('\n');
+		}
+	}
+	if (o->json)
+		printf("]}");
+	pmu_names_free(fields, nfields);
+	pmu_names_free(events, nevents);
+}
+
+static int print_pmus(const struct list_options *o)
+{
+	char **pmus;
+	size_t n;
+	int r = pmu_list(&pmus, &n);
+	if (r < 0)
+		return error("%s/bus/event_source/devices: %s (set HWPROF_SYSFS_ROOT to a sysfs "
+			     "tree)",
+			     hwprof_sysfs_root(), strerror(-r));
+	if (!o->json)
+		printf("\nsysfs PMUs (%s/bus/event_source/devices), spelled pmu/event=..,umask=../ "
+		       "or pmu/alias/:\n",
+		       hwprof_sysfs_root());
+	if (!o->json && n == 0)
+		printf("  none\n");
+	for (size_t i = 0; i < n; i++)
+		print_pmu(o, pmus[i], i == 0);
+	pmu_names_free(pmus, n);
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("not implemented yet"), EXIT_FATAL;
+	struct list_options o = {.what = LIST_ALL, .json = false};
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o.json = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			die_usage("unknown option");
+		}
+	}
+	if (optind < argc) {
+		static const struct {
+			const char *word;
+			unsigned what;
+		} words[] = {
+		    {"hw", LIST_HW}, {"cache", LIST_CACHE}, {"sw", LIST_SW}, {"pmu", LIST_PMU}};
+		o.what = 0;
+		for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+			if (!strcmp(argv[optind], words[i].word))
+				o.what = words[i].what;
+		if (!o.what)
+			die_usage("'%s': not a kind of event (hw, cache, sw or pmu)", argv[optind]);
+		if (optind + 1 < argc)
+			die_usage("'%s': one kind of event at a time", argv[optind + 1]);
+	}
+
+	struct hwprof_file_header h;
+	memset(&h, 0, sizeof(h));
+	if (hwprof_header_init(&h) < 0)
+		snprintf(h.cpu_model, sizeof(h.cpu_model), "unknown");
+	print_host(&o, &h, hwprof_paranoid(), probe_max_precise());
+	hwprof_header_release(&h);
+
+	bool first = true;
+	if (o.json)
+		printf(",\"events\":[");
+	print_named(&o, &first);
+	int r = 0;
+	if (o.json)
+		printf("],\"pmus\":[");
+	if (o.what & LIST_PMU)
+		r = print_pmus(&o);
+	if (o.json)
+		printf("]}\n");
+	if (fflush(stdout) != 0)
+		return error("writing the list: %s", strerror(errno)), EXIT_FATAL;
+	return r < 0 ? EXIT_FATAL : EXIT_OK;
 }

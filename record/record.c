@@ -1,9 +1,849 @@
-/* record.c - stub */
+/* record.c - `hwprof record`: sample a command into a sample file.
+ *
+ * Order of work, so that bad input fails before the target runs:
+ *   options -> events parsed -> command found -> output file creatable -> target forked
+ *   (waiting) -> sampling events opened per CPU on its pid, counting group beside them ->
+ *   writer opened with the header -> target released (enable_on_exec starts the events at
+ *   its exec) -> rings drained until it exits or a signal stops us -> trailer.
+ */
 #include "builtin.h"
 #include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "buildid.h"
+#include "decode.h"
+#include "hwprof/event.h"
+#include "hwprof/hwprof.h"
+#include "hwprof/sampfile.h"
+#include "launch.h"
+#include "merge.h"
+#include "sampler.h"
+
+struct record_options {
+	const char *event;  /* -e; NULL: the best miss event the host has, else cpu-clock */
+	long long period;   /* -c, events per sample; 0: frequency mode */
+	long long freq;	    /* -F, Hz */
+	long long pages;    /* -m, data pages per CPU ring */
+	const char *output; /* -o */
+	const char *count;  /* --count; NULL: the default set of `hwprof stat` */
+	bool no_count;	    /* --no-count */
+	long long pid;	    /* -p: attach to this running process instead of a command */
+};
+
+static const char usage_text[] =
+    "usage: hwprof record [-e EVENT] [-c PERIOD | -F HZ] [-m PAGES] [-o FILE]\n"
+    "                     [--count EVENTS | --no-count] [--] CMD [ARGS...]\n"
+    "       hwprof record [OPTIONS] -p PID\n"
+    "\n"
+    "Runs CMD and samples it (threads and children included) into a sample file.\n"
+    "\n"
+    "  -e, --event EVENT    sampling event(s), perf spelling (default: LLC-load-misses:P,\n"
+    "                       else cache-misses:P, else cpu-clock on hosts without a PMU)\n"
+    "  -c, --period PERIOD  one sample every PERIOD events\n"
+    "  -F, --freq HZ        about HZ samples per second (default 4000; the period varies)\n"
+    "  -m, --mmap-pages N   ring buffer data pages per CPU, a power of two (default 256)\n"
+    "  -o, --output FILE    sample file (default hwprof.data; an existing one becomes\n"
+    "                       FILE.old)\n"
+    "      --count EVENTS   counting group recorded beside the samples (default as\n"
+    "                       'hwprof stat')\n"
+    "      --no-count       no counting group\n"
+    "  -p, --pid PID        sample a running process (its threads, and the threads and\n"
+    "                       children it creates) until it ends or ^C\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Exit status: the command's own (128+N when it was killed by signal N; 127 when it\n"
+    "could not be executed; 0 with -p); 2 when recording failed, 64 for a usage error.\n";
+
+/* The counting set of `hwprof stat` (issue 4): hardware events where the host has a PMU. */
+#define COUNT_DEFAULT_PMU "instructions,cycles,cache-references,cache-misses,branches,branch-misses"
+#define COUNT_DEFAULT_SW  "task-clock,context-switches,cpu-migrations,page-faults"
+
+/* Set by the signal handlers; read after ppoll() returns (the signals are blocked otherwise). */
+static volatile sig_atomic_t got_stop, got_child;
+
+static void on_stop(int sig)
+{
+	got_stop = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	got_child = 1;
+}
+
+/* Everything one recording owns; freed by record_cleanup(). */
+struct recording {
+	struct record_options opt;
+	char **argv; /* the command */
+	struct hwprof_event_list events;
+	struct hwprof_event_list counts;
+	struct sampler sampler;
+	struct hwprof_group *group;
+	struct hwprof_file_header header;
+	struct hwprof_writer *writer;
+	struct launch target;
+	pid_t *pids; /* what the events are opened on: the target, or -p's threads */
+	size_t npids;
+	int pidfd; /* -p: readable when the process ends; else -1 */
+	struct merge merge;
+	bool owned_argv;  /* ARGV was read from /proc (-p) and is ours to free */
+	bool created;	  /* the output file is ours to remove on failure */
+	bool renamed_old; /* FILE was renamed to FILE.old */
+	/* tallies */
+	uint64_t samples, lost, throttles, bad;
+	int write_err; /* first -errno of the writer */
+	struct {
+		char path[4096];
+		uint8_t id[20];
+		int size;
+	} bid_cache[32];
+	unsigned bid_next;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void parse_options(struct record_options *o, int argc, char **argv)
+{
+	enum { OPT_COUNT = 256, OPT_NO_COUNT };
+	static const struct option longopts[] = {
+	    {"event", required_argument, NULL, 'e'},
+	    {"period", required_argument, NULL, 'c'},
+	    {"count-period", required_argument, NULL, 'c'},
+	    {"freq", required_argument, NULL, 'F'},
+	    {"mmap-pages", required_argument, NULL, 'm'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"count", required_argument, NULL, OPT_COUNT},
+	    {"no-count", no_argument, NULL, OPT_NO_COUNT},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	/* '+': stop at the command, so its own options are not ours. */
+	while ((c = getopt_long(argc, argv, "+e:c:F:m:o:p:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			o->event = optarg;
+			break;
+		case 'c':
+			o->period = cli_parse_num("-c", optarg, 1, INT64_MAX);
+			break;
+		case 'F':
+			o->freq = cli_parse_num("-F", optarg, 1, 10000000);
+			break;
+		case 'm':
+			o->pages = cli_parse_num("-m", optarg, 1, 1 << 20);
+			if (o->pages & (o->pages - 1))
+				die_usage(
+				    "-m %s: not a power of two (try -m %lld)", optarg,
+				    1ll << (63 - __builtin_clzll((unsigned long long)o->pages)));
+			break;
+		case 'o':
+			if (!*optarg)
+				die_usage("-o '': empty file name");
+			o->output = optarg;
+			break;
+		case OPT_COUNT:
+			o->count = optarg;
+			break;
+		case OPT_NO_COUNT:
+			o->no_count = true;
+			break;
+		case 'p':
+			o->pid = cli_parse_num("-p", optarg, 1, INT32_MAX);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(EXIT_OK);
+		default:
+			die_usage("unknown option");
+		}
+	}
+	if (o->period && o->freq)
+		die_usage("-c %lld and -F %lld exclude each other: sample by period or by "
+			  "frequency",
+			  o->period, o->freq);
+	if (o->count && o->no_count)
+		die_usage("--count and --no-count exclude each other");
+}
+
+/* -F above kernel.perf_event_max_sample_rate is refused by the kernel with a bare EINVAL. */
+static void check_freq(long long freq)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	long long max = 0;
+
+	if (f) {
+		if (fscanf(f, "%lld", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max > 0 && freq > max)
+		die_usage(
+		    "-F %lld: above the kernel's limit of %lld Hz (lower -F, use -c, or raise "
+		    "kernel.perf_event_max_sample_rate)",
+		    freq, max);
+}
+
+static const char *exec_advice(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return "check the path, or the name in $PATH";
+	case EACCES:
+		return "is it an executable file? try chmod +x";
+	case ENOEXEC:
+		return "not a program this machine can run";
+	default:
+		return "check the command";
+	}
+}
+
+/* Moves an existing FILE to FILE.old (as perf does) and creates FILE, so that an unwritable
+ * path is reported before the target runs. */
+static int prepare_output(struct recording *r)
+{
+	const char *path = r->opt.output;
+	struct stat st;
+	char old[4200];
+	int fd;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		snprintf(old, sizeof(old), "%s.old", path);
+		if (rename(path, old) < 0)
+			return error("%s: cannot rename to %s: %s (choose another file with -o)",
+				     path, old, strerror(errno));
+		r->renamed_old = true;
+	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		return error("%s: is a directory (name a file with -o)", path);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+		if (r->renamed_old) {
+			rename(old, path);
+			r->renamed_old = false;
+		}
+		return error("%s: %s (choose a writable path with -o)", path, strerror(e));
+	}
+	close(fd);
+	r->created = true;
+	return 0;
+}
+
+/* Parses SPEC into LIST, or exits with a usage error naming it. */
+static void parse_events(const char *spec, struct hwprof_event_list *list)
+{
+	char err[256] = "";
+	int ret = hwprof_events_parse(spec, list, err, sizeof(err));
+
+	if (ret < 0)
+		die_usage("%s", *err ? err : strerror(-ret));
+}
+
+/* Opens the sampling events: the user's, or the first default that the host opens. */
+static int open_sampling(struct recording *r, const struct sampler_config *cfg)
+{
+	static const char *const defaults[] = {"LLC-load-misses:P", "cache-misses:P"};
+	char err[512] = "";
+	int ret;
+
+	if (r->opt.event) {
+		ret =
+		    sampler_open(&r->sampler, &r->events, cfg, r->pids, r->npids, err, sizeof(err));
+		return ret < 0 ? error("%s", err) : 0;
+	}
+	if (hwprof_host_has_pmu()) {
+		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+			parse_events(defaults[i], &r->events);
+			if (!sampler_open(&r->sampler, &r->events, cfg, r->pids, r->npids, err,
+					  sizeof(err)))
+				return 0;
+			hwprof_events_free(&r->events);
+		}
+		note("no miss event opens on this host (%s); sampling cpu-clock", err);
+	} else {
+		note("the host exposes no hardware PMU (virtualized?): sampling cpu-clock instead "
+		     "of LLC-load-misses");
+	}
+	parse_events("cpu-clock", &r->events);
+	ret = sampler_open(&r->sampler, &r->events, cfg, r->pids, r->npids, err, sizeof(err));
+	return ret < 0 ? error("%s", err) : 0;
+}
+
+static void report_precision(const struct recording *r)
+{
+	for (size_t i = 0; i < r->sampler.nevents; i++) {
+		const struct hwprof_file_event *f = &r->sampler.fev[i];
+		const struct hwprof_event *ev = &r->events.ev[i];
+
+		if (f->precise_obtained < f->precise_requested)
+			note("%s: precise_ip %u refused, sampling with precise_ip %u", f->name,
+			     f->precise_requested, f->precise_obtained);
+		if (hwprof_event_is_hw(ev) && f->precise_obtained == 0)
+			warning("%s samples with precise_ip 0: expect skid (the sampled IP lands "
+				"some instructions after the one that caused the event; try "
+				"%s:P)",
+				f->name, ev->name);
+	}
+}
+
+/* Opens the counting group beside the samples. The default set is best effort; a set the
+ * user asked for must open. */
+static int open_counting(struct recording *r)
+{
+	const char *spec = r->opt.count;
+	int ret;
+
+	if (r->opt.no_count)
+		return 0;
+	if (!spec)
+		spec = hwprof_host_has_pmu() ? COUNT_DEFAULT_PMU : COUNT_DEFAULT_SW;
+	if (!r->opt.count)
+		parse_events(spec, &r->counts);
+	/* With -p only the main thread and what it creates later are counted: a group per
+	 * existing thread would not sum in one read. */
+	ret = hwprof_group_open_list(&r->group, &r->counts, r->pids[0], -1,
+				     HWPROF_GROUP_INHERIT |
+					 (r->pidfd < 0 ? HWPROF_GROUP_ENABLE_ON_EXEC : 0));
+	if (ret < 0) {
+		const char *why = hwprof_strerror_last();
+		r->group = NULL;
+		if (r->opt.count)
+			return error("--count %s: %s", spec, *why ? why : strerror(-ret));
+		warning("counting group %s not opened: %s (recording samples only)", spec,
+			*why ? why : strerror(-ret));
+	}
+	return 0;
+}
+
+static int fill_header(struct recording *r)
+{
+	size_t nc = r->group ? r->counts.n : 0;
+	int argc = 0, ret;
+
+	ret = hwprof_header_init(&r->header);
+	if (ret < 0)
+		return error("host facts for the file header: %s", strerror(-ret));
+	while (r->argv[argc])
+		argc++;
+	r->header.argc = (uint32_t)argc;
+	r->header.argv = xcalloc((size_t)argc + 1, sizeof(char *));
+	for (int i = 0; i < argc; i++)
+		r->header.argv[i] = xstrdup(r->argv[i]);
+	r->header.nevents = (uint32_t)(r->sampler.nevents + nc);
+	r->header.events = xcalloc(r->header.nevents, sizeof(*r->header.events));
+	memcpy(r->header.events, r->sampler.fev, r->sampler.nevents * sizeof(*r->sampler.fev));
+	for (size_t i = 0; i < nc; i++) {
+		const struct hwprof_event *ev = hwprof_group_event(r->group, i);
+		struct hwprof_file_event *f = &r->header.events[r->sampler.nevents + i];
+
+		snprintf(f->name, sizeof(f->name), "%s", ev->spec);
+		f->type = ev->type;
+		f->config = ev->config;
+		f->config1 = ev->config1;
+		f->config2 = ev->config2;
+		f->exclude_user = ev->exclude_user;
+		f->exclude_kernel = ev->exclude_kernel;
+		f->exclude_hv = ev->exclude_hv;
+	}
+	return 0;
+}
+
+/* The kernel leaves the build-id out of MMAP2 when it could not read it without faulting. */
+static void fill_build_id(struct recording *r, struct hwprof_rec_mmap *m)
+{
+	unsigned i, n = sizeof(r->bid_cache) / sizeof(r->bid_cache[0]);
+	int size;
+
+	if (m->build_id_size || m->filename[0] != '/')
+		return;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(r->bid_cache[i].path, m->filename)) {
+			size = r->bid_cache[i].size;
+			goto found;
+		}
+	}
+	i = r->bid_next++ % n;
+	snprintf(r->bid_cache[i].path, sizeof(r->bid_cache[i].path), "%s", m->filename);
+	size = r->bid_cache[i].size = buildid_read(m->filename, r->bid_cache[i].id);
+found:
+	if (size > 0) {
+		m->build_id_size = (uint8_t)size;
+		memcpy(m->build_id, r->bid_cache[i].id, (size_t)size);
+	}
+}
+
+/* One perf record from a ring: translated, tallied, queued for the time-ordered write. */
+static int on_ring_record(const struct perf_event_header *h, size_t len, void *arg)
+{
+	struct recording *r = arg;
+	struct hwprof_record rec;
+	int ret = decode_record(&r->sampler.decode, h, len, &rec);
+
+	if (ret < 0) {
+		r->bad++;
+		return 0;
+	}
+	if (ret == 0)
+		return 0;
+	switch (rec.type) {
+	case HWPROF_REC_LOST:
+		r->lost += rec.lost.lost;
+		break;
+	case HWPROF_REC_THROTTLE:
+		r->throttles++;
+		break;
+	case HWPROF_REC_MMAP:
+		if (!r->sampler.kernel_build_id || !rec.mmap.build_id_size)
+			fill_build_id(r, &rec.mmap);
+		break;
+	default:
+		break;
+	}
+	ret = merge_add(&r->merge, &rec);
+	return ret < 0 ? ret : 0;
+}
+
+static int emit(const struct hwprof_record *rec, void *arg)
+{
+	struct recording *r = arg;
+	int ret = hwprof_writer_add(r->writer, rec);
+
+	if (ret < 0) {
+		if (!r->write_err)
+			r->write_err = ret;
+		return ret;
+	}
+	if (rec->type == HWPROF_REC_SAMPLE)
+		r->samples++;
+	return 0;
+}
+
+/* Drains every ring, then writes what is older than the start of this round. */
+static int drain(struct recording *r, bool final)
+{
+	/* Stamped-to-published delay of a kernel record is far below this margin. */
+	const uint64_t margin = 20 * 1000000ull;
+	uint64_t start = now_ns(), upto;
+	long ret;
+
+	for (size_t c = 0; c < r->sampler.ncpus; c++) {
+		ret = ring_drain(&r->sampler.cpus[c].ring, on_ring_record, r);
+		if (ret < 0)
+			return error("reading the ring buffer of CPU %d: %s",
+				     r->sampler.cpus[c].cpu, strerror((int)-ret));
+	}
+	upto = final ? UINT64_MAX : start > margin ? start - margin : 0;
+	if (merge_flush(&r->merge, upto, emit, r))
+		return error("%s: %s", r->opt.output, strerror(-r->write_err));
+	return 0;
+}
+
+static int exit_status_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return EXIT_FATAL;
+}
+
+/* Passes a stop signal on to the launched target: a terminal's ^C reached it too, so it gets
+ * a moment to go by itself first; in the end SIGKILL. */
+static void stop_target(struct recording *r, uint64_t *stop_at, int *forwarded)
+{
+	uint64_t t = now_ns();
+
+	if (!*stop_at)
+		*stop_at = t;
+	if (!*forwarded && t - *stop_at > 100000000ull) {
+		kill(r->target.pid, got_stop);
+		*forwarded = 1;
+	} else if (*forwarded == 1 && t - *stop_at > 3000000000ull) {
+		kill(r->target.pid, SIGKILL);
+		*forwarded = 2;
+	}
+}
+
+/* Drains the rings until the target ends (reaped into *WSTATUS) or, with -p, until the
+ * process ends or a stop signal. Returns 0 or -1 after an error message. */
+static int record_loop(struct recording *r, const sigset_t *unblocked, int *wstatus)
+{
+	size_t n = r->sampler.ncpus;
+	struct pollfd *pfd = xcalloc(n + 1, sizeof(*pfd));
+	uint64_t last_flush = now_ns(), stop_at = 0;
+	int forwarded = 0, ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		pfd[i].fd = r->sampler.cpus[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	pfd[n].fd = r->pidfd;
+	pfd[n].events = POLLIN;
+	for (;;) {
+		struct timespec ts = {0, (got_stop ? 50 : 500) * 1000000L};
+		bool attached_gone = false;
+		pid_t w;
+
+		if (ppoll(pfd, n + 1, &ts, unblocked) > 0) {
+			for (size_t i = 0; i < n; i++)
+				if (pfd[i].revents & (POLLHUP | POLLERR))
+					pfd[i].fd = -1; /* the task is gone: no more wakeups */
+			attached_gone = pfd[n].revents != 0;
+		}
+		if (drain(r, false) < 0) {
+			ret = -1;
+			break;
+		}
+		if (now_ns() - last_flush > 1000000000ull) {
+			hwprof_writer_flush(r->writer);
+			last_flush = now_ns();
+		}
+		if (r->pidfd >= 0) {
+			if (attached_gone || got_stop)
+				break;
+			continue;
+		}
+		got_child = 0;
+		w = waitpid(r->target.pid, wstatus, WNOHANG);
+		if (w == r->target.pid || (w < 0 && errno == ECHILD))
+			break;
+		if (got_stop)
+			stop_target(r, &stop_at, &forwarded);
+	}
+	free(pfd);
+	return ret;
+}
+
+static void read_counts(struct recording *r, struct hwprof_file_trailer *t)
+{
+	size_t n = r->group ? hwprof_group_size(r->group) : 0;
+	struct hwprof_count *c;
+	int ret;
+
+	if (!n)
+		return;
+	c = xcalloc(n, sizeof(*c));
+	t->counts = xcalloc(n, sizeof(*t->counts));
+	t->ncounts = (uint32_t)n;
+	ret = hwprof_group_read(r->group, c, n);
+	if (ret < 0)
+		warning("reading the counting group: %s (counts not recorded)", strerror(-ret));
+	for (size_t i = 0; i < n; i++) {
+		const struct hwprof_event *ev = hwprof_group_event(r->group, i);
+		struct hwprof_file_count *fc = &t->counts[i];
+
+		snprintf(fc->event, sizeof(fc->event), "%s", ev->spec);
+		fc->scale = ev->scale ? ev->scale : 1.0;
+		snprintf(fc->unit, sizeof(fc->unit), "%s", ev->unit);
+		if (ret < 0)
+			continue;
+		fc->counted = c[i].counted;
+		fc->value = c[i].value;
+		fc->enabled_ns = c[i].enabled_ns;
+		fc->running_ns = c[i].running_ns;
+	}
+	free(c);
+}
+
+static void print_summary(const struct recording *r, uint64_t duration_ns)
+{
+	struct stat st;
+	double secs = (double)duration_ns / 1e9, bytes = 0;
+	const struct hwprof_file_event *f = &r->sampler.fev[0];
+	char rate[96];
+
+	if (stat(r->opt.output, &st) == 0)
+		bytes = (double)st.st_size;
+	if (f->freq)
+		snprintf(rate, sizeof(rate), "%.0f samples/s (asked %llu Hz)",
+			 secs > 0 ? (double)r->samples / secs : 0.0,
+			 (unsigned long long)f->period_or_freq);
+	else
+		snprintf(rate, sizeof(rate), "%.0f samples/s",
+			 secs > 0 ? (double)r->samples / secs : 0.0);
+	fprintf(stderr,
+		"hwprof record: %llu samples, %llu lost, %llu throttles, %.1f bytes/sample, %s "
+		"over %.2f s, %s (%.0f KiB)\n",
+		(unsigned long long)r->samples, (unsigned long long)r->lost,
+		(unsigned long long)r->throttles, r->samples ? bytes / (double)r->samples : 0.0,
+		rate, secs, r->opt.output, bytes / 1024);
+	if (r->lost)
+		warning("%llu samples lost: the ring buffer filled up (try a larger -m, a larger "
+			"-c or a lower -F)",
+			(unsigned long long)r->lost);
+	if (r->throttles)
+		warning("sampling was throttled %llu times: the kernel capped the sample rate "
+			"(kernel.perf_event_max_sample_rate; try a lower -F or a larger -c)",
+			(unsigned long long)r->throttles);
+	if (r->bad)
+		warning("%llu malformed records from the kernel were skipped",
+			(unsigned long long)r->bad);
+}
+
+static void record_cleanup(struct recording *r, bool failed)
+{
+	if (r->target.pid > 0) {
+		kill(r->target.pid, SIGKILL);
+		launch_abort(&r->target);
+	}
+	if (r->writer)
+		hwprof_writer_close(r->writer, NULL);
+	r->writer = NULL;
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	free(r->pids);
+	if (r->owned_argv) {
+		for (char **a = r->argv; *a; a++)
+			free(*a);
+		free(r->argv);
+	}
+	hwprof_group_close(r->group);
+	sampler_close(&r->sampler);
+	merge_free(&r->merge);
+	hwprof_header_release(&r->header);
+	hwprof_events_free(&r->events);
+	hwprof_events_free(&r->counts);
+	if (failed && r->created) {
+		unlink(r->opt.output);
+		if (r->renamed_old) {
+			char old[4200];
+			snprintf(old, sizeof(old), "%s.old", r->opt.output);
+			rename(old, r->opt.output);
+		}
+	}
+}
+
+/* Without -p: checks the command and the output, then forks the target (waiting). */
+static int setup_launch(struct recording *r)
+{
+	int ret = launch_check(r->argv[0]);
+
+	if (ret) {
+		error("%s: %s (%s)", r->argv[0], strerror(ret), exec_advice(ret));
+		return 127;
+	}
+	if (prepare_output(r) < 0)
+		return EXIT_FATAL;
+	ret = launch_prepare(&r->target, r->argv);
+	if (ret < 0) {
+		error("starting %s: %s", r->argv[0], strerror(-ret));
+		return EXIT_FATAL;
+	}
+	r->npids = 1;
+	r->pids = xcalloc(1, sizeof(*r->pids));
+	r->pids[0] = r->target.pid;
+	return 0;
+}
+
+/* With -p: the process's threads and command line, and a pidfd to see it end. */
+static int setup_attach(struct recording *r)
+{
+	pid_t pid = (pid_t)r->opt.pid;
+	char **argv = NULL;
+	int n;
+
+	n = attach_threads(pid, &r->pids);
+	if (n < 0)
+		return error("-p %d: %s (see 'ps' for running processes)", (int)pid,
+			     n == -ESRCH ? "no such process" : strerror(-n)),
+		       EXIT_FATAL;
+	r->npids = (size_t)n;
+	n = attach_cmdline(pid, &argv);
+	if (n < 0)
+		return error("-p %d: reading its command line: %s", (int)pid, strerror(-n)),
+		       EXIT_FATAL;
+	r->argv = argv;
+	r->owned_argv = true;
+	r->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (r->pidfd < 0)
+		return error("-p %d: pidfd_open: %s", (int)pid, strerror(errno)), EXIT_FATAL;
+	if (prepare_output(r) < 0)
+		return EXIT_FATAL;
+	return 0;
+}
+
+static int synth_record(struct hwprof_record *rec, void *arg)
+{
+	struct recording *r = arg;
+
+	if (rec->type == HWPROF_REC_MMAP)
+		fill_build_id(r, &rec->mmap);
+	return merge_add(&r->merge, rec);
+}
+
+/* Starts the events: releases the launched target, or describes the attached process and
+ * enables them. Returns 0, or the exit status after an error message. */
+static int start(struct recording *r)
+{
+	int ret;
+
+	if (r->pidfd >= 0) {
+		ret = attach_synthesize(r->pids[0], r->pids, r->npids, now_ns(), synth_record, r);
+		if (ret < 0)
+			return error("-p %d: reading /proc: %s", (int)r->pids[0], strerror(-ret)),
+			       EXIT_FATAL;
+		sampler_enable(&r->sampler);
+		if (r->group)
+			hwprof_group_enable(r->group);
+		return 0;
+	}
+	ret = launch_go(&r->target);
+	if (ret) {
+		ret = ret < 0 ? -ret : ret;
+		error("%s: %s (%s)", r->argv[0], strerror(ret), exec_advice(ret));
+		return 127;
+	}
+	return 0;
+}
+
+static void block_signals(sigset_t *unblocked)
+{
+	struct sigaction sa = {0};
+	sigset_t block;
+
+	/* Signals arrive only inside ppoll(), so the flags are never missed. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, unblocked);
+	sigdelset(unblocked, SIGINT);
+	sigdelset(unblocked, SIGTERM);
+	sigdelset(unblocked, SIGCHLD);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+/* After the loop: the last records, the counts, the trailer. Returns 0 or -1. */
+static int finish(struct recording *r, int wstatus, uint64_t t0)
+{
+	struct hwprof_file_trailer trailer = {.exit_status = INT32_MIN};
+	int ret;
+
+	sampler_disable(&r->sampler);
+	trailer.duration_ns = now_ns() - t0;
+	if (drain(r, true) < 0)
+		return -1;
+	read_counts(r, &trailer);
+	trailer.samples = r->samples;
+	trailer.lost = r->lost;
+	trailer.throttles = r->throttles;
+	if (r->pidfd < 0)
+		trailer.exit_status =
+		    WIFSIGNALED(wstatus) ? -WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
+	if (got_stop)
+		snprintf(trailer.note, sizeof(trailer.note), "stopped by %s", strsignal(got_stop));
+	ret = hwprof_writer_close(r->writer, &trailer);
+	r->writer = NULL;
+	free(trailer.counts);
+	if (ret < 0)
+		return error(
+		    "%s: %s (the file is incomplete; free some space or choose another -o)",
+		    r->opt.output, strerror(-ret));
+	print_summary(r, trailer.duration_ns);
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("not implemented yet"), EXIT_FATAL;
+	static struct recording rec; /* large (build-id cache); one per process */
+	struct recording *r = &rec;
+	struct sampler_config cfg;
+	sigset_t unblocked;
+	uint64_t t0;
+	int wstatus = 0, status = EXIT_FATAL;
+
+	memset(r, 0, sizeof(*r));
+	r->target.pid = -1;
+	r->target.go_fd = r->target.err_fd = -1;
+	r->pidfd = -1;
+	r->opt = (struct record_options){
+	    .pages = 256,
+	    .output = "hwprof.data",
+	};
+	parse_options(&r->opt, argc, argv);
+	if (r->opt.pid && optind < argc)
+		die_usage("-p %lld and a command exclude each other: attach, or launch",
+			  r->opt.pid);
+	if (!r->opt.pid && optind >= argc)
+		die_usage("no command to record (hwprof record [OPTIONS] -- CMD [ARGS...])");
+	r->argv = argv + optind;
+	if (!r->opt.period && !r->opt.freq)
+		r->opt.freq = 4000;
+	if (r->opt.freq)
+		check_freq(r->opt.freq);
+	if (r->opt.event)
+		parse_events(r->opt.event, &r->events);
+	if (r->opt.count)
+		parse_events(r->opt.count, &r->counts);
+	status = r->opt.pid ? setup_attach(r) : setup_launch(r);
+	if (status)
+		goto out;
+	status = EXIT_FATAL;
+	cfg = (struct sampler_config){
+	    .period = (uint64_t)r->opt.period,
+	    .freq = (uint64_t)r->opt.freq,
+	    .pages = (size_t)r->opt.pages,
+	    .enable_on_exec = r->pidfd < 0,
+	};
+	if (open_sampling(r, &cfg) < 0 || open_counting(r) < 0)
+		goto out;
+	if (r->sampler.pages < (size_t)r->opt.pages)
+		warning("ring buffer reduced to %zu pages per CPU (locked-memory limit, "
+			"kernel.perf_event_mlock_kb)",
+			r->sampler.pages);
+	report_precision(r);
+	if (fill_header(r) < 0)
+		goto out;
+	status = hwprof_writer_open(&r->writer, r->opt.output, &r->header);
+	if (status < 0) {
+		error("%s: %s (choose a writable path with -o)", r->opt.output, strerror(-status));
+		status = EXIT_FATAL;
+		goto out;
+	}
+	block_signals(&unblocked);
+	t0 = now_ns();
+	status = start(r);
+	if (status || record_loop(r, &unblocked, &wstatus) < 0)
+		goto out;
+	r->target.pid = -1; /* reaped */
+	if (finish(r, wstatus, t0) < 0) {
+		status = EXIT_FATAL;
+		goto out;
+	}
+	record_cleanup(r, false);
+	return r->pidfd >= 0 ? EXIT_OK : exit_status_of(wstatus);
+out:
+	if (!status)
+		status = EXIT_FATAL;
+	record_cleanup(r, true);
+	return status;
 }

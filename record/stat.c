@@ -1,9 +1,980 @@
-/* stat.c - stub */
+/* stat.c - `hwprof stat`: count events for a command, a PID or the whole system; scaled counts,
+ * multiplexing, spread over runs, derived metrics (see docs/stat.md).
+ *
+ * The counting itself is libhwprof's (hwprof_group_*): one kernel group per {group}, one
+ * read(2) per group, each member scaled by its own time_enabled/time_running.
+ */
 #include "builtin.h"
 #include "cli.h"
+#include "launch.h"
+#include "hwprof/hwprof.h"
+#include "hwprof/metrics.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum stat_format { FMT_TEXT, FMT_CSV, FMT_JSON };
+
+struct stat_opts {
+	const char *events; /* -e, NULL: the host's default set */
+	long long runs;	    /* -r */
+	pid_t pid;	    /* -p, -1: none */
+	bool system_wide;   /* -a */
+	enum stat_format format;
+	const char *output; /* -o, NULL: stdout */
+	char **argv;	    /* the command, NULL-terminated; NULL: none */
+	int argc;
+};
+
+/* Per event, over runs and CPUs. */
+struct ev_stat {
+	double sum, sumsq, min, max; /* of the scaled value per counted run */
+	unsigned counted_runs;
+	uint64_t enabled_ns, running_ns; /* summed over runs and CPUs */
+	double run_scaled;		 /* this run, summed over CPUs */
+	bool run_counted;
+};
+
+/* One opened group and where its members go in the event list. */
+struct cpu_group {
+	struct hwprof_group *g;
+	size_t *idx; /* member i -> index in the full list */
+	struct hwprof_count *c;
+};
+
+struct stat_run {
+	const struct hwprof_event_list *list;
+	struct cpu_group *groups;
+	size_t ngroups;
+	bool one_by_one;
+};
+
+static const char usage_text[] =
+    "usage: hwprof stat [-e EVENTS] [-r N] [-p PID | -a] [--format text|csv|json] [-o FILE]\n"
+    "                   [--] [CMD [ARGS...]]\n"
+    "\n"
+    "Counts events while CMD runs (or PID, or the whole system with -a, until CMD ends or\n"
+    "Ctrl-C), and prints each count scaled for multiplexing, the share of time it was\n"
+    "counted, the spread over runs and the derived metrics (IPC, miss rates, MPKI).\n"
+    "\n"
+    "  -e, --event EVENTS   event list, e.g. 'cycles,{instructions,branches}:u' (see\n"
+    "                       'hwprof list'); default: the host's default set\n"
+    "  -r, --repeat N       run CMD N times; print mean, stddev %, min and max\n"
+    "  -p, --pid PID        count an existing process (and its threads)\n"
+    "  -a, --all-cpus       count every CPU (perf_event_paranoid <= 0 or CAP_PERFMON)\n"
+    "      --format FMT     text (default), csv or json\n"
+    "  -o, --output FILE    write the counts to FILE instead of stdout\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "The exit status is CMD's (128+N when a signal N ended it).\n";
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void parse_args(int argc, char **argv, struct stat_opts *o)
+{
+	static const struct option longopts[] = {
+	    {"event", required_argument, NULL, 'e'},  {"repeat", required_argument, NULL, 'r'},
+	    {"pid", required_argument, NULL, 'p'},    {"all-cpus", no_argument, NULL, 'a'},
+	    {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},	      {0},
+	};
+	int c;
+
+	optind = 0; /* glibc: full re-initialisation, so cmd_stat can run twice (tests) */
+	while ((c = getopt_long(argc, argv, "+e:r:p:ao:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			o->events = optarg;
+			break;
+		case 'r':
+			o->runs = cli_parse_num("-r", optarg, 1, 100000);
+			break;
+		case 'p':
+			o->pid = (pid_t)cli_parse_num("-p", optarg, 1, 0x7fffffff);
+			break;
+		case 'a':
+			o->system_wide = true;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "text"))
+				o->format = FMT_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				o->format = FMT_CSV;
+			else if (!strcmp(optarg, "json"))
+				o->format = FMT_JSON;
+			else
+				die_usage("--format '%s': not a format (text, csv or json)",
+					  optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(EXIT_OK);
+		default:
+			die_usage("bad option");
+		}
+	}
+	if (optind < argc) {
+		o->argv = argv + optind;
+		o->argc = argc - optind;
+	}
+	if (o->pid > 0 && o->system_wide)
+		die_usage("-p and -a: choose one target (a process, or every CPU)");
+	if (!o->argv && o->pid < 0 && !o->system_wide)
+		die_usage("no command to count (give CMD, -p PID or -a)");
+	if (o->runs > 1 && !o->argv)
+		die_usage("-r %lld: repeating needs a command to run", o->runs);
+}
+
+/* ---- host facts ------------------------------------------------------------------------ */
+
+static void cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (!strncmp(line, "model name", 10) && colon) {
+			colon += strspn(colon + 1, " \t") + 1;
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(buf, len, "%s", colon);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static long read_long_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Counters of the core PMU: sysfs caps/ where the kernel has them (some PMU drivers export
+ * the counter count there), else x86 CPUID (Intel leaf 0xA: general-purpose and fixed
+ * counters; AMD: 0x80000022 or the core extension's 6). 0 when unknown. */
+static int pmu_counters(void)
+{
+	static const char *const caps[] = {"num_counters", "num_gp_counters", "counters", NULL};
+	static const char *const pmus[] = {"cpu", "cpu_core", "armv8_pmuv3_0", NULL};
+	char path[4096];
+	long n;
+
+	for (const char *const *p = pmus; *p; p++)
+		for (const char *const *c = caps; *c; c++) {
+			snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/caps/%s",
+				 hwprof_sysfs_root(), *p, *c);
+			n = read_long_file(path);
+			if (n > 0) {
+				long fixed;
+				snprintf(path, sizeof(path),
+					 "%s/bus/event_source/devices/%s/caps/num_fixed_counters",
+					 hwprof_sysfs_root(), *p);
+				fixed = read_long_file(path);
+				return (int)(n + (fixed > 0 ? fixed : 0));
+			}
+		}
+	/* A fixture sysfs tree describes another machine: do not mix in this CPU's CPUID. */
+	if (strcmp(hwprof_sysfs_root(), "/sys"))
+		return 0;
+#if defined(__x86_64__) || defined(__i386__)
+	{
+		unsigned a, b, c, d, max;
+		char vendor[13];
+		__asm__ volatile("cpuid" : "=a"(max), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+		memcpy(vendor, &b, 4);
+		memcpy(vendor + 4, &d, 4);
+		memcpy(vendor + 8, &c, 4);
+		vendor[12] = '\0';
+		if (!strcmp(vendor, "GenuineIntel") && max >= 0xa) {
+			__asm__ volatile("cpuid"
+					 : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+					 : "a"(0xa), "c"(0));
+			return (int)(((a >> 8) & 0xff) + (d & 0x1f));
+		}
+		if (!strcmp(vendor, "AuthenticAMD")) {
+			__asm__ volatile("cpuid"
+					 : "=a"(max), "=b"(b), "=c"(c), "=d"(d)
+					 : "a"(0x80000000u), "c"(0));
+			if (max >= 0x80000022u) {
+				__asm__ volatile("cpuid"
+						 : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+						 : "a"(0x80000022u), "c"(0));
+				if (b & 0xf)
+					return (int)(b & 0xf);
+			}
+			__asm__ volatile("cpuid"
+					 : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+					 : "a"(0x80000001u), "c"(0));
+			return c & (1u << 23) ? 6 : 4;
+		}
+	}
+#endif
+	return 0;
+}
+
+/* Whether EV is counted by the core PMU (competes for its counters). */
+static bool uses_core_counter(const struct hwprof_event *ev)
+{
+	if (!hwprof_event_is_hw(ev))
+		return false;
+	if (ev->kind != HWPROF_EV_PMU)
+		return true;
+	return !strcmp(ev->pmu, "cpu") || !strncmp(ev->pmu, "cpu_", 4);
+}
+
+static void warn_multiplexing(const struct hwprof_event_list *list)
+{
+	size_t hw = 0;
+	int counters, watchdog;
+
+	for (size_t i = 0; i < list->n; i++)
+		hw += uses_core_counter(&list->ev[i]);
+	if (!hw)
+		return;
+	counters = pmu_counters();
+	if (counters <= 0)
+		return;
+	watchdog = read_long_file("/proc/sys/kernel/nmi_watchdog") == 1;
+	if ((long)hw > counters - watchdog)
+		warning("%zu hardware events but the PMU has %d counters%s: the set will "
+			"multiplex, each count is scaled from the share of time it ran (fewer "
+			"events, or%s)",
+			hw, counters - watchdog,
+			watchdog ? " free (the NMI watchdog holds one)" : "",
+			watchdog ? " echo 0 > /proc/sys/kernel/nmi_watchdog" : " split the runs");
+}
+
+/* CPUs online, from sysfs ("0-3,6"). Returns the count, CPUS filled (caller frees). */
+static size_t online_cpus(int **cpus)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	char buf[4096] = "";
+	size_t n = 0, cap = 64;
+	char *p;
+
+	*cpus = xmalloc(cap * sizeof(**cpus));
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	for (p = buf; *p && *p != '\n';) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		if (end == p)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b; c++) {
+			if (n == cap)
+				*cpus = xrealloc(*cpus, (cap *= 2) * sizeof(**cpus));
+			(*cpus)[n++] = (int)c;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (!n) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		for (long i = 0; i < (c > 0 ? c : 1); i++) {
+			if (n == cap)
+				*cpus = xrealloc(*cpus, (cap *= 2) * sizeof(**cpus));
+			(*cpus)[n++] = (int)i;
+		}
+	}
+	return n;
+}
+
+/* Whether the sysfs PMU of EV lists CPU in its cpumask (uncore PMUs count on one CPU per
+ * socket; opening them on every CPU would count each socket many times). No cpumask: every
+ * CPU. */
+static bool pmu_covers(const struct hwprof_event *ev, int cpu)
+{
+	char path[4096], buf[4096];
+	FILE *f;
+	bool yes = false;
+
+	if (ev->kind != HWPROF_EV_PMU || !ev->pmu[0])
+		return true;
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/cpumask", hwprof_sysfs_root(),
+		 ev->pmu);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	if (fgets(buf, sizeof(buf), f)) {
+		for (char *p = buf; *p && *p != '\n';) {
+			char *end;
+			long a = strtol(p, &end, 10), b = a;
+			if (end == p)
+				break;
+			if (*end == '-')
+				b = strtol(end + 1, &end, 10);
+			if (cpu >= a && cpu <= b)
+				yes = true;
+			p = *end == ',' ? end + 1 : end;
+		}
+	}
+	fclose(f);
+	return yes;
+}
+
+static bool is_uncore(const struct hwprof_event *ev)
+{
+	char path[4096];
+
+	if (ev->kind != HWPROF_EV_PMU || !ev->pmu[0])
+		return false;
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/cpumask", hwprof_sysfs_root(),
+		 ev->pmu);
+	return access(path, F_OK) == 0;
+}
+
+/* ---- opening and reading --------------------------------------------------------------- */
+
+static void run_close(struct stat_run *r)
+{
+	for (size_t i = 0; i < r->ngroups; i++) {
+		hwprof_group_close(r->groups[i].g);
+		free(r->groups[i].idx);
+		free(r->groups[i].c);
+	}
+	free(r->groups);
+	r->groups = NULL;
+	r->ngroups = 0;
+}
+
+static int open_error(const struct stat_opts *o, int err)
+{
+	/* The library's advice names the level; add what -a needs unless it already says. */
+	if (o->system_wide && (err == -EACCES || err == -EPERM) &&
+	    !strstr(hwprof_strerror_last(), "-a"))
+		return error(
+		    "%s; system-wide counting (-a) needs perf_event_paranoid <= 0 (it is "
+		    "%d here) or CAP_PERFMON (sudo sysctl kernel.perf_event_paranoid=0, or "
+		    "drop -a)",
+		    hwprof_strerror_last(), hwprof_paranoid());
+	if (err == -ESRCH)
+		return error("-p %d: no such process (check the PID with 'ps')", (int)o->pid);
+	return error("%s", hwprof_strerror_last());
+}
+
+/* Opens the run's list on PID / CPU as one hwprof group, keeping on a CPU only the events whose
+ * PMU covers it (uncore cpumask). Returns 0; 1 when no event is kept, or when SKIP_GONE and the
+ * thread no longer exists (ESRCH); or -1 after reporting. */
+static int open_one(struct stat_run *r, const struct stat_opts *o, pid_t pid, int cpu,
+		    unsigned flags, bool skip_gone)
+{
+	struct hwprof_event_list sub = {.ev = xcalloc(r->list->n, sizeof(*sub.ev))};
+	struct cpu_group *cg;
+	size_t *idx = xcalloc(r->list->n, sizeof(*idx));
+	int err;
+
+	for (size_t i = 0; i < r->list->n; i++) {
+		if (cpu >= 0 && !pmu_covers(&r->list->ev[i], cpu))
+			continue;
+		idx[sub.n] = i;
+		sub.ev[sub.n++] = r->list->ev[i];
+	}
+	if (!sub.n) {
+		free(sub.ev);
+		free(idx);
+		return 1;
+	}
+	sub.ngroups = r->list->ngroups;
+	r->groups = xrealloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
+	cg = &r->groups[r->ngroups];
+	*cg = (struct cpu_group){.idx = idx, .c = xcalloc(sub.n, sizeof(*cg->c))};
+	err = hwprof_group_open_list(&cg->g, &sub, pid, cpu, flags);
+	free(sub.ev);
+	if (err < 0) {
+		free(cg->idx);
+		free(cg->c);
+		if (err == -ESRCH && skip_gone)
+			return 1;
+		return open_error(o, err);
+	}
+	r->one_by_one |= hwprof_group_read_one_by_one(cg->g);
+	r->ngroups++;
+	return 0;
+}
+
+/* -p: a task event follows one thread (and threads created later, with inherit), so open one
+ * group per thread that exists now (/proc/PID/task). A thread that ends in between is
+ * skipped. */
+static int open_threads(struct stat_run *r, const struct stat_opts *o)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)o->pid);
+	dir = opendir(path);
+	if (!dir)
+		return open_one(r, o, o->pid, -1,
+				HWPROF_GROUP_INHERIT | HWPROF_GROUP_START_DISABLED, false) < 0
+			   ? -1
+			   : 0;
+	while (rc >= 0 && (d = readdir(dir))) {
+		char *end;
+		long tid = strtol(d->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		rc = open_one(r, o, (pid_t)tid, -1,
+			      HWPROF_GROUP_INHERIT | HWPROF_GROUP_START_DISABLED, true);
+	}
+	closedir(dir);
+	if (rc >= 0 && !r->ngroups)
+		rc = open_error(o, -ESRCH);
+	return rc < 0 ? -1 : 0;
+}
+
+static int run_open(struct stat_run *r, const struct stat_opts *o, pid_t target)
+{
+	if (o->system_wide) {
+		int *cpus, rc = 0;
+		size_t n = online_cpus(&cpus);
+		for (size_t i = 0; i < n && rc >= 0; i++)
+			rc = open_one(r, o, -1, cpus[i], HWPROF_GROUP_START_DISABLED, false);
+		free(cpus);
+		return rc < 0 ? -1 : 0;
+	}
+	for (size_t i = 0; i < r->list->n; i++)
+		if (is_uncore(&r->list->ev[i]))
+			return error(
+			    "%s: an uncore event counts a whole socket, not a process (use "
+			    "-a)",
+			    r->list->ev[i].spec);
+	/* A launched command starts counting at its exec; an existing PID right away. */
+	if (o->pid > 0)
+		return open_threads(r, o);
+	return open_one(r, o, target, -1, HWPROF_GROUP_INHERIT | HWPROF_GROUP_ENABLE_ON_EXEC,
+			false) < 0
+		   ? -1
+		   : 0;
+}
+
+static int run_enable(struct stat_run *r)
+{
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (hwprof_group_enable(r->groups[i].g) < 0)
+			return error("%s", hwprof_strerror_last());
+	return 0;
+}
+
+static int run_read(struct stat_run *r, struct ev_stat *st)
+{
+	for (size_t i = 0; i < r->list->n; i++) {
+		st[i].run_scaled = 0;
+		st[i].run_counted = false;
+	}
+	for (size_t k = 0; k < r->ngroups; k++) {
+		struct cpu_group *cg = &r->groups[k];
+		size_t n = hwprof_group_size(cg->g);
+		if (hwprof_group_read(cg->g, cg->c, n) < 0)
+			return error("%s", hwprof_strerror_last());
+		for (size_t i = 0; i < n; i++) {
+			struct ev_stat *s = &st[cg->idx[i]];
+			s->enabled_ns += cg->c[i].enabled_ns;
+			s->running_ns += cg->c[i].running_ns;
+			if (cg->c[i].counted) {
+				s->run_scaled += cg->c[i].scaled;
+				s->run_counted = true;
+			}
+		}
+	}
+	for (size_t i = 0; i < r->list->n; i++) {
+		struct ev_stat *s = &st[i];
+		if (!s->run_counted)
+			continue;
+		if (!s->counted_runs || s->run_scaled < s->min)
+			s->min = s->run_scaled;
+		if (!s->counted_runs || s->run_scaled > s->max)
+			s->max = s->run_scaled;
+		s->sum += s->run_scaled;
+		s->sumsq += s->run_scaled * s->run_scaled;
+		s->counted_runs++;
+	}
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int wait_status(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return EXIT_FATAL;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_FATAL;
+}
+
+/* Waits for Ctrl-C / SIGTERM, or for PID (when > 0) to end. */
+static void wait_stop(pid_t pid)
+{
+	struct timespec tick = {0, 50 * 1000 * 1000};
+
+	while (!stop_requested) {
+		if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH)
+			break;
+		nanosleep(&tick, NULL);
+	}
+}
+
+/* One measurement. Returns the target's exit status (>= 0), or -1 after reporting. */
+static int measure(const struct stat_opts *o, const struct hwprof_event_list *list,
+		   struct ev_stat *st, double *elapsed, bool *one_by_one)
+{
+	struct stat_run r = {.list = list};
+	struct launch l = {.pid = -1, .go_fd = -1, .err_fd = -1};
+	int status = 0, e;
+	double t0;
+
+	if (o->argv) {
+		e = launch_check(o->argv[0]);
+		if (e)
+			return error("%s: %s (check the command name and PATH)", o->argv[0],
+				     strerror(e));
+		e = launch_prepare(&l, o->argv);
+		if (e < 0)
+			return error("cannot start '%s': %s", o->argv[0], strerror(-e));
+	}
+	if (run_open(&r, o, o->pid > 0 ? o->pid : l.pid) < 0)
+		goto fail;
+	if ((o->system_wide || o->pid > 0) && run_enable(&r) < 0)
+		goto fail;
+	t0 = now_s();
+	if (o->argv) {
+		e = launch_go(&l);
+		if (e) {
+			error("%s: cannot run: %s (check the command name and PATH)", o->argv[0],
+			      strerror(e < 0 ? -e : e));
+			goto fail;
+		}
+		status = wait_status(l.pid);
+		l.pid = -1;
+	} else {
+		wait_stop(o->pid);
+	}
+	*elapsed = now_s() - t0;
+	if (run_read(&r, st) < 0)
+		goto fail;
+	*one_by_one |= r.one_by_one;
+	run_close(&r);
+	return status;
+fail:
+	launch_abort(&l);
+	run_close(&r);
+	return -1;
+}
+
+/* ---- output ---------------------------------------------------------------------------- */
+
+static const char *ev_unit(const struct hwprof_event *ev)
+{
+	if (ev->unit[0])
+		return ev->unit;
+	if (ev->kind == HWPROF_EV_SOFTWARE &&
+	    (!strcmp(ev->name, "task-clock") || !strcmp(ev->name, "cpu-clock")))
+		return "ns";
+	return "";
+}
+
+static double mean_of(const struct ev_stat *s)
+{
+	return s->counted_runs ? s->sum / s->counted_runs : 0;
+}
+
+/* Sample standard deviation (n - 1) as % of the mean; 0 for one run. */
+static double stddev_pct(const struct ev_stat *s)
+{
+	double m = mean_of(s), var;
+	unsigned n = s->counted_runs;
+
+	if (n < 2 || m == 0)
+		return 0;
+	var = (s->sumsq - n * m * m) / (n - 1);
+	return var > 0 ? 100.0 * sqrt(var) / fabs(m) : 0;
+}
+
+static double running_pct(const struct ev_stat *s)
+{
+	if (!s->enabled_ns)
+		return 0;
+	return s->running_ns >= s->enabled_ns
+		   ? 100.0
+		   : 100.0 * (double)s->running_ns / (double)s->enabled_ns;
+}
+
+/* A count for people: events counts (UNIT "" or "ns") rounded and grouped, "1,234,567"; values
+ * in a sysfs unit (MiB, Joules) with 2 decimals. */
+static const char *fmt_count(double v, const char *unit, char *buf, size_t len)
+{
+	char tmp[64];
+	size_t n, j = 0;
+	int lead;
+
+	if ((unit[0] && strcmp(unit, "ns")) || fabs(v) >= 1e18) {
+		snprintf(buf, len, "%.2f", v);
+		return buf;
+	}
+	snprintf(tmp, sizeof(tmp), "%.0f", round(v));
+	n = strlen(tmp);
+	lead = tmp[0] == '-';
+	for (size_t i = 0; i < n && j + 2 < len; i++) {
+		buf[j++] = tmp[i];
+		size_t left = n - i - 1;
+		if (i >= (size_t)lead && left && left % 3 == 0)
+			buf[j++] = ',';
+	}
+	buf[j] = '\0';
+	return buf;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static char *command_line(const struct stat_opts *o)
+{
+	size_t len = 64;
+	char *s;
+
+	for (int i = 0; i < o->argc; i++)
+		len += strlen(o->argv[i]) + 3;
+	s = xcalloc(1, len);
+	if (!o->argv)
+		snprintf(s, len, o->system_wide ? "system-wide" : "pid %d", (int)o->pid);
+	for (int i = 0; i < o->argc; i++) {
+		bool q = strpbrk(o->argv[i], " \t'\"") || !o->argv[i][0];
+		strcat(s, i ? " " : "");
+		strcat(s, q ? "'" : "");
+		strcat(s, o->argv[i]);
+		strcat(s, q ? "'" : "");
+	}
+	return s;
+}
+
+/* Bytes per unit of a sysfs .unit, 0 when not a byte unit. */
+static double unit_bytes(const char *unit)
+{
+	static const struct {
+		const char *u;
+		double b;
+	} units[] = {
+	    {"B", 1},		{"bytes", 1}, {"KiB", 1024.0},	     {"KB", 1e3},
+	    {"MiB", 1048576.0}, {"MB", 1e6},  {"GiB", 1073741824.0}, {"GB", 1e9},
+	};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i].u))
+			return units[i].b;
+	return 0;
+}
+
+struct metric_out {
+	struct hwprof_metric m;
+	const char *unit; /* "", "%" or "GB/s" */
+};
+
+static size_t derive(const struct hwprof_event_list *list, const struct ev_stat *st, double elapsed,
+		     struct metric_out *out, size_t max)
+{
+	struct hwprof_metric_input *in = xcalloc(list->n, sizeof(*in));
+	struct hwprof_metric m[64];
+	size_t n, k = 0;
+
+	for (size_t i = 0; i < list->n; i++)
+		in[i] = (struct hwprof_metric_input){.event = list->ev[i].name,
+						     .value = mean_of(&st[i]),
+						     .counted = st[i].counted_runs > 0};
+	n = hwprof_metrics_derive(in, list->n, m, 64);
+	for (size_t i = 0; i < n && k < max; i++)
+		out[k++] = (struct metric_out){m[i], m[i].percent ? "%" : ""};
+	/* Bandwidth of byte-unit events (uncore CAS counts scaled to MiB by their .scale). */
+	for (size_t i = 0; i < list->n && k < max && elapsed > 0; i++) {
+		double b = unit_bytes(list->ev[i].unit);
+		if (!b || !st[i].counted_runs)
+			continue;
+		struct metric_out *mo = &out[k++];
+		*mo = (struct metric_out){.unit = "GB/s"};
+		snprintf(mo->m.name, sizeof(mo->m.name), "%.30s bandwidth", list->ev[i].name);
+		mo->m.value = mean_of(&st[i]) * b / 1e9 / elapsed;
+		snprintf(mo->m.formula, sizeof(mo->m.formula), "%.60s %.2f %.8s * %.0f B / %.6f s",
+			 list->ev[i].name, mean_of(&st[i]), list->ev[i].unit, b, elapsed);
+	}
+	free(in);
+	return k;
+}
+
+static void print_text(FILE *f, const struct stat_opts *o, const struct hwprof_event_list *list,
+		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
+		       double elapsed, double elapsed_sd, const char *cpu, const char *cmd)
+{
+	char a[64], b[64], c[64];
+
+	fprintf(f, "\n Performance counter stats for '%s'", cmd);
+	if (o->runs > 1)
+		fprintf(f, " (%lld runs)", o->runs);
+	fprintf(f, ":\n CPU: %s\n\n", cpu);
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ev_stat *s = &st[i];
+		const char *unit = ev_unit(&list->ev[i]);
+		if (!s->counted_runs) {
+			fprintf(f, " %20s  %-24s\n", "<not counted>", list->ev[i].spec);
+			continue;
+		}
+		fprintf(f, " %20s  %-24s %-5s", fmt_count(mean_of(s), unit, a, sizeof(a)),
+			list->ev[i].spec, unit);
+		if (o->runs > 1)
+			fprintf(f, " ( +- %5.2f%% )  min %s  max %s", stddev_pct(s),
+				fmt_count(s->min, unit, b, sizeof(b)),
+				fmt_count(s->max, unit, c, sizeof(c)));
+		fprintf(f, "  [%5.1f%%]", running_pct(s));
+		if (running_pct(s) < 90.0)
+			fprintf(f, "  multiplexed: counted %.1f%% of the time (< 90%%), scaled",
+				running_pct(s));
+		if (s->counted_runs < o->runs)
+			fprintf(f, "  (counted in %u of %lld runs)", s->counted_runs, o->runs);
+		fputc('\n', f);
+	}
+	if (nm) {
+		fprintf(f, "\n");
+		for (size_t i = 0; i < nm; i++) {
+			const struct hwprof_metric *x = &m[i].m;
+			fprintf(f, " %20.*f%-5s %-24s %s\n", x->percent ? 2 : 3,
+				x->percent ? 100 * x->value : x->value, m[i].unit, x->name,
+				x->formula);
+		}
+	}
+	fprintf(f, "\n %20.6f seconds time elapsed", elapsed);
+	if (o->runs > 1)
+		fprintf(f, " ( +- %5.2f%% )", elapsed_sd);
+	fprintf(f, "\n\n");
+}
+
+static void json_num(FILE *f, const char *key, double v, bool valid, bool comma)
+{
+	fprintf(f, "\"%s\": ", key);
+	if (valid)
+		fprintf(f, "%.15g", v);
+	else
+		fputs("null", f);
+	if (comma)
+		fputs(", ", f);
+}
+
+static void print_json(FILE *f, const struct stat_opts *o, const struct hwprof_event_list *list,
+		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
+		       const char *cpu, const char *cmd)
+{
+	fputs("{\"command\": ", f);
+	json_str(f, cmd);
+	fputs(", \"cpu\": ", f);
+	json_str(f, cpu);
+	fprintf(f, ", \"runs\": %lld,\n \"events\": [", o->runs);
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ev_stat *s = &st[i];
+		bool ok = s->counted_runs > 0;
+		fprintf(f, "%s\n  {\"event\": ", i ? "," : "");
+		json_str(f, list->ev[i].spec);
+		fputs(", ", f);
+		json_num(f, "mean", mean_of(s), ok, true);
+		json_num(f, "stddev_pct", stddev_pct(s), ok, true);
+		json_num(f, "min", s->min, ok, true);
+		json_num(f, "max", s->max, ok, true);
+		json_num(f, "running_pct", running_pct(s), true, true);
+		fputs("\"unit\": ", f);
+		json_str(f, ev_unit(&list->ev[i]));
+		fprintf(f, ", \"counted\": %s}", ok ? "true" : "false");
+	}
+	fputs("],\n \"metrics\": [", f);
+	for (size_t i = 0; i < nm; i++) {
+		fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
+		json_str(f, m[i].m.name);
+		fprintf(f, ", \"value\": %.15g, \"formula\": ", m[i].m.value);
+		json_str(f, m[i].m.formula);
+		fputc('}', f);
+	}
+	fputs("]}\n", f);
+}
+
+static void print_csv(FILE *f, const struct hwprof_event_list *list, const struct ev_stat *st)
+{
+	fputs("event,mean,stddev_pct,min,max,running_pct,unit,counted\n", f);
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ev_stat *s = &st[i];
+		csv_str(f, list->ev[i].spec);
+		if (s->counted_runs)
+			fprintf(f, ",%.15g,%.6f,%.15g,%.15g,%.3f,", mean_of(s), stddev_pct(s),
+				s->min, s->max, running_pct(s));
+		else
+			fprintf(f, ",,,,,%.3f,", running_pct(s));
+		csv_str(f, ev_unit(&list->ev[i]));
+		fprintf(f, ",%s\n", s->counted_runs ? "true" : "false");
+	}
+}
+
+/* ---- the command ----------------------------------------------------------------------- */
+
 int cmd_stat(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("not implemented yet"), EXIT_FATAL;
+	struct stat_opts o = {
+	    .events = NULL,
+	    .runs = 1,
+	    .pid = -1,
+	    .system_wide = false,
+	    .format = FMT_TEXT,
+	    .output = NULL,
+	};
+	struct hwprof_event_list list = {0};
+	struct ev_stat *st = NULL;
+	struct metric_out metrics[64];
+	struct sigaction sa = {.sa_handler = on_stop}, old_int, old_term;
+	char err[256] = "", cpu[256], *cmd = NULL;
+	double el_sum = 0, el_sumsq = 0, elapsed = 0, el_sd = 0;
+	bool one_by_one = false;
+	int status = 0, rc = EXIT_FATAL, r;
+	size_t nm;
+	FILE *out = stdout;
+
+	parse_args(argc, argv, &o);
+	if (o.pid > 0 && kill(o.pid, 0) < 0 && errno == ESRCH)
+		return error("-p %d: no such process (check the PID with 'ps')", (int)o.pid),
+		       EXIT_FATAL;
+	if (!o.events) {
+		bool pmu = hwprof_host_has_pmu();
+		o.events = hwprof_count_default_spec(pmu);
+		if (!pmu)
+			note(
+			    "no hardware PMU on this host (virtualized?): counting software events "
+			    "(task-clock, context-switches, cpu-migrations, page-faults); choose "
+			    "others with -e, see 'hwprof list'");
+	}
+	r = hwprof_events_parse(o.events, &list, err, sizeof(err));
+	if (r < 0) {
+		error("-e '%s': %s", o.events, err[0] ? err : "malformed event spec");
+		return r == -ENOENT ? EXIT_FATAL : EXIT_USAGE;
+	}
+	warn_multiplexing(&list);
+	cpu_model(cpu, sizeof(cpu));
+	cmd = command_line(&o);
+	st = xcalloc(list.n, sizeof(*st));
+
+	/* Ctrl-C ends the measurement (for -p/-a) and reaches a launched command through the
+	 * terminal; hwprof itself keeps running to print what was counted. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	for (long long i = 0; i < o.runs && !(i && stop_requested); i++) {
+		double el = 0;
+		status = measure(&o, &list, st, &el, &one_by_one);
+		if (status < 0)
+			goto out;
+		el_sum += el;
+		el_sumsq += el * el;
+		if (o.runs > 1 && status != 0)
+			warning("run %lld of %lld: '%s' exited with status %d", i + 1, o.runs, cmd,
+				status);
+	}
+	elapsed = el_sum / (double)o.runs;
+	if (o.runs > 1 && elapsed > 0) {
+		double var = (el_sumsq - (double)o.runs * elapsed * elapsed) / (double)(o.runs - 1);
+		el_sd = var > 0 ? 100.0 * sqrt(var) / elapsed : 0;
+	}
+	if (one_by_one)
+		note("the kernel refused inherit with PERF_FORMAT_GROUP (an older kernel): group "
+		     "members were read one by one");
+	nm = derive(&list, st, elapsed, metrics, 64);
+
+	if (o.output) {
+		out = fopen(o.output, "w");
+		if (!out) {
+			error("-o '%s': %s (check the directory and its permissions)", o.output,
+			      strerror(errno));
+			goto out;
+		}
+	}
+	if (o.format == FMT_JSON)
+		print_json(out, &o, &list, st, metrics, nm, cpu, cmd);
+	else if (o.format == FMT_CSV)
+		print_csv(out, &list, st);
+	else
+		print_text(out, &o, &list, st, metrics, nm, elapsed, el_sd, cpu, cmd);
+	if (out != stdout && fclose(out) != 0) {
+		error("-o '%s': %s", o.output, strerror(errno));
+		goto out;
+	}
+	fflush(stdout);
+	rc = status;
+out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	stop_requested = 0;
+	free(st);
+	free(cmd);
+	hwprof_events_free(&list);
+	return rc;
 }

@@ -30,6 +30,8 @@ struct profile_options {
 	size_t ndebug_dirs;
 	/* Filters; 0 / NULL = no filter. Comma-separated lists where plural. */
 	const char *pids, *tids, *comms, *dsos, *functions;
+	/* Added after the first contract (additive): */
+	const char *kallsyms;		/* kernel symbol file; NULL = /proc/kallsyms */
 };
 
 /* One distinct symbolized location: a DSO address with its samples. */
@@ -45,6 +47,10 @@ struct profile_loc {
 	int call_line;
 	uint64_t samples;		/* number of samples */
 	double period;			/* sum of sample periods (events); shares use this */
+	/* Added after the first contract (additive): */
+	uint64_t offset;		/* file offset of the address in DSO (what `dso+0xoff`
+					 * shows when nothing else is known) */
+	bool unknown;			/* no symbol and no line: print `[unknown] dso+0xoff` */
 };
 
 /* A loaded profile. Every string is owned by the profile. */
@@ -59,6 +65,10 @@ struct profile {
 	size_t nlocs;
 	char **warnings;		/* one line each: truncated file, build-id mismatch, ... */
 	size_t nwarnings;
+	/* Added after the first contract (additive): */
+	bool partial;			/* an input was cut short or corrupt: exit EXIT_PARTIAL */
+	uint64_t samples_read;		/* all samples of the inputs, before filters */
+	struct strpool *strings;	/* owns every string above (internal) */
 };
 
 /* Loads and symbolizes. Returns 0 and *OUT, or -errno with ERR (one line: cause and way out). */
@@ -67,5 +77,57 @@ int profile_load(struct profile **out, const struct profile_options *opt, char *
 
 /* Frees P. Accepts NULL. */
 void profile_free(struct profile *p);
+
+/* ---- rows: locations grouped by sort keys (added after the first contract) -------------- */
+
+enum profile_key {
+	PROFILE_KEY_LINE,	/* file:line (+ the function and inline caller it belongs to) */
+	PROFILE_KEY_FUNCTION,	/* function (+ inline caller) */
+	PROFILE_KEY_DSO,	/* mapped file */
+};
+
+/* One output row: the locations that share the sort keys' values. A field that differs
+ * between the row's locations is NULL / 0 (e.g. line under --sort function). */
+struct profile_row {
+	const char *dso;
+	const char *function;		/* NULL: unknown */
+	const char *inlined_into;	/* NULL: not inlined */
+	const char *file;		/* NULL: unknown or mixed */
+	int line;			/* 0: unknown or mixed */
+	bool unknown;			/* nothing known: print `[unknown] dso+0xOFFSET` */
+	uint64_t offset;
+	uint64_t samples;
+	double period;
+	double share;			/* period / profile period, 0..1 */
+	double ci_lo, ci_hi;		/* 95% Wilson interval of share (binomial in samples) */
+	bool rank_uncertain;		/* interval overlaps a neighbour's: order not settled */
+	bool file_mixed;		/* the row's locations lie in several files (file NULL) */
+	bool function_mixed;		/* ... in several functions (function NULL) */
+};
+
+/* Parses a --sort list ("function,line") into KEYS (room for MAX). Returns the number of
+ * keys, or -EINVAL with ERR naming the bad key and the valid ones. */
+int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, char *err,
+		       size_t errlen);
+
+/* Groups P's locations by KEYS (NKEYS >= 1), sorted by period descending (ties: samples,
+ * then name). Sets *ROWS (caller frees with free(); strings stay owned by P) and *NROWS.
+ * Returns 0 or -ENOMEM. */
+int profile_rows(const struct profile *p, const enum profile_key *keys, size_t nkeys,
+		 struct profile_row **rows, size_t *nrows);
+
+/* 95% Wilson score interval for a binomial proportion: K of N (K may be fractional, e.g. a
+ * period-weighted share times N). Sets *LO and *HI in 0..1; N == 0 gives [0, 1]. */
+void profile_wilson95(double k, double n, double *lo, double *hi);
+
+struct hwprof_metric;
+
+/* The multiplexing-scaled value of counted total C (value * enabled/running * scale;
+ * 0 when it never ran). */
+double profile_count_scaled(const struct hwprof_file_count *c);
+
+/* Derived metrics (IPC, miss rates, MPKI) from P's counted totals, through
+ * hwprof_metrics_derive(). Returns how many were written to OUT (room for MAX). */
+size_t profile_metrics(const struct profile *p, struct hwprof_metric *out, size_t max);
 
 #endif

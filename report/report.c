@@ -1,9 +1,268 @@
-/* report.c - stub */
+/* report.c - `hwprof report`: options, load the profile, print rows in one format. */
 #include "builtin.h"
 #include "cli.h"
+#include "model.h"
+#include "output.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_KEYS 3
+
+enum report_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
+
+struct report_options {
+	const char **inputs;
+	size_t ninputs;
+	const char **debug_dirs;
+	size_t ndebug_dirs;
+	const char *sort;
+	long long limit;	/* -1: the format's default (text 40, csv/json all) */
+	double percent_limit;	/* rows under this share (percent) are left out */
+	enum report_format format;
+	enum inline_mode inline_mode;
+	const char *pids, *tids, *comms, *dsos, *functions, *kallsyms;
+};
+
+static const char usage_text[] =
+	"usage: hwprof report [-i FILE]... [-s line|function|dso[,...]] [-n N]\n"
+	"                     [--percent-limit P] [-f text|csv|json] [--inline=callee|caller]\n"
+	"                     [--debug-dir DIR]... [--pid LIST] [--tid LIST] [--comm LIST]\n"
+	"                     [--dso LIST] [--function LIST] [--kallsyms FILE]\n"
+	"\n"
+	"The source lines, functions or DSOs that took the samples of a recording.\n"
+	"\n"
+	"  -i, --input FILE       sample file (default hwprof.data); several are merged\n"
+	"  -s, --sort KEYS        group rows by line (default), function, dso, or a list\n"
+	"  -n, --limit N          print the first N rows (text default 40; 0 = all)\n"
+	"      --percent-limit P  leave out rows under P percent of the samples\n"
+	"  -f, --format FMT       text (default), csv or json\n"
+	"      --inline=MODE      callee: an inlined instruction's line is the inlined\n"
+	"                         function's (default); caller: its call site's\n"
+	"      --debug-dir DIR    look for separate debug info in DIR (DIR/.build-id/xx/...,\n"
+	"                         debuglink names) before /usr/lib/debug\n"
+	"      --pid/--tid LIST   only samples of these process / thread ids (comma-separated)\n"
+	"      --comm LIST        only samples of threads with these names\n"
+	"      --dso LIST         only samples in these mapped files (path or base name)\n"
+	"      --function LIST    only samples in these functions\n"
+	"      --kallsyms FILE    kernel symbols (default /proc/kallsyms)\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"Each row's share has a 95% interval (Wilson); '~' marks rows whose order against a\n"
+	"neighbour the samples do not settle. Exit status: 0 ok, 1 partial (file cut short),\n"
+	"2 error, 64 usage.\n";
+
+enum {
+	OPT_PERCENT = 256,
+	OPT_INLINE,
+	OPT_DEBUG_DIR,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
+	OPT_DSO,
+	OPT_FUNCTION,
+	OPT_KALLSYMS,
+};
+
+static const struct option long_options[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "limit", required_argument, NULL, 'n' },
+	{ "percent-limit", required_argument, NULL, OPT_PERCENT },
+	{ "format", required_argument, NULL, 'f' },
+	{ "inline", required_argument, NULL, OPT_INLINE },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "dso", required_argument, NULL, OPT_DSO },
+	{ "function", required_argument, NULL, OPT_FUNCTION },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void push(const char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+static double parse_percent(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 100)
+		die_usage("--percent-limit '%s': %s", arg,
+			  end == arg || *end ? "not a number" : "not a percentage in 0..100");
+	return v;
+}
+
+/* A malformed id list is a usage error; a well-formed one that matches nothing is found by
+ * profile_load(). */
+static void check_ids(const char *opt, const char *list)
+{
+	if (list && (!list[0] || list[strspn(list, "0123456789,")] || !strpbrk(list, "0123456789")))
+		die_usage("%s '%s': not a list of ids (e.g. %s 1234,1235)", opt, list, opt);
+}
+
+static void parse_options(int argc, char **argv, struct report_options *o)
+{
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:s:n:f:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			push(&o->inputs, &o->ninputs, optarg);
+			break;
+		case 's':
+			o->sort = optarg;
+			break;
+		case 'n':
+			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
+			break;
+		case OPT_PERCENT:
+			o->percent_limit = parse_percent(optarg);
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				o->format = FORMAT_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				o->format = FORMAT_CSV;
+			else if (!strcmp(optarg, "json"))
+				o->format = FORMAT_JSON;
+			else
+				die_usage("--format '%s': unknown format (text, csv or json)",
+					  optarg);
+			break;
+		case OPT_INLINE:
+			if (!strcmp(optarg, "callee"))
+				o->inline_mode = INLINE_CALLEE;
+			else if (!strcmp(optarg, "caller"))
+				o->inline_mode = INLINE_CALLER;
+			else
+				die_usage("--inline '%s': unknown mode (callee or caller)", optarg);
+			break;
+		case OPT_DEBUG_DIR:
+			push(&o->debug_dirs, &o->ndebug_dirs, optarg);
+			break;
+		case OPT_PID:
+			o->pids = optarg;
+			break;
+		case OPT_TID:
+			o->tids = optarg;
+			break;
+		case OPT_COMM:
+			o->comms = optarg;
+			break;
+		case OPT_DSO:
+			o->dsos = optarg;
+			break;
+		case OPT_FUNCTION:
+			o->functions = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o->kallsyms = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(EXIT_OK);
+		default:
+			die_usage("unknown option");
+		}
+	}
+	check_ids("--pid", o->pids);
+	check_ids("--tid", o->tids);
+	if (optind < argc)
+		die_usage("'%s': unexpected argument (the sample file goes after -i)",
+			  argv[optind]);
+}
+
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("not implemented yet"), EXIT_FATAL;
+	static const char *default_input = "hwprof.data";
+	struct report_options o = {
+		.sort = "line",
+		.limit = -1,
+		.percent_limit = 0,
+		.format = FORMAT_TEXT,
+		.inline_mode = INLINE_CALLEE,
+	};
+	enum profile_key keys[MAX_KEYS];
+	struct profile *p = NULL;
+	struct profile_row *rows = NULL;
+	size_t nrows = 0, shown = 0;
+	char err[1024] = "";
+	int nkeys, ret = EXIT_FATAL, r;
+
+	parse_options(argc, argv, &o);
+	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
+	if (nkeys < 0)
+		die_usage("%s", err);
+	if (!o.ninputs)
+		push(&o.inputs, &o.ninputs, default_input);
+
+	struct profile_options po = {
+		.inputs = o.inputs,
+		.ninputs = o.ninputs,
+		.inline_mode = o.inline_mode,
+		.debug_dirs = o.debug_dirs,
+		.ndebug_dirs = o.ndebug_dirs,
+		.pids = o.pids,
+		.tids = o.tids,
+		.comms = o.comms,
+		.dsos = o.dsos,
+		.functions = o.functions,
+		.kallsyms = o.kallsyms,
+	};
+	r = profile_load(&p, &po, err, sizeof(err));
+	if (r < 0) {
+		error("%s", err);
+		goto out;
+	}
+	for (size_t i = 0; i < p->nwarnings; i++)
+		warning("%s", p->warnings[i]);
+	if (profile_rows(p, keys, (size_t)nkeys, &rows, &nrows) < 0) {
+		error("out of memory grouping %zu locations", p->nlocs);
+		goto out;
+	}
+	if (o.limit < 0)
+		o.limit = o.format == FORMAT_TEXT ? 40 : 0;
+	while (shown < nrows && (!o.limit || shown < (size_t)o.limit) &&
+	       rows[shown].share * 100 >= o.percent_limit)
+		shown++;
+
+	struct output_opts oo = {
+		.keys = keys,
+		.nkeys = (size_t)nkeys,
+		.inline_mode = o.inline_mode,
+		.omitted = nrows - shown,
+	};
+	if (o.format == FORMAT_JSON)
+		r = output_json(stdout, p, rows, shown, &oo);
+	else if (o.format == FORMAT_CSV)
+		r = output_csv(stdout, p, rows, shown, &oo);
+	else
+		r = output_text(stdout, p, rows, shown, &oo);
+	if (r == 0 && fflush(stdout) != 0)
+		r = -errno;
+	if (r < 0) {
+		error("writing the report: %s (check the output's disk or pipe)", strerror(-r));
+		goto out;
+	}
+	ret = p->partial ? EXIT_PARTIAL : EXIT_OK;
+out:
+	free(rows);
+	profile_free(p);
+	free(o.inputs);
+	free(o.debug_dirs);
+	return ret;
 }

@@ -1,2 +1,247 @@
-/* symbolize.c - stub */
-typedef int hwprof_pedantic_unused;
+/* symbolize.c - libdwfl per DSO: symbol table names, line table rows, inline frames. */
+#include "symbolize.h"
+
+#include "demangle.h"
+#include "dso.h"
+#include "dwarf_index.h"
+#include "strpool.h"
+#include "symtab.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dso_sym {
+	Dwfl_Callbacks cb;	/* libdwfl keeps a pointer: lives as long as the Dwfl */
+	char *debuginfo_path;	/* libdwfl's search list, see libdwfl.h */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct symtab symtab;		/* built at open */
+	struct dwarf_index index;	/* built at open */
+};
+
+void dso_sym_free(struct dso_sym *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	symtab_release(&s->symtab);
+	dwarf_index_release(&s->index);
+	free(s->debuginfo_path);
+	free(s);
+}
+
+/* The --debug-dir directories first (the user's word wins), then libdwfl's defaults: the
+ * file's own directory, its .debug subdirectory, /usr/lib/debug. */
+static char *search_path(const char **dirs, size_t ndirs)
+{
+	static const char defaults[] = ":.debug:/usr/lib/debug";
+	size_t len = sizeof(defaults);
+	char *p;
+
+	for (size_t i = 0; i < ndirs; i++)
+		len += strlen(dirs[i]) + 1;
+	p = malloc(len);
+	if (!p)
+		return NULL;
+	p[0] = '\0';
+	for (size_t i = 0; i < ndirs; i++) {
+		strcat(p, dirs[i]);
+		strcat(p, ":");
+	}
+	/* Without user dirs the list starts with the empty entry (the file's directory). */
+	strcat(p, ndirs ? defaults + 1 : defaults);
+	if (ndirs)
+		strcat(p, ":");
+	return p;
+}
+
+int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf, char *why,
+		 size_t whylen)
+{
+	struct dso_sym *s = calloc(1, sizeof(*s));
+	const char *base = strrchr(d->path, '/');
+	Dwarf_Addr bias;
+
+	*has_dwarf = false;
+	if (!s)
+		goto nomem;
+	s->debuginfo_path = search_path(dirs, ndirs);
+	if (!s->debuginfo_path)
+		goto nomem;
+	s->cb = (Dwfl_Callbacks){
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = &s->debuginfo_path,
+	};
+	s->dwfl = dwfl_begin(&s->cb);
+	if (!s->dwfl)
+		goto fail;
+	dwfl_report_begin(s->dwfl);
+	/* Base 0 with add_p_vaddr: module addresses are the link-time p_vaddr space. */
+	s->mod = dwfl_report_elf(s->dwfl, base ? base + 1 : d->path, d->path, -1, 0, true);
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || !s->mod)
+		goto fail;
+	*has_dwarf = dwfl_module_getdwarf(s->mod, &bias) != NULL;
+	if (symtab_build(&s->symtab, s->mod) < 0 ||
+	    (*has_dwarf && dwarf_index_build(&s->index, s->mod) < 0))
+		goto nomem;
+	d->sym = s;
+	return 0;
+nomem:
+	dso_sym_free(s);
+	snprintf(why, whylen, "%s: out of memory", d->path);
+	return -1;
+fail:
+	snprintf(why, whylen, "%s: libdwfl cannot read it: %s", d->path, dwfl_errmsg(-1));
+	dso_sym_free(s);
+	return -1;
+}
+
+/* DIR/FILE with "." and ".." folded away lexically (the sources need not exist here), as
+ * people and annotate's source lookup want it. */
+static const char *source_path(const char *dir, const char *file, struct strpool *pool)
+{
+	char *buf, *out, *seg, *save = NULL;
+	const char *r;
+	size_t len;
+	bool absolute;
+
+	if (!file)
+		return NULL;
+	/* A relative comp_dir (a -fdebug-prefix-map build) is already the line table's
+	 * directory 0, which libdw put in front: joining it again would double it. */
+	if (file[0] == '/' || !dir || dir[0] != '/')
+		dir = NULL;
+	if (!dir && !strstr(file, "./"))
+		return strpool_intern(pool, file);
+	len = (dir ? strlen(dir) : 0) + strlen(file) + 3;
+	buf = malloc(len);
+	out = malloc(len);
+	if (!buf || !out) {
+		free(buf);
+		free(out);
+		return strpool_intern(pool, file);
+	}
+	snprintf(buf, len, "%s%s%s", dir ? dir : "", dir ? "/" : "", file);
+	absolute = buf[0] == '/';
+	out[0] = '\0';
+	len = 0;
+	for (seg = strtok_r(buf, "/", &save); seg; seg = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(seg, "."))
+			continue;
+		if (!strcmp(seg, "..") && len) {
+			char *slash = strrchr(out, '/');
+			*slash = '\0';
+			len = (size_t)(slash - out);
+			continue;
+		}
+		len += (size_t)sprintf(out + len, "/%s", seg);
+	}
+	/* A relative path stays relative (its leading ".." kept above when nothing precedes). */
+	r = strpool_intern(pool, absolute ? (len ? out : "/") : out + (len ? 1 : 0));
+	free(buf);
+	free(out);
+	return r;
+}
+
+/* A DIE's name for people: the linkage name demangled when there is one (C++ member
+ * functions and templates carry the class and arguments only there), else DW_AT_name. Both
+ * followed through DW_AT_abstract_origin / DW_AT_specification. */
+static const char *die_name(Dwarf_Die *die, struct strpool *pool)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL, *r;
+	char *dem;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (!n && dwarf_attr_integrate(die, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	if (!n)
+		return NULL;
+	dem = demangle(n);
+	r = strpool_intern(pool, dem ? dem : n);
+	free(dem);
+	return r;
+}
+
+/* The call site (DW_AT_call_file / DW_AT_call_line) of an inlined_subroutine DIE. */
+static void call_site(Dwarf_Die *inl, Dwarf_Die *cu, struct strpool *pool, const char **file,
+		      int *line)
+{
+	Dwarf_Attribute a, dir;
+	Dwarf_Word idx, ln;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &ln) == 0)
+		*line = (int)ln;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &idx) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && idx < nfiles)
+		*file = source_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &dir)),
+				    dwarf_filesrc(files, idx, NULL, NULL), pool);
+}
+
+int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct strpool *pool,
+		   struct sym_result *r)
+{
+	struct dso_sym *s = d->sym;
+	Dwarf_Die frames[32], *cu = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_Line *dl;
+	Dwarf_Attribute a;
+	const char *outer;
+	int n, line = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (!s)
+		return 0;
+	outer = symtab_find(&s->symtab, addr, pool);
+	n = dwarf_index_frames(&s->index, addr, frames, 32, &cu, &bias);
+	if (cu) {
+		dl = dwarf_getsrc_die(cu, addr - bias);
+		const char *f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+		if (f && dwarf_lineno(dl, &line) == 0) {
+			r->file = source_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)),
+					      f, pool);
+			r->line = line;
+		}
+	} else {
+		Dwfl_Line *ln = dwfl_module_getsrc(s->mod, addr);
+		const char *f = ln ? dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL) : NULL;
+		if (f) {
+			r->file = source_path(dwfl_line_comp_dir(ln), f, pool);
+			r->line = line;
+		}
+	}
+	/* No symbol (a static function of a file whose symbols are gone while its DWARF is
+	 * not): the DWARF subprogram's name. */
+	if (!outer && n > 0)
+		outer = die_name(&frames[n - 1], pool);
+	r->function = outer;
+	if (n < 2)
+		return 0;
+	/* frames[0] is the innermost inline frame, frames[n - 2] the outermost one, whose call
+	 * site lies in the real function frames[n - 1]. */
+	call_site(&frames[n - 2], cu, pool, &r->call_file, &r->call_line);
+	if (mode == INLINE_CALLER) {
+		r->file = r->call_file;
+		r->line = r->call_line;
+		return 0;
+	}
+	r->function = die_name(&frames[0], pool);
+	if (!r->function)
+		r->function = outer;
+	r->inlined_into = n > 2 ? die_name(&frames[1], pool) : outer;
+	return 0;
+}

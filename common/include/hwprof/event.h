@@ -20,7 +20,9 @@
  *
  * Privilege defaults follow perf: with no u/k/h modifier an event counts user space only
  * (exclude_kernel = exclude_hv = 1), which every perf_event_paranoid level up to 2 allows.
- * `:k` alone counts the kernel only, `:uk` both.
+ * `:k` alone counts the kernel only, `:uk` both. Exception: an event of a non-core sysfs PMU
+ * (uncore_*, msr, ibs_op: no `cpus` file and not "cpu") counts every level by default, because
+ * the kernel refuses exclude_* bits for those PMUs (EINVAL).
  *
  * The sysfs root is "/sys" unless the environment variable HWPROF_SYSFS_ROOT names another
  * directory (tests point it at fixture trees).
@@ -109,7 +111,8 @@ int hwprof_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int grou
  * Returns BUF. */
 const char *hwprof_open_advice(const struct hwprof_event *ev, int err, char *buf, size_t len);
 
-/* /proc/sys/kernel/perf_event_paranoid, or INT_MIN when unreadable. */
+/* /proc/sys/kernel/perf_event_paranoid, or INT_MIN when unreadable. The environment variable
+ * HWPROF_PROC_ROOT replaces "/proc" (tests emulate levels 3 and 4 with a fixture file). */
 int hwprof_paranoid(void);
 
 /* The sysfs root in use ("/sys" or $HWPROF_SYSFS_ROOT). Never NULL. */
@@ -118,5 +121,15 @@ const char *hwprof_sysfs_root(void);
 /* Whether the host exposes a hardware PMU: a test open of `cycles` (user space, counting)
  * through hwprof_sys() succeeds. The result is not cached. */
 bool hwprof_host_has_pmu(void);
+
+/* The I-th named event that `hwprof list` shows (generic hardware, then hardware cache, then
+ * software; canonical spellings only): writes its name to BUF (LEN bytes) and its kind to
+ * *KIND. Returns 0, or -ENOENT when I is past the end. */
+int hwprof_event_name_at(size_t i, char *buf, size_t len, enum hwprof_event_kind *kind);
+
+/* What perf_event_paranoid LEVEL allows an unprivileged user (without CAP_PERFMON), as one
+ * phrase, e.g. 2 -> "user-space profiling of your own processes only". See perf_event_open(2)
+ * and the kernel's Documentation/admin-guide/perf-security.rst. Never NULL. */
+const char *hwprof_paranoid_allows(int level);
 
 #endif

@@ -91,6 +91,31 @@ int hwprof_region_end(const char *name);
 /* One line about the last failure of the calling thread ("" when none). Owned by the library. */
 const char *hwprof_strerror_last(void);
 
+/* ---- additions (helper E) ---------------------------------------------------------------- */
+
+/* Whether G is read one member at a time: the kernel refused inherit together with
+ * PERF_FORMAT_GROUP (EINVAL on kernels before 6.x), so G was reopened without
+ * PERF_FORMAT_GROUP. Members stay scheduled together; each read(2) has its own times. Callers
+ * show it ("read one by one"). */
+bool hwprof_group_read_one_by_one(const struct hwprof_group *g);
+
+/* The default counting set, as an event spec, for `hwprof stat`, record's counting group and
+ * regions: with a hardware PMU "{instructions,cycles},{cache-references,cache-misses},
+ * {branches,branch-misses}" (pairs grouped so each ratio comes from one time window), without
+ * one "{task-clock,context-switches:uk,cpu-migrations:uk,page-faults}" when the kernel may be
+ * measured (root, or perf_event_paranoid <= 1; user-only they always read 0), else the same
+ * without :uk. HOST_HAS_PMU is usually hwprof_host_has_pmu(). Static string. */
+const char *hwprof_count_default_spec(bool host_has_pmu);
+
+/* Writes the region table of every thread so far, as at exit: to $HWPROF_OUTPUT (JSON when the
+ * name ends in ".json", else CSV) or to stderr as text; nothing when no thread began a region.
+ * The library calls it at exit (atexit); call it yourself to write earlier: the exit report is
+ * then skipped unless more regions ended since. If a thread's counters could not be opened,
+ * hwprof_region_begin() returns that -errno on each call but the region is still entered, so
+ * its calls are counted and the table says why it has no counts. Returns 0 or -errno (the
+ * file could not be written; hwprof_strerror_last() says why). */
+int hwprof_region_report(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -146,7 +146,9 @@ int hwprof_writer_open(struct hwprof_writer **out, const char *path,
 
 /* Appends one record (any type but SAMPLE goes out in order; samples are packed in per-thread
  * blocks, flushed before any other record so the file stays in time order per thread).
- * Returns 0 or -errno (a write error is sticky: later calls return it too). */
+ * Returns 0 or -errno (a write error is sticky: later calls return it too); -EINVAL, not
+ * sticky, for an unknown type, a sample whose event index is not below header.nevents, or a
+ * build_id_size over 20. */
 int hwprof_writer_add(struct hwprof_writer *w, const struct hwprof_record *rec);
 
 /* Flushes buffered blocks to the file (e.g. each second, so a kill -9 loses little).

@@ -1,7 +1,7 @@
 /* hwprof/sys.h - the injectable system-call layer under every perf_event_open(2) user.
  *
  * Everything in libhwprof that talks to the kernel's perf interface goes through the table
- * returned by hwprof_sys(). Tests install a fake kernel (tests/common/fake_kernel.h) that
+ * returned by hwprof_sys(). Tests install a fake kernel (tests/fake/fake_kernel.h) that
  * answers ENOENT / EINVAL / EOPNOTSUPP / EACCES the way a real kernel does, so the hardware
  * code paths are exercised on hosts without a PMU. The product itself always uses the real
  * kernel: nothing here fakes a count.

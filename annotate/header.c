@@ -1,0 +1,257 @@
+/* header.c - the header lines of annotate (header.h). */
+#include "header.h"
+
+#include "cli.h"
+#include "hwprof/metrics.h"
+
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *ann_group_digits(unsigned long long n, char *buf, size_t len)
+{
+	char digits[32];
+	int nd = snprintf(digits, sizeof(digits), "%llu", n);
+	size_t o = 0;
+
+	for (int i = 0; i < nd && o + 1 < len; i++) {
+		if (i && (nd - i) % 3 == 0 && o + 2 < len)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+double ann_count_scaled(const struct hwprof_file_count *c)
+{
+	double v;
+
+	if (!c->counted || !c->running_ns)
+		return 0;
+	v = (double)c->value;
+	if (c->running_ns < c->enabled_ns)
+		v *= (double)c->enabled_ns / (double)c->running_ns;
+	return c->scale > 0 ? v * c->scale : v;
+}
+
+/* Builds one topic ("counted: a  b  c") as items, wrapping at the width with an indent. */
+struct topic {
+	struct ann_header *h;
+	int width;
+	size_t indent;
+	char *cur;
+	size_t len;
+	bool warn;
+};
+
+static void topic_flush(struct topic *t)
+{
+	struct ann_header *h = t->h;
+
+	if (!t->cur)
+		return;
+	h->lines = xrealloc(h->lines, (h->n + 1) * sizeof(*h->lines));
+	h->lines[h->n++] = (struct ann_header_line){ .text = t->cur, .warn = t->warn };
+	t->cur = NULL;
+	t->len = 0;
+	t->warn = false;
+}
+
+static void topic_begin(struct topic *t, const char *prefix)
+{
+	topic_flush(t);
+	t->cur = xstrdup(prefix);
+	t->len = strlen(prefix);
+	t->indent = t->len;
+}
+
+static void topic_add(struct topic *t, bool warn, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void topic_add(struct topic *t, bool warn, const char *fmt, ...)
+{
+	char item[512];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(item, sizeof(item), fmt, ap);
+	va_end(ap);
+	n = strlen(item);
+	if (t->len > t->indent && t->width > 0 && t->len + 2 + n > (size_t)t->width) {
+		size_t indent = t->indent;
+
+		topic_flush(t);
+		t->cur = xmalloc(indent + 1);
+		memset(t->cur, ' ', indent);
+		t->cur[indent] = '\0';
+		t->len = t->indent = indent;
+	}
+	t->cur = xrealloc(t->cur, t->len + n + 3);
+	if (t->len > t->indent) {
+		memcpy(t->cur + t->len, "  ", 2);
+		t->len += 2;
+	}
+	memcpy(t->cur + t->len, item, n + 1);
+	t->len += n;
+	t->warn |= warn;
+}
+
+static bool is_hardware(const struct hwprof_file_event *e)
+{
+	return e->type == PERF_TYPE_HARDWARE || e->type == PERF_TYPE_HW_CACHE ||
+	       e->type == PERF_TYPE_RAW;
+}
+
+static void event_topic(struct topic *t, const struct profile *p)
+{
+	const struct hwprof_file_event *e = p->header.nevents ? &p->header.events[0] : NULL;
+
+	topic_begin(t, "event: ");
+	if (!e) {
+		topic_add(t, true, "unknown (the file names no sampling event)");
+		return;
+	}
+	topic_add(t, false, "%s", e->name);
+	if (e->freq)
+		topic_add(t, false, "frequency %llu Hz", (unsigned long long)e->period_or_freq);
+	else
+		topic_add(t, false, "period %llu", (unsigned long long)e->period_or_freq);
+	if (e->precise_max)
+		topic_add(t, false, "precise_ip requested P (%u), obtained %u", e->precise_requested,
+			  e->precise_obtained);
+	else
+		topic_add(t, false, "precise_ip requested %u, obtained %u", e->precise_requested,
+			  e->precise_obtained);
+	if (is_hardware(e) && !e->precise_obtained)
+		topic_add(t, true, "(skid: a sample's line may follow the one that caused it)");
+}
+
+static void samples_topic(struct topic *t, const struct profile *p)
+{
+	const struct hwprof_file_trailer *tr = &p->trailer;
+	char num[32];
+
+	topic_begin(t, "samples: ");
+	topic_add(t, false, "%s", ann_group_digits(p->samples, num, sizeof(num)));
+	if (!p->have_trailer) {
+		topic_add(t, true, "lost: unknown (the file has no trailer)");
+	} else {
+		uint64_t all = p->samples_read + tr->lost;
+
+		if (tr->lost)
+			topic_add(t, true, "lost: %s (%.1f%%)",
+				  ann_group_digits(tr->lost, num, sizeof(num)),
+				  all ? 100.0 * (double)tr->lost / (double)all : 0.0);
+		else
+			topic_add(t, false, "lost: 0");
+		if (tr->throttles)
+			topic_add(t, true, "throttled: %llu times", (unsigned long long)tr->throttles);
+		topic_add(t, false, "duration: %.3f s", (double)tr->duration_ns / 1e9);
+	}
+	if (p->header.argc) {
+		char cmd[160];
+		size_t o = 0;
+
+		/* The program's base name: its directory says little and costs a line. */
+		for (uint32_t i = 0; i < p->header.argc && o + 1 < sizeof(cmd); i++) {
+			const char *a = p->header.argv[i], *slash = i ? NULL : strrchr(a, '/');
+
+			o += (size_t)snprintf(cmd + o, sizeof(cmd) - o, "%s%s", i ? " " : "",
+					      slash && slash[1] ? slash + 1 : a);
+		}
+		if (o >= sizeof(cmd))
+			memcpy(cmd + sizeof(cmd) - 4, "...", 4);
+		topic_add(t, false, "target: %s", cmd);
+	}
+}
+
+static void counted_topic(struct topic *t, const struct profile *p)
+{
+	const struct hwprof_file_trailer *tr = &p->trailer;
+	struct hwprof_metric_input *in;
+	struct hwprof_metric metrics[32];
+	size_t nmetrics;
+	double worst = 1.0;
+	const char *worst_event = NULL;
+	char num[32];
+
+	topic_begin(t, "counted: ");
+	if (!p->have_trailer) {
+		topic_add(t, true, "unknown (the file was cut short before its counted totals)");
+		return;
+	}
+	if (!tr->ncounts) {
+		topic_add(t, false, "none (recorded without a counting group)");
+		return;
+	}
+	in = xcalloc(tr->ncounts, sizeof(*in));
+	for (uint32_t i = 0; i < tr->ncounts; i++) {
+		const struct hwprof_file_count *c = &tr->counts[i];
+		double v = ann_count_scaled(c);
+
+		in[i] = (struct hwprof_metric_input){ .event = c->event, .value = v,
+						      .counted = c->counted && c->running_ns };
+		if (!in[i].counted) {
+			topic_add(t, true, "%s not counted", c->event);
+			continue;
+		}
+		topic_add(t, false, "%s %s%s%s", c->event,
+			  ann_group_digits((unsigned long long)(v + 0.5), num, sizeof(num)),
+			  c->unit[0] ? " " : "", c->unit);
+		if (c->enabled_ns && (double)c->running_ns / (double)c->enabled_ns < worst) {
+			worst = (double)c->running_ns / (double)c->enabled_ns;
+			worst_event = c->event;
+		}
+	}
+	/* Multiplexing gets a line of its own only when it is flagged. */
+	if (worst_event && worst >= ANN_MULTIPLEX_FLAG)
+		topic_add(t, false, "multiplexing: lowest %s ran %.0f%%", worst_event, 100 * worst);
+	else if (!worst_event)
+		topic_add(t, false, "multiplexing: none");
+	nmetrics = hwprof_metrics_derive(in, tr->ncounts, metrics,
+					 sizeof(metrics) / sizeof(metrics[0]));
+	free(in);
+	if (nmetrics) {
+		topic_begin(t, "metrics: ");
+		for (size_t i = 0; i < nmetrics; i++) {
+			if (metrics[i].percent)
+				topic_add(t, false, "%s %.2f%%", metrics[i].name, 100 * metrics[i].value);
+			else
+				topic_add(t, false, "%s %.2f", metrics[i].name, metrics[i].value);
+		}
+	}
+	if (worst < ANN_MULTIPLEX_FLAG) {
+		topic_begin(t, "multiplexing: ");
+		topic_add(t, true,
+			  "%s ran %.0f%% of the time, under %.0f%%: its count is a scaled estimate",
+			  worst_event, 100 * worst, 100 * ANN_MULTIPLEX_FLAG);
+	}
+}
+
+void ann_header_build(struct ann_header *h, const struct profile *p, int width)
+{
+	struct topic t = { .h = h, .width = width };
+
+	h->lines = NULL;
+	h->n = 0;
+	event_topic(&t, p);
+	samples_topic(&t, p);
+	counted_topic(&t, p);
+	for (size_t i = 0; i < p->nwarnings; i++) {
+		topic_begin(&t, "warning: ");
+		topic_add(&t, true, "%s", p->warnings[i]);
+	}
+	topic_flush(&t);
+}
+
+void ann_header_release(struct ann_header *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		free(h->lines[i].text);
+	free(h->lines);
+	h->lines = NULL;
+	h->n = 0;
+}

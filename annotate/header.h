@@ -1,0 +1,43 @@
+/* header.h - the lines above annotate's source view: the event and its precise_ip, samples and
+ * lost samples, the counted totals with derived metrics (IPC, miss rates, MPKI), and the
+ * multiplexing ratio, flagged when an event ran less than 90% of the time (its count is then a
+ * scaled estimate, perf_event_open(2): time_enabled / time_running).
+ *
+ * Both the TUI and --stdio print these lines; the TUI wraps them to its width.
+ */
+#ifndef HWPROF_ANNOTATE_HEADER_H
+#define HWPROF_ANNOTATE_HEADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model.h"
+
+/* The ratio time_running / time_enabled below which a count is flagged as multiplexed. */
+#define ANN_MULTIPLEX_FLAG 0.90
+
+struct ann_header_line {
+	char *text;
+	bool warn;		/* worth a highlight: lost samples, multiplexing, skid, warnings */
+};
+
+struct ann_header {
+	struct ann_header_line *lines;
+	size_t n;
+};
+
+/* Builds P's header into H, wrapping at WIDTH columns (0: one line per topic). Never fails
+ * (allocation failures die). Release with ann_header_release(). */
+void ann_header_build(struct ann_header *h, const struct profile *p, int width);
+
+/* Frees H's lines and empties it. */
+void ann_header_release(struct ann_header *h);
+
+/* The multiplexing-scaled value of C: value * time_enabled / time_running * scale (events);
+ * 0 when C was not counted or never ran. */
+double ann_count_scaled(const struct hwprof_file_count *c);
+
+/* Writes N with thousands separators ("1,234,567") into BUF (LEN bytes); returns BUF. */
+char *ann_group_digits(unsigned long long n, char *buf, size_t len);
+
+#endif

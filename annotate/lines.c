@@ -1,0 +1,681 @@
+/* lines.c - the per-line model: functions of a profile, and one function's rows (lines.h). */
+#include "lines.h"
+
+#include "cli.h"
+#include "keymap.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum ann_heat ann_heat_of(double share)
+{
+	if (share <= 0)
+		return ANN_HEAT_NONE;
+	if (share < 0.005)
+		return ANN_HEAT_LOW;
+	if (share < 0.05)
+		return ANN_HEAT_WARM;
+	if (share < 0.20)
+		return ANN_HEAT_HOT;
+	return ANN_HEAT_HOTTEST;
+}
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* ---- the function list ------------------------------------------------------------------- */
+
+/* The function a location is charged to: the one its inline frames were inlined into. */
+static const char *outer_name(const struct profile_loc *l)
+{
+	if (l->inlined_into)
+		return l->inlined_into;
+	return l->function ? l->function : "[unknown]";
+}
+
+static int func_cmp(const void *pa, const void *pb)
+{
+	const struct ann_func *a = pa, *b = pb;
+
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+struct ann_model *ann_model_build(const struct profile *p)
+{
+	struct ann_model *m = xcalloc(1, sizeof(*m));
+	size_t *func_of = xmalloc((p->nlocs ? p->nlocs : 1) * sizeof(*func_of));
+	size_t *fill;
+	struct keymap funcs, inl;
+	size_t ninl = 0;
+
+	m->profile = p;
+	keymap_init(&funcs, 64);
+	keymap_init(&inl, 64);
+	m->funcs = xmalloc((p->nlocs ? p->nlocs : 1) * sizeof(*m->funcs));
+	for (size_t i = 0; i < p->nlocs; i++) {
+		const struct profile_loc *l = &p->locs[i];
+		size_t f = keymap_get_or_add(&funcs, l->dso, outer_name(l), NULL, m->nfuncs);
+
+		if (f == m->nfuncs)
+			m->funcs[m->nfuncs++] = (struct ann_func){ .name = outer_name(l),
+								   .dso = l->dso ? l->dso : "" };
+		func_of[i] = f;
+		m->funcs[f].samples += l->samples;
+		m->funcs[f].period += l->period;
+		m->funcs[f].nlocs++;
+		/* Distinct inline functions per function. */
+		if (l->inlined_into && l->function) {
+			keymap_get_or_add(&inl, l->dso, outer_name(l), l->function, 0);
+			if (inl.n > ninl) {	/* a new key */
+				ninl = inl.n;
+				m->funcs[f].ninlined++;
+			}
+		}
+	}
+	/* Group the locations by function: a counting sort, locations keep their period order. */
+	fill = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(*fill));
+	for (size_t f = 0, at = 0; f < m->nfuncs; f++) {
+		m->funcs[f].first = at;
+		at += m->funcs[f].nlocs;
+	}
+	m->locs = xmalloc((p->nlocs ? p->nlocs : 1) * sizeof(*m->locs));
+	for (size_t i = 0; i < p->nlocs; i++) {
+		struct ann_func *f = &m->funcs[func_of[i]];
+
+		m->locs[f->first + fill[func_of[i]]++] = &p->locs[i];
+	}
+	for (size_t f = 0; f < m->nfuncs; f++)
+		m->funcs[f].share = p->period > 0 ? m->funcs[f].period / p->period : 0;
+	qsort(m->funcs, m->nfuncs, sizeof(*m->funcs), func_cmp);
+	keymap_release(&inl);
+	keymap_release(&funcs);
+	free(fill);
+	free(func_of);
+	return m;
+}
+
+void ann_model_free(struct ann_model *m)
+{
+	if (!m)
+		return;
+	free(m->funcs);
+	free(m->locs);
+	free(m);
+}
+
+/* NAME without its argument list: length of "ns::f" in "ns::f(int) const". Operator names
+ * ("operator()") keep their first parenthesis pair. */
+static size_t bare_len(const char *name)
+{
+	const char *par = strchr(name, '(');
+
+	if (par && par - name >= 8 && !strncmp(par - 8, "operator", 8) && par[1] == ')')
+		par = strchr(par + 2, '(');
+	return par && par > name ? (size_t)(par - name) : strlen(name);
+}
+
+/* Length of NAME's first N bytes without a compiler clone suffix: "f.constprop.0", "f.isra.0",
+ * "f.part.1", "f.cold" are copies of f made by the optimiser. */
+static size_t unclone_len(const char *name, size_t n)
+{
+	const char *dot = memchr(name, '.', n);
+
+	return dot && dot > name ? (size_t)(dot - name) : n;
+}
+
+/* Start of the last "::" component within the first N bytes of NAME. */
+static const char *last_component(const char *name, size_t n)
+{
+	const char *last = name;
+
+	for (size_t i = 0; i + 1 < n; i++)
+		if (name[i] == ':' && name[i + 1] == ':')
+			last = name + i + 2;
+	return last;
+}
+
+static bool name_matches(const char *name, const char *query)
+{
+	size_t n = bare_len(name), q = strlen(query), u;
+	const char *last = last_component(name, n);
+
+	if (!strcmp(name, query))
+		return true;
+	if (n == q && !strncmp(name, query, q))
+		return true;
+	u = unclone_len(last, (size_t)(name + n - last));
+	if ((size_t)(name + n - last) == q && !strncmp(last, query, q))
+		return true;
+	return u == q && !strncmp(last, query, q);
+}
+
+size_t ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < m->nfuncs; i++) {
+		if (!name_matches(m->funcs[i].name, name))
+			continue;
+		if (found < max)
+			out[found] = i;
+		found++;
+	}
+	return found;
+}
+
+/* Case-insensitive edit distance of A (length N) and B (length K), both capped at 64. */
+static size_t edit_distance(const char *a, size_t n, const char *b, size_t k)
+{
+	size_t row[65];
+
+	n = n > 64 ? 64 : n;
+	k = k > 64 ? 64 : k;
+	for (size_t j = 0; j <= k; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= k; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[k];
+}
+
+size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *out, size_t max)
+{
+	size_t *score, stored = 0;
+
+	if (!max || !m->nfuncs)
+		return 0;
+	score = xmalloc(max * sizeof(*score));
+	for (size_t i = 0; i < m->nfuncs; i++) {
+		const char *fn = m->funcs[i].name;
+		size_t n = bare_len(fn), d, d2, pos;
+		const char *last = last_component(fn, n);
+
+		d = edit_distance(fn, n, name, strlen(name));
+		d2 = edit_distance(last, (size_t)(fn + n - last), name, strlen(name));
+		d = d2 < d ? d2 : d;
+		if (strcasestr(fn, name))
+			d = 0;
+		/* Insertion into the sorted top MAX; ties keep the hotter function first. */
+		if (stored == max && d >= score[max - 1])
+			continue;
+		pos = stored < max ? stored++ : max - 1;
+		while (pos > 0 && score[pos - 1] > d) {
+			score[pos] = score[pos - 1];
+			out[pos] = out[pos - 1];
+			pos--;
+		}
+		score[pos] = d;
+		out[pos] = i;
+	}
+	free(score);
+	return stored;
+}
+
+/* ---- one function's rows ----------------------------------------------------------------- */
+
+struct entry {
+	int line;
+	uint64_t samples;
+	double period;
+};
+
+struct callsite {
+	const char *file;
+	int line;
+	double period;
+};
+
+/* The locations of one function that share a file and an inline function. */
+struct section {
+	const char *inl;		/* inline function, NULL for the function's own code */
+	const char *file;		/* NULL: no line information */
+	uint64_t samples;
+	double period;
+	struct entry *e;
+	size_t n, cap;
+	struct callsite calls[8];	/* the hottest call sites of an inline function */
+	size_t ncalls, more_calls;
+};
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct entry *a = pa, *b = pb;
+
+	return (a->line > b->line) - (a->line < b->line);
+}
+
+/* Own code first, inline functions next, no line information last; hotter first within. */
+static int section_cmp(const void *pa, const void *pb)
+{
+	const struct section *a = pa, *b = pb;
+	int ra = (a->file == NULL) * 2 + (a->inl != NULL), rb = (b->file == NULL) * 2 + (b->inl != NULL);
+
+	if (ra != rb)
+		return ra - rb;
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	return strcmp(nz(a->file), nz(b->file));
+}
+
+static void add_callsite(struct section *s, const struct profile_loc *l)
+{
+	size_t cap = sizeof(s->calls) / sizeof(s->calls[0]);
+
+	if (!l->call_file || l->call_line <= 0)
+		return;
+	for (size_t i = 0; i < s->ncalls; i++) {
+		if (s->calls[i].line == l->call_line && !strcmp(s->calls[i].file, l->call_file)) {
+			s->calls[i].period += l->period;
+			return;
+		}
+	}
+	if (s->ncalls < cap)
+		s->calls[s->ncalls++] =
+			(struct callsite){ .file = l->call_file, .line = l->call_line, .period = l->period };
+	else
+		s->more_calls++;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+struct builder {
+	struct ann_view *v;
+	size_t cap;
+	double func_period, total_period;
+};
+
+static char *own(struct builder *b, char *s)
+{
+	struct ann_view *v = b->v;
+
+	if (v->nowned % 16 == 0)
+		v->owned = xrealloc(v->owned, (v->nowned + 16) * sizeof(*v->owned));
+	v->owned[v->nowned++] = s;
+	return s;
+}
+
+static struct ann_row *push(struct builder *b, enum ann_row_kind kind)
+{
+	struct ann_view *v = b->v;
+
+	if (v->nrows == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 64;
+		v->rows = xrealloc(v->rows, b->cap * sizeof(*v->rows));
+	}
+	v->rows[v->nrows] = (struct ann_row){ .kind = kind };
+	return &v->rows[v->nrows++];
+}
+
+static void fill_shares(struct builder *b, struct ann_row *r, uint64_t samples, double period)
+{
+	r->samples = samples;
+	r->period = period;
+	r->share_func = b->func_period > 0 ? period / b->func_period : 0;
+	r->share_total = b->total_period > 0 ? period / b->total_period : 0;
+}
+
+static void push_text(struct builder *b, enum ann_row_kind kind, char *text)
+{
+	push(b, kind)->text = own(b, text);
+}
+
+static void push_line(struct builder *b, int line, const char *text, const struct entry *e)
+{
+	struct ann_row *r = push(b, ANN_ROW_LINE);
+
+	r->line = line;
+	r->text = text;
+	if (e && e->samples) {
+		fill_shares(b, r, e->samples, e->period);
+		r->heat = ann_heat_of(r->share_func);
+		r->hot = r->heat >= ANN_HEAT_WARM;
+	}
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	return s;
+}
+
+/* Whether TEXT, a source line, starts a definition of the function IDENT: IDENT followed by
+ * '(' in a line that starts in column 0 (calls inside a body are indented). */
+static bool defines(const char *text, const char *ident, size_t n)
+{
+	const char *s = text;
+
+	if (!n || !*text || isspace((unsigned char)*text) || strchr("#/*}", *text))
+		return false;
+	while ((s = memmem(s, strlen(s), ident, n))) {
+		const char *after = s + n;
+		bool start_ok = s == text || !(isalnum((unsigned char)s[-1]) || s[-1] == '_');
+
+		while (*after == ' ')
+			after++;
+		if (start_ok && *after == '(')
+			return true;
+		s += n;
+	}
+	return false;
+}
+
+/* The first line (1-based) of the definition of NAME that contains line FIRST, or 0. A return
+ * type on the line above ("static int\nf(void)") is included. */
+static int find_start(const struct source_file *f, const char *name, int first)
+{
+	size_t n = bare_len(name);
+	const char *ident = last_component(name, n);
+	size_t len = unclone_len(ident, (size_t)(name + n - ident));
+
+	for (int l = first; l >= 1 && l > first - 400; l--) {
+		if (!defines(f->lines[l - 1], ident, len))
+			continue;
+		if (l > 1) {
+			const char *above = f->lines[l - 2];
+
+			if (*above && !isspace((unsigned char)*above) && !strchr("#/*}", *above) &&
+			    !strchr(above, ';') && !strchr(above, '{') && !strchr(above, '}'))
+				return l - 1;
+		}
+		return l;
+	}
+	return 0;
+}
+
+/* The closing brace in column 0 at or after line LAST (1-based), or 0. */
+static int find_end(const struct source_file *f, int last)
+{
+	for (int l = last; l <= (int)f->nlines && l < last + 2000; l++)
+		if (f->lines[l - 1][0] == '}')
+			return l;
+	return 0;
+}
+
+static void emit_found(struct builder *b, const struct section *s, const struct source_file *f,
+		       const char *fname)
+{
+	int first = 0, last = 0, start, end, nlines = (int)f->nlines;
+	size_t k = 0;
+	bool *shown;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->e[i].line <= 0)
+			continue;
+		if (!first)
+			first = s->e[i].line;
+		last = s->e[i].line;
+	}
+	/* Samples without a line number (line 0) in this file come first. */
+	for (; k < s->n && s->e[k].line <= 0; k++)
+		push_line(b, 0, own(b, xstrdup("(no line number)")), &s->e[k]);
+	if (!first)
+		return;
+	if (last > nlines)
+		push_text(b, ANN_ROW_NOTE,
+			  xasprintf("%s has %d lines but samples fall on line %d: is it the "
+				    "file that was compiled? (--source-dir, --prefix-map)",
+				    f->path, nlines, last));
+	if (first > nlines)
+		goto beyond;
+	start = find_start(f, fname, first);
+	start = start ? start : (first > ANN_CONTEXT ? first - ANN_CONTEXT : 1);
+	end = last <= nlines ? find_end(f, last) : 0;
+	if (!end)
+		end = last + ANN_CONTEXT < nlines ? last + ANN_CONTEXT : nlines;
+	shown = xcalloc((size_t)(end - start + 1), sizeof(*shown));
+	/* Show the first and last lines (signature, closing brace) and the context of samples. */
+	for (int l = start; l <= end && l < start + ANN_CONTEXT; l++)
+		shown[l - start] = true;
+	for (int l = end; l >= start && l > end - ANN_CONTEXT; l--)
+		shown[l - start] = true;
+	for (size_t i = k; i < s->n && s->e[i].line <= end; i++)
+		for (int l = s->e[i].line - ANN_CONTEXT; l <= s->e[i].line + ANN_CONTEXT; l++)
+			if (l >= start && l <= end)
+				shown[l - start] = true;
+	for (int l = start; l <= end;) {
+		int run = 0;
+
+		while (l + run <= end && !shown[l + run - start])
+			run++;
+		if (run > ANN_GAP_FOLD) {
+			push_text(b, ANN_ROW_GAP,
+				  xasprintf("... %d lines without samples (%d-%d) ...", run, l,
+					    l + run - 1));
+			l += run;
+			continue;
+		}
+		for (int stop = l + (run ? run : 1); l < stop; l++) {
+			const struct entry *e = k < s->n && s->e[k].line == l ? &s->e[k++] : NULL;
+
+			push_line(b, l, f->lines[l - 1], e);
+		}
+	}
+	free(shown);
+beyond:
+	for (; k < s->n; k++)
+		push_line(b, s->e[k].line, NULL, &s->e[k]);
+}
+
+static void emit_section(struct builder *b, const struct section *s, struct source_cache *src,
+			 const char *func_name)
+{
+	const struct source_file *f = s->file ? source_get(src, s->file) : NULL;
+	const char *shown_path = f && f->path ? f->path : s->file;
+	struct ann_row *title;
+	char *text;
+
+	if (s->inl && s->ncalls) {
+		const struct callsite *c = &s->calls[0];
+		size_t others = s->ncalls - 1 + s->more_calls;
+
+		for (size_t i = 1; i < s->ncalls; i++)
+			if (s->calls[i].period > c->period)
+				c = &s->calls[i];
+		text = xasprintf("inlined %s (%s), called at %s:%d%s", s->inl,
+				 s->file ? base_name(s->file) : "no line information",
+				 base_name(c->file), c->line,
+				 others ? (others == 1 ? " and 1 other place" : " and other places")
+					: "");
+	} else if (s->inl) {
+		text = xasprintf("inlined %s (%s)", s->inl, shown_path ? shown_path : "no line information");
+	} else if (s->file) {
+		text = xstrdup(shown_path);
+	} else {
+		text = xstrdup("no line information");
+	}
+	title = push(b, ANN_ROW_TITLE);
+	title->text = own(b, text);
+	fill_shares(b, title, s->samples, s->period);
+
+	if (!s->file) {
+		struct entry all = { .line = 0, .samples = s->samples, .period = s->period };
+
+		push_line(b, 0, own(b, xasprintf("(addresses without line information in %s)",
+						   base_name(nz(b->v->model->funcs[b->v->func].dso)))),
+			  &all);
+		return;
+	}
+	if (f->path) {
+		emit_found(b, s, f, s->inl ? s->inl : func_name);
+		return;
+	}
+	push_text(b, ANN_ROW_NOTE,
+		  xasprintf("source not found, looked for: %s",
+			    f->looked_for ? f->looked_for : s->file));
+	push_text(b, ANN_ROW_NOTE,
+		  xstrdup("(point at it with --source-dir DIR or --prefix-map OLD=NEW)"));
+	for (size_t i = 0; i < s->n; i++)
+		push_line(b, s->e[i].line, s->e[i].line > 0 ? NULL : own(b, xstrdup("(no line number)")),
+			  &s->e[i]);
+}
+
+/* Sorts S's entries by line and merges equal lines. */
+static void merge_lines(struct section *s)
+{
+	size_t out = 0;
+
+	qsort(s->e, s->n, sizeof(*s->e), entry_cmp);
+	for (size_t i = 0; i < s->n; i++) {
+		if (out && s->e[out - 1].line == s->e[i].line) {
+			s->e[out - 1].samples += s->e[i].samples;
+			s->e[out - 1].period += s->e[i].period;
+			continue;
+		}
+		s->e[out++] = s->e[i];
+	}
+	s->n = out;
+}
+
+struct ann_view *ann_view_build(const struct ann_model *m, size_t func, struct source_cache *src)
+{
+	const struct ann_func *fn = &m->funcs[func];
+	struct ann_view *v = xcalloc(1, sizeof(*v));
+	struct builder b = { .v = v, .func_period = fn->period, .total_period = m->profile->period };
+	struct section *secs = xcalloc(fn->nlocs ? fn->nlocs : 1, sizeof(*secs));
+	size_t nsecs = 0;
+	struct keymap km;
+	double best = -1;
+
+	v->model = m;
+	v->func = func;
+	keymap_init(&km, 16);
+	for (size_t i = 0; i < fn->nlocs; i++) {
+		const struct profile_loc *l = m->locs[fn->first + i];
+		const char *inl = l->inlined_into ? (l->function ? l->function : "[unknown]") : NULL;
+		size_t si = keymap_get_or_add(&km, inl, l->file, NULL, nsecs);
+		struct section *s = &secs[si];
+
+		if (si == nsecs) {
+			nsecs++;
+			s->inl = inl;
+			s->file = l->file;
+		}
+		if (s->n == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 8;
+			s->e = xrealloc(s->e, s->cap * sizeof(*s->e));
+		}
+		s->e[s->n++] = (struct entry){ .line = l->file ? l->line : 0,
+					       .samples = l->samples,
+					       .period = l->period };
+		s->samples += l->samples;
+		s->period += l->period;
+		if (inl)
+			add_callsite(s, l);
+	}
+	keymap_release(&km);
+	for (size_t i = 0; i < nsecs; i++)
+		merge_lines(&secs[i]);
+	qsort(secs, nsecs, sizeof(*secs), section_cmp);
+	for (size_t i = 0; i < nsecs; i++) {
+		emit_section(&b, &secs[i], src, fn->name);
+		free(secs[i].e);
+	}
+	free(secs);
+
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct ann_row *r = &v->rows[i];
+
+		if (r->kind != ANN_ROW_LINE)
+			continue;
+		if (r->line > v->max_line)
+			v->max_line = r->line;
+		if (r->samples > v->max_samples)
+			v->max_samples = r->samples;
+		if (r->samples && r->period > best) {
+			best = r->period;
+			v->hottest = i;
+		}
+		if (r->hot)
+			v->nhot++;
+	}
+	v->hot = xmalloc((v->nhot ? v->nhot : 1) * sizeof(*v->hot));
+	for (size_t i = 0, n = 0; i < v->nrows; i++)
+		if (v->rows[i].kind == ANN_ROW_LINE && v->rows[i].hot)
+			v->hot[n++] = i;
+	return v;
+}
+
+void ann_view_free(struct ann_view *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->nowned; i++)
+		free(v->owned[i]);
+	free(v->owned);
+	free(v->rows);
+	free(v->hot);
+	free(v);
+}
+
+size_t ann_view_next_hot(const struct ann_view *v, size_t from, int dir)
+{
+	if (!v->nhot)
+		return from;
+	if (dir > 0) {
+		for (size_t i = 0; i < v->nhot; i++)
+			if (v->hot[i] > from)
+				return v->hot[i];
+		return v->hot[0];
+	}
+	for (size_t i = v->nhot; i-- > 0;)
+		if (v->hot[i] < from)
+			return v->hot[i];
+	return v->hot[v->nhot - 1];
+}
+
+bool ann_text_matches(const char *text, const char *pattern)
+{
+	for (const char *p = pattern; *p; p++)
+		if (isupper((unsigned char)*p))
+			return strstr(text, pattern) != NULL;
+	return strcasestr(text, pattern) != NULL;
+}
+
+size_t ann_view_search(const struct ann_view *v, size_t from, int dir, const char *pattern)
+{
+	if (!v->nrows || !*pattern)
+		return (size_t)-1;
+	for (size_t step = 1; step <= v->nrows; step++) {
+		size_t i = dir > 0 ? (from + step) % v->nrows
+				   : (from + v->nrows - step % v->nrows) % v->nrows;
+
+		if (v->rows[i].text && ann_text_matches(v->rows[i].text, pattern))
+			return i;
+	}
+	return (size_t)-1;
+}

@@ -1,0 +1,241 @@
+/* source.c - finding and reading source files (source.h). */
+#include "source.h"
+
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct source_cache {
+	const struct source_options *opt;
+	struct source_file **files;
+	size_t nfiles, cap;
+};
+
+int source_prefix_map_check(const char *map)
+{
+	const char *eq = strchr(map, '=');
+
+	return eq && eq != map ? 0 : -EINVAL;
+}
+
+struct source_cache *source_cache_new(const struct source_options *opt)
+{
+	struct source_cache *c = xcalloc(1, sizeof(*c));
+
+	c->opt = opt;
+	return c;
+}
+
+/* One line of source as shown: tabs to the next multiple of 8, control bytes as '?' (a stray
+ * escape in a source file must not drive the terminal). */
+static char *expand_line(const char *s, size_t n)
+{
+	size_t width = 0, tabs = 0;
+	char *out, *o;
+
+	for (size_t i = 0; i < n; i++)
+		tabs += s[i] == '\t';
+	out = o = xmalloc(n + tabs * 7 + 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch == '\t') {
+			do {
+				*o++ = ' ';
+				width++;
+			} while (width % 8);
+			continue;
+		}
+		*o++ = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+		/* UTF-8 continuation bytes take no column. */
+		width += (ch & 0xc0) != 0x80;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Reads PATH into F's lines. Returns 0 or -errno (EISDIR, EFBIG for a huge file, open's). */
+static int read_lines(struct source_file *f, const char *path)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, start;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > SOURCE_MAX_BYTES) {
+		ret = -EFBIG;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			if (cap >= SOURCE_MAX_BYTES) {
+				ret = -EFBIG;
+				goto out;
+			}
+			cap = cap ? cap * 2 : (size_t)st.st_size + 1;
+			buf = xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	start = 0;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && buf[i] != '\n')
+			continue;
+		if (i == len && start == len)
+			break;	/* no empty line after a final newline */
+		if (f->nlines % 256 == 0)
+			f->lines = xrealloc(f->lines, (f->nlines + 256) * sizeof(*f->lines));
+		/* A CRLF file shows without its CRs. */
+		f->lines[f->nlines++] =
+			expand_line(buf + start, i - start - (i > start && buf[i - 1] == '\r'));
+		start = i + 1;
+	}
+	f->path = xstrdup(path);
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+/* Appends CANDIDATE and why it failed to F's looked_for line. */
+static void note_miss(struct source_file *f, const char *candidate, int err)
+{
+	size_t old = f->looked_for ? strlen(f->looked_for) : 0;
+	size_t add = strlen(candidate) + strlen(strerror(-err)) + 8;
+
+	f->looked_for = xrealloc(f->looked_for, old + add);
+	snprintf(f->looked_for + old, add, "%s%s (%s)", old ? "; " : "", candidate,
+		 strerror(-err));
+}
+
+/* Tries CANDIDATE (owned by the caller). Returns 1 when F was read from it. */
+static int try_path(struct source_file *f, const char *candidate)
+{
+	int err = read_lines(f, candidate);
+
+	if (!err)
+		return 1;
+	note_miss(f, candidate, err);
+	return 0;
+}
+
+/* Whether PATH starts with the directory OLD (OLD's length N), on a path component boundary. */
+static int has_prefix(const char *path, const char *old, size_t n)
+{
+	if (strncmp(path, old, n))
+		return 0;
+	return old[n - 1] == '/' || path[n] == '/' || path[n] == '\0';
+}
+
+static void find_file(struct source_file *f, const struct source_options *opt)
+{
+	const char *p = f->dwarf_path;
+	char *cand = NULL;
+
+	for (size_t i = 0; i < opt->nprefix_maps; i++) {
+		const char *map = opt->prefix_maps[i], *eq = strchr(map, '=');
+		size_t n;
+
+		if (!eq || eq == map)
+			continue;
+		n = (size_t)(eq - map);
+		if (!has_prefix(p, map, n))
+			continue;
+		if (asprintf(&cand, "%s%s", eq + 1, p + n) < 0)
+			die("out of memory");
+		if (try_path(f, cand))
+			goto out;
+		free(cand);
+		cand = NULL;
+	}
+	for (size_t i = 0; i < opt->nsource_dirs; i++) {
+		const char *dir = opt->source_dirs[i];
+
+		/* Every trailing part of the path, longest first: "/a/b/c.c" gives a/b/c.c, b/c.c,
+		 * c.c. */
+		for (const char *s = p; s; s = strchr(s, '/')) {
+			while (*s == '/')
+				s++;
+			if (!*s)
+				break;
+			if (asprintf(&cand, "%s/%s", dir, s) < 0)
+				die("out of memory");
+			if (try_path(f, cand))
+				goto out;
+			free(cand);
+			cand = NULL;
+		}
+	}
+	try_path(f, p);
+out:
+	free(cand);
+	if (f->path) {
+		free(f->looked_for);
+		f->looked_for = NULL;
+	}
+}
+
+const struct source_file *source_get(struct source_cache *c, const char *dwarf_path)
+{
+	struct source_file *f;
+
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (!strcmp(c->files[i]->dwarf_path, dwarf_path))
+			return c->files[i];
+	f = xcalloc(1, sizeof(*f));
+	f->dwarf_path = xstrdup(dwarf_path);
+	find_file(f, c->opt);
+	if (c->nfiles == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->files = xrealloc(c->files, c->cap * sizeof(*c->files));
+	}
+	c->files[c->nfiles++] = f;
+	return f;
+}
+
+void source_cache_free(struct source_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct source_file *f = c->files[i];
+
+		for (size_t j = 0; j < f->nlines; j++)
+			free(f->lines[j]);
+		free(f->lines);
+		free((char *)f->dwarf_path);
+		free((char *)f->path);
+		free(f->looked_for);
+		free(f);
+	}
+	free(c->files);
+	free(c);
+}

@@ -1,0 +1,119 @@
+/* stdio.c - annotate as plain text (--stdio): the header, then function after function. */
+#include "header.h"
+#include "views.h"
+
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+char ann_heat_marker(enum ann_heat heat)
+{
+	static const char marks[] = " .:+#";
+
+	return heat <= ANN_HEAT_HOTTEST ? marks[heat] : '#';
+}
+
+static int digits(unsigned long long n)
+{
+	int d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
+static void share(char *buf, size_t len, double s)
+{
+	snprintf(buf, len, "%5.1f%%", 100 * s);
+}
+
+/* Prints one line without trailing blanks (an empty source line, a missing source). */
+static void print_trimmed(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void print_trimmed(FILE *out, const char *fmt, ...)
+{
+	char *line = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("out of memory");
+	while (n > 0 && line[n - 1] == ' ')
+		n--;
+	fprintf(out, "%.*s\n", n, line);
+	free(line);
+}
+
+static void print_function(FILE *out, const struct ann_model *m, struct source_cache *src,
+			   size_t fi)
+{
+	const struct ann_func *fn = &m->funcs[fi];
+	struct ann_view *v = ann_view_build(m, fi, src);
+	int sw = digits(v->max_samples), lw = digits((unsigned long long)v->max_line);
+	const char *slash = strrchr(fn->dso, '/');
+	char num[32];
+
+	sw = sw < 7 ? 7 : sw;
+	lw = lw < 4 ? 4 : lw;
+	fprintf(out, "\n== %s  [%s]  %.2f%% of all samples (%s samples", fn->name,
+		slash ? slash + 1 : fn->dso, 100 * fn->share,
+		ann_group_digits(fn->samples, num, sizeof(num)));
+	if (fn->ninlined)
+		fprintf(out, ", %zu inlined function%s", fn->ninlined, fn->ninlined > 1 ? "s" : "");
+	fprintf(out, ") ==\n");
+	fprintf(out, "   func%%  total%% %*s %*s  source\n", sw, "samples", lw, "line");
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct ann_row *r = &v->rows[i];
+		char sf[16] = "", st[16] = "", ns[32] = "", nl[16] = "";
+
+		if (r->samples) {
+			share(sf, sizeof(sf), r->share_func);
+			share(st, sizeof(st), r->share_total);
+			snprintf(ns, sizeof(ns), "%llu", (unsigned long long)r->samples);
+		}
+		switch (r->kind) {
+		case ANN_ROW_LINE:
+			if (r->line > 0)
+				snprintf(nl, sizeof(nl), "%d", r->line);
+			print_trimmed(out, "%c %6s %6s %*s %*s  %s", ann_heat_marker(r->heat), sf, st,
+				      sw, ns, lw, nl, r->text ? r->text : "");
+			break;
+		case ANN_ROW_TITLE:
+			fprintf(out, "  %6s %6s %*s %*s  -- %s\n", sf, st, sw, ns, lw, "", r->text);
+			break;
+		case ANN_ROW_GAP:
+		case ANN_ROW_NOTE:
+			fprintf(out, "  %6s %6s %*s %*s  %s%s\n", "", "", sw, "", lw, "",
+				r->kind == ANN_ROW_NOTE ? "note: " : "", r->text);
+			break;
+		}
+	}
+	ann_view_free(v);
+}
+
+int ann_stdio(FILE *out, const struct ann_model *m, struct source_cache *src, const size_t *funcs,
+	      size_t nfuncs, size_t more)
+{
+	struct ann_header h;
+
+	ann_header_build(&h, m->profile, 100);
+	for (size_t i = 0; i < h.n; i++)
+		fprintf(out, "%s\n", h.lines[i].text);
+	ann_header_release(&h);
+	for (size_t i = 0; i < nfuncs; i++)
+		print_function(out, m, src, funcs[i]);
+	if (more)
+		fprintf(out, "\n(%zu more function%s with fewer samples; --limit 0 shows all)\n", more,
+			more > 1 ? "s" : "");
+	if (fflush(out) || ferror(out))
+		return errno ? -errno : -EIO;
+	return 0;
+}

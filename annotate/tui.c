@@ -1,0 +1,799 @@
+/* tui.c - annotate's ncurses view, the only file that includes <curses.h>.
+ *
+ * Screens are states on a small stack, each with exactly a draw and a key function (tig's and
+ * ncdu's shape): the source view of one function (the bottom of the stack), the function list,
+ * the help, and the search prompt. The model (lines.h) gives the rows; this file only lays
+ * them out and moves a cursor.
+ *
+ * The terminal is given back on every way out: q, a fatal signal (SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT: endwin() in the handler, then the default action) and exit() (an atexit handler),
+ * which is what die() calls.
+ */
+#include "header.h"
+#include "views.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <wchar.h>
+
+struct tui;
+
+/* A screen: how it looks and what its keys do. */
+struct screen {
+	void (*draw)(struct tui *t);
+	void (*key)(struct tui *t, int ch);
+};
+
+static const struct screen source_screen, list_screen, help_screen, search_screen;
+
+struct tui {
+	const struct ann_model *m;
+	struct source_cache *src;
+	struct ann_header hdr;		/* wrapped to the current width */
+	int rows, cols;
+	bool color;
+	bool quit;
+	bool share_total;		/* 's': share of the whole profile instead of the function */
+	const struct screen *stack[4];
+	int depth;
+	/* The source view. */
+	struct ann_view *view;
+	size_t cur, top;
+	/* The function list. */
+	size_t lcur, ltop;
+	/* Search: the pattern that n / N repeat, and the prompt being edited. */
+	char pattern[128];
+	char input[128];
+	size_t ninput;
+	char msg[200];			/* shown in the status line until the next key */
+};
+
+enum {
+	PAIR_LOW = 1,
+	PAIR_WARM,
+	PAIR_HOT,
+	PAIR_HOTTEST,
+	PAIR_TITLE,
+	PAIR_WARN,
+};
+
+/* ---- the terminal: set up, given back on every way out ---------------------------------- */
+
+static volatile sig_atomic_t tui_on;
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct sigaction saved_actions[sizeof(fatal_signals) / sizeof(fatal_signals[0])];
+
+static void tui_restore(void)
+{
+	if (tui_on) {
+		tui_on = 0;
+		endwin();
+	}
+}
+
+/* endwin() is not on the async-signal-safe list, but it only writes the terminal's reset
+ * strings and restores the saved termios; leaving the terminal raw is the worse outcome. */
+static void on_fatal_signal(int sig)
+{
+	tui_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_signals(void)
+{
+	static bool registered;
+	struct sigaction sa = { .sa_handler = on_fatal_signal };
+
+	if (!registered) {
+		atexit(tui_restore);
+		registered = true;
+	}
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaction(fatal_signals[i], &sa, &saved_actions[i]);
+}
+
+static void release_signals(void)
+{
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaction(fatal_signals[i], &saved_actions[i], NULL);
+}
+
+/* ---- drawing helpers --------------------------------------------------------------------- */
+
+/* Writes S at (Y, X), at most COLS columns: multi-byte characters by their width, invalid
+ * bytes as '?'. Returns the columns used. */
+static int put_clipped(int y, int x, const char *s, int cols)
+{
+	mbstate_t st;
+	size_t len = strlen(s), i = 0;
+	int used = 0;
+
+	memset(&st, 0, sizeof(st));
+	move(y, x);
+	while (i < len && used < cols) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, s + i, len - i, &st);
+		int w;
+
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&st, 0, sizeof(st));
+			addch('?');
+			used++;
+			i++;
+			continue;
+		}
+		w = wcwidth(wc);
+		if (w < 0) {
+			addch('?');
+			used++;
+			i += n;
+			continue;
+		}
+		if (used + w > cols)
+			break;
+		addnstr(s + i, (int)n);
+		used += w;
+		i += n;
+	}
+	return used;
+}
+
+static attr_t heat_attr(const struct tui *t, enum ann_heat h)
+{
+	static const short pairs[] = { 0, PAIR_LOW, PAIR_WARM, PAIR_HOT, PAIR_HOTTEST };
+	attr_t a = h >= ANN_HEAT_HOT ? A_BOLD : A_NORMAL;
+
+	if (t->color && h > ANN_HEAT_NONE)
+		a |= COLOR_PAIR(pairs[h]);
+	return a;
+}
+
+static attr_t title_attr(const struct tui *t)
+{
+	return A_BOLD | (t->color ? COLOR_PAIR(PAIR_TITLE) : A_UNDERLINE);
+}
+
+static attr_t warn_attr(const struct tui *t)
+{
+	return t->color ? COLOR_PAIR(PAIR_WARN) | A_BOLD : A_BOLD;
+}
+
+static int hdr_rows(const struct tui *t)
+{
+	int max = t->rows / 3;
+
+	return (int)t->hdr.n < max ? (int)t->hdr.n : max;
+}
+
+/* Rows between the header + title line and the status line. */
+static int body_rows(const struct tui *t)
+{
+	int n = t->rows - hdr_rows(t) - 2;
+
+	return n > 1 ? n : 1;
+}
+
+static void draw_header(const struct tui *t)
+{
+	for (int i = 0; i < hdr_rows(t); i++) {
+		attr_t a = t->hdr.lines[i].warn ? warn_attr(t) : A_NORMAL;
+
+		attron(a);
+		put_clipped(i, 0, t->hdr.lines[i].text, t->cols);
+		attroff(a);
+	}
+}
+
+/* The status line: LEFT, or the pending message, and the key hints on the right. */
+static void draw_status(const struct tui *t, const char *left, const char *hints)
+{
+	int y = t->rows - 1, hw = (int)strlen(hints), used;
+
+	attron(A_REVERSE);
+	mvhline(y, 0, ' ', t->cols);
+	used = put_clipped(y, 0, t->msg[0] ? t->msg : left, t->cols);
+	if (used + 1 + hw <= t->cols)
+		put_clipped(y, t->cols - hw, hints, hw);
+	attroff(A_REVERSE);
+}
+
+static int digits(unsigned long long n)
+{
+	int d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
+/* Keeps CUR inside the window [TOP, TOP + N); JUMP centres it when it was outside. */
+static void follow(size_t cur, size_t *top, size_t total, int n, bool jump)
+{
+	size_t rows = (size_t)n;
+
+	if (cur >= *top && cur < *top + rows)
+		return;
+	if (jump)
+		*top = cur > rows / 2 ? cur - rows / 2 : 0;
+	else if (cur < *top)
+		*top = cur;
+	else
+		*top = cur - rows + 1;
+	if (total > rows && *top > total - rows)
+		*top = total - rows;
+	if (total <= rows)
+		*top = 0;
+}
+
+/* ---- the source view --------------------------------------------------------------------- */
+
+static void open_function(struct tui *t, size_t func)
+{
+	ann_view_free(t->view);
+	t->view = ann_view_build(t->m, func, t->src);
+	t->cur = t->view->nrows ? t->view->hottest : 0;
+	t->top = 0;
+	follow(t->cur, &t->top, t->view->nrows, body_rows(t), true);
+	t->lcur = func;
+}
+
+static void draw_row(struct tui *t, int y, const struct ann_row *r, int sw, int lw)
+{
+	char share[16] = "", samples[32] = "", line[16] = "";
+	int x = 0, textw;
+
+	if (r->samples) {
+		snprintf(share, sizeof(share), "%5.1f%%",
+			 100 * (t->share_total ? r->share_total : r->share_func));
+		snprintf(samples, sizeof(samples), "%llu", (unsigned long long)r->samples);
+	}
+	if (r->kind == ANN_ROW_LINE && r->line > 0)
+		snprintf(line, sizeof(line), "%d", r->line);
+	if (r->kind == ANN_ROW_NOTE) {
+		attron(warn_attr(t));
+		put_clipped(y, 2, r->text, t->cols - 2);
+		attroff(warn_attr(t));
+		return;
+	}
+	attron(heat_attr(t, r->heat));
+	mvprintw(y, 0, "%c %6s %*s", ann_heat_marker(r->heat), share, sw, samples);
+	attroff(heat_attr(t, r->heat));
+	x = 2 + 6 + 1 + sw + 1;
+	mvprintw(y, x, "%*s ", lw, line);
+	x += lw + 1;
+	textw = t->cols - x;
+	if (textw <= 0)
+		return;
+	switch (r->kind) {
+	case ANN_ROW_LINE:
+		if (r->heat >= ANN_HEAT_HOT)
+			attron(A_BOLD);
+		put_clipped(y, x, r->text ? r->text : "", textw);
+		attroff(A_BOLD);
+		break;
+	case ANN_ROW_TITLE:
+		attron(title_attr(t));
+		put_clipped(y, x, "-- ", textw);
+		put_clipped(y, x + 3, r->text, textw - 3);
+		attroff(title_attr(t));
+		break;
+	case ANN_ROW_GAP:
+		attron(A_DIM);
+		put_clipped(y, x, r->text, textw);
+		attroff(A_DIM);
+		break;
+	case ANN_ROW_NOTE:
+		break;
+	}
+}
+
+static void source_draw(struct tui *t)
+{
+	const struct ann_view *v = t->view;
+	const struct ann_func *fn = &t->m->funcs[v->func];
+	int y0 = hdr_rows(t), n = body_rows(t);
+	int sw = digits(v->max_samples), lw = digits((unsigned long long)v->max_line);
+	const char *slash = strrchr(fn->dso, '/');
+	char title[512], left[256], num[32];
+	size_t hotpos = 0;
+
+	sw = sw < 7 ? 7 : sw;
+	lw = lw < 4 ? 4 : lw;
+	draw_header(t);
+	snprintf(title, sizeof(title), "%s [%s]  %.1f%% of all samples, %s samples%s", fn->name,
+		 slash ? slash + 1 : fn->dso, 100 * fn->share,
+		 ann_group_digits(fn->samples, num, sizeof(num)),
+		 fn->ninlined ? ", with inlined code" : "");
+	attron(A_BOLD | A_UNDERLINE);
+	mvhline(y0, 0, ' ', t->cols);
+	put_clipped(y0, 0, title, t->cols);
+	attroff(A_BOLD | A_UNDERLINE);
+	for (int i = 0; i < n && t->top + (size_t)i < v->nrows; i++) {
+		size_t ri = t->top + (size_t)i;
+
+		draw_row(t, y0 + 1 + i, &v->rows[ri], sw, lw);
+		if (ri == t->cur)
+			mvchgat(y0 + 1 + i, 0, -1, A_REVERSE, 0, NULL);
+	}
+	for (size_t i = 0; i < v->nhot; i++)
+		if (v->hot[i] <= t->cur)
+			hotpos = i + 1;
+	if (v->nrows && v->rows[t->cur].kind == ANN_ROW_LINE && v->rows[t->cur].line > 0)
+		snprintf(left, sizeof(left), " line %d  hot %zu/%zu  share of %s", v->rows[t->cur].line,
+			 hotpos, v->nhot, t->share_total ? "total" : "function");
+	else
+		snprintf(left, sizeof(left), " row %zu/%zu  hot %zu/%zu  share of %s", t->cur + 1,
+			 v->nrows, hotpos, v->nhot, t->share_total ? "total" : "function");
+	draw_status(t, left, "TAB:hot f:functions ?:help q:quit ");
+}
+
+static void move_cursor(size_t *cur, size_t *top, size_t total, int n, long delta, bool page)
+{
+	long c = (long)*cur + delta;
+
+	if (!total)
+		return;
+	if (c < 0)
+		c = 0;
+	if (c >= (long)total)
+		c = (long)total - 1;
+	*cur = (size_t)c;
+	if (page) {
+		long tp = (long)*top + delta;
+
+		if (tp > (long)total - n)
+			tp = (long)total - n;
+		*top = tp < 0 ? 0 : (size_t)tp;
+	}
+	follow(*cur, top, total, n, false);
+}
+
+static void push(struct tui *t, const struct screen *s)
+{
+	if (t->depth < (int)(sizeof(t->stack) / sizeof(t->stack[0])))
+		t->stack[t->depth++] = s;
+}
+
+static void pop(struct tui *t)
+{
+	if (t->depth > 1)
+		t->depth--;
+	else
+		t->quit = true;
+}
+
+static void source_search(struct tui *t, int dir)
+{
+	size_t at = ann_view_search(t->view, t->cur, dir, t->pattern);
+
+	if (at == (size_t)-1) {
+		snprintf(t->msg, sizeof(t->msg), " not found: %s", t->pattern);
+		return;
+	}
+	t->cur = at;
+	follow(t->cur, &t->top, t->view->nrows, body_rows(t), true);
+}
+
+static void source_hot(struct tui *t, int dir)
+{
+	if (!t->view->nhot) {
+		snprintf(t->msg, sizeof(t->msg), " no hot line in this function");
+		return;
+	}
+	t->cur = ann_view_next_hot(t->view, t->cur, dir);
+	follow(t->cur, &t->top, t->view->nrows, body_rows(t), true);
+}
+
+/* Keys shared by the source view and the function list: moving the cursor. Returns true when
+ * CH was one of them. */
+static bool motion_key(struct tui *t, int ch, size_t *cur, size_t *top, size_t total)
+{
+	int n = body_rows(t);
+
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		move_cursor(cur, top, total, n, -1, false);
+		return true;
+	case KEY_DOWN:
+	case 'j':
+		move_cursor(cur, top, total, n, 1, false);
+		return true;
+	case KEY_PPAGE:
+	case 'b':
+		move_cursor(cur, top, total, n, -n, true);
+		return true;
+	case KEY_NPAGE:
+	case ' ':
+		move_cursor(cur, top, total, n, n, true);
+		return true;
+	case 'g':
+	case KEY_HOME:
+		move_cursor(cur, top, total, n, -(long)total, true);
+		return true;
+	case 'G':
+	case KEY_END:
+		move_cursor(cur, top, total, n, (long)total, true);
+		return true;
+	}
+	return false;
+}
+
+static void source_key(struct tui *t, int ch)
+{
+	if (motion_key(t, ch, &t->cur, &t->top, t->view->nrows))
+		return;
+	switch (ch) {
+	case '\t':
+		source_hot(t, 1);
+		break;
+	case KEY_BTAB:
+		source_hot(t, -1);
+		break;
+	case 'n':
+	case 'N':
+		if (t->pattern[0])
+			source_search(t, ch == 'n' ? 1 : -1);
+		else
+			source_hot(t, ch == 'n' ? 1 : -1);
+		break;
+	case '/':
+		t->ninput = 0;
+		t->input[0] = '\0';
+		push(t, &search_screen);
+		break;
+	case 'f':
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		t->ltop = 0;
+		follow(t->lcur, &t->ltop, t->m->nfuncs, body_rows(t), true);
+		push(t, &list_screen);
+		break;
+	case 's':
+		t->share_total = !t->share_total;
+		break;
+	case '?':
+	case 'h':
+	case KEY_F(1):
+		push(t, &help_screen);
+		break;
+	case 27:
+		t->pattern[0] = '\0';
+		break;
+	case 'q':
+		pop(t);
+		break;
+	}
+}
+
+static const struct screen source_screen = { source_draw, source_key };
+
+/* ---- the function list ------------------------------------------------------------------- */
+
+static void list_draw(struct tui *t)
+{
+	const struct ann_model *m = t->m;
+	int y0 = hdr_rows(t), n = body_rows(t);
+	int sw = digits(m->nfuncs ? m->funcs[0].samples : 0);
+	char title[128];
+
+	sw = sw < 7 ? 7 : sw;
+	draw_header(t);
+	snprintf(title, sizeof(title), "functions: %zu, hottest first (share of all samples)",
+		 m->nfuncs);
+	attron(A_BOLD | A_UNDERLINE);
+	mvhline(y0, 0, ' ', t->cols);
+	put_clipped(y0, 0, title, t->cols);
+	attroff(A_BOLD | A_UNDERLINE);
+	for (int i = 0; i < n && t->ltop + (size_t)i < m->nfuncs; i++) {
+		size_t fi = t->ltop + (size_t)i;
+		const struct ann_func *f = &m->funcs[fi];
+		const char *slash = strrchr(f->dso, '/');
+		enum ann_heat h = ann_heat_of(f->share);
+		char name[512];
+		int x = 2 + 6 + 1 + sw + 2;
+
+		attron(heat_attr(t, h));
+		mvprintw(y0 + 1 + i, 0, "%c %5.1f%% %*llu", ann_heat_marker(h), 100 * f->share, sw,
+			 (unsigned long long)f->samples);
+		attroff(heat_attr(t, h));
+		snprintf(name, sizeof(name), "%s  [%s]%s", f->name, slash ? slash + 1 : f->dso,
+			 f->ninlined ? "  +inlined" : "");
+		if (x < t->cols)
+			put_clipped(y0 + 1 + i, x, name, t->cols - x);
+		if (fi == t->lcur)
+			mvchgat(y0 + 1 + i, 0, -1, A_REVERSE, 0, NULL);
+	}
+	draw_status(t, " Enter:open  /:search", "q:back  ?:help ");
+}
+
+static void list_search(struct tui *t, int dir)
+{
+	size_t n = t->m->nfuncs;
+
+	for (size_t step = 1; step <= n; step++) {
+		size_t i = dir > 0 ? (t->lcur + step) % n : (t->lcur + n - step % n) % n;
+
+		if (ann_text_matches(t->m->funcs[i].name, t->pattern)) {
+			t->lcur = i;
+			follow(t->lcur, &t->ltop, n, body_rows(t), true);
+			return;
+		}
+	}
+	snprintf(t->msg, sizeof(t->msg), " no function matches: %s", t->pattern);
+}
+
+static void list_key(struct tui *t, int ch)
+{
+	if (motion_key(t, ch, &t->lcur, &t->ltop, t->m->nfuncs))
+		return;
+	switch (ch) {
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+	case KEY_RIGHT:
+	case 'l':
+		open_function(t, t->lcur);
+		pop(t);
+		break;
+	case '/':
+		t->ninput = 0;
+		t->input[0] = '\0';
+		push(t, &search_screen);
+		break;
+	case 'n':
+	case 'N':
+		if (t->pattern[0])
+			list_search(t, ch == 'n' ? 1 : -1);
+		break;
+	case '?':
+	case KEY_F(1):
+		push(t, &help_screen);
+		break;
+	case 'q':
+	case 'f':
+	case 27:
+	case KEY_LEFT:
+		t->lcur = t->view->func;
+		pop(t);
+		break;
+	}
+}
+
+static const struct screen list_screen = { list_draw, list_key };
+
+/* ---- help -------------------------------------------------------------------------------- */
+
+static const char *const help_text[] = {
+	"hwprof annotate: keys",
+	"",
+	"  Up Down j k      move one line",
+	"  PgUp PgDn b SPC  move one page",
+	"  g G Home End     first / last line",
+	"  TAB  Shift-TAB   next / previous hot line (>= 0.5% of the function)",
+	"  n N              next / previous search match, else hot line",
+	"  /                search the source text (or names in the list)",
+	"  f Enter          function list; Enter opens a function",
+	"  s                share of the function <-> share of all samples",
+	"  ?                this help",
+	"  q                back; quit from the source view",
+	"",
+	"Marker column: . under 0.5%  : under 5%  + under 20%  # 20% or more",
+	"of the function's samples. Colours follow the same levels.",
+	"",
+	"Press any key to go back.",
+};
+
+static void help_draw(struct tui *t)
+{
+	size_t n = sizeof(help_text) / sizeof(help_text[0]);
+
+	for (size_t i = 0; i < n && (int)i < t->rows - 1; i++) {
+		if (!i)
+			attron(A_BOLD);
+		put_clipped((int)i, 0, help_text[i], t->cols);
+		attroff(A_BOLD);
+	}
+	draw_status(t, " help", "any key: back ");
+}
+
+static void help_key(struct tui *t, int ch)
+{
+	(void)ch;
+	pop(t);
+}
+
+static const struct screen help_screen = { help_draw, help_key };
+
+/* ---- the search prompt (over the screen below it) ---------------------------------------- */
+
+static void search_draw(struct tui *t)
+{
+	int y = t->rows - 1;
+
+	t->stack[t->depth - 2]->draw(t);
+	move(y, 0);
+	clrtoeol();
+	mvaddch(y, 0, '/');
+	put_clipped(y, 1, t->input, t->cols - 2);
+	curs_set(1);
+}
+
+static void search_key(struct tui *t, int ch)
+{
+	const struct screen *below = t->stack[t->depth - 2];
+
+	switch (ch) {
+	case 27:
+		pop(t);
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		pop(t);
+		if (!t->ninput)
+			break;
+		snprintf(t->pattern, sizeof(t->pattern), "%s", t->input);
+		if (below == &list_screen)
+			list_search(t, 1);
+		else
+			source_search(t, 1);
+		break;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		if (!t->ninput) {
+			pop(t);
+			break;
+		}
+		t->input[--t->ninput] = '\0';
+		break;
+	default:
+		if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && t->ninput + 1 < sizeof(t->input)) {
+			t->input[t->ninput++] = (char)ch;
+			t->input[t->ninput] = '\0';
+		}
+		break;
+	}
+}
+
+static const struct screen search_screen = { search_draw, search_key };
+
+/* ---- the loop ---------------------------------------------------------------------------- */
+
+static void relayout(struct tui *t)
+{
+	getmaxyx(stdscr, t->rows, t->cols);
+	ann_header_release(&t->hdr);
+	ann_header_build(&t->hdr, t->m->profile, t->cols);
+	/* The cursor row goes to the middle: the same screen as a fresh start at this size. */
+	if (t->view) {
+		t->top = t->view->nrows;
+		follow(t->cur, &t->top, t->view->nrows, body_rows(t), true);
+	}
+	t->ltop = t->m->nfuncs;
+	follow(t->lcur, &t->ltop, t->m->nfuncs, body_rows(t), true);
+}
+
+static void draw(struct tui *t)
+{
+	erase();
+	curs_set(0);
+	if (t->cols < ANN_TUI_MIN_COLS || t->rows < ANN_TUI_MIN_ROWS) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "terminal %dx%d is too small (need %dx%d); q quits",
+			 t->cols, t->rows, ANN_TUI_MIN_COLS, ANN_TUI_MIN_ROWS);
+		put_clipped(0, 0, msg, t->cols);
+	} else {
+		t->stack[t->depth - 1]->draw(t);
+	}
+	refresh();
+}
+
+/* Whether the terminal on stdin/stdout can show the TUI; if not, WHY says why. */
+static bool usable(char *why, size_t whylen)
+{
+	struct winsize ws;
+	const char *term = getenv("TERM");
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		snprintf(why, whylen, "not a terminal");
+		return false;
+	}
+	if (!term || !*term || !strcmp(term, "dumb")) {
+		snprintf(why, whylen, "TERM is %s%s%s: no cursor addressing", term ? "'" : "unset",
+			 term ? term : "", term ? "'" : "");
+		return false;
+	}
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row &&
+	    (ws.ws_col < ANN_TUI_MIN_COLS || ws.ws_row < ANN_TUI_MIN_ROWS)) {
+		snprintf(why, whylen, "the terminal is %ux%u, smaller than %dx%d", ws.ws_col,
+			 ws.ws_row, ANN_TUI_MIN_COLS, ANN_TUI_MIN_ROWS);
+		return false;
+	}
+	return true;
+}
+
+static void start_colors(struct tui *t)
+{
+	if (!has_colors() || start_color() == ERR)
+		return;
+	use_default_colors();
+	init_pair(PAIR_LOW, COLOR_GREEN, -1);
+	init_pair(PAIR_WARM, COLOR_YELLOW, -1);
+	init_pair(PAIR_HOT, COLOR_RED, -1);
+	init_pair(PAIR_HOTTEST, COLOR_WHITE, COLOR_RED);
+	init_pair(PAIR_TITLE, COLOR_CYAN, -1);
+	init_pair(PAIR_WARN, COLOR_YELLOW, -1);
+	t->color = true;
+}
+
+int ann_tui(const struct ann_model *m, struct source_cache *src, size_t func, char *why,
+	    size_t whylen)
+{
+	struct tui t = { .m = m, .src = src, .stack = { &source_screen }, .depth = 1 };
+	SCREEN *scr;
+	int errs = 0;
+
+	if (!usable(why, whylen))
+		return -1;
+	setlocale(LC_CTYPE, "");
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		snprintf(why, whylen, "ncurses cannot drive TERM '%s'", getenv("TERM"));
+		return -1;
+	}
+	tui_on = 1;
+	catch_signals();
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	start_colors(&t);
+	relayout(&t);
+	open_function(&t, func);
+
+	while (!t.quit) {
+		int ch;
+
+		draw(&t);
+		ch = getch();
+		if (ch == ERR) {
+			/* EINTR from a signal we do not handle is harmless; a closed input is not. */
+			if (++errs > 100)
+				break;
+			continue;
+		}
+		errs = 0;
+		if (ch == KEY_RESIZE) {
+			relayout(&t);
+			clearok(curscr, TRUE);
+			continue;
+		}
+		t.msg[0] = '\0';
+		if (t.cols < ANN_TUI_MIN_COLS || t.rows < ANN_TUI_MIN_ROWS) {
+			t.quit = ch == 'q';
+			continue;
+		}
+		t.stack[t.depth - 1]->key(&t, ch);
+	}
+
+	tui_restore();
+	release_signals();
+	delscreen(scr);
+	ann_view_free(t.view);
+	ann_header_release(&t.hdr);
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* views.h - the two ways annotate shows its model (lines.h): plain text and the ncurses TUI.
+ * Only tui.c includes <curses.h>.
+ */
+#ifndef HWPROF_ANNOTATE_VIEWS_H
+#define HWPROF_ANNOTATE_VIEWS_H
+
+#include <stdio.h>
+
+#include "lines.h"
+
+/* The marker column for a heat level, so that heat reads without colour: ' ', '.', ':', '+',
+ * '#' from none to hottest. */
+char ann_heat_marker(enum ann_heat heat);
+
+/* Prints to OUT the header of M's profile, then functions FUNCS (NFUNCS indexes into
+ * M->funcs, in the order given) with their rows; MORE functions left out by --limit are
+ * mentioned at the end. Returns 0, or -errno when writing OUT failed (EPIPE, ENOSPC, ...). */
+int ann_stdio(FILE *out, const struct ann_model *m, struct source_cache *src, const size_t *funcs,
+	      size_t nfuncs, size_t more);
+
+/* Smallest terminal the TUI draws in; smaller ones fall back to --stdio at start. */
+#define ANN_TUI_MIN_COLS 40
+#define ANN_TUI_MIN_ROWS 12
+
+/* Runs the TUI on stdin/stdout, opening on function FUNC of M, until the user quits.
+ * Returns 0 after a normal quit, or -1 without having drawn anything when the terminal cannot
+ * be used: WHY (WHYLEN bytes) then says why ("TERM 'dumb' has no cursor addressing", "the
+ * terminal is 30x10, smaller than 40x12"), and the caller falls back to ann_stdio(). The
+ * terminal is restored on every way out: q, SIGINT, SIGTERM, SIGHUP, SIGQUIT, exit(). */
+int ann_tui(const struct ann_model *m, struct source_cache *src, size_t func, char *why,
+	    size_t whylen);
+
+#endif

@@ -1,0 +1,43 @@
+/* decode.h - translating perf ring-buffer records into sample-file records.
+ *
+ * Layouts from linux/perf_event.h (enum perf_event_type). With attr.sample_id_all every
+ * non-sample record ends in a sample_id block { pid, tid } { time } { id } { stream_id }
+ * { cpu, res } { id (IDENTIFIER) }, each present when its PERF_SAMPLE_* bit is set. Samples
+ * themselves lay out IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD in that order.
+ * Only those sample_type bits are understood; record asks the kernel for no others.
+ */
+#ifndef HWPROF_RECORD_DECODE_H
+#define HWPROF_RECORD_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "hwprof/sampfile.h"
+
+/* The sample_type bits decode understands. */
+#define DECODE_SAMPLE_TYPES                                                                        \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD)
+
+/* How the records of one recording are shaped, and which event an id belongs to. */
+struct decode_ctx {
+	uint64_t sample_type;	/* attr.sample_type, the same for every sampling event */
+	const uint64_t *ids;	/* PERF_EVENT_IOC_ID of each opened fd ... */
+	const uint16_t *events; /* ... and the header.events index it samples */
+	size_t nids;
+};
+
+/* Translates REC (LEN bytes, 8-byte aligned, as ring_drain hands it) into OUT.
+ * Returns 1 when OUT holds a record (strings in OUT point into REC), 0 for a record type that
+ * is not kept (or an MMAP2 of a non-executable mapping), -EBADMSG when REC is too short for
+ * its type or its strings are not terminated. Samples with an id that is not in CTX get
+ * event index 0. CPU in LOST/THROTTLE records comes from the sample_id block (0 without it). */
+int decode_record(const struct decode_ctx *ctx, const struct perf_event_header *rec, size_t len,
+		  struct hwprof_record *out);
+
+/* Bytes of the sample_id block that sample_id_all appends for SAMPLE_TYPE. */
+size_t decode_sample_id_size(uint64_t sample_type);
+
+#endif

@@ -1,0 +1,289 @@
+/* sampler.c - open the sampling events per CPU and map their rings (see sampler.h). */
+#include "sampler.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hwprof/sys.h"
+
+#define SAMPLE_TYPE                                                                                \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+int sampler_online_cpus(int **out)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int *cpus = NULL, n = 0, cap = 0;
+	unsigned a, b;
+	char sep;
+
+	while (f && fscanf(f, "%u", &a) == 1) {
+		b = a;
+		if (fscanf(f, "%c", &sep) == 1 && sep == '-' && fscanf(f, "%u%c", &b, &sep) < 1)
+			break;
+		for (unsigned c = a; c <= b && c < 65536; c++) {
+			if (n == cap) {
+				int *p =
+				    realloc(cpus, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*p));
+				if (!p) {
+					free(cpus);
+					fclose(f);
+					return -ENOMEM;
+				}
+				cpus = p;
+			}
+			cpus[n++] = (int)c;
+		}
+		if (sep != ',')
+			break;
+	}
+	if (f)
+		fclose(f);
+	if (!n) {
+		long conf = sysconf(_SC_NPROCESSORS_CONF);
+		n = conf > 0 ? (int)conf : 1;
+		free(cpus);
+		cpus = calloc((size_t)n, sizeof(*cpus));
+		if (!cpus)
+			return -ENOMEM;
+		for (int i = 0; i < n; i++)
+			cpus[i] = i;
+	}
+	*out = cpus;
+	return n;
+}
+
+static void fill_attr(struct perf_event_attr *attr, const struct hwprof_event *ev,
+		      const struct sampler_config *cfg, bool sideband, bool build_id)
+{
+	hwprof_event_to_attr(ev, attr);
+	attr->sample_type = SAMPLE_TYPE;
+	if (cfg->freq) {
+		attr->freq = 1;
+		attr->sample_freq = cfg->freq;
+	} else {
+		attr->sample_period = cfg->period;
+	}
+	attr->disabled = 1;
+	attr->enable_on_exec = cfg->enable_on_exec;
+	attr->inherit = 1;
+	attr->sample_id_all = 1;
+	/* Times comparable with clock_gettime(CLOCK_MONOTONIC): merge.h needs "now". */
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+	/* Wake the reader when a quarter of the ring is full, not at every sample. */
+	attr->watermark = 1;
+	attr->wakeup_watermark = (uint32_t)(cfg->pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	if (sideband) {
+		attr->mmap = 1;
+		attr->mmap2 = 1;
+		attr->comm = 1;
+		attr->comm_exec = 1;
+		attr->task = 1;
+		attr->build_id = build_id;
+	}
+}
+
+static void file_event(struct hwprof_file_event *f, const struct hwprof_event *ev,
+		       const struct perf_event_attr *attr, int requested, int obtained)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", ev->spec);
+	f->type = attr->type;
+	f->config = attr->config;
+	f->config1 = attr->config1;
+	f->config2 = attr->config2;
+	f->sampling = true;
+	f->freq = attr->freq;
+	f->period_or_freq = attr->sample_period; /* a union with sample_freq */
+	f->precise_requested = (uint8_t)requested;
+	f->precise_obtained = (uint8_t)obtained;
+	f->precise_max = ev->precise_max;
+	f->exclude_user = attr->exclude_user;
+	f->exclude_kernel = attr->exclude_kernel;
+	f->exclude_hv = attr->exclude_hv;
+}
+
+/* Opens event EV on CPU for PID. The first open of an event runs the precise step-down and
+ * learns whether the kernel takes attr.build_id; later CPUs reuse what it found. */
+static int open_one(struct sampler *s, size_t e, const struct hwprof_event *ev,
+		    const struct sampler_config *cfg, pid_t pid, int cpu, bool first_cpu)
+{
+	struct perf_event_attr attr;
+	int fd, requested, obtained = 0;
+
+	fill_attr(&attr, ev, cfg, e == 0, e == 0 && s->kernel_build_id);
+	if (first_cpu) {
+		/* The step-down leaves attr at the level that opened. */
+		requested = attr.precise_ip;
+		fd = hwprof_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC, &obtained);
+		if (fd < 0 && e == 0 && s->kernel_build_id) {
+			/* Kernels before 5.12 refuse the build_id bit: read notes ourselves. */
+			fill_attr(&attr, ev, cfg, true, false);
+			fd =
+			    hwprof_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC, &obtained);
+			if (fd >= 0)
+				s->kernel_build_id = false;
+		}
+		if (fd >= 0)
+			file_event(&s->fev[e], ev, &attr, requested, obtained);
+		return fd;
+	}
+	attr.precise_ip = s->fev[e].precise_obtained;
+	return hwprof_sys()->perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int map_ring(struct sampler *s, struct sampler_cpu *c, char *err, size_t errlen)
+{
+	const struct hwprof_sys *sys = hwprof_sys();
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int e = 0;
+
+	for (;;) {
+		c->map_len = (s->pages + 1) * page;
+		c->map = sys->mmap(c->fd, c->map_len, &e);
+		if (c->map || e != EPERM || s->pages <= 8)
+			break;
+		/* Over the locked-memory allowance: a smaller ring still records. */
+		s->pages /= 2;
+	}
+	if (!c->map) {
+		snprintf(err, errlen,
+			 "mmap of the ring buffer (%zu pages) on CPU %d: %s (try a smaller -m)",
+			 s->pages, c->cpu, strerror(e));
+		return -e;
+	}
+	if (ring_init(&c->ring, c->map, c->map_len, page) < 0) {
+		snprintf(err, errlen, "ring buffer of CPU %d has an unexpected layout", c->cpu);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
+		 const struct sampler_config *cfg, const pid_t *pids, size_t npids, char *err,
+		 size_t errlen)
+{
+	const struct hwprof_sys *sys = hwprof_sys();
+	int *cpus = NULL, n, ret = 0;
+	size_t nfds;
+
+	memset(s, 0, sizeof(*s));
+	n = sampler_online_cpus(&cpus);
+	if (n < 0) {
+		snprintf(err, errlen, "out of memory");
+		return n;
+	}
+	s->nevents = list->n;
+	s->ncpus = (size_t)n;
+	s->npids = npids;
+	s->pages = cfg->pages;
+	s->kernel_build_id = true;
+	nfds = s->ncpus * npids * list->n;
+	s->fev = calloc(list->n, sizeof(*s->fev));
+	s->cpus = calloc(s->ncpus, sizeof(*s->cpus));
+	s->fds = malloc(nfds * sizeof(*s->fds));
+	s->ids = calloc(nfds, sizeof(*s->ids));
+	s->idx = calloc(nfds, sizeof(*s->idx));
+	if (!s->fev || !s->cpus || !s->fds || !s->ids || !s->idx) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nfds; i++)
+		s->fds[i] = -1;
+	for (size_t i = 0; i < nfds; i++) {
+		size_t c = i / (npids * list->n), t = i / list->n % npids, e = i % list->n;
+		struct sampler_cpu *sc = &s->cpus[c];
+		const struct hwprof_event *ev = &list->ev[e];
+		int fd;
+		uint64_t id = 0;
+		char advice[256];
+
+		if (t == 0 && e == 0) {
+			sc->cpu = cpus[c];
+			sc->fd = -1;
+		}
+		fd = open_one(s, e, ev, cfg, pids[t], sc->cpu, c == 0 && t == 0);
+		if (fd == -ESRCH && t > 0)
+			continue; /* a thread of an attached process ended meanwhile */
+		if (fd < 0) {
+			hwprof_open_advice(ev, -fd, advice, sizeof(advice));
+			snprintf(err, errlen, "%s: %s", ev->spec, advice);
+			ret = fd;
+			goto out;
+		}
+		s->fds[i] = fd;
+		if (sc->fd < 0) {
+			sc->fd = fd;
+			ret = map_ring(s, sc, err, errlen);
+		} else {
+			ret = sys->ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)sc->fd);
+			if (ret < 0)
+				snprintf(err, errlen, "%s: PERF_EVENT_IOC_SET_OUTPUT: %s", ev->spec,
+					 strerror(-ret));
+		}
+		if (ret < 0)
+			goto out;
+		ret = sys->ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
+		if (ret < 0) {
+			snprintf(err, errlen, "%s: PERF_EVENT_IOC_ID: %s", ev->spec,
+				 strerror(-ret));
+			goto out;
+		}
+		s->ids[s->nids] = id;
+		s->idx[s->nids++] = (uint16_t)e;
+	}
+	s->decode.sample_type = SAMPLE_TYPE;
+	s->decode.ids = s->ids;
+	s->decode.events = s->idx;
+	s->decode.nids = s->nids;
+	ret = 0;
+out:
+	free(cpus);
+	if (ret < 0)
+		sampler_close(s);
+	return ret;
+}
+
+static void ioctl_all(struct sampler *s, unsigned long request)
+{
+	for (size_t i = 0; s->fds && i < s->ncpus * s->npids * s->nevents; i++)
+		if (s->fds[i] >= 0)
+			hwprof_sys()->ioctl(s->fds[i], request, 0);
+}
+
+void sampler_enable(struct sampler *s)
+{
+	ioctl_all(s, PERF_EVENT_IOC_ENABLE);
+}
+
+void sampler_disable(struct sampler *s)
+{
+	ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+void sampler_close(struct sampler *s)
+{
+	const struct hwprof_sys *sys = hwprof_sys();
+
+	for (size_t c = 0; s->cpus && c < s->ncpus; c++) {
+		if (s->cpus[c].map)
+			sys->munmap(s->cpus[c].map, s->cpus[c].map_len);
+		ring_release(&s->cpus[c].ring);
+	}
+	for (size_t i = 0; s->fds && i < s->ncpus * s->npids * s->nevents; i++)
+		if (s->fds[i] >= 0)
+			sys->close(s->fds[i]);
+	free(s->fev);
+	free(s->cpus);
+	free(s->fds);
+	free(s->ids);
+	free(s->idx);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,78 @@
+/* sampler.h - the sampling events of one recording: one per event per CPU, with a ring each.
+ *
+ * `inherit` events (to follow threads and children) cannot be mmap'ed with cpu == -1 (the
+ * kernel answers EINVAL), so every event is opened once per online CPU on the target's pid.
+ * The first event of each CPU owns that CPU's ring buffer; the other events' output is
+ * redirected into it with PERF_EVENT_IOC_SET_OUTPUT, and PERF_SAMPLE_IDENTIFIER tells them
+ * apart. Only the first event asks for the side-band records (MMAP2, COMM, FORK/EXIT), so
+ * they come once. Everything goes through hwprof_sys(), so the fake kernel can stand in.
+ */
+#ifndef HWPROF_RECORD_SAMPLER_H
+#define HWPROF_RECORD_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "decode.h"
+#include "hwprof/event.h"
+#include "hwprof/sampfile.h"
+#include "ring.h"
+
+struct sampler_config {
+	uint64_t period;     /* sample period in events; used when FREQ is 0 */
+	uint64_t freq;	     /* sample frequency in Hz, or 0 */
+	size_t pages;	     /* data pages per ring, a power of two */
+	bool enable_on_exec; /* start at the target's exec (launch); else sampler_enable() */
+};
+
+struct sampler_cpu {
+	int cpu;
+	int fd; /* the fd that owns the ring */
+	void *map;
+	size_t map_len;
+	struct ring ring;
+};
+
+struct sampler {
+	size_t nevents;
+	struct hwprof_file_event *fev; /* per event: attr facts, precise requested/obtained */
+	size_t ncpus;
+	struct sampler_cpu *cpus;
+	size_t npids;
+	int *fds;      /* every fd, ncpus * npids * nevents, -1 when not open */
+	uint64_t *ids; /* PERF_EVENT_IOC_ID of each fd ... */
+	uint16_t *idx; /* ... and its event index */
+	size_t nids;
+	struct decode_ctx decode;
+	bool kernel_build_id; /* the kernel took attr.build_id */
+	size_t pages;	      /* data pages per ring actually mapped */
+};
+
+/* Opens every event of LIST for each of the NPIDS threads PIDS on each online CPU (see above)
+ * and maps the rings: one launched target is one pid; an attached process is each of its
+ * threads (an event follows only the thread it was opened on, and what it creates later).
+ * For :P and :pp-style requests the precise_ip step-down runs on the first CPU; the other
+ * CPUs use the level it obtained. When mmap is refused with EPERM (the locked-memory limit,
+ * kernel.perf_event_mlock_kb, for non-root users) the ring size is halved down to 8 pages.
+ * Returns 0, or -errno with ERR (ERRLEN bytes) naming the event and the way out. S is zeroed
+ * first; on error everything opened is closed again. */
+int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
+		 const struct sampler_config *cfg, const pid_t *pids, size_t npids, char *err,
+		 size_t errlen);
+
+/* PERF_EVENT_IOC_ENABLE on every fd (for events opened without enable_on_exec). */
+void sampler_enable(struct sampler *s);
+
+/* PERF_EVENT_IOC_DISABLE on every fd (sampling stops; the rings stay readable). */
+void sampler_disable(struct sampler *s);
+
+/* Unmaps the rings and closes the fds. Accepts a zeroed S. */
+void sampler_close(struct sampler *s);
+
+/* The online CPUs from /sys/devices/system/cpu/online (0..N-1 from sysconf when unreadable)
+ * into a malloc'd array *OUT. Returns the count (>= 1) or -ENOMEM. */
+int sampler_online_cpus(int **out);
+
+#endif

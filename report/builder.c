@@ -1,0 +1,687 @@
+/* builder.c - replay records per input, filter by pid/tid/comm, aggregate by (DSO, offset);
+ * then symbolize each distinct address once, filter by DSO/function, sort. */
+#include "builder.h"
+
+#include "aggregate.h"
+#include "dso.h"
+#include "kallsyms.h"
+#include "maps.h"
+#include "strpool.h"
+#include "symbolize.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A comma-separated filter list and how many samples (or locations) each value matched. */
+struct filter {
+	const char *option;	/* "--pid" */
+	char **v;
+	uint32_t *ids;		/* numeric values (pid, tid lists) */
+	uint64_t *hits;
+	size_t n;
+};
+
+/* tid -> comm, only kept when --comm filters. */
+struct comm_slot {
+	uint32_t tid;
+	const char *comm;	/* interned; NULL = empty slot */
+};
+
+#define SEEN_MAX 8
+
+struct builder {
+	const struct profile_options *opt;
+	struct profile *p;
+	struct dso_table dsos;
+	struct agg agg;
+	struct maps *maps;		/* of the current input */
+	const char *input;		/* name of the current input */
+	size_t ninputs;
+	uint64_t input_lost, input_throttles;
+	struct filter pids, tids, comms, dso_filter, functions;
+	struct comm_slot *comm_of;
+	size_t comm_cap, comm_n;
+	const char *seen_comms[SEEN_MAX], *seen_fns[SEEN_MAX];
+	size_t nseen_fns;
+	uint32_t seen_pids[SEEN_MAX], seen_tids[SEEN_MAX];
+	size_t nseen_comms, nseen_pids, nseen_tids;
+};
+
+static int add_warning(struct profile *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int add_warning(struct profile *p, const char *fmt, ...)
+{
+	char **v = realloc(p->warnings, (p->nwarnings + 1) * sizeof(*v));
+	va_list ap;
+	int ret;
+
+	if (!v)
+		return -ENOMEM;
+	p->warnings = v;
+	va_start(ap, fmt);
+	ret = vasprintf(&v[p->nwarnings], fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		return -ENOMEM;
+	p->nwarnings++;
+	return 0;
+}
+
+static void filter_release(struct filter *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->v[i]);
+	free(f->v);
+	free(f->ids);
+	free(f->hits);
+	memset(f, 0, sizeof(*f));
+}
+
+static int filter_parse(struct filter *f, const char *option, const char *list, bool numeric,
+			char *err, size_t errlen)
+{
+	char *copy, *save = NULL, *tok;
+	int ret = 0;
+
+	f->option = option;
+	if (!list)
+		return 0;
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char **v = realloc(f->v, (f->n + 1) * sizeof(*v));
+		uint32_t *ids = realloc(f->ids, (f->n + 1) * sizeof(*ids));
+		if (v)
+			f->v = v;
+		if (ids)
+			f->ids = ids;
+		if (!v || !ids || !(f->v[f->n] = strdup(tok))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		f->n++;
+		if (numeric) {
+			char *end;
+			unsigned long long x;
+			errno = 0;
+			x = strtoull(tok, &end, 10);
+			if (errno || *end || end == tok || x > UINT32_MAX || tok[0] == '-') {
+				snprintf(err, errlen, "%s '%s': not a number (give a comma-separated "
+					 "list of ids, e.g. %s 1234,1235)", option, tok, option);
+				ret = -EINVAL;
+				goto out;
+			}
+			f->ids[f->n - 1] = (uint32_t)x;
+		}
+	}
+	if (!f->n) {
+		snprintf(err, errlen, "%s '%s': empty list (give one or more values, "
+			 "comma-separated)", option, list);
+		ret = -EINVAL;
+		goto out;
+	}
+	f->hits = calloc(f->n, sizeof(*f->hits));
+	if (!f->hits)
+		ret = -ENOMEM;
+out:
+	free(copy);
+	return ret;
+}
+
+/* Whether ID passes F (true when F is empty); counts the hit. */
+static bool filter_id(struct filter *f, uint32_t id)
+{
+	if (!f->n)
+		return true;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->ids[i] == id) {
+			f->hits[i]++;
+			return true;
+		}
+	return false;
+}
+
+static bool filter_str(struct filter *f, const char *s)
+{
+	if (!f->n)
+		return true;
+	if (!s)
+		return false;
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i], s)) {
+			f->hits[i]++;
+			return true;
+		}
+	return false;
+}
+
+/* --dso matches the recorded path or its basename. */
+static bool filter_dso(struct filter *f, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	if (!f->n)
+		return true;
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i], path) || (base && !strcmp(f->v[i], base + 1))) {
+			f->hits[i]++;
+			return true;
+		}
+	return false;
+}
+
+/* --function matches the name, or a C++ name without its parameter list. */
+static bool filter_function(struct filter *f, const char *name)
+{
+	if (!f->n)
+		return true;
+	if (!name)
+		return false;
+	for (size_t i = 0; i < f->n; i++) {
+		size_t len = strlen(f->v[i]);
+		if (!strcmp(f->v[i], name) || (!strncmp(f->v[i], name, len) && name[len] == '(')) {
+			f->hits[i]++;
+			return true;
+		}
+	}
+	return false;
+}
+
+int builder_new(struct builder **out, const struct profile_options *opt, char *err,
+		size_t errlen)
+{
+	struct builder *b = calloc(1, sizeof(*b));
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!b)
+		return -ENOMEM;
+	b->opt = opt;
+	b->p = calloc(1, sizeof(*b->p));
+	if (!b->p)
+		goto fail;
+	b->p->strings = strpool_new();
+	if (!b->p->strings || dso_table_init(&b->dsos, b->p->strings) < 0 || agg_init(&b->agg) < 0)
+		goto fail;
+	if ((ret = filter_parse(&b->pids, "--pid", opt->pids, true, err, errlen)) < 0 ||
+	    (ret = filter_parse(&b->tids, "--tid", opt->tids, true, err, errlen)) < 0 ||
+	    (ret = filter_parse(&b->comms, "--comm", opt->comms, false, err, errlen)) < 0 ||
+	    (ret = filter_parse(&b->dso_filter, "--dso", opt->dsos, false, err, errlen)) < 0 ||
+	    (ret = filter_parse(&b->functions, "--function", opt->functions, false, err,
+				errlen)) < 0)
+		goto fail;
+	*out = b;
+	return 0;
+fail:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	builder_free(b);
+	return ret;
+}
+
+static int copy_header(struct hwprof_file_header *dst, const struct hwprof_file_header *src)
+{
+	*dst = *src;
+	dst->argv = NULL;
+	dst->events = NULL;
+	dst->argc = 0;
+	dst->nevents = 0;
+	if (src->argc && src->argv) {
+		dst->argv = calloc(src->argc, sizeof(*dst->argv));
+		if (!dst->argv)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < src->argc; i++) {
+			dst->argv[i] = strdup(src->argv[i] ? src->argv[i] : "");
+			if (!dst->argv[i])
+				return -ENOMEM;
+			dst->argc++;
+		}
+	}
+	if (src->nevents && src->events) {
+		dst->events = calloc(src->nevents, sizeof(*dst->events));
+		if (!dst->events)
+			return -ENOMEM;
+		memcpy(dst->events, src->events, src->nevents * sizeof(*dst->events));
+		dst->nevents = src->nevents;
+	}
+	return 0;
+}
+
+int builder_begin_input(struct builder *b, const char *name,
+			const struct hwprof_file_header *header)
+{
+	struct profile *p = b->p;
+
+	maps_free(b->maps);
+	b->comm_n = 0;
+	if (b->comm_of)
+		memset(b->comm_of, 0, b->comm_cap * sizeof(*b->comm_of));
+	b->maps = maps_new();
+	if (!b->maps)
+		return -ENOMEM;
+	b->input = strpool_intern(p->strings, name);
+	b->input_lost = b->input_throttles = 0;
+	if (!b->ninputs++)
+		return copy_header(&p->header, header);
+	if (p->header.nevents && header->nevents &&
+	    strcmp(p->header.events[0].name, header->events[0].name))
+		return add_warning(p, "%s sampled '%s' where the first input sampled '%s': "
+				   "merged anyway, shares mix both events",
+				   name, header->events[0].name, p->header.events[0].name);
+	return 0;
+}
+
+static int comm_grow(struct builder *b)
+{
+	size_t cap = b->comm_cap ? b->comm_cap * 2 : 256;
+	struct comm_slot *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->comm_cap; i++) {
+		if (!b->comm_of[i].comm)
+			continue;
+		size_t j = (b->comm_of[i].tid * 2654435761u) & (cap - 1);
+		while (v[j].comm)
+			j = (j + 1) & (cap - 1);
+		v[j] = b->comm_of[i];
+	}
+	free(b->comm_of);
+	b->comm_of = v;
+	b->comm_cap = cap;
+	return 0;
+}
+
+static struct comm_slot *comm_slot(struct builder *b, uint32_t tid, bool create)
+{
+	size_t i;
+
+	if (!b->comm_cap && (!create || comm_grow(b) < 0))
+		return NULL;
+	i = (tid * 2654435761u) & (b->comm_cap - 1);
+	while (b->comm_of[i].comm) {
+		if (b->comm_of[i].tid == tid)
+			return &b->comm_of[i];
+		i = (i + 1) & (b->comm_cap - 1);
+	}
+	if (!create)
+		return NULL;
+	if ((b->comm_n + 1) * 2 > b->comm_cap) {
+		if (comm_grow(b) < 0)
+			return NULL;
+		return comm_slot(b, tid, create);
+	}
+	b->comm_n++;
+	b->comm_of[i].tid = tid;
+	return &b->comm_of[i];
+}
+
+static int set_comm(struct builder *b, uint32_t tid, const char *comm)
+{
+	struct comm_slot *s = comm_slot(b, tid, true);
+
+	if (!s)
+		return -ENOMEM;
+	s->comm = comm;
+	return 0;
+}
+
+static void seen_id(uint32_t *v, size_t *n, uint32_t id)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (v[i] == id)
+			return;
+	if (*n < SEEN_MAX)
+		v[(*n)++] = id;
+}
+
+static int add_sample(struct builder *b, const struct hwprof_rec_sample *s)
+{
+	const struct map *mp;
+
+	b->p->samples_read++;
+	if (b->pids.n || b->tids.n) {
+		seen_id(b->seen_pids, &b->nseen_pids, s->pid);
+		seen_id(b->seen_tids, &b->nseen_tids, s->tid);
+	}
+	if (!filter_id(&b->pids, s->pid) || !filter_id(&b->tids, s->tid))
+		return 0;
+	if (b->comms.n) {
+		struct comm_slot *c = comm_slot(b, s->tid, false);
+		if (!c)
+			c = comm_slot(b, s->pid, false);
+		if (!filter_str(&b->comms, c ? c->comm : NULL))
+			return 0;
+	}
+	/* Canonical x86-64 kernel addresses have the top bit set. */
+	if (s->kernel || s->ip >= 0xffff800000000000ull)
+		return agg_add(&b->agg, DSO_ID_KERNEL, s->ip, s->period);
+	mp = maps_find(b->maps, s->pid, s->ip, s->time);
+	if (!mp)
+		return agg_add(&b->agg, DSO_ID_UNKNOWN, s->ip, s->period);
+	return agg_add(&b->agg, mp->dso, s->ip - mp->start + mp->pgoff, s->period);
+}
+
+int builder_add(struct builder *b, const struct hwprof_record *rec)
+{
+	switch (rec->type) {
+	case HWPROF_REC_SAMPLE:
+		return add_sample(b, &rec->sample);
+	case HWPROF_REC_MMAP: {
+		const struct hwprof_rec_mmap *m = &rec->mmap;
+		bool other = false;
+		int id = dso_table_get(&b->dsos, b->p->strings, m->filename ? m->filename : "",
+				       m->build_id, m->build_id_size, &other);
+		if (id < 0)
+			return id;
+		if (other && add_warning(b->p, "%s: the inputs hold different builds of it "
+					 "(build-ids differ); each build's samples are kept apart",
+					 m->filename) < 0)
+			return -ENOMEM;
+		return maps_mmap(b->maps, m->pid, m->start, m->len, m->pgoff, (uint32_t)id,
+				 m->time);
+	}
+	case HWPROF_REC_COMM: {
+		const struct hwprof_rec_comm *c = &rec->comm;
+		const char *comm = strpool_intern(b->p->strings, c->comm ? c->comm : "");
+		if (!comm)
+			return -ENOMEM;
+		if (c->exec && c->pid == c->tid)
+			maps_exec(b->maps, c->pid, c->time);
+		if (b->nseen_comms < SEEN_MAX) {
+			size_t i;
+			for (i = 0; i < b->nseen_comms && b->seen_comms[i] != comm; i++)
+				;
+			if (i == b->nseen_comms)
+				b->seen_comms[b->nseen_comms++] = comm;
+		}
+		return b->comms.n ? set_comm(b, c->tid, comm) : 0;
+	}
+	case HWPROF_REC_FORK: {
+		const struct hwprof_rec_task *t = &rec->task;
+		if (b->comms.n) {
+			struct comm_slot *parent = comm_slot(b, t->ptid, false);
+			if (parent && set_comm(b, t->tid, parent->comm) < 0)
+				return -ENOMEM;
+		}
+		return maps_fork(b->maps, t->pid, t->ppid, t->time);
+	}
+	case HWPROF_REC_LOST:
+		b->input_lost += rec->lost.lost;
+		return 0;
+	case HWPROF_REC_THROTTLE:
+		b->input_throttles++;
+		return 0;
+	case HWPROF_REC_EXIT:
+	case HWPROF_REC_UNTHROTTLE:
+		return 0;
+	}
+	return 0;
+}
+
+int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trailer,
+		      enum hwprof_read_status status, const char *msg)
+{
+	struct profile *p = b->p;
+	struct hwprof_file_trailer *t = &p->trailer;
+
+	if (status != HWPROF_READ_OK) {
+		p->partial = true;
+		if (add_warning(p, "%s: %s", b->input, msg ? msg : "file cut short") < 0)
+			return -ENOMEM;
+	}
+	if (!trailer) {
+		p->lost += b->input_lost;
+		t->lost += b->input_lost;
+		t->throttles += b->input_throttles;
+		return 0;
+	}
+	p->lost += trailer->lost;
+	t->samples += trailer->samples;
+	t->lost += trailer->lost;
+	t->throttles += trailer->throttles;
+	t->duration_ns += trailer->duration_ns;
+	if (p->have_trailer)
+		return 0;
+	p->have_trailer = true;
+	t->exit_status = trailer->exit_status;
+	memcpy(t->note, trailer->note, sizeof(t->note));
+	t->note[sizeof(t->note) - 1] = '\0';
+	if (trailer->ncounts && trailer->counts) {
+		t->counts = calloc(trailer->ncounts, sizeof(*t->counts));
+		if (!t->counts)
+			return -ENOMEM;
+		memcpy(t->counts, trailer->counts, trailer->ncounts * sizeof(*t->counts));
+		t->ncounts = trailer->ncounts;
+	}
+	return 0;
+}
+
+/* ---- finish: symbolize the distinct addresses --------------------------------------------- */
+
+static int open_dsos(struct builder *b, const uint64_t *dso_samples, uint64_t total)
+{
+	struct profile *p = b->p;
+	char why[768];
+
+	for (size_t i = 2; i < b->dsos.n; i++) {
+		struct dso *d = &b->dsos.v[i];
+		bool has_dwarf = false;
+		if (!dso_samples[i] || d->state == DSO_PSEUDO)
+			continue;
+		if (dso_check(d, why, sizeof(why)) < 0) {
+			if (add_warning(p, "%s; its %" PRIu64 " samples are shown as '[unknown] "
+					"%s+0xOFFSET', not attributed to the file's lines now "
+					"(record again to profile the current build)",
+					why, dso_samples[i], d->path) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, &has_dwarf, why,
+				 sizeof(why)) < 0) {
+			d->state = DSO_NOT_ELF;
+			if (add_warning(p, "%s; its samples are shown as '[unknown]'", why) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		/* Only DSOs that matter get a warning: libc without debug info is normal. */
+		if (!has_dwarf && dso_samples[i] * 100 >= total &&
+		    add_warning(p, "%s: no debug info (%" PRIu64 " samples shown by symbol only; "
+				"build with -g, install its debug package, or give --debug-dir)",
+				d->path, dso_samples[i]) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int resolve(struct builder *b, const struct agg_entry *e, struct profile_loc *loc,
+		   const struct kallsyms *ks)
+{
+	struct dso *d = &b->dsos.v[e->dso];
+	struct sym_result r;
+	uint64_t vaddr;
+
+	memset(loc, 0, sizeof(*loc));
+	loc->dso = d->path;
+	loc->addr = e->offset;
+	loc->offset = e->offset;
+	loc->samples = e->samples;
+	loc->period = e->period;
+	loc->unknown = true;
+	if (e->dso == DSO_ID_KERNEL) {
+		loc->function = strpool_intern(b->p->strings, kallsyms_find(ks, e->offset));
+		loc->unknown = !loc->function;
+		return 0;
+	}
+	if (d->state != DSO_OK || !dso_offset_to_vaddr(d, e->offset, &vaddr))
+		return 0;
+	loc->addr = vaddr;
+	if (dso_sym_lookup(d, vaddr, b->opt->inline_mode, b->p->strings, &r) < 0)
+		return -ENOMEM;
+	loc->function = r.function;
+	loc->inlined_into = r.inlined_into;
+	loc->file = r.file;
+	loc->line = r.line;
+	loc->call_file = r.call_file;
+	loc->call_line = r.call_line;
+	loc->unknown = !r.function && !r.file;
+	return 0;
+}
+
+static int by_period(const void *a, const void *b)
+{
+	const struct profile_loc *x = a, *y = b;
+
+	if (x->period != y->period)
+		return x->period < y->period ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	if (x->dso != y->dso)
+		return strcmp(x->dso, y->dso);
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void list_ids(char *buf, size_t len, const uint32_t *v, size_t n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : "", v[i]);
+}
+
+static void list_strs(char *buf, size_t len, const char *const *v, size_t n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", v[i]);
+}
+
+/* A filter value that matched nothing is a typo more often than an empty answer. */
+static int check_filters(struct builder *b, char *err, size_t errlen)
+{
+	const char *seen_dsos[SEEN_MAX];
+	size_t nd = 0;
+	struct filter *fs[] = { &b->pids, &b->tids, &b->comms, &b->dso_filter, &b->functions };
+	char seen[512];
+
+	for (size_t k = 0; k < b->agg.n && nd < SEEN_MAX; k++) {
+		const char *d = b->dsos.v[b->agg.v[k].dso].path;
+		size_t i;
+		for (i = 0; i < nd && seen_dsos[i] != d; i++)
+			;
+		if (i == nd)
+			seen_dsos[nd++] = d;
+	}
+	for (size_t f = 0; f < sizeof(fs) / sizeof(fs[0]); f++) {
+		for (size_t i = 0; i < fs[f]->n; i++) {
+			if (fs[f]->hits[i])
+				continue;
+			if (fs[f] == &b->pids)
+				list_ids(seen, sizeof(seen), b->seen_pids, b->nseen_pids);
+			else if (fs[f] == &b->tids)
+				list_ids(seen, sizeof(seen), b->seen_tids, b->nseen_tids);
+			else if (fs[f] == &b->comms)
+				list_strs(seen, sizeof(seen), b->seen_comms, b->nseen_comms);
+			else if (fs[f] == &b->dso_filter)
+				list_strs(seen, sizeof(seen), seen_dsos, nd);
+			else
+				list_strs(seen, sizeof(seen), b->seen_fns, b->nseen_fns);
+			snprintf(err, errlen, "%s '%s': no sample has it (the input%s: %s%s)",
+				 fs[f]->option, fs[f]->v[i], b->ninputs > 1 ? "s hold" : " holds",
+				 seen[0] ? seen : "nothing to match", seen[0] ? ", ..." : "");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int builder_finish(struct builder *b, struct profile **out, char *err, size_t errlen)
+{
+	struct profile *p = b->p;
+	struct kallsyms ks = { 0 };
+	uint64_t *dso_samples = NULL, total = 0;
+	size_t keep = 0;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	dso_samples = calloc(b->dsos.n, sizeof(*dso_samples));
+	if (!dso_samples)
+		goto out;
+	for (size_t k = 0; k < b->agg.n; k++) {
+		dso_samples[b->agg.v[k].dso] += b->agg.v[k].samples;
+		total += b->agg.v[k].samples;
+	}
+	if (dso_samples[DSO_ID_KERNEL]) {
+		const char *path = b->opt->kallsyms ? b->opt->kallsyms : "/proc/kallsyms";
+		int r = kallsyms_load(&ks, path);
+		if (r == -ENOMEM)
+			goto out;
+		if ((r < 0 || !ks.n) &&
+		    add_warning(p, "%s: %s; kernel samples are shown as [kernel] (run report as "
+				"root or lower kernel.kptr_restrict)", path,
+				r < 0 ? strerror(-r) : "addresses hidden") < 0)
+			goto out;
+	}
+	if (open_dsos(b, dso_samples, total) < 0)
+		goto out;
+	p->locs = calloc(b->agg.n ? b->agg.n : 1, sizeof(*p->locs));
+	if (!p->locs)
+		goto out;
+	for (size_t k = 0; k < b->agg.n; k++) {
+		struct profile_loc *loc = &p->locs[keep];
+		if (resolve(b, &b->agg.v[k], loc, &ks) < 0)
+			goto out;
+		if (loc->function && b->functions.n && b->nseen_fns < SEEN_MAX) {
+			size_t i;
+			for (i = 0; i < b->nseen_fns && b->seen_fns[i] != loc->function; i++)
+				;
+			if (i == b->nseen_fns)
+				b->seen_fns[b->nseen_fns++] = loc->function;
+		}
+		if (!filter_dso(&b->dso_filter, loc->dso) ||
+		    !filter_function(&b->functions, loc->function))
+			continue;
+		p->samples += loc->samples;
+		p->period += loc->period;
+		keep++;
+	}
+	p->nlocs = keep;
+	qsort(p->locs, p->nlocs, sizeof(*p->locs), by_period);
+	ret = check_filters(b, err, errlen);
+	if (ret < 0)
+		goto out;
+	*out = p;
+	b->p = NULL;
+out:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	kallsyms_release(&ks);
+	free(dso_samples);
+	return ret;
+}
+
+void builder_free(struct builder *b)
+{
+	if (!b)
+		return;
+	profile_free(b->p);
+	dso_table_release(&b->dsos);
+	agg_release(&b->agg);
+	maps_free(b->maps);
+	filter_release(&b->pids);
+	filter_release(&b->tids);
+	filter_release(&b->comms);
+	filter_release(&b->dso_filter);
+	filter_release(&b->functions);
+	free(b->comm_of);
+	free(b);
+}

@@ -1,0 +1,39 @@
+/* counts.c - the recording's counted totals: scaling and derived metrics. */
+#include "model.h"
+
+#include "hwprof/metrics.h"
+
+#include <stdlib.h>
+
+double profile_count_scaled(const struct hwprof_file_count *c)
+{
+	double v;
+
+	if (!c->counted || !c->running_ns)
+		return 0;
+	/* Multiplexed: the event ran part of the time; extrapolate to the enabled time
+	 * (perf_event_open(2), "time_enabled / time_running"). */
+	v = (double)c->value * ((double)c->enabled_ns / (double)c->running_ns);
+	return v * (c->scale > 0 ? c->scale : 1.0);
+}
+
+size_t profile_metrics(const struct profile *p, struct hwprof_metric *out, size_t max)
+{
+	const struct hwprof_file_trailer *t = &p->trailer;
+	struct hwprof_metric_input *in;
+	size_t n;
+
+	if (!t->ncounts)
+		return 0;
+	in = calloc(t->ncounts, sizeof(*in));
+	if (!in)
+		return 0;
+	for (uint32_t i = 0; i < t->ncounts; i++) {
+		in[i].event = t->counts[i].event;
+		in[i].counted = t->counts[i].counted && t->counts[i].running_ns;
+		in[i].value = profile_count_scaled(&t->counts[i]);
+	}
+	n = hwprof_metrics_derive(in, t->ncounts, out, max);
+	free(in);
+	return n;
+}

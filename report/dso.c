@@ -1,0 +1,188 @@
+/* dso.c - DSO identity, the build-id check against the file as it is now, PT_LOAD segments. */
+#include "dso.h"
+
+#include "strpool.h"
+#include "symbolize.h"
+
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int push(struct dso_table *t, struct strpool *pool, const char *path,
+		const uint8_t *build_id, size_t build_id_size)
+{
+	struct dso *d;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct dso *v = realloc(t->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	d = &t->v[t->n];
+	memset(d, 0, sizeof(*d));
+	d->path = strpool_intern(pool, path);
+	if (!d->path)
+		return -ENOMEM;
+	if (build_id_size > sizeof(d->build_id))
+		build_id_size = sizeof(d->build_id);
+	if (build_id_size)
+		memcpy(d->build_id, build_id, build_id_size);
+	d->build_id_size = (uint8_t)build_id_size;
+	/* Kernel-made mappings and anonymous memory have no file to read. */
+	if (path[0] == '[' || !strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
+	    path[0] != '/')
+		d->state = DSO_PSEUDO;
+	return (int)t->n++;
+}
+
+int dso_table_init(struct dso_table *t, struct strpool *pool)
+{
+	memset(t, 0, sizeof(*t));
+	if (push(t, pool, "[unknown]", NULL, 0) < 0 || push(t, pool, "[kernel]", NULL, 0) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int dso_table_get(struct dso_table *t, struct strpool *pool, const char *path,
+		  const uint8_t *build_id, size_t build_id_size, bool *same_path_other_id)
+{
+	const char *ipath = strpool_intern(pool, path);
+
+	if (!ipath)
+		return -ENOMEM;
+	if (build_id_size > 20)
+		build_id_size = 20;
+	if (same_path_other_id)
+		*same_path_other_id = false;
+	/* Few DSOs per recording (tens), and MMAP records are rare next to samples. */
+	for (size_t i = 2; i < t->n; i++) {
+		struct dso *d = &t->v[i];
+		if (d->path != ipath)
+			continue;
+		if (d->build_id_size == build_id_size &&
+		    !memcmp(d->build_id, build_id, build_id_size))
+			return (int)i;
+		if (d->build_id_size && build_id_size && same_path_other_id)
+			*same_path_other_id = true;
+	}
+	return push(t, pool, path, build_id, build_id_size);
+}
+
+void dso_table_release(struct dso_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		dso_sym_free(t->v[i].sym);
+		free(t->v[i].loads);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+void dso_build_id_hex(const uint8_t *id, size_t n, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (n > 20)
+		n = 20;
+	for (size_t i = 0; i < n; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 15];
+	}
+	buf[2 * n] = '\0';
+}
+
+static int read_loads(struct dso *d, Elf *elf)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(elf, &nph) < 0)
+		return -1;
+	d->loads = calloc(nph ? nph : 1, sizeof(*d->loads));
+	if (!d->loads)
+		return -1;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->loads[d->nloads++] = (struct dso_load){ ph.p_offset, ph.p_vaddr, ph.p_filesz,
+							   ph.p_memsz };
+	}
+	return d->nloads ? 0 : -1;
+}
+
+int dso_check(struct dso *d, char *why, size_t whylen)
+{
+	char want[41], have[41];
+	const void *bid = NULL;
+	ssize_t bidlen;
+	Elf *elf = NULL;
+	int fd = -1, ret = -1;
+	size_t plen = strlen(d->path);
+
+	if (d->state != DSO_UNCHECKED)
+		return d->state == DSO_OK ? 0 : -1;
+	why[0] = '\0';
+	/* The kernel marks a mapping whose file was unlinked; a new file at that path is not
+	 * the one that ran. */
+	if (plen > 10 && !strcmp(d->path + plen - 10, " (deleted)")) {
+		d->state = DSO_MISSING;
+		snprintf(why, whylen, "%s: deleted before the recording ended", d->path);
+		goto out;
+	}
+	elf_version(EV_CURRENT);
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		d->state = DSO_MISSING;
+		snprintf(why, whylen, "%s: %s since the recording", d->path,
+			 errno == ENOENT ? "deleted or moved" : strerror(errno));
+		goto out;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || read_loads(d, elf) < 0) {
+		d->state = DSO_NOT_ELF;
+		snprintf(why, whylen, "%s: not an ELF file with loadable segments now", d->path);
+		goto out;
+	}
+	bidlen = dwelf_elf_gnu_build_id(elf, &bid);
+	if (d->build_id_size &&
+	    (bidlen != d->build_id_size || memcmp(bid, d->build_id, d->build_id_size))) {
+		d->state = DSO_MISMATCH;
+		dso_build_id_hex(d->build_id, d->build_id_size, want);
+		if (bidlen > 0)
+			dso_build_id_hex(bid, (size_t)bidlen, have);
+		else
+			strcpy(have, "none");
+		snprintf(why, whylen,
+			 "%s: rebuilt since the recording (build-id %s recorded, %s now)",
+			 d->path, want, have);
+		goto out;
+	}
+	d->state = DSO_OK;
+	ret = 0;
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+bool dso_offset_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < d->nloads; i++) {
+		const struct dso_load *l = &d->loads[i];
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*vaddr = off - l->offset + l->vaddr;
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,77 @@
+/* dso.h - the mapped files of a profile (DSOs): identity, build-id check, load segments.
+ *
+ * A DSO is identified by its recorded path and build-id, so that two builds of one path
+ * (rebuilt between two merged recordings) stay apart. Before symbolizing, dso_check() opens
+ * the file as it is now, compares its build-id with the recorded one and reads the PT_LOAD
+ * program headers that turn a file offset into a link-time address.
+ */
+#ifndef HWPROF_REPORT_DSO_H
+#define HWPROF_REPORT_DSO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct strpool;
+struct dso_sym;
+
+enum dso_state {
+	DSO_UNCHECKED,	/* dso_check() not called yet */
+	DSO_OK,		/* file present, build-id matches (or none was recorded) */
+	DSO_MISSING,	/* file deleted or unreadable */
+	DSO_MISMATCH,	/* the file's build-id differs from the recorded one: rebuilt */
+	DSO_NOT_ELF,	/* not an ELF file, or no PT_LOAD covers the mapping */
+	DSO_PSEUDO,	/* [unknown], [kernel], [vdso], anonymous memory: no file */
+};
+
+/* One PT_LOAD program header (ELF gABI): file bytes [offset, offset+filesz) are at link-time
+ * address vaddr. */
+struct dso_load {
+	uint64_t offset, vaddr, filesz, memsz;
+};
+
+struct dso {
+	const char *path;		/* as recorded (interned); "[unknown]", "[kernel]", ... */
+	uint8_t build_id[20];		/* recorded; build_id_size 0 = none recorded */
+	uint8_t build_id_size;
+	enum dso_state state;
+	bool warned;			/* the state's warning was given */
+	struct dso_load *loads;
+	size_t nloads;
+	struct dso_sym *sym;		/* symbolize.c's state (Dwfl), NULL until opened */
+};
+
+/* Reserved indices of every table. */
+enum { DSO_ID_UNKNOWN = 0, DSO_ID_KERNEL = 1 };
+
+struct dso_table {
+	struct dso *v;
+	size_t n, cap;
+};
+
+/* Initialises T with the two reserved entries. Returns 0 or -ENOMEM. */
+int dso_table_init(struct dso_table *t, struct strpool *pool);
+
+/* The index of (PATH, BUILD_ID) in T, added when new. SAME_PATH_OTHER_ID (may be NULL) is
+ * set when T already has PATH with a different recorded build-id. Returns the index (>= 0)
+ * or -ENOMEM. */
+int dso_table_get(struct dso_table *t, struct strpool *pool, const char *path,
+		  const uint8_t *build_id, size_t build_id_size, bool *same_path_other_id);
+
+/* Frees T's arrays (and through symbolize.c each DSO's Dwfl). */
+void dso_table_release(struct dso_table *t);
+
+/* Opens D's file and sets D->state and D->loads. On any state but DSO_OK writes one line to
+ * WHY naming the file and the reason. Returns 0 when the DSO can be symbolized, else -1. */
+int dso_check(struct dso *d, char *why, size_t whylen);
+
+/* Link-time address of file offset OFF of D through its PT_LOAD headers: the segment with
+ * p_offset <= OFF < p_offset + p_filesz gives OFF - p_offset + p_vaddr. Returns false when no
+ * segment covers OFF. This is what makes lld binaries (p_vaddr != p_offset) right, where
+ * "ip - map start + pgoff" alone is not an address. */
+bool dso_offset_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr);
+
+/* Formats a build-id as lowercase hex into BUF (room for 41 bytes). */
+void dso_build_id_hex(const uint8_t *id, size_t n, char *buf);
+
+#endif

@@ -1,0 +1,160 @@
+/* dwarf_index.c - function and CU ranges, sorted; the inline chain of one address. */
+#include "dwarf_index.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vec {
+	struct dw_range *v;
+	size_t n, cap;
+};
+
+static int add_ranges(struct vec *vec, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Addr bias)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo)
+			continue;
+		if (vec->n == vec->cap) {
+			size_t cap = vec->cap ? vec->cap * 2 : 256;
+			struct dw_range *v = realloc(vec->v, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			vec->v = v;
+			vec->cap = cap;
+		}
+		vec->v[vec->n++] = (struct dw_range){ lo + bias, hi + bias, *die, *cu, bias };
+	}
+	return 0;
+}
+
+/* Subprograms sit at CU level, or inside namespaces and classes (C++). */
+static int add_functions(struct vec *fns, Dwarf_Die *parent, Dwarf_Die *cu, Dwarf_Addr bias,
+			 int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 16 || dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram) {
+			if (add_ranges(fns, &child, cu, bias) < 0)
+				return -ENOMEM;
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			   tag == DW_TAG_module) {
+			if (add_functions(fns, &child, cu, bias, depth + 1) < 0)
+				return -ENOMEM;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct dw_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+int dwarf_index_build(struct dwarf_index *x, Dwfl_Module *mod)
+{
+	struct vec fns = { 0 }, cus = { 0 };
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	memset(x, 0, sizeof(*x));
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
+		if (add_ranges(&cus, cu, cu, bias) < 0 || add_functions(&fns, cu, cu, bias, 0) < 0)
+			goto nomem;
+	}
+	if (fns.n)
+		qsort(fns.v, fns.n, sizeof(*fns.v), by_lo);
+	if (cus.n)
+		qsort(cus.v, cus.n, sizeof(*cus.v), by_lo);
+	x->fns = fns.v;
+	x->nfns = fns.n;
+	x->cus = cus.v;
+	x->ncus = cus.n;
+	return 0;
+nomem:
+	free(fns.v);
+	free(cus.v);
+	return -ENOMEM;
+}
+
+/* The range of V holding ADDR; among nested ones the innermost (the last that starts). */
+static const struct dw_range *find(const struct dw_range *v, size_t n, Dwarf_Addr addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, k = 0; i-- > 0 && k < 16; k++)
+		if (addr < v[i].hi)
+			return &v[i];
+	return NULL;
+}
+
+int dwarf_index_frames(const struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames,
+		       int max, Dwarf_Die **cu, Dwarf_Addr *bias)
+{
+	const struct dw_range *fn = find(x->fns, x->nfns, addr), *c;
+	Dwarf_Die cur, child, chain[64];
+	Dwarf_Addr pc;
+	int n = 0;
+
+	*cu = NULL;
+	if (!fn) {
+		c = find(x->cus, x->ncus, addr);
+		if (c) {
+			*cu = (Dwarf_Die *)&c->cu;
+			*bias = c->bias;
+		}
+		return 0;
+	}
+	*cu = (Dwarf_Die *)&fn->cu;
+	*bias = fn->bias;
+	pc = addr - fn->bias;
+	cur = fn->die;
+	chain[n++] = cur;
+	/* Down the tree: at each level at most one block or inlined call holds PC. */
+	while (n < (int)(sizeof(chain) / sizeof(chain[0])) && dwarf_child(&cur, &child) == 0) {
+		bool found = false;
+		do {
+			int tag = dwarf_tag(&child);
+			if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+			     tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
+			    dwarf_haspc(&child, pc) > 0) {
+				if (tag == DW_TAG_inlined_subroutine)
+					chain[n++] = child;
+				cur = child;
+				found = true;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+		if (!found)
+			break;
+	}
+	/* Innermost first. */
+	for (int i = 0; i < n && i < max; i++)
+		frames[i] = chain[n - 1 - i];
+	return n < max ? n : max;
+}
+
+void dwarf_index_release(struct dwarf_index *x)
+{
+	free(x->fns);
+	free(x->cus);
+	memset(x, 0, sizeof(*x));
+}

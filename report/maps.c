@@ -1,0 +1,200 @@
+/* maps.c - per-process mapping lists: a pid hash, each list searched newest first. */
+#include "maps.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct proc {
+	uint32_t pid;
+	bool used;
+	struct map *v;		/* in insertion order: newer mappings later */
+	size_t n, cap;
+	size_t last;		/* index of the last hit: samples come in runs */
+};
+
+struct maps {
+	struct proc *procs;
+	size_t cap, n;		/* cap a power of two */
+};
+
+struct maps *maps_new(void)
+{
+	struct maps *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->cap = 64;
+	m->procs = calloc(m->cap, sizeof(*m->procs));
+	if (!m->procs) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void maps_free(struct maps *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->procs[i].v);
+	free(m->procs);
+	free(m);
+}
+
+static size_t slot(uint32_t pid, size_t cap)
+{
+	return (size_t)(pid * 2654435761u) & (cap - 1);
+}
+
+static struct proc *lookup(struct maps *m, uint32_t pid)
+{
+	size_t i = slot(pid, m->cap);
+
+	while (m->procs[i].used) {
+		if (m->procs[i].pid == pid)
+			return &m->procs[i];
+		i = (i + 1) & (m->cap - 1);
+	}
+	return NULL;
+}
+
+static int grow(struct maps *m)
+{
+	size_t cap = m->cap * 2;
+	struct proc *p = calloc(cap, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->procs[i].used)
+			continue;
+		size_t j = slot(m->procs[i].pid, cap);
+		while (p[j].used)
+			j = (j + 1) & (cap - 1);
+		p[j] = m->procs[i];
+	}
+	free(m->procs);
+	m->procs = p;
+	m->cap = cap;
+	return 0;
+}
+
+static struct proc *get(struct maps *m, uint32_t pid)
+{
+	struct proc *p = lookup(m, pid);
+	size_t i;
+
+	if (p)
+		return p;
+	if ((m->n + 1) * 2 > m->cap && grow(m) < 0)
+		return NULL;
+	i = slot(pid, m->cap);
+	while (m->procs[i].used)
+		i = (i + 1) & (m->cap - 1);
+	m->procs[i].used = true;
+	m->procs[i].pid = pid;
+	m->n++;
+	return &m->procs[i];
+}
+
+static int push(struct proc *p, const struct map *mp)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct map *v = realloc(p->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = *mp;
+	return 0;
+}
+
+int maps_mmap(struct maps *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+	      uint32_t dso, uint64_t time)
+{
+	struct proc *p = get(m, pid);
+	struct map mp = { start, start + len, pgoff, time, UINT64_MAX, dso };
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++) {
+		struct map *o = &p->v[i];
+		if (o->start < mp.end && mp.start < o->end && o->until > time)
+			o->until = time;
+	}
+	return push(p, &mp);
+}
+
+int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid, uint64_t time)
+{
+	struct proc *p, *pp;
+	size_t n;
+
+	if (pid == ppid)
+		return 0;
+	p = get(m, pid);
+	if (!p)
+		return -ENOMEM;
+	/* A reused pid: the old process's mappings end here. */
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].until > time)
+			p->v[i].until = time;
+	pp = lookup(m, ppid); /* after get(): the table may have moved */
+	if (!pp)
+		return 0;
+	n = pp->n;
+	for (size_t i = 0; i < n; i++) {
+		struct map mp = pp->v[i];
+		if (mp.until <= time && time)
+			continue;
+		mp.begin = time;
+		if (push(p, &mp) < 0)
+			return -ENOMEM;
+		pp = lookup(m, ppid);
+	}
+	return 0;
+}
+
+void maps_exec(struct maps *m, uint32_t pid, uint64_t time)
+{
+	struct proc *p = lookup(m, pid);
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].until > time)
+			p->v[i].until = time;
+}
+
+static bool holds(const struct map *mp, uint64_t ip, uint64_t time)
+{
+	return ip >= mp->start && ip < mp->end && time >= mp->begin && time < mp->until;
+}
+
+const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t ip, uint64_t time)
+{
+	struct proc *p = lookup(m, pid);
+	const struct map *any = NULL;
+
+	if (!p || !p->n)
+		return NULL;
+	if (p->last < p->n && holds(&p->v[p->last], ip, time))
+		return &p->v[p->last];
+	for (size_t i = p->n; i-- > 0;) {
+		const struct map *mp = &p->v[i];
+		if (ip < mp->start || ip >= mp->end)
+			continue;
+		if (time >= mp->begin && time < mp->until) {
+			p->last = i;
+			return mp;
+		}
+		if (!any)
+			any = mp;
+	}
+	return any;
+}

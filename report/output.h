@@ -1,0 +1,43 @@
+/* output.h - `hwprof report`'s three output formats over one profile and its rows.
+ *
+ * Each writer prints the header facts and the rows it is given (already limited); rows come
+ * from profile_rows(). Writers return 0 or -errno from the stream (EPIPE, ENOSPC).
+ */
+#ifndef HWPROF_REPORT_OUTPUT_H
+#define HWPROF_REPORT_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "model.h"
+
+struct output_opts {
+	const enum profile_key *keys;
+	size_t nkeys;
+	enum inline_mode inline_mode;
+	size_t omitted;		/* rows left out by --limit / --percent-limit (text says so) */
+};
+
+int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+		const struct output_opts *o);
+int output_csv(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+	       const struct output_opts *o);
+int output_json(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+		const struct output_opts *o);
+
+/* ---- labels shared by the formats (label.c) ---- */
+
+/* "poke (inlined into first)", "main", "[unknown]", or "" for a mixed row: into BUF. */
+const char *row_function_label(const struct profile_row *r, char *buf, size_t len);
+
+/* "file.c:12", "file.c" (line mixed), "libfoo.so+0x1234" (nothing known) or "??": into
+ * BUF. FULL keeps the whole path, else the file's base name. */
+const char *row_location_label(const struct profile_row *r, bool full, char *buf, size_t len);
+
+/* The last path component of PATH ("" for NULL). */
+const char *path_base(const char *path);
+
+/* The sampling event: header event 0 (or NULL when the file lists none). */
+const struct hwprof_file_event *profile_sampling_event(const struct profile *p);
+
+#endif

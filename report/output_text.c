@@ -1,0 +1,117 @@
+/* output_text.c - the human report: a header of recording facts, then aligned rows. */
+#include "output.h"
+
+#include "hwprof/metrics.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#define LOC_WIDTH 36
+#define FN_WIDTH 40
+
+static void print_header(FILE *f, const struct profile *p)
+{
+	const struct hwprof_file_event *ev = profile_sampling_event(p);
+	const struct hwprof_file_trailer *t = &p->trailer;
+	struct hwprof_metric m[16];
+	size_t nm;
+
+	if (ev) {
+		fprintf(f, "# event: %s, ", ev->name);
+		if (ev->freq)
+			fprintf(f, "%" PRIu64 " Hz", ev->period_or_freq);
+		else
+			fprintf(f, "period %" PRIu64, ev->period_or_freq);
+		fprintf(f, ", precise_ip requested %u, obtained %u%s\n", ev->precise_requested,
+			ev->precise_obtained,
+			ev->precise_obtained < ev->precise_requested ? " (stepped down)" : "");
+	}
+	fprintf(f, "# samples: %" PRIu64, p->samples);
+	if (p->samples != p->samples_read)
+		fprintf(f, " of %" PRIu64 " (filtered)", p->samples_read);
+	fprintf(f, ", lost: %" PRIu64 ", throttled: %" PRIu64, p->lost, t->throttles);
+	if (p->have_trailer)
+		fprintf(f, ", duration: %.3f s", (double)t->duration_ns / 1e9);
+	fputc('\n', f);
+	if (p->header.argc) {
+		fprintf(f, "# command:");
+		for (uint32_t i = 0; i < p->header.argc; i++)
+			fprintf(f, " %s", p->header.argv[i]);
+		fputc('\n', f);
+	}
+	if (p->header.cpu_model[0] || p->header.kernel[0])
+		fprintf(f, "# host: %s, %u CPUs, Linux %s\n", p->header.cpu_model, p->header.ncpus,
+			p->header.kernel);
+	if (t->ncounts) {
+		fprintf(f, "# counted totals (time counted / enabled):\n");
+		for (uint32_t i = 0; i < t->ncounts; i++) {
+			const struct hwprof_file_count *c = &t->counts[i];
+			double ratio = c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns
+						     : 0;
+			if (!c->counted || !c->running_ns) {
+				fprintf(f, "#   %-28s %18s\n", c->event, "not counted");
+				continue;
+			}
+			fprintf(f, "#   %-28s %18.0f %s  %5.1f%%%s\n", c->event,
+				profile_count_scaled(c), c->unit, ratio * 100,
+				ratio < 0.90 ? "  (multiplexed: under 90%, scaled)" : "");
+		}
+		nm = profile_metrics(p, m, sizeof(m) / sizeof(m[0]));
+		for (size_t i = 0; i < nm; i++) {
+			if (m[i].percent)
+				fprintf(f, "#   %-28s %17.2f%%  %s\n", m[i].name, m[i].value * 100,
+					m[i].formula);
+			else
+				fprintf(f, "#   %-28s %18.3f  %s\n", m[i].name, m[i].value,
+					m[i].formula);
+		}
+	}
+	fputc('\n', f);
+}
+
+/* Long paths keep their end, which names the file. */
+static void fit(char *s, size_t width)
+{
+	size_t len = strlen(s);
+
+	if (len <= width)
+		return;
+	memmove(s + 3, s + len - (width - 3), width - 3 + 1);
+	memcpy(s, "...", 3);
+}
+
+int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+		const struct output_opts *o)
+{
+	char loc[4096], fn[4096];
+	bool uncertain = false;
+
+	print_header(f, p);
+	if (!n) {
+		fprintf(f, "no samples%s\n", p->samples_read ? " pass the filters" : "");
+		return ferror(f) ? -EIO : 0;
+	}
+	fprintf(f, "%7s  %-15s %9s  %-*s  %-*s  %s\n", "share", "95% interval", "samples",
+		LOC_WIDTH, o->inline_mode == INLINE_CALLER ? "file:line (call site)" : "file:line",
+		FN_WIDTH, "function", "dso");
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_row *r = &rows[i];
+		char ci[32];
+		row_location_label(r, false, loc, sizeof(loc));
+		row_function_label(r, fn, sizeof(fn));
+		fit(loc, LOC_WIDTH);
+		snprintf(ci, sizeof(ci), "[%.1f, %.1f]", r->ci_lo * 100, r->ci_hi * 100);
+		fprintf(f, "%6.2f%%%c %-15s %9" PRIu64 "  %-*s  %-*s  %s\n", r->share * 100,
+			r->rank_uncertain ? '~' : ' ', ci, r->samples, LOC_WIDTH, loc, FN_WIDTH,
+			fn, r->dso ? path_base(r->dso) : "");
+		uncertain |= r->rank_uncertain;
+	}
+	if (o->omitted)
+		fprintf(f, "... %zu more rows (--limit 0 --percent-limit 0 shows all)\n",
+			o->omitted);
+	if (uncertain)
+		fprintf(f, "\n~ rank not settled: the row's 95%% interval overlaps a neighbour's "
+			   "(record longer or at a higher rate for more samples)\n");
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,200 @@
+/* rows.c - locations grouped by the --sort keys into rows, with share intervals. */
+#include "model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, char *err,
+		       size_t errlen)
+{
+	static const struct {
+		const char *name;
+		enum profile_key key;
+	} names[] = {
+		{ "line", PROFILE_KEY_LINE },
+		{ "srcline", PROFILE_KEY_LINE },
+		{ "function", PROFILE_KEY_FUNCTION },
+		{ "sym", PROFILE_KEY_FUNCTION },
+		{ "dso", PROFILE_KEY_DSO },
+	};
+	const char *s = list;
+	size_t n = 0;
+
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		size_t i;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len && !strncmp(names[i].name, s, len))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]) || n == max) {
+			snprintf(err, errlen, "--sort '%.*s': %s (keys: line, function, dso; "
+				 "e.g. --sort function,line)", (int)len, s,
+				 n == max ? "too many keys" : "unknown sort key");
+			return -EINVAL;
+		}
+		keys[n++] = names[i].key;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	if (!n) {
+		snprintf(err, errlen, "--sort '%s': no key (keys: line, function, dso)", list);
+		return -EINVAL;
+	}
+	return (int)n;
+}
+
+/* The grouping key of one location; fields outside the keys are cleared. Strings are
+ * interned, so pointers compare as strings do. */
+struct key {
+	const char *dso, *file, *function, *inlined_into;
+	int line;
+	uint64_t offset;	/* only for locations nothing is known about */
+	size_t loc;
+};
+
+static void make_key(const struct profile_loc *l, const enum profile_key *keys, size_t nkeys,
+		     struct key *k)
+{
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < nkeys; i++) {
+		k->dso = l->dso;
+		switch (keys[i]) {
+		case PROFILE_KEY_LINE:
+			k->file = l->file;
+			k->line = l->line;
+			k->function = l->function;
+			k->inlined_into = l->inlined_into;
+			if (!l->file && !l->function)
+				k->offset = l->offset;
+			break;
+		case PROFILE_KEY_FUNCTION:
+			k->function = l->function;
+			k->inlined_into = l->inlined_into;
+			if (!l->function)
+				k->offset = l->offset;
+			break;
+		case PROFILE_KEY_DSO:
+			break;
+		}
+	}
+}
+
+static int ptrcmp(const void *a, const void *b)
+{
+	return a == b ? 0 : (uintptr_t)a < (uintptr_t)b ? -1 : 1;
+}
+
+static int keycmp(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+	int c;
+
+	if ((c = ptrcmp(x->dso, y->dso)) || (c = ptrcmp(x->file, y->file)) ||
+	    (c = ptrcmp(x->function, y->function)) ||
+	    (c = ptrcmp(x->inlined_into, y->inlined_into)))
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->loc < y->loc ? -1 : x->loc > y->loc;
+}
+
+static bool same_group(const struct key *x, const struct key *y)
+{
+	return x->dso == y->dso && x->file == y->file && x->function == y->function &&
+	       x->inlined_into == y->inlined_into && x->line == y->line && x->offset == y->offset;
+}
+
+static int rowcmp(const void *a, const void *b)
+{
+	const struct profile_row *x = a, *y = b;
+	int c;
+
+	if (x->period != y->period)
+		return x->period < y->period ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	if ((c = strcmp(x->function ? x->function : "", y->function ? y->function : "")))
+		return c;
+	if ((c = strcmp(x->file ? x->file : "", y->file ? y->file : "")))
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The row shows a field only when all its locations agree on it. */
+static void merge_loc(struct profile_row *r, const struct profile_loc *l, bool first)
+{
+	if (first) {
+		r->dso = l->dso;
+		r->function = l->function;
+		r->inlined_into = l->inlined_into;
+		r->file = l->file;
+		r->line = l->line;
+		r->unknown = l->unknown;
+		r->offset = l->offset;
+	} else {
+		if (r->dso != l->dso)
+			r->dso = NULL;
+		if (r->function != l->function || r->inlined_into != l->inlined_into)
+			r->function = NULL, r->inlined_into = NULL, r->function_mixed = true;
+		if (r->function_mixed)
+			r->inlined_into = NULL;
+		if (r->file != l->file)
+			r->file = NULL, r->line = 0, r->file_mixed = true;
+		if (r->line != l->line)
+			r->line = 0;
+		if (r->offset != l->offset)
+			r->offset = 0;
+		r->unknown = r->unknown && l->unknown;
+	}
+	r->samples += l->samples;
+	r->period += l->period;
+}
+
+int profile_rows(const struct profile *p, const enum profile_key *keys, size_t nkeys,
+		 struct profile_row **rows, size_t *nrows)
+{
+	struct key *k = calloc(p->nlocs ? p->nlocs : 1, sizeof(*k));
+	struct profile_row *r = calloc(p->nlocs ? p->nlocs : 1, sizeof(*r));
+	size_t n = 0;
+
+	*rows = NULL;
+	*nrows = 0;
+	if (!k || !r) {
+		free(k);
+		free(r);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->nlocs; i++) {
+		make_key(&p->locs[i], keys, nkeys, &k[i]);
+		k[i].loc = i;
+	}
+	qsort(k, p->nlocs, sizeof(*k), keycmp);
+	for (size_t i = 0; i < p->nlocs; i++) {
+		bool first = i == 0 || !same_group(&k[i], &k[i - 1]);
+		if (first)
+			n++;
+		merge_loc(&r[n - 1], &p->locs[k[i].loc], first);
+	}
+	free(k);
+	qsort(r, n, sizeof(*r), rowcmp);
+	for (size_t i = 0; i < n; i++) {
+		r[i].share = p->period > 0 ? r[i].period / p->period : 0;
+		profile_wilson95(r[i].share * (double)p->samples, (double)p->samples, &r[i].ci_lo,
+				 &r[i].ci_hi);
+	}
+	/* A row whose interval overlaps its neighbour's could swap places with it in another
+	 * recording of the same run: its rank is not settled by the samples. */
+	for (size_t i = 0; i < n; i++)
+		r[i].rank_uncertain = (i > 0 && r[i].ci_hi >= r[i - 1].ci_lo) ||
+				      (i + 1 < n && r[i].ci_lo <= r[i + 1].ci_hi);
+	*rows = r;
+	*nrows = n;
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* strpool.c - interned strings: an open-addressing hash set of malloc'd copies. */
+#include "strpool.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct strpool {
+	char **slots;
+	size_t cap;	/* power of two */
+	size_t n;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+struct strpool *strpool_new(void)
+{
+	struct strpool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->cap = 256;
+	p->slots = calloc(p->cap, sizeof(*p->slots));
+	if (!p->slots) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int grow(struct strpool *p)
+{
+	size_t cap = p->cap * 2;
+	char **slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->cap; i++) {
+		if (!p->slots[i])
+			continue;
+		size_t j = hash_str(p->slots[i]) & (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = p->slots[i];
+	}
+	free(p->slots);
+	p->slots = slots;
+	p->cap = cap;
+	return 0;
+}
+
+const char *strpool_intern(struct strpool *p, const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return NULL;
+	if ((p->n + 1) * 2 > p->cap && grow(p) < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	i = hash_str(s) & (p->cap - 1);
+	while (p->slots[i]) {
+		if (!strcmp(p->slots[i], s))
+			return p->slots[i];
+		i = (i + 1) & (p->cap - 1);
+	}
+	p->slots[i] = strdup(s);
+	if (!p->slots[i]) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->n++;
+	return p->slots[i];
+}
+
+void strpool_free(struct strpool *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->cap; i++)
+		free(p->slots[i]);
+	free(p->slots);
+	free(p);
+}

@@ -1,0 +1,36 @@
+/* symtab.h - a DSO's function symbols sorted by address, for O(log n) lookups.
+ *
+ * libdwfl's dwfl_module_addrinfo() scans the whole symbol table on every call; with tens of
+ * thousands of distinct addresses in a large program that scan is most of a report's time.
+ */
+#ifndef HWPROF_REPORT_SYMTAB_H
+#define HWPROF_REPORT_SYMTAB_H
+
+#include <elfutils/libdwfl.h>
+#include <stddef.h>
+
+struct strpool;
+
+struct fsym {
+	GElf_Addr addr;		/* module address (the Dwfl's bias applied) */
+	GElf_Xword size;	/* 0: unknown, runs to the next symbol */
+	const char *raw;	/* name in libelf's string table (valid while the Dwfl lives) */
+	const char *name;	/* demangled, interned; NULL until first used */
+	int rank;		/* prefer GLOBAL over WEAK over LOCAL at one address */
+};
+
+struct symtab {
+	struct fsym *v;
+	size_t n;
+};
+
+/* Collects MOD's function symbols (STT_FUNC, STT_GNU_IFUNC) from its .symtab, or .dynsym
+ * when stripped. Returns 0 (possibly with none) or -ENOMEM. */
+int symtab_build(struct symtab *t, Dwfl_Module *mod);
+
+/* The demangled name of the function holding ADDR, interned in POOL, or NULL. */
+const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool);
+
+void symtab_release(struct symtab *t);
+
+#endif

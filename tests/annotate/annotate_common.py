@@ -1,0 +1,54 @@
+"""Shared by annotate's script tests: paths, HOT: markers, recording the workload.
+
+Hot lines are found by their "HOT: name" marker in the workload's source, never by number.
+"""
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def hot_line(name, src="annotate_work.c"):
+    with open(os.path.join(HERE, src)) as f:
+        for n, line in enumerate(f, 1):
+            if "HOT: " + name + " " in line:
+                return n
+    sys.exit(f"annotate test: no 'HOT: {name}' marker in {src}")
+
+
+def text_line(text, src="annotate_work.c"):
+    with open(os.path.join(HERE, src)) as f:
+        for n, line in enumerate(f, 1):
+            if text in line:
+                return n
+    sys.exit(f"annotate test: no '{text}' in {src}")
+
+
+def record(hwprof, work, out):
+    """Records the workload with page-faults, period 1. Exits 77 (skipped) when record does not
+    work on this host, so that the rest of the suite still tells something."""
+    p = subprocess.run([hwprof, "record", "-e", "page-faults", "-c", "1", "-o", out, "--", work],
+                       capture_output=True, text=True, timeout=30)
+    if p.returncode != 0 or not os.path.exists(out):
+        print("SKIP: hwprof record failed:", p.returncode, p.stderr.strip())
+        sys.exit(77)
+    return out
+
+
+class Checks:
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, name, cond, detail=""):
+        print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + str(detail)))
+        if not cond:
+            self.failures.append(name)
+        return cond
+
+    def done(self):
+        if self.failures:
+            print(f"{len(self.failures)} failed: {', '.join(self.failures)}")
+            sys.exit(1)
+        print("all passed")
+        sys.exit(0)

@@ -1,0 +1,278 @@
+/* test_stat.c - `hwprof stat` (record/stat.c) run in-process against the fake kernel and
+ * fixture sysfs trees: what the same command computes on machines with a PMU (IPC, miss
+ * rates, MPKI with their formulas), the multiplexing warning, uncore scaling and bandwidth,
+ * and the -a permission message. */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "cli.h"
+#include "fake_kernel.h"
+
+static char root[96];
+
+static void put(const char *rel, const char *text)
+{
+	char path[512], cmd[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	cr_assert_eq(system(cmd), 0);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* An Intel-like machine: core PMU "cpu" with 4 counters, uncore_imc on CPU 0. */
+static void intel_fixture(void)
+{
+	snprintf(root, sizeof(root), "/tmp/hwprof-stat-sysfs-%d", (int)getpid());
+	put("bus/event_source/devices/cpu/type", "4\n");
+	put("bus/event_source/devices/cpu/caps/num_counters", "4\n");
+	put("bus/event_source/devices/cpu/caps/max_precise", "3\n");
+	put("bus/event_source/devices/cpu/format/event", "config:0-7\n");
+	put("bus/event_source/devices/cpu/format/umask", "config:8-15\n");
+	put("bus/event_source/devices/uncore_imc/type", "13\n");
+	put("bus/event_source/devices/uncore_imc/cpumask", "0\n");
+	put("bus/event_source/devices/uncore_imc/format/event", "config:0-7\n");
+	put("bus/event_source/devices/uncore_imc/format/umask", "config:8-15\n");
+	put("bus/event_source/devices/uncore_imc/events/cas_count_read", "event=0x04,umask=0x03\n");
+	put("bus/event_source/devices/uncore_imc/events/cas_count_read.scale", "6.103515625e-5\n");
+	put("bus/event_source/devices/uncore_imc/events/cas_count_read.unit", "MiB\n");
+	setenv("HWPROF_SYSFS_ROOT", root, 1);
+}
+
+/* Removes the fixture tree after each test (.fini). */
+static void cleanup(void)
+{
+	char cmd[160];
+
+	if (!root[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		fprintf(stderr, "test_stat: could not remove %s\n", root);
+}
+
+static void quiet_stderr(void)
+{
+	cr_redirect_stderr();
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	cr_assert_not_null(f, "%s", path);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int run_stat(int argc, char **argv)
+{
+	cli_set_prefix("hwprof stat");
+	return cmd_stat(argc, argv);
+}
+
+Test(stat, pmu_machine_metrics_with_formulas, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char out[128];
+	char *argv[] = {"stat", "--format", "json", "-o", out, "--", "true", NULL};
+	char *json;
+
+	intel_fixture();
+	snprintf(out, sizeof(out), "%s/out.json", root);
+	cfg.nr_counters = 8; /* no multiplexing here */
+	fake_kernel_install(&cfg);
+	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 3000000);
+	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 2000000);
+	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 600000);
+	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 60000);
+	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 300000);
+	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 9000);
+	cr_assert_eq(run_stat(7, argv), 0);
+	json = slurp(out);
+	/* The default set on a PMU machine, each with its exact count. */
+	cr_assert_not_null(strstr(json, "\"event\": \"instructions\", \"mean\": 3000000,"), "%s",
+			   json);
+	cr_assert_not_null(strstr(json, "\"event\": \"cycles\", \"mean\": 2000000,"), "%s", json);
+	cr_assert_not_null(strstr(json, "\"name\": \"IPC\", \"value\": 1.5, \"formula\": "
+					"\"instructions / cycles = 3000000 / 2000000\""),
+			   "%s", json);
+	cr_assert_not_null(strstr(json, "\"name\": \"LLC miss rate\", \"value\": 0.1,"), "%s",
+			   json);
+	cr_assert_not_null(strstr(json, "\"name\": \"branch miss rate\", \"value\": 0.03,"), "%s",
+			   json);
+	cr_assert_not_null(strstr(json, "\"name\": \"cache-misses MPKI\", \"value\": 20,"), "%s",
+			   json);
+	cr_assert_not_null(strstr(json, "\"name\": \"branch-misses MPKI\", \"value\": 3,"), "%s",
+			   json);
+	/* Launched with enable_on_exec + inherit on the leader, never enabled by ioctl before. */
+	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
+		const struct fake_kernel_open *o = fake_kernel_open_log(i);
+		if (o->pid > 0 && o->group_fd < 0) {
+			cr_assert(o->attr.enable_on_exec);
+			cr_assert(o->attr.inherit);
+		}
+	}
+	fake_kernel_uninstall();
+}
+
+Test(stat, multiplexing_warned_and_flagged, .init = quiet_stderr, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char out[128];
+	char *argv[] = {"stat",
+			"-e",
+			"instructions,cycles,branches,branch-misses,cache-misses,"
+			"cache-references",
+			"-o",
+			out,
+			"--",
+			"true",
+			NULL};
+	char *text;
+
+	intel_fixture();
+	snprintf(out, sizeof(out), "%s/out.txt", root);
+	cfg.nr_counters = 4;
+	fake_kernel_install(&cfg);
+	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 3000000);
+	cr_assert_eq(run_stat(7, argv), 0);
+	text = slurp(out);
+	/* 4 counters for 6 events: each counted 66.7% of the time, scaled back. */
+	cr_assert_not_null(strstr(text, "multiplexed: counted 66.7% of the time (< 90%)"), "%s",
+			   text);
+	cr_assert_not_null(strstr(text, "2,999,999"), "instructions scaled back: %s", text);
+	fflush(stderr);
+	cr_assert_stderr_neq_str("");
+	fake_kernel_uninstall();
+}
+
+Test(stat, multiplexing_warning_text, .init = quiet_stderr, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char *argv[] = {
+	    "stat", "-e",	 "instructions,cycles,branches,branch-misses,cache-misses",
+	    "-o",   "/dev/null", "--",
+	    "true", NULL};
+	char buf[4096] = "";
+	FILE *err;
+
+	intel_fixture();
+	fake_kernel_install(&cfg);
+	cr_assert_eq(run_stat(7, argv), 0);
+	fflush(stderr);
+	err = cr_get_redirected_stderr();
+	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	cr_assert_not_null(strstr(buf, "5 hardware events but the PMU has 4 counters"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "multiplex"), "%s", buf);
+	fake_kernel_uninstall();
+}
+
+Test(stat, uncore_scale_unit_bandwidth_on_its_cpu, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char out[128];
+	char *argv[] = {"stat",	    "-a",   "-e", "uncore_imc/cas_count_read/",
+			"--format", "json", "-o", out,
+			"--",	    "true", NULL};
+	char *json;
+	size_t opens = 0;
+
+	intel_fixture();
+	snprintf(out, sizeof(out), "%s/out.json", root);
+	cfg.privileged = true;
+	fake_kernel_install(&cfg);
+	/* 16384000 CAS of 64 bytes = 1000 MiB. */
+	fake_kernel_set_count(13, 0x0304, 16384000);
+	cr_assert_eq(run_stat(10, argv), 0);
+	json = slurp(out);
+	cr_assert_not_null(strstr(json, "\"mean\": 1000,"), "%s", json);
+	cr_assert_not_null(strstr(json, "\"unit\": \"MiB\""), "%s", json);
+	{
+		/* GB/s = 1000 MiB * 1048576 B / 1e9 / the elapsed time the formula shows. */
+		const char *m = strstr(json, "\"name\": \"uncore_imc/cas_count_read/ bandwidth\"");
+		const char *f = m ? strstr(m, "1000.00 MiB * 1048576 B / ") : NULL;
+		double value, secs;
+		cr_assert_not_null(f, "%s", json);
+		cr_assert_eq(sscanf(strstr(m, "\"value\": "), "\"value\": %lf", &value), 1);
+		cr_assert_eq(sscanf(f, "1000.00 MiB * 1048576 B / %lf s", &secs), 1);
+		cr_assert_float_eq(value, 1000 * 1048576.0 / 1e9 / secs, value * 1e-3, "%s", json);
+	}
+	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
+		const struct fake_kernel_open *o = fake_kernel_open_log(i);
+		if (o->attr.type == 13) {
+			cr_assert_eq(o->cpu, 0, "only on the CPU of the PMU's cpumask");
+			cr_assert_eq(o->pid, -1);
+			opens++;
+		}
+	}
+	cr_assert_eq(opens, 1);
+	fake_kernel_uninstall();
+}
+
+Test(stat, uncore_without_a_refused, .init = quiet_stderr, .fini = cleanup)
+{
+	char *argv[] = {"stat", "-e", "uncore_imc/cas_count_read/", "--", "true", NULL};
+
+	intel_fixture();
+	fake_kernel_install(NULL);
+	cr_assert_eq(run_stat(5, argv), EXIT_FATAL);
+	fake_kernel_uninstall();
+}
+
+Test(stat, system_wide_refused_explains_paranoid, .init = quiet_stderr, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char *argv[] = {"stat", "-a", "-e", "cycles", "--", "true", NULL};
+	char buf[4096] = "";
+	FILE *err;
+
+	intel_fixture();
+	cfg.paranoid = 2;
+	fake_kernel_install(&cfg);
+	cr_assert_eq(run_stat(6, argv), EXIT_FATAL);
+	fflush(stderr);
+	err = cr_get_redirected_stderr();
+	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	cr_assert_not_null(strstr(buf, "-a"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "CAP_PERFMON"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "perf_event_paranoid"), "%s", buf);
+	cr_assert_eq(strchr(buf, '\n'), buf + strlen(buf) - 1, "one line: %s", buf);
+	fake_kernel_uninstall();
+}
+
+Test(stat, old_kernel_noted, .init = quiet_stderr, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char *argv[] = {"stat", "-e", "{instructions,cycles}", "-o", "/dev/null", "--",
+			"true", NULL};
+	char buf[4096] = "";
+	FILE *err;
+
+	intel_fixture();
+	cfg.old_kernel_inherit_group = true;
+	fake_kernel_install(&cfg);
+	cr_assert_eq(run_stat(7, argv), 0);
+	fflush(stderr);
+	err = cr_get_redirected_stderr();
+	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	cr_assert_not_null(strstr(buf, "read one by one"), "%s", buf);
+	fake_kernel_uninstall();
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""End to end: record a workload with hwprof record, read it back with hwprof report --format
+json, and check where the samples landed (suite 'integration').
+
+usage: e2e.py CASE HWPROF WORKLOAD_SRC_DIR PROGRAM [ARGS...]
+
+Hot lines are found by their "HOT: name" marker in the workload's source, never by number.
+A row's file is matched by its base name (DWARF may hold it relative to the build directory).
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+CASE, HWPROF, SRC = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+PROG = [os.path.abspath(sys.argv[4])] + sys.argv[5:]
+failures = []
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + str(detail)))
+    if not cond:
+        failures.append(name)
+
+
+def hot_line(src, name):
+    with open(os.path.join(SRC, src)) as f:
+        for n, line in enumerate(f, 1):
+            if "HOT: " + name in line:
+                return n
+    sys.exit(f"e2e: no 'HOT: {name}' marker in {src}")
+
+
+def record(d, args, prog=None, timeout=60):
+    out = os.path.join(d, "t.data")
+    p = subprocess.run([HWPROF, "record", "-o", out] + args + ["--"] + (prog or PROG),
+                       capture_output=True, text=True, timeout=timeout)
+    print(p.stderr, end="")
+    check("record exit 0", p.returncode == 0, p.returncode)
+    check("record sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
+    return out
+
+
+def report(path):
+    p = subprocess.run([HWPROF, "report", "-i", path, "--format", "json", "--limit", "0"],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        print(p.stderr)
+        sys.exit(f"e2e: hwprof report failed with {p.returncode}")
+    check("report sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
+    return json.loads(p.stdout), p.stderr
+
+
+def in_file(rows, src):
+    return [r for r in rows if r.get("file") and os.path.basename(r["file"]) == src]
+
+
+def samples_at(rows, src, line):
+    return sum(r["samples"] for r in in_file(rows, src) if r["line"] == line)
+
+
+def own_file_share(name, rows, src, marker, want=0.95, min_samples=1000):
+    """The marked line holds >= WANT of the samples that fall in SRC."""
+    line = hot_line(src, marker)
+    total = sum(r["samples"] for r in in_file(rows, src))
+    hot = samples_at(rows, src, line)
+    print(f"{name}: {src}:{line} has {hot} of {total} samples in {src}")
+    check(f"{name}: samples in {src}", total >= min_samples, total)
+    check(f"{name}: {src}:{line} >= {want:.0%}", total and hot / total >= want,
+          f"{hot}/{total}")
+
+
+def case_pagefault(d):
+    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
+    check("header event", doc["header"]["event"] == "page-faults", doc["header"])
+    check("nothing lost", doc["header"]["lost"] == 0, doc["header"])
+    own_file_share("pagefault", doc["rows"], "pagefault.c", "fault")
+
+
+def case_shlib(d):
+    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
+    own_file_share("shlib", doc["rows"], "libfault.c", "libfault")
+    dsos = {os.path.basename(r["dso"]) for r in in_file(doc["rows"], "libfault.c")}
+    check("shlib: rows name the .so", any(x.startswith("libwlfault.so") for x in dsos), dsos)
+
+
+def case_threads(d):
+    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
+    rows = doc["rows"]
+    one = samples_at(rows, "threads.c", hot_line("threads.c", "one_share"))
+    three = samples_at(rows, "threads.c", hot_line("threads.c", "three_shares"))
+    print(f"threads: one_share {one}, three_shares {three}, ratio {three / max(one, 1):.3f}")
+    check("threads: both lines sampled", one > 1000 and three > 3000, (one, three))
+    check("threads: 1:3 within 10%", one and abs(three / one - 3) <= 0.3, three / max(one, 1))
+
+
+def case_forkexec(d):
+    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
+    own_file_share("forkexec child", doc["rows"], "pagefault.c", "fault")
+
+
+def case_chase(d):
+    doc, _ = report(record(d, ["-e", "cpu-clock"]))
+    rows = [r for r in doc["rows"] if r["samples"] > 0]
+    line = hot_line("chase.c", "chase")
+    top = rows[0] if rows else {}
+    print(f"chase: top row {top.get('file')}:{top.get('line')} {top.get('share')}")
+    check("chase: enough samples", doc["header"]["samples"] >= 500, doc["header"]["samples"])
+    check("chase: the loop's line leads",
+          top.get("file") and os.path.basename(top["file"]) == "chase.c" and
+          top["line"] == line, top)
+
+
+def case_sigint(d):
+    """SIGINT to hwprof mid-run: the target is stopped, the file is complete, exit 128+2."""
+    out = os.path.join(d, "t.data")
+    p = subprocess.Popen([HWPROF, "record", "-e", "cpu-clock", "-o", out, "--"] + PROG,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=20)
+    print(err, end="")
+    check("sigint: hwprof stops promptly", time.monotonic() - t0 < 5, time.monotonic() - t0)
+    check("sigint: exit 130 (the target's 128+SIGINT)", p.returncode == 130, p.returncode)
+    check("sigint: summary printed", "samples" in err, err)
+    doc, rerr = report(out)
+    check("sigint: file complete (no truncation warning)", not doc["header"].get("partial")
+          and "cut short" not in rerr and "truncated" not in rerr, rerr)
+    check("sigint: samples recorded", doc["header"]["samples"] > 100, doc["header"]["samples"])
+
+
+def case_hotloop(d):
+    """The bundled example: page-faults -c 1 puts its fault loop first among its own lines;
+    default (cpu-clock here) puts the chase first."""
+    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
+    rows = in_file(doc["rows"], "hotloop.c")
+    line = hot_line("hotloop.c", "fault")
+    check("hotloop page-faults: the fault line leads hotloop.c",
+          rows and rows[0]["line"] == line, rows[:3])
+    check("hotloop page-faults: 20000 faults on it", samples_at(rows, "hotloop.c", line) >= 20000,
+          samples_at(rows, "hotloop.c", line))
+
+
+def case_hotloop_default(d):
+    """The bundled example with the default event: the best miss event with a PMU, else
+    cpu-clock with one note saying why; the pointer chase leads."""
+    out = os.path.join(d, "t.data")
+    p = subprocess.run([HWPROF, "record", "-o", out, "--"] + PROG, capture_output=True,
+                       text=True, timeout=60)
+    print(p.stderr, end="")
+    check("record exit 0", p.returncode == 0, p.returncode)
+    doc, _ = report(out)
+    ev = doc["header"]["event"]
+    if ev == "cpu-clock":
+        notes = [l for l in p.stderr.splitlines() if "no hardware PMU" in l]
+        check("default: one line says why cpu-clock", len(notes) == 1, p.stderr)
+    else:
+        check("default: a miss event", ev in ("LLC-load-misses:P", "cache-misses:P"), ev)
+    rows = [r for r in doc["rows"] if r["samples"] > 0]
+    top = rows[0] if rows else {}
+    print(f"hotloop default: top row {top.get('file')}:{top.get('line')} "
+          f"{top.get('function')} {top.get('share')}")
+    check("default: the chase loop leads", top.get("function") == "chase", top)
+
+
+def case_attach(d):
+    """-p PID: attach to a running chase, stop with SIGINT: exit 0, the chase leads, and the
+    process keeps running (hwprof does not kill what it did not start)."""
+    out = os.path.join(d, "t.data")
+    target = subprocess.Popen(PROG, stdout=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        p = subprocess.Popen([HWPROF, "record", "-e", "cpu-clock", "-o", out, "-p",
+                              str(target.pid)], stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=20)
+        print(err, end="")
+        check("attach: exit 0", p.returncode == 0, p.returncode)
+        check("attach: the process still runs", target.poll() is None, target.returncode)
+    finally:
+        target.kill()
+        target.wait()
+    doc, _ = report(out)
+    rows = [r for r in doc["rows"] if r["samples"] > 0]
+    top = rows[0] if rows else {}
+    check("attach: samples recorded", doc["header"]["samples"] > 100, doc["header"]["samples"])
+    check("attach: the chase line leads", top.get("file") and
+          os.path.basename(top["file"]) == "chase.c" and top["line"] == hot_line("chase.c", "chase"),
+          top)
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+if CASE not in CASES:
+    sys.exit(f"e2e: unknown case {CASE}; one of {', '.join(CASES)}")
+with tempfile.TemporaryDirectory() as tmp:
+    CASES[CASE](tmp)
+print(f"{CASE}: {len(failures)} failures")
+sys.exit(1 if failures else 0)

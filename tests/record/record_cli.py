@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""hwprof record's answers to bad input and its exit status (suite 'record').
+
+usage: record_cli.py HWPROF WL_PAGEFAULT
+
+Each bad input must give one line on stderr that names the cause, a non-zero exit, and the
+target must not have run. The exit status of the target must pass through.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HWPROF, WL = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+failures = []
+
+
+def run(args, cwd):
+    p = subprocess.run([HWPROF, "record"] + args, cwd=cwd, capture_output=True, text=True,
+                       timeout=30)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        failures.append(f"{name}: {detail}")
+        print(f"FAIL {name}: {detail}")
+    else:
+        print(f"ok   {name}")
+
+
+def bad_input(name, args, want_rc, want_text, cwd, marker=None):
+    rc, out, err = run(args, cwd)
+    # die_usage() adds its "try 'hwprof record --help'" pointer: that is not a second cause.
+    lines = [l for l in err.splitlines() if l.strip() and "--help'" not in l]
+    check(name + " exit", rc == want_rc if want_rc else rc != 0, f"rc={rc} stderr={err!r}")
+    check(name + " one line", len(lines) == 1, f"stderr={err!r}")
+    check(name + " names the cause", want_text in err, f"want {want_text!r} in {err!r}")
+    check(name + " sanitizer-clean", "Sanitizer" not in err and "runtime error" not in err, err)
+    if marker:
+        check(name + " target not run", not os.path.exists(marker), marker)
+
+
+with tempfile.TemporaryDirectory() as d:
+    marker = os.path.join(d, "ran")
+    touch = ["--", "/bin/sh", "-c", f"touch {marker}"]
+    bad_input("unknown event", ["-e", "cyclez"] + touch, 64, "cyclez", d, marker)
+    bad_input("missing command", ["--", "./nope"], 127, "./nope: No such file or directory", d)
+    notexec = os.path.join(d, "notexec")
+    with open(notexec, "w") as f:
+        f.write("echo hi\n")
+    os.chmod(notexec, 0o644)
+    bad_input("not executable", ["--", notexec], 127, "Permission denied", d)
+    bad_input("unwritable -o", ["-o", "/nonexistent/dir/x.data"] + touch, 0,
+              "/nonexistent/dir/x.data", d, marker)
+    bad_input("-o directory", ["-o", d] + touch, 0, "directory", d, marker)
+    bad_input("-c and -F", ["-c", "1", "-F", "100"] + touch, 64, "-F", d, marker)
+    bad_input("-c abc", ["-c", "abc"] + touch, 64, "-c 'abc'", d, marker)
+    bad_input("-c 0", ["-c", "0"] + touch, 64, "-c", d, marker)
+    bad_input("-F -5", ["-F", "-5"] + touch, 64, "-F", d, marker)
+    bad_input("-F too high", ["-F", "9999999"] + touch, 64, "-F", d, marker)
+    bad_input("-m 3", ["-m", "3"] + touch, 64, "power of two", d, marker)
+    bad_input("no command", ["-e", "page-faults"], 64, "command", d)
+    bad_input("-p no such process", ["-p", "2147483646"], 2, "no such process", d)
+    bad_input("-p and a command", ["-p", "1"] + touch, 64, "exclude", d, marker)
+    bad_input("unknown --count", ["--count", "nosuchevent"] + touch, 64, "nosuchevent", d,
+              marker)
+
+    rc, out, err = run(["--help"], d)
+    check("--help", rc == 0 and "usage: hwprof record" in out, f"rc={rc} out={out!r}")
+
+    # Exit status passes through; 128+N for a signal.
+    out_file = os.path.join(d, "s.data")
+    rc, _, err = run(["-e", "page-faults", "-o", out_file, "--", "/bin/sh", "-c", "exit 7"], d)
+    check("exit status 7", rc == 7, f"rc={rc} {err!r}")
+    check("summary line", "samples" in err and "s.data" in err, err)
+    rc, _, err = run(["-e", "page-faults", "-o", out_file, "--", "/bin/sh", "-c",
+                      "kill -TERM $$"], d)
+    check("killed by SIGTERM -> 143", rc == 143, f"rc={rc} {err!r}")
+    check("existing file kept as .old", os.path.exists(out_file + ".old"), os.listdir(d))
+
+    # A recording of the page-fault workload: the summary counts every fault.
+    rc, _, err = run(["-e", "page-faults", "-c", "1", "-o", out_file, "--", WL, "3000"], d)
+    check("pagefault record", rc == 0, f"rc={rc} {err!r}")
+    n = [int(w) for w in err.split() if w.isdigit()]
+    check("pagefault samples >= 3000", n and n[0] >= 3000, err)
+    check("pagefault nothing lost", " 0 lost" in err, err)
+
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,210 @@
+/* test_sampler.c - opening the sampling events per CPU through the fake kernel: attrs, the
+ * precise_ip step-down, SET_OUTPUT and ids for several events, and errors. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_kernel.h"
+#include "hwprof/event.h"
+#include "sampler.h"
+
+/* The fake kernel knows no PERF_EVENT_IOC_SET_OUTPUT (-ENOTTY): answer it as the kernel does
+ * for two events of the same CPU, and pass everything else on. */
+static struct hwprof_sys with_set_output;
+static int set_outputs;
+
+static int fake_ioctl(int fd, unsigned long request, unsigned long arg)
+{
+	if (request == PERF_EVENT_IOC_SET_OUTPUT) {
+		set_outputs++;
+		return fake_kernel_id(fd) && fake_kernel_id((int)arg) ? 0 : -EBADF;
+	}
+	return fake_kernel_sys.ioctl(fd, request, arg);
+}
+
+static void install(const struct fake_kernel_config *k)
+{
+	fake_kernel_install(k);
+	with_set_output = fake_kernel_sys;
+	with_set_output.ioctl = fake_ioctl;
+	hwprof_sys_set(&with_set_output);
+	set_outputs = 0;
+}
+
+static const struct sampler_config cfg = {
+    .freq = 4000,
+    .pages = 8,
+    .enable_on_exec = true,
+};
+
+static void parse(const char *spec, struct hwprof_event_list *l)
+{
+	char err[256];
+
+	cr_assert_eq(hwprof_events_parse(spec, l, err, sizeof(err)), 0, "%s: %s", spec, err);
+}
+
+static int online_cpus(void)
+{
+	int *cpus, n = sampler_online_cpus(&cpus);
+
+	cr_assert_gt(n, 0);
+	free(cpus);
+	return n;
+}
+
+Test(sampler, attrs_per_cpu_with_precise_step_down)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+	int ncpu = online_cpus();
+
+	k.allow_mmap = true;
+	k.max_precise = 1;
+	install(&k);
+	parse("cycles:ppp", &l);
+	cr_assert_eq(sampler_open(&s, &l, &cfg, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(s.ncpus, (size_t)ncpu);
+	cr_assert_eq(s.fev[0].precise_requested, 3);
+	cr_assert_eq(s.fev[0].precise_obtained, 1);
+	cr_assert(s.fev[0].freq);
+	cr_assert_eq(s.fev[0].period_or_freq, 4000);
+	cr_assert_str_eq(s.fev[0].name, "cycles:ppp");
+	/* Successful opens: one per CPU, each on the target with cpu = i. */
+	int ok = 0;
+	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
+		const struct fake_kernel_open *o = fake_kernel_open_log(i);
+		if (o->result < 0)
+			continue;
+		cr_assert_eq(o->pid, pid);
+		cr_assert_eq(o->cpu, s.cpus[ok].cpu);
+		cr_assert_eq(o->attr.precise_ip, 1);
+		cr_assert(o->attr.inherit, "threads and children followed");
+		cr_assert(o->attr.enable_on_exec);
+		cr_assert(o->attr.disabled);
+		cr_assert(o->attr.sample_id_all);
+		cr_assert(o->attr.mmap2 && o->attr.comm && o->attr.comm_exec && o->attr.task);
+		cr_assert(o->attr.use_clockid);
+		cr_assert(o->attr.freq);
+		cr_assert_eq(o->attr.sample_freq, 4000);
+		cr_assert_eq(o->attr.sample_type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+						      PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+		cr_assert(o->attr.exclude_kernel, "user space by default");
+		ok++;
+	}
+	cr_assert_eq(ok, ncpu);
+	/* Only the first CPU tried the higher levels. */
+	cr_assert_eq(fake_kernel_nopens(), (size_t)ncpu + 2);
+	cr_assert_eq(s.nids, (size_t)ncpu);
+	for (int c = 0; c < ncpu; c++)
+		cr_assert_not_null(s.cpus[c].map);
+	sampler_close(&s);
+	cr_assert_eq(fake_kernel_nfds_open(), 0);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}
+
+Test(sampler, second_event_shares_the_ring_and_is_told_apart)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+	int ncpu = online_cpus();
+
+	k.allow_mmap = true;
+	install(&k);
+	parse("cycles,instructions", &l);
+	cr_assert_eq(sampler_open(&s, &l, &cfg, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(set_outputs, ncpu, "one redirect per CPU for the second event");
+	/* Side-band records come once: from the first event only. */
+	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
+		const struct fake_kernel_open *o = fake_kernel_open_log(i);
+		bool first = o->attr.config == PERF_COUNT_HW_CPU_CYCLES;
+		cr_assert_eq(o->attr.mmap2, first);
+		cr_assert_eq(o->attr.task, first);
+	}
+	cr_assert_eq(s.nids, 2 * (size_t)ncpu);
+	for (size_t i = 0; i < s.nids; i++) {
+		cr_assert_eq(s.ids[i], fake_kernel_id(s.fds[i]));
+		cr_assert_eq(s.idx[i], i % 2);
+	}
+	sampler_close(&s);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}
+
+Test(sampler, no_pmu_names_the_event_and_closes_everything)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+
+	k.allow_mmap = true;
+	k.has_pmu = false;
+	install(&k);
+	parse("cpu-clock,cycles", &l);
+	cr_assert_eq(sampler_open(&s, &l, &cfg, &pid, 1, err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "cycles"), "%s", err);
+	cr_assert(strstr(err, "not supported"), "%s", err);
+	cr_assert_eq(fake_kernel_nfds_open(), 0, "cpu-clock's fd closed again");
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}
+
+Test(sampler, refused_mmap_is_an_error_with_a_way_out)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+
+	install(&k); /* allow_mmap false: EINVAL */
+	parse("cpu-clock", &l);
+	cr_assert_eq(sampler_open(&s, &l, &cfg, &pid, 1, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "mmap"), "%s", err);
+	cr_assert(strstr(err, "-m"), "%s", err);
+	cr_assert_eq(fake_kernel_nfds_open(), 0);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}
+
+Test(sampler, period_mode_and_attached_threads)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct sampler_config c = {.period = 1, .pages = 8, .enable_on_exec = false};
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+	pid_t pids[2] = {getpid(), getpid()};
+	int ncpu = online_cpus();
+
+	k.allow_mmap = true;
+	install(&k);
+	parse("page-faults", &l);
+	cr_assert_eq(sampler_open(&s, &l, &c, pids, 2, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(fake_kernel_nopens(), 2 * (size_t)ncpu, "each thread on each CPU");
+	cr_assert_eq(set_outputs, ncpu, "the second thread's events share the CPU's ring");
+	const struct fake_kernel_open *o = fake_kernel_open_log(0);
+	cr_assert_not(o->attr.freq);
+	cr_assert_eq(o->attr.sample_period, 1);
+	cr_assert_not(o->attr.enable_on_exec);
+	cr_assert_not(s.fev[0].freq);
+	cr_assert_eq(s.fev[0].period_or_freq, 1);
+	sampler_enable(&s);
+	for (size_t i = 0; i < 2 * (size_t)ncpu; i++)
+		cr_assert_eq(fake_kernel_is_enabled(s.fds[i]), 1);
+	sampler_close(&s);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}

@@ -1,0 +1,11 @@
+#!/bin/sh
+# split-debug.sh IN DEBUGLINKED BARE DEBUG
+# Splits IN's debug info into DEBUG; DEBUGLINKED is IN stripped with a .gnu_debuglink to DEBUG
+# (found next to it), BARE is IN stripped with nothing but its build-id note to find DEBUG by.
+set -eu
+objcopy --only-keep-debug "$1" "$4"
+cp "$1" "$2"
+strip --strip-all "$2"
+objcopy --add-gnu-debuglink="$4" "$2"
+cp "$1" "$3"
+strip --strip-all "$3"

@@ -1,0 +1,741 @@
+/* test_report.c - report/'s model: symbolization of each binary kind (lines found by their
+ * HOT: tokens), inline views, C++ names, ld.lld, changed files, separate debug info, the MMAP
+ * replay, filters, merged inputs, truncated files, kernel symbols, and the interval math.
+ *
+ * Real recordings come from `hwprof record -e page-faults -c 1`: with period 1 every fault's
+ * IP is exact, so the marked line must take the samples of its file. */
+#include <criterion/criterion.h>
+
+#include "builder.h"
+#include "model.h"
+
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* ---- helpers --------------------------------------------------------------------------- */
+
+static const char *need_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (!v || !v[0])
+		cr_skip_test("%s not set: that workload was not built on this host", name);
+	return v;
+}
+
+/* The line of SRC (in tests/report) that carries "HOT: TOKEN". */
+static int hot_line(const char *src, const char *token)
+{
+	char path[PATH_MAX], line[512], want[128];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", need_env("RPT_SRC"), src);
+	snprintf(want, sizeof(want), "HOT: %s */", token);
+	f = fopen(path, "r");
+	cr_assert(f, "cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		/* C++ sources end the token with the line, not with a comment close. */
+		if (strstr(line, want) || (strstr(line, "// HOT: ") && strstr(line, token)))
+			break;
+	}
+	cr_assert(!feof(f), "no 'HOT: %s' in %s", token, path);
+	fclose(f);
+	return n;
+}
+
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+	static int seq;
+
+	snprintf(buf, len, "%s/rpt-%d-%d-%s", need_env("RPT_TMP"), (int)getpid(), seq++, name);
+}
+
+static int run(char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	cr_assert(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) == 0, "spawn %s", argv[0]);
+	posix_spawn_file_actions_destroy(&fa);
+	cr_assert(waitpid(pid, &status, 0) == pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Records PROG (with one argument, a page count) into OUT at one sample per page fault. */
+static void record(const char *out, const char *prog, const char *arg)
+{
+	char *argv[] = { (char *)need_env("HWPROF"), "record", "-e", "page-faults", "-c", "1",
+			 "-o", (char *)out, "--", (char *)prog, (char *)arg, NULL };
+
+	cr_assert_eq(run(argv), 0, "hwprof record of %s failed", prog);
+}
+
+static struct profile *load_opts(struct profile_options *o)
+{
+	struct profile *p = NULL;
+	char err[1024] = "";
+	int ret = profile_load(&p, o, err, sizeof(err));
+
+	cr_assert_eq(ret, 0, "profile_load: %s", err);
+	return p;
+}
+
+static struct profile *load1(const char *path, enum inline_mode mode)
+{
+	const char *in[] = { path };
+	struct profile_options o = { .inputs = in, .ninputs = 1, .inline_mode = mode };
+
+	return load_opts(&o);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
+
+	return s && a >= b && !strcmp(s + a - b, suffix) && (a == b || s[a - b - 1] == '/');
+}
+
+/* Samples of P at SRC:LINE (LINE 0: anywhere in SRC) whose function is FN (NULL: any) and
+ * inline caller INTO (NULL: any, "" none). */
+static uint64_t samples_at(const struct profile *p, const char *src, int line, const char *fn,
+			   const char *into)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->nlocs; i++) {
+		const struct profile_loc *l = &p->locs[i];
+		if (!ends_with(l->file, src) || (line && l->line != line))
+			continue;
+		if (fn && (!l->function || strcmp(l->function, fn)))
+			continue;
+		if (into && (into[0] ? !l->inlined_into || strcmp(l->inlined_into, into)
+				     : l->inlined_into != NULL))
+			continue;
+		n += l->samples;
+	}
+	return n;
+}
+
+static uint64_t samples_of_dso(const struct profile *p, const char *dso)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->nlocs; i++)
+		if (!strcmp(p->locs[i].dso, dso))
+			n += p->locs[i].samples;
+	return n;
+}
+
+static bool has_warning(const struct profile *p, const char *a, const char *b)
+{
+	for (size_t i = 0; i < p->nwarnings; i++)
+		if (strstr(p->warnings[i], a) && (!b || strstr(p->warnings[i], b)))
+			return true;
+	return false;
+}
+
+/* Records PROG and checks that SRC's HOT: TOKEN line holds >= 95% of SRC's samples, and that
+ * it took about PAGES samples. */
+static void check_hot(const char *prog, const char *src, const char *token, int pages)
+{
+	char out[PATH_MAX], arg[16];
+	struct profile *p;
+	int line = hot_line(src, token);
+	uint64_t hot, all;
+
+	tmp_path(out, sizeof(out), "hot.data");
+	snprintf(arg, sizeof(arg), "%d", pages);
+	record(out, prog, arg);
+	p = load1(out, INLINE_CALLEE);
+	hot = samples_at(p, src, line, NULL, NULL);
+	all = samples_at(p, src, 0, NULL, NULL);
+	cr_expect(hot * 100 >= all * 95, "%s: %s:%d has %lu of the file's %lu samples", prog, src,
+		  line, (unsigned long)hot, (unsigned long)all);
+	cr_expect(hot >= (uint64_t)pages * 95 / 100, "%s: %s:%d has %lu samples for %d pages",
+		  prog, src, line, (unsigned long)hot, pages);
+	profile_free(p);
+	unlink(out);
+}
+
+/* ---- the interval math ----------------------------------------------------------------- */
+
+Test(report, wilson_against_hand_computed_values)
+{
+	double lo, hi;
+
+	/* p = .3, n = 100, z = 1.96: center .30740, half .08845 */
+	profile_wilson95(30, 100, &lo, &hi);
+	cr_expect(lo > 0.21885 && lo < 0.21895, "lo %f", lo);
+	cr_expect(hi > 0.39580 && hi < 0.39590, "hi %f", hi);
+	/* 0 of 10: [0, z^2/n / (1 + z^2/n)] = [0, .27753] */
+	profile_wilson95(0, 10, &lo, &hi);
+	cr_expect(lo == 0 && hi > 0.2775 && hi < 0.2776, "[%f, %f]", lo, hi);
+	profile_wilson95(10, 10, &lo, &hi);
+	cr_expect(hi > 0.999999 && lo > 0.7224 && lo < 0.7225, "[%f, %f]", lo, hi);
+	/* 500 of 1000: .5 +- 1.96 * sqrt(.25/1000 + 3.8415/4e6) / 1.0038415 = [.46907, .53093] */
+	profile_wilson95(500, 1000, &lo, &hi);
+	cr_expect(lo > 0.46905 && lo < 0.46910 && hi > 0.53090 && hi < 0.53095, "[%f, %f]", lo,
+		  hi);
+	profile_wilson95(0, 0, &lo, &hi);
+	cr_expect(lo == 0 && hi == 1);
+}
+
+Test(report, sort_keys_parse)
+{
+	enum profile_key k[3];
+	char err[256] = "";
+
+	cr_assert_eq(profile_parse_sort("function,line", k, 3, err, sizeof(err)), 2);
+	cr_expect(k[0] == PROFILE_KEY_FUNCTION && k[1] == PROFILE_KEY_LINE);
+	cr_assert_eq(profile_parse_sort("dso", k, 3, err, sizeof(err)), 1);
+	cr_expect(k[0] == PROFILE_KEY_DSO);
+	cr_expect_eq(profile_parse_sort("line,bogus", k, 3, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "'bogus'") && strstr(err, "line, function, dso"), "%s", err);
+	cr_expect_eq(profile_parse_sort("", k, 3, err, sizeof(err)), -EINVAL);
+}
+
+/* ---- symbolization of each binary kind --------------------------------------------------- */
+
+Test(report, pie_gcc_dwarf5)
+{
+	check_hot(need_env("RPT_DWARF_GCC_5"), "wl_dwarf.c", "dwarf", 2000);
+}
+
+Test(report, gcc_dwarf4)
+{
+	check_hot(need_env("RPT_DWARF_GCC_4"), "wl_dwarf.c", "dwarf", 2000);
+}
+
+Test(report, clang_dwarf4)
+{
+	check_hot(need_env("RPT_DWARF_CLANG_4"), "wl_dwarf.c", "dwarf", 2000);
+}
+
+Test(report, clang_dwarf5)
+{
+	check_hot(need_env("RPT_DWARF_CLANG_5"), "wl_dwarf.c", "dwarf", 2000);
+}
+
+/* p_vaddr != p_offset in an lld-linked library: the line must still be right. */
+Test(report, shared_library_linked_with_lld)
+{
+	const char *lib = need_env("RPT_LLD_LIB");
+	int fd = open(lib, O_RDONLY);
+	Elf *e;
+	size_t n;
+	bool shifted = false;
+
+	elf_version(EV_CURRENT);
+	cr_assert(fd >= 0);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert(e && elf_getphdrnum(e, &n) == 0);
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			shifted = ph.p_vaddr != ph.p_offset;
+	}
+	elf_end(e);
+	close(fd);
+	cr_expect(shifted, "%s: its text segment has p_vaddr == p_offset; the test proves "
+		  "nothing about lld's layout", lib);
+	check_hot(need_env("RPT_LLD"), "wl_lld_lib.c", "lld", 2000);
+}
+
+Test(report, cxx_template_member_demangled)
+{
+	char out[PATH_MAX];
+	struct profile *p;
+	int line = hot_line("wl_tmpl.cpp", "tmpl");
+
+	tmp_path(out, sizeof(out), "tmpl.data");
+	record(out, need_env("RPT_TMPL"), "2000");
+	p = load1(out, INLINE_CALLEE);
+	cr_expect(samples_at(p, "wl_tmpl.cpp", line, "hw::Filler<int>::fill(unsigned long)",
+			     NULL) >= 1900,
+		  "no 'hw::Filler<int>::fill(unsigned long)' at wl_tmpl.cpp:%d", line);
+	profile_free(p);
+	unlink(out);
+}
+
+/* poke() inlined into first() (N pages) and second() (3N pages). */
+Test(report, inline_callee_and_caller_views)
+{
+	char out[PATH_MAX];
+	struct profile *p;
+	int poke = hot_line("wl_inline.c", "poke");
+	int c1 = hot_line("wl_inline.c", "call_first");
+	int c2 = hot_line("wl_inline.c", "call_second");
+	uint64_t a, b;
+
+	tmp_path(out, sizeof(out), "inline.data");
+	record(out, need_env("RPT_INLINE"), "1000");
+
+	p = load1(out, INLINE_CALLEE);
+	a = samples_at(p, "wl_inline.c", poke, "poke", "first");
+	b = samples_at(p, "wl_inline.c", poke, "poke", "second");
+	cr_expect(a >= 950 && a <= 1050, "poke (inlined into first) at :%d: %lu samples", poke,
+		  (unsigned long)a);
+	cr_expect(b >= 2850 && b <= 3150, "poke (inlined into second) at :%d: %lu samples", poke,
+		  (unsigned long)b);
+	/* The callee view keeps the call site for annotate. */
+	for (size_t i = 0; i < p->nlocs; i++)
+		if (p->locs[i].function && !strcmp(p->locs[i].function, "poke") &&
+		    p->locs[i].line == poke)
+			cr_expect(p->locs[i].call_line == c1 || p->locs[i].call_line == c2,
+				  "call_line %d", p->locs[i].call_line);
+	profile_free(p);
+
+	p = load1(out, INLINE_CALLER);
+	a = samples_at(p, "wl_inline.c", c1, "first", "");
+	b = samples_at(p, "wl_inline.c", c2, "second", "");
+	cr_expect(a >= 950 && a <= 1050, "first at call site :%d: %lu samples", c1,
+		  (unsigned long)a);
+	cr_expect(b >= 2850 && b <= 3150, "second at call site :%d: %lu samples", c2,
+		  (unsigned long)b);
+	cr_expect_eq(samples_at(p, "wl_inline.c", poke, NULL, NULL), 0);
+	profile_free(p);
+	unlink(out);
+}
+
+/* ---- separate debug info ---------------------------------------------------------------- */
+
+Test(report, stripped_with_gnu_debuglink)
+{
+	char out[PATH_MAX];
+	struct profile *p;
+	int line = hot_line("wl_dwarf.c", "dwarf");
+
+	tmp_path(out, sizeof(out), "linked.data");
+	record(out, need_env("RPT_DWARF_LINKED"), "2000");
+	p = load1(out, INLINE_CALLEE);
+	cr_expect(samples_at(p, "wl_dwarf.c", line, "touch", NULL) >= 1900,
+		  "debuglink: wl_dwarf.c:%d not found", line);
+	profile_free(p);
+	unlink(out);
+}
+
+Test(report, stripped_with_build_id_directory)
+{
+	const char *bare = need_env("RPT_DWARF_BARE"), *debug = need_env("RPT_DWARF_DEBUG");
+	char out[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX + 64], link[PATH_MAX + 128], hex[41];
+	const unsigned char *id;
+	const char *dirs[1] = { dir };
+	const char *in[1] = { out };
+	struct profile_options o = { .inputs = in, .ninputs = 1 };
+	struct profile *p;
+	int line = hot_line("wl_dwarf.c", "dwarf");
+	int fd = open(bare, O_RDONLY);
+	Elf *e;
+	ssize_t n;
+
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	n = dwelf_elf_gnu_build_id(e, (const void **)&id);
+	cr_assert(n > 2, "%s has no build-id", bare);
+	for (ssize_t i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	elf_end(e);
+	close(fd);
+	tmp_path(dir, sizeof(dir), "debugroot");
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
+	snprintf(link, sizeof(link), "%s/%s.debug", sub, hex + 2);
+	cr_assert(mkdir(dir, 0755) == 0 && mkdir(strcat(strcpy(out, dir), "/.build-id"), 0755) == 0);
+	cr_assert(mkdir(sub, 0755) == 0 && symlink(debug, link) == 0, "%s", strerror(errno));
+
+	tmp_path(out, sizeof(out), "bare.data");
+	record(out, bare, "2000");
+	/* Without the directory there is nothing to find the lines by. */
+	p = load_opts(&o);
+	cr_expect_eq(samples_at(p, "wl_dwarf.c", 0, NULL, NULL), 0);
+	cr_expect(samples_of_dso(p, bare) >= 1900);
+	profile_free(p);
+	o.debug_dirs = dirs;
+	o.ndebug_dirs = 1;
+	p = load_opts(&o);
+	cr_expect(samples_at(p, "wl_dwarf.c", line, "touch", NULL) >= 1900,
+		  "build-id dir %s: wl_dwarf.c:%d not found", dir, line);
+	profile_free(p);
+	unlink(out);
+	unlink(link);
+	rmdir(sub);
+	rmdir(strcat(strcpy(out, dir), "/.build-id"));
+	rmdir(dir);
+}
+
+/* ---- changed files ------------------------------------------------------------------------ */
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out;
+	ssize_t n;
+
+	unlink(to);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	cr_assert(in >= 0 && out >= 0, "copy %s -> %s", from, to);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		cr_assert(write(out, buf, (size_t)n) == n);
+	close(in);
+	close(out);
+}
+
+Test(report, rebuilt_binary_is_detected_not_misattributed)
+{
+	char prog[PATH_MAX], out[PATH_MAX];
+	struct profile *p;
+
+	tmp_path(prog, sizeof(prog), "rebuilt");
+	tmp_path(out, sizeof(out), "rebuilt.data");
+	copy_file(need_env("RPT_DWARF_GCC_5"), prog);
+	record(out, prog, "2000");
+	/* "Rebuilt": another build of the same source at the same path. */
+	copy_file(need_env("RPT_DWARF_CLANG_5"), prog);
+	p = load1(out, INLINE_CALLEE);
+	cr_expect(has_warning(p, prog, "rebuilt since the recording"), "no rebuild warning");
+	cr_expect(samples_of_dso(p, prog) >= 1900, "the samples must stay, as [unknown]");
+	cr_expect_eq(samples_at(p, "wl_dwarf.c", 0, NULL, NULL), 0,
+		  "samples attributed to the new build's lines");
+	for (size_t i = 0; i < p->nlocs; i++)
+		if (!strcmp(p->locs[i].dso, prog))
+			cr_expect(p->locs[i].unknown && !p->locs[i].function);
+	profile_free(p);
+
+	unlink(prog);
+	p = load1(out, INLINE_CALLEE);
+	cr_expect(has_warning(p, prog, "deleted"), "no warning about the deleted file");
+	cr_expect(samples_of_dso(p, prog) >= 1900);
+	profile_free(p);
+	unlink(out);
+}
+
+/* ---- merged inputs ----------------------------------------------------------------------- */
+
+Test(report, merged_recordings_of_one_binary)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	const char *in[2] = { a, b };
+	struct profile_options o = { .inputs = in, .ninputs = 2 };
+	struct profile *p;
+	int line = hot_line("wl_dwarf.c", "dwarf");
+
+	tmp_path(a, sizeof(a), "m1.data");
+	tmp_path(b, sizeof(b), "m2.data");
+	record(a, need_env("RPT_DWARF_GCC_5"), "1000");
+	record(b, need_env("RPT_DWARF_GCC_5"), "3000");
+	p = load_opts(&o);
+	cr_expect(samples_at(p, "wl_dwarf.c", line, "touch", NULL) >= 3800);
+	cr_expect(!has_warning(p, "different builds", NULL));
+	cr_expect(p->samples == p->samples_read && p->samples > 4000);
+	profile_free(p);
+	unlink(a);
+	unlink(b);
+}
+
+/* ---- synthetic records: replay, filters, kernel, builds, truncation ---------------------- */
+
+static struct hwprof_file_event synth_event = {
+	.name = "page-faults", .type = 1, .config = 2, .sampling = true, .period_or_freq = 1,
+};
+
+static void begin(struct builder *b, const char *name)
+{
+	struct hwprof_file_header h = { .major = 1, .nevents = 1, .events = &synth_event };
+
+	cr_assert_eq(builder_begin_input(b, name, &h), 0);
+}
+
+static void add_mmap(struct builder *b, uint32_t pid, uint64_t t, uint64_t start,
+		     const char *file, uint8_t id)
+{
+	struct hwprof_record r = { .type = HWPROF_REC_MMAP };
+
+	r.mmap = (struct hwprof_rec_mmap){ .pid = pid, .tid = pid, .time = t, .start = start,
+					   .len = 0x1000, .pgoff = 0, .prot = 5,
+					   .build_id_size = id ? 20 : 0, .filename = file };
+	memset(r.mmap.build_id, id, sizeof(r.mmap.build_id));
+	cr_assert_eq(builder_add(b, &r), 0);
+}
+
+static void add_comm(struct builder *b, uint32_t pid, uint32_t tid, uint64_t t, const char *c,
+		     bool exec)
+{
+	struct hwprof_record r = { .type = HWPROF_REC_COMM };
+
+	r.comm = (struct hwprof_rec_comm){ .pid = pid, .tid = tid, .time = t, .exec = exec,
+					   .comm = c };
+	cr_assert_eq(builder_add(b, &r), 0);
+}
+
+static void add_fork(struct builder *b, uint32_t pid, uint32_t ppid, uint64_t t)
+{
+	struct hwprof_record r = { .type = HWPROF_REC_FORK };
+
+	r.task = (struct hwprof_rec_task){ .pid = pid, .ppid = ppid, .tid = pid, .ptid = ppid,
+					   .time = t };
+	cr_assert_eq(builder_add(b, &r), 0);
+}
+
+static void add_samples(struct builder *b, uint32_t pid, uint32_t tid, uint64_t t, uint64_t ip,
+			int n, bool kernel)
+{
+	struct hwprof_record r = { .type = HWPROF_REC_SAMPLE };
+
+	r.sample = (struct hwprof_rec_sample){ .pid = pid, .tid = tid, .time = t, .ip = ip,
+					       .period = 1, .kernel = kernel };
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(builder_add(b, &r), 0);
+}
+
+static struct profile *finish(struct builder *b, char *err, size_t len, int want)
+{
+	struct profile *p = NULL;
+
+	cr_assert_eq(builder_end_input(b, NULL, HWPROF_READ_OK, NULL), 0);
+	cr_assert_eq(builder_finish(b, &p, err, len), want, "%s", err);
+	builder_free(b);
+	return p;
+}
+
+/* Records from per-CPU buffers come out of time order: a sample taken before an exec can be
+ * read after it, and must still resolve to the old image. */
+Test(report, mmap_replay_follows_time_fork_and_exec)
+{
+	struct profile_options o = { 0 };
+	struct builder *b;
+	struct profile *p;
+	char err[256];
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_mmap(b, 10, 100, 0x400000, "/nonexistent/old", 0);
+	add_comm(b, 10, 10, 500, "new", true);
+	add_mmap(b, 10, 600, 0x400000, "/nonexistent/new", 0);
+	add_samples(b, 10, 10, 400, 0x400010, 3, false);  /* before the exec */
+	add_samples(b, 10, 10, 700, 0x400010, 5, false);  /* after */
+	add_fork(b, 11, 10, 800);
+	add_samples(b, 11, 11, 900, 0x400020, 7, false);  /* the child has the parent's maps */
+	add_samples(b, 12, 12, 900, 0x400020, 2, false);  /* no maps: [unknown] */
+	p = finish(b, err, sizeof(err), 0);
+	cr_expect_eq(samples_of_dso(p, "/nonexistent/old"), 3);
+	cr_expect_eq(samples_of_dso(p, "/nonexistent/new"), 12);
+	cr_expect_eq(samples_of_dso(p, "[unknown]"), 2);
+	cr_expect(has_warning(p, "/nonexistent/new", "deleted or moved"));
+	profile_free(p);
+}
+
+static struct builder *two_processes(struct profile_options *o, int want_new)
+{
+	struct builder *b;
+	char err[256] = "";
+
+	cr_assert_eq(builder_new(&b, o, err, sizeof(err)), want_new, "%s", err);
+	if (want_new)
+		return NULL;
+	begin(b, "synthetic");
+	add_comm(b, 100, 100, 1, "alpha", true);
+	add_comm(b, 200, 200, 1, "beta", true);
+	add_comm(b, 200, 201, 2, "beta-worker", false);
+	add_samples(b, 100, 100, 10, 0x1000, 10, false);
+	add_samples(b, 200, 200, 10, 0x2000, 30, false);
+	add_samples(b, 200, 201, 10, 0x3000, 60, false);
+	return b;
+}
+
+Test(report, filters_by_pid_tid_comm)
+{
+	struct profile_options o = { .pids = "200" };
+	struct profile *p;
+	char err[256] = "";
+
+	p = finish(two_processes(&o, 0), err, sizeof(err), 0);
+	cr_expect_eq(p->samples, 90);
+	cr_expect_eq(p->samples_read, 100);
+	profile_free(p);
+
+	o = (struct profile_options){ .tids = "100,201" };
+	p = finish(two_processes(&o, 0), err, sizeof(err), 0);
+	cr_expect_eq(p->samples, 70);
+	profile_free(p);
+
+	o = (struct profile_options){ .comms = "beta" };
+	p = finish(two_processes(&o, 0), err, sizeof(err), 0);
+	cr_expect_eq(p->samples, 30);
+	profile_free(p);
+}
+
+Test(report, unknown_filter_values_are_errors)
+{
+	struct profile_options o = { .pids = "999" };
+	char err[256] = "";
+
+	cr_expect_null(finish(two_processes(&o, 0), err, sizeof(err), -EINVAL));
+	cr_expect(strstr(err, "--pid '999'") && strstr(err, "100"), "%s", err);
+
+	o = (struct profile_options){ .comms = "gamma" };
+	finish(two_processes(&o, 0), err, sizeof(err), -EINVAL);
+	cr_expect(strstr(err, "--comm 'gamma'") && strstr(err, "alpha"), "%s", err);
+
+	o = (struct profile_options){ .pids = "12x" };
+	two_processes(&o, -EINVAL);
+	o = (struct profile_options){ .tids = "," };
+	two_processes(&o, -EINVAL);
+}
+
+Test(report, filters_by_dso_and_function)
+{
+	char out[PATH_MAX];
+	const char *in[1] = { out };
+	struct profile_options o = { .inputs = in, .ninputs = 1, .functions = "poke",
+				     .dsos = "rpt_inline" };
+	struct profile *p;
+	char err[512];
+
+	tmp_path(out, sizeof(out), "filters.data");
+	record(out, need_env("RPT_INLINE"), "500");
+	p = load_opts(&o);
+	cr_expect(p->samples >= 1900 && p->samples <= 2100, "%lu", (unsigned long)p->samples);
+	for (size_t i = 0; i < p->nlocs; i++)
+		cr_expect_str_eq(p->locs[i].function, "poke");
+	profile_free(p);
+	o.functions = "no_such_function";
+	cr_expect_eq(profile_load(&p, &o, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "--function 'no_such_function'") != NULL, "%s", err);
+	unlink(out);
+}
+
+Test(report, kernel_ips_from_kallsyms)
+{
+	char ks[PATH_MAX], err[256];
+	struct profile_options o = { .kallsyms = ks };
+	struct builder *b;
+	struct profile *p;
+	FILE *f;
+
+	tmp_path(ks, sizeof(ks), "kallsyms");
+	f = fopen(ks, "w");
+	cr_assert(f);
+	fputs("ffffffff81000000 T _stext\nffffffff81001000 t clear_page_erms\n"
+	      "ffffffff81002000 D some_data\nffffffff81003000 T handle_mm_fault\n"
+	      "ffffffffc0000000 t e1000_poll\t[e1000]\n", f);
+	fclose(f);
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_samples(b, 1, 1, 1, 0xffffffff81001010ull, 4, true);
+	add_samples(b, 1, 1, 1, 0xffffffff81003100ull, 2, true);
+	add_samples(b, 1, 1, 1, 0xffffffffc0000010ull, 1, true);
+	p = finish(b, err, sizeof(err), 0);
+	cr_assert_eq(p->nlocs, 3);
+	cr_expect_str_eq(p->locs[0].function, "clear_page_erms");
+	cr_expect_str_eq(p->locs[0].dso, "[kernel]");
+	cr_expect_str_eq(p->locs[1].function, "handle_mm_fault");
+	cr_expect_str_eq(p->locs[2].function, "e1000_poll [e1000]");
+	profile_free(p);
+	unlink(ks);
+
+	/* Unreadable: [kernel] and a warning, never a crash. */
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_samples(b, 1, 1, 1, 0xffffffff81001010ull, 4, true);
+	p = finish(b, err, sizeof(err), 0);
+	cr_expect(p->locs[0].unknown && !p->locs[0].function);
+	cr_expect(has_warning(p, ks, "[kernel]"));
+	profile_free(p);
+}
+
+Test(report, inputs_with_different_builds_are_kept_apart)
+{
+	struct profile_options o = { 0 };
+	struct builder *b;
+	struct profile *p;
+	char err[256];
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "a.data");
+	add_mmap(b, 1, 1, 0x400000, "/nonexistent/prog", 0xaa);
+	add_samples(b, 1, 1, 2, 0x400010, 3, false);
+	cr_assert_eq(builder_end_input(b, NULL, HWPROF_READ_OK, NULL), 0);
+	begin(b, "b.data");
+	add_mmap(b, 1, 1, 0x400000, "/nonexistent/prog", 0xbb);
+	add_samples(b, 1, 1, 2, 0x400010, 4, false);
+	p = finish(b, err, sizeof(err), 0);
+	cr_expect(has_warning(p, "/nonexistent/prog", "different builds"));
+	cr_expect_eq(p->nlocs, 2, "one location per build");
+	cr_expect_eq(p->samples, 7);
+	profile_free(p);
+}
+
+/* A file cut short: what it has, plus the reader's warning, and the partial flag. */
+Test(report, truncated_file_reports_what_it_has)
+{
+	char out[PATH_MAX], cut[PATH_MAX], cmd[2 * PATH_MAX + 64];
+	struct stat st;
+	struct profile *p;
+
+	tmp_path(out, sizeof(out), "whole.data");
+	tmp_path(cut, sizeof(cut), "cut.data");
+	record(out, need_env("RPT_DWARF_GCC_5"), "2000");
+	cr_assert(stat(out, &st) == 0);
+	/* Drop the last quarter: the trailer and some sample blocks. */
+	snprintf(cmd, sizeof(cmd), "head -c %lld '%s' > '%s'", (long long)st.st_size * 3 / 4, out,
+		 cut);
+	cr_assert(system(cmd) == 0);
+	p = load1(cut, INLINE_CALLEE);
+	cr_expect(p->partial, "a cut file must be reported as partial");
+	cr_expect(p->nwarnings >= 1 && strstr(p->warnings[0], cut), "warning names the file");
+	cr_expect(p->samples > 0 && !p->have_trailer);
+	profile_free(p);
+	unlink(out);
+	unlink(cut);
+}
+
+/* ---- rows ------------------------------------------------------------------------------- */
+
+Test(report, rows_group_by_keys_with_intervals)
+{
+	char out[PATH_MAX];
+	struct profile *p;
+	struct profile_row *rows;
+	size_t n;
+	enum profile_key line = PROFILE_KEY_LINE, fn = PROFILE_KEY_FUNCTION;
+	int poke = hot_line("wl_inline.c", "poke");
+
+	tmp_path(out, sizeof(out), "rows.data");
+	record(out, need_env("RPT_INLINE"), "1000");
+	p = load1(out, INLINE_CALLEE);
+	cr_assert_eq(profile_rows(p, &line, 1, &rows, &n), 0);
+	cr_assert(n >= 2);
+	/* second (3N) leads first (N); the intervals do not overlap. */
+	cr_expect_str_eq(rows[0].function, "poke");
+	cr_expect_str_eq(rows[0].inlined_into, "second");
+	cr_expect_eq(rows[0].line, poke);
+	cr_expect_str_eq(rows[1].inlined_into, "first");
+	cr_expect(rows[0].share > 0.70 && rows[0].share < 0.76, "%f", rows[0].share);
+	cr_expect(rows[0].ci_lo < rows[0].share && rows[0].share < rows[0].ci_hi);
+	cr_expect(!rows[0].rank_uncertain && rows[1].ci_hi < rows[0].ci_lo);
+	for (size_t i = 1; i < n; i++)
+		cr_expect(rows[i].period <= rows[i - 1].period);
+	free(rows);
+	cr_assert_eq(profile_rows(p, &fn, 1, &rows, &n), 0);
+	cr_expect_str_eq(rows[0].function, "poke");
+	cr_expect_eq(rows[0].line, poke, "one line only: kept under --sort function");
+	free(rows);
+	profile_free(p);
+	unlink(out);
+}

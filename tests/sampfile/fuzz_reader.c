@@ -1,0 +1,134 @@
+/* fuzz_reader.c - libFuzzer target for the sample-file reader.
+ *
+ * Build: CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined
+ *        -Db_lundef=false && meson compile -C build-fuzz tests/sampfile/fuzz_reader
+ * Run:   build-fuzz/tests/sampfile/fuzz_reader -max_total_time=60 CORPUS_DIR
+ *
+ * Records carry a CRC-32, so random bytes rarely get past the framing. The first input byte
+ * picks the mode: even, the rest is the file as is (preamble and framing); odd, the rest is a
+ * list of [type][len][body] chunks that the harness frames with correct CRCs after a valid
+ * header, so the record decoders see the fuzzer's bytes.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hwprof/sampfile.h"
+#include "crc32.h"
+#include "sampfile_format.h"
+#include "sampfile_util.h"
+
+static int memfd = -1;
+static char path[64];
+static uint8_t *header; /* preamble + header records of a valid file */
+static size_t header_len;
+static uint8_t *buf;
+static size_t buf_cap;
+
+static void init(void)
+{
+	struct hwprof_file_header h;
+	struct hwprof_writer *w;
+	char tmp[] = "/tmp/hwprof-fuzz-XXXXXX";
+	int fd = mkstemp(tmp);
+
+	tu_header(&h);
+	if (fd < 0 || hwprof_writer_open(&w, tmp, &h) || hwprof_writer_close(w, NULL))
+		abort();
+	header_len = (size_t)lseek(fd, 0, SEEK_END);
+	header = malloc(header_len);
+	if (!header || pread(fd, header, header_len, 0) != (ssize_t)header_len)
+		abort();
+	close(fd);
+	unlink(tmp);
+	memfd = memfd_create("hwprof-fuzz", 0);
+	if (memfd < 0)
+		abort();
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
+}
+
+static void put(const void *p, size_t n, size_t *len)
+{
+	if (*len + n > buf_cap) {
+		buf_cap = (*len + n) * 2;
+		buf = realloc(buf, buf_cap);
+		if (!buf)
+			abort();
+	}
+	memcpy(buf + *len, p, n);
+	*len += n;
+}
+
+static size_t build(const uint8_t *data, size_t size)
+{
+	size_t len = 0;
+
+	put(header, header_len, &len);
+	while (size >= 2) {
+		uint8_t head[SF_FRAME_HEAD], crc[SF_FRAME_TAIL];
+		size_t n = data[1] < size - 2 ? data[1] : size - 2;
+		head[0] = data[0];
+		sf_put_u32(head + 1, (uint32_t)n);
+		sf_put_u32(crc, hwprof_crc32(hwprof_crc32(0, head, sizeof(head)), data + 2, n));
+		put(head, sizeof(head), &len);
+		put(data + 2, n, &len);
+		put(crc, sizeof(crc), &len);
+		data += 2 + n;
+		size -= 2 + n;
+	}
+	return len;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct hwprof_reader *r;
+	struct hwprof_record rec;
+	char err[256];
+	size_t len;
+
+	if (memfd < 0)
+		init();
+	if (size < 1)
+		return 0;
+	if (data[0] & 1) {
+		len = build(data + 1, size - 1);
+	} else {
+		len = 0;
+		put(data + 1, size - 1, &len);
+	}
+	if (ftruncate(memfd, 0) || pwrite(memfd, buf, len, 0) != (ssize_t)len)
+		abort();
+	if (hwprof_reader_open(&r, path, err, sizeof(err))) {
+		if (!err[0])
+			abort(); /* every failure names its cause */
+		return 0;
+	}
+	const struct hwprof_file_header *h = hwprof_reader_header(r);
+	for (uint32_t i = 0; i < h->argc; i++)
+		if (!h->argv[i])
+			abort();
+	uint64_t n = 0;
+	while (hwprof_reader_next(r, &rec) == 1) {
+		n++;
+		if (rec.type == HWPROF_REC_MMAP && strlen(rec.mmap.filename) > len)
+			abort();
+		if (rec.type == HWPROF_REC_COMM && strlen(rec.comm.comm) > len)
+			abort();
+		if (rec.type == HWPROF_REC_SAMPLE && rec.sample.event >= h->nevents)
+			abort();
+	}
+	const char *msg;
+	enum hwprof_read_status st = hwprof_reader_status(r, &msg);
+	if ((st == HWPROF_READ_OK) != (hwprof_reader_trailer(r) != NULL))
+		abort();
+	if (st != HWPROF_READ_OK && (!msg || !msg[0]))
+		abort();
+	if (hwprof_reader_next(r, &rec) != 0) /* stays at the end */
+		abort();
+	hwprof_reader_close(r);
+	return 0;
+}
