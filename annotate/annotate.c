@@ -25,22 +25,22 @@ struct annotate_options {
 };
 
 static const char usage_text[] =
-	"usage: hwprof annotate [-i FILE]... [--stdio] [--source-dir DIR]... [--prefix-map OLD=NEW]...\n"
-	"                       [--limit N] [FUNCTION]\n"
-	"\n"
-	"Shows the source lines of the sampled functions with their share of the samples: a\n"
-	"terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
-	"\n"
-	"  -i, --input FILE         sample file (default hwprof.data); several are merged\n"
-	"      --stdio              print plain text: the header, then functions hottest first\n"
-	"      --source-dir DIR     look for source files under DIR (by their trailing path)\n"
-	"      --prefix-map OLD=NEW read sources recorded under OLD from NEW\n"
-	"      --limit N            --stdio: the N hottest functions (default 20, 0: all)\n"
-	"  -h, --help               this text\n"
-	"\n"
-	"Keys in the terminal view: arrows j k, PgUp PgDn, g G, TAB / n N next / previous hot\n"
-	"line, / search, f function list, s share of function or of all samples, ? help, q quit.\n"
-	"Without a terminal (or one smaller than 40x12) annotate prints --stdio output.\n";
+    "usage: hwprof annotate [-i FILE]... [--stdio] [--source-dir DIR]...\n"
+    "                       [--prefix-map OLD=NEW]... [--limit N] [FUNCTION]\n"
+    "\n"
+    "Shows the source lines of the sampled functions with their share of the samples: a\n"
+    "terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
+    "\n"
+    "  -i, --input FILE         sample file (default hwprof.data); several are merged\n"
+    "      --stdio              print plain text: the header, then functions hottest first\n"
+    "      --source-dir DIR     look for source files under DIR (by their trailing path)\n"
+    "      --prefix-map OLD=NEW read sources recorded under OLD from NEW\n"
+    "      --limit N            --stdio: the N hottest functions (default 20, 0: all)\n"
+    "  -h, --help               this text\n"
+    "\n"
+    "Keys in the terminal view: arrows j k, PgUp PgDn, g G, TAB / n N next / previous hot\n"
+    "line, / search, f function list, s share of function or of all samples, ? help, q quit.\n"
+    "Without a terminal (or one smaller than 40x12) annotate prints --stdio output.\n";
 
 enum { OPT_STDIO = 256, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_LIMIT };
 
@@ -64,7 +64,7 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			append(&o->inputs, &o->ninputs, optarg);
@@ -182,8 +182,12 @@ done:
 	/* Warnings go to stderr after the view, where the TUI cannot hide them. */
 	for (size_t i = 0; i < p->nwarnings; i++)
 		warning("%s", p->warnings[i]);
-	if (p->partial || (p->have_trailer && p->trailer.lost) || !p->have_trailer)
+	/* Partial (docs/exit-codes.md): a file cut short, lost samples, an event not counted. */
+	if (p->partial || !p->have_trailer || p->trailer.lost)
 		ret = EXIT_PARTIAL;
+	for (uint32_t i = 0; p->have_trailer && i < p->trailer.ncounts; i++)
+		if (!p->trailer.counts[i].counted)
+			ret = EXIT_PARTIAL;
 out:
 	free(funcs);
 	source_cache_free(src);

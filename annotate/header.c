@@ -120,8 +120,8 @@ static void event_topic(struct topic *t, const struct profile *p)
 	else
 		topic_add(t, false, "period %llu", (unsigned long long)e->period_or_freq);
 	if (e->precise_max)
-		topic_add(t, false, "precise_ip requested P (%u), obtained %u", e->precise_requested,
-			  e->precise_obtained);
+		topic_add(t, false, "precise_ip requested P (%u), obtained %u",
+			  e->precise_requested, e->precise_obtained);
 	else
 		topic_add(t, false, "precise_ip requested %u, obtained %u", e->precise_requested,
 			  e->precise_obtained);
@@ -148,7 +148,8 @@ static void samples_topic(struct topic *t, const struct profile *p)
 		else
 			topic_add(t, false, "lost: 0");
 		if (tr->throttles)
-			topic_add(t, true, "throttled: %llu times", (unsigned long long)tr->throttles);
+			topic_add(t, true, "throttled: %llu times",
+				  (unsigned long long)tr->throttles);
 		topic_add(t, false, "duration: %.3f s", (double)tr->duration_ns / 1e9);
 	}
 	if (p->header.argc) {
@@ -218,7 +219,8 @@ static void counted_topic(struct topic *t, const struct profile *p)
 		topic_begin(t, "metrics: ");
 		for (size_t i = 0; i < nmetrics; i++) {
 			if (metrics[i].percent)
-				topic_add(t, false, "%s %.2f%%", metrics[i].name, 100 * metrics[i].value);
+				topic_add(t, false, "%s %.2f%%", metrics[i].name,
+					  100 * metrics[i].value);
 			else
 				topic_add(t, false, "%s %.2f", metrics[i].name, metrics[i].value);
 		}

@@ -41,10 +41,28 @@ static bool same(const struct keyslot *s, const char *a, const char *b, const ch
 	return !strcmp(nz(s->a), nz(a)) && !strcmp(nz(s->b), nz(b)) && !strcmp(nz(s->c), nz(c));
 }
 
+/* The slot holding the key, or the empty slot where it would go. */
+static size_t probe(const struct keymap *km, const char *a, const char *b, const char *c)
+{
+	size_t mask = km->cap - 1, i;
+
+	for (i = key_hash(a, b, c) & mask; km->slots[i].used; i = (i + 1) & mask)
+		if (same(&km->slots[i], a, b, c))
+			break;
+	return i;
+}
+
+size_t keymap_find(const struct keymap *km, const char *a, const char *b, const char *c)
+{
+	size_t i = probe(km, a, b, c);
+
+	return km->slots[i].used ? km->slots[i].val : KEYMAP_NONE;
+}
+
 size_t keymap_get_or_add(struct keymap *km, const char *a, const char *b, const char *c,
 			 size_t val)
 {
-	size_t mask, i;
+	size_t i;
 
 	if (2 * (km->n + 1) > km->cap) {
 		struct keymap bigger;
@@ -59,10 +77,9 @@ size_t keymap_get_or_add(struct keymap *km, const char *a, const char *b, const 
 		free(km->slots);
 		*km = bigger;
 	}
-	mask = km->cap - 1;
-	for (i = key_hash(a, b, c) & mask; km->slots[i].used; i = (i + 1) & mask)
-		if (same(&km->slots[i], a, b, c))
-			return km->slots[i].val;
+	i = probe(km, a, b, c);
+	if (km->slots[i].used)
+		return km->slots[i].val;
 	km->slots[i] = (struct keyslot){ .a = a, .b = b, .c = c, .val = val, .used = true };
 	km->n++;
 	return val;

@@ -30,6 +30,11 @@ void keymap_init(struct keymap *km, size_t expect);
 size_t keymap_get_or_add(struct keymap *km, const char *a, const char *b, const char *c,
 			 size_t val);
 
+/* The value stored for (A, B, C), or KEYMAP_NONE. */
+size_t keymap_find(const struct keymap *km, const char *a, const char *b, const char *c);
+
+#define KEYMAP_NONE ((size_t)-1)
+
 /* Frees the slots (not the key strings). */
 void keymap_release(struct keymap *km);
 

@@ -1,4 +1,4 @@
-/* lines.c - the per-line model: functions of a profile, and one function's rows (lines.h). */
+/* lines.c - the per-line model: one function's rows (lines.h). */
 #include "lines.h"
 
 #include "cli.h"
@@ -28,212 +28,6 @@ static const char *nz(const char *s)
 	return s ? s : "";
 }
 
-/* ---- the function list ------------------------------------------------------------------- */
-
-/* The function a location is charged to: the one its inline frames were inlined into. */
-static const char *outer_name(const struct profile_loc *l)
-{
-	if (l->inlined_into)
-		return l->inlined_into;
-	return l->function ? l->function : "[unknown]";
-}
-
-static int func_cmp(const void *pa, const void *pb)
-{
-	const struct ann_func *a = pa, *b = pb;
-
-	if (a->period != b->period)
-		return a->period > b->period ? -1 : 1;
-	if (a->samples != b->samples)
-		return a->samples > b->samples ? -1 : 1;
-	return strcmp(a->name, b->name);
-}
-
-struct ann_model *ann_model_build(const struct profile *p)
-{
-	struct ann_model *m = xcalloc(1, sizeof(*m));
-	size_t *func_of = xmalloc((p->nlocs ? p->nlocs : 1) * sizeof(*func_of));
-	size_t *fill;
-	struct keymap funcs, inl;
-	size_t ninl = 0;
-
-	m->profile = p;
-	keymap_init(&funcs, 64);
-	keymap_init(&inl, 64);
-	m->funcs = xmalloc((p->nlocs ? p->nlocs : 1) * sizeof(*m->funcs));
-	for (size_t i = 0; i < p->nlocs; i++) {
-		const struct profile_loc *l = &p->locs[i];
-		size_t f = keymap_get_or_add(&funcs, l->dso, outer_name(l), NULL, m->nfuncs);
-
-		if (f == m->nfuncs)
-			m->funcs[m->nfuncs++] = (struct ann_func){ .name = outer_name(l),
-								   .dso = l->dso ? l->dso : "" };
-		func_of[i] = f;
-		m->funcs[f].samples += l->samples;
-		m->funcs[f].period += l->period;
-		m->funcs[f].nlocs++;
-		/* Distinct inline functions per function. */
-		if (l->inlined_into && l->function) {
-			keymap_get_or_add(&inl, l->dso, outer_name(l), l->function, 0);
-			if (inl.n > ninl) {	/* a new key */
-				ninl = inl.n;
-				m->funcs[f].ninlined++;
-			}
-		}
-	}
-	/* Group the locations by function: a counting sort, locations keep their period order. */
-	fill = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(*fill));
-	for (size_t f = 0, at = 0; f < m->nfuncs; f++) {
-		m->funcs[f].first = at;
-		at += m->funcs[f].nlocs;
-	}
-	m->locs = xmalloc((p->nlocs ? p->nlocs : 1) * sizeof(*m->locs));
-	for (size_t i = 0; i < p->nlocs; i++) {
-		struct ann_func *f = &m->funcs[func_of[i]];
-
-		m->locs[f->first + fill[func_of[i]]++] = &p->locs[i];
-	}
-	for (size_t f = 0; f < m->nfuncs; f++)
-		m->funcs[f].share = p->period > 0 ? m->funcs[f].period / p->period : 0;
-	qsort(m->funcs, m->nfuncs, sizeof(*m->funcs), func_cmp);
-	keymap_release(&inl);
-	keymap_release(&funcs);
-	free(fill);
-	free(func_of);
-	return m;
-}
-
-void ann_model_free(struct ann_model *m)
-{
-	if (!m)
-		return;
-	free(m->funcs);
-	free(m->locs);
-	free(m);
-}
-
-/* NAME without its argument list: length of "ns::f" in "ns::f(int) const". Operator names
- * ("operator()") keep their first parenthesis pair. */
-static size_t bare_len(const char *name)
-{
-	const char *par = strchr(name, '(');
-
-	if (par && par - name >= 8 && !strncmp(par - 8, "operator", 8) && par[1] == ')')
-		par = strchr(par + 2, '(');
-	return par && par > name ? (size_t)(par - name) : strlen(name);
-}
-
-/* Length of NAME's first N bytes without a compiler clone suffix: "f.constprop.0", "f.isra.0",
- * "f.part.1", "f.cold" are copies of f made by the optimiser. */
-static size_t unclone_len(const char *name, size_t n)
-{
-	const char *dot = memchr(name, '.', n);
-
-	return dot && dot > name ? (size_t)(dot - name) : n;
-}
-
-/* Start of the last "::" component within the first N bytes of NAME. */
-static const char *last_component(const char *name, size_t n)
-{
-	const char *last = name;
-
-	for (size_t i = 0; i + 1 < n; i++)
-		if (name[i] == ':' && name[i + 1] == ':')
-			last = name + i + 2;
-	return last;
-}
-
-static bool name_matches(const char *name, const char *query)
-{
-	size_t n = bare_len(name), q = strlen(query), u;
-	const char *last = last_component(name, n);
-
-	if (!strcmp(name, query))
-		return true;
-	if (n == q && !strncmp(name, query, q))
-		return true;
-	u = unclone_len(last, (size_t)(name + n - last));
-	if ((size_t)(name + n - last) == q && !strncmp(last, query, q))
-		return true;
-	return u == q && !strncmp(last, query, q);
-}
-
-size_t ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max)
-{
-	size_t found = 0;
-
-	for (size_t i = 0; i < m->nfuncs; i++) {
-		if (!name_matches(m->funcs[i].name, name))
-			continue;
-		if (found < max)
-			out[found] = i;
-		found++;
-	}
-	return found;
-}
-
-/* Case-insensitive edit distance of A (length N) and B (length K), both capped at 64. */
-static size_t edit_distance(const char *a, size_t n, const char *b, size_t k)
-{
-	size_t row[65];
-
-	n = n > 64 ? 64 : n;
-	k = k > 64 ? 64 : k;
-	for (size_t j = 0; j <= k; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= n; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= k; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			size_t best = diag + cost;
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[k];
-}
-
-size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *out, size_t max)
-{
-	size_t *score, stored = 0;
-
-	if (!max || !m->nfuncs)
-		return 0;
-	score = xmalloc(max * sizeof(*score));
-	for (size_t i = 0; i < m->nfuncs; i++) {
-		const char *fn = m->funcs[i].name;
-		size_t n = bare_len(fn), d, d2, pos;
-		const char *last = last_component(fn, n);
-
-		d = edit_distance(fn, n, name, strlen(name));
-		d2 = edit_distance(last, (size_t)(fn + n - last), name, strlen(name));
-		d = d2 < d ? d2 : d;
-		if (strcasestr(fn, name))
-			d = 0;
-		/* Insertion into the sorted top MAX; ties keep the hotter function first. */
-		if (stored == max && d >= score[max - 1])
-			continue;
-		pos = stored < max ? stored++ : max - 1;
-		while (pos > 0 && score[pos - 1] > d) {
-			score[pos] = score[pos - 1];
-			out[pos] = out[pos - 1];
-			pos--;
-		}
-		score[pos] = d;
-		out[pos] = i;
-	}
-	free(score);
-	return stored;
-}
-
 /* ---- one function's rows ----------------------------------------------------------------- */
 
 struct entry {
@@ -256,7 +50,8 @@ struct section {
 	double period;
 	struct entry *e;
 	size_t n, cap;
-	struct callsite calls[8];	/* the hottest call sites of an inline function */
+	struct callsite calls[8];	/* an inline function's call sites, the first 8 seen
+					 * (locations come hottest first) */
 	size_t ncalls, more_calls;
 };
 
@@ -271,13 +66,15 @@ static int entry_cmp(const void *pa, const void *pb)
 static int section_cmp(const void *pa, const void *pb)
 {
 	const struct section *a = pa, *b = pb;
-	int ra = (a->file == NULL) * 2 + (a->inl != NULL), rb = (b->file == NULL) * 2 + (b->inl != NULL);
+	int ra = (a->file == NULL) * 2 + (a->inl != NULL),
+	    rb = (b->file == NULL) * 2 + (b->inl != NULL);
 
 	if (ra != rb)
 		return ra - rb;
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
-	return strcmp(nz(a->file), nz(b->file));
+	ra = strcmp(nz(a->inl), nz(b->inl));
+	return ra ? ra : strcmp(nz(a->file), nz(b->file));
 }
 
 static void add_callsite(struct section *s, const struct profile_loc *l)
@@ -293,8 +90,8 @@ static void add_callsite(struct section *s, const struct profile_loc *l)
 		}
 	}
 	if (s->ncalls < cap)
-		s->calls[s->ncalls++] =
-			(struct callsite){ .file = l->call_file, .line = l->call_line, .period = l->period };
+		s->calls[s->ncalls++] = (struct callsite){
+		    .file = l->call_file, .line = l->call_line, .period = l->period};
 	else
 		s->more_calls++;
 }
@@ -310,6 +107,7 @@ struct builder {
 	struct ann_view *v;
 	size_t cap;
 	double func_period, total_period;
+	bool hinted;		/* the way out for a missing source is said once per function */
 };
 
 static char *own(struct builder *b, char *s)
@@ -398,9 +196,8 @@ static bool defines(const char *text, const char *ident, size_t n)
  * type on the line above ("static int\nf(void)") is included. */
 static int find_start(const struct source_file *f, const char *name, int first)
 {
-	size_t n = bare_len(name);
-	const char *ident = last_component(name, n);
-	size_t len = unclone_len(ident, (size_t)(name + n - ident));
+	size_t len;
+	const char *ident = ann_name_ident(name, &len);
 
 	for (int l = first; l >= 1 && l > first - 400; l--) {
 		if (!defines(f->lines[l - 1], ident, len))
@@ -512,7 +309,8 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 				 others ? (others == 1 ? " and 1 other place" : " and other places")
 					: "");
 	} else if (s->inl) {
-		text = xasprintf("inlined %s (%s)", s->inl, shown_path ? shown_path : "no line information");
+		text = xasprintf("inlined %s (%s)", s->inl,
+				 shown_path ? shown_path : "no line information");
 	} else if (s->file) {
 		text = xstrdup(shown_path);
 	} else {
@@ -525,8 +323,9 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 	if (!s->file) {
 		struct entry all = { .line = 0, .samples = s->samples, .period = s->period };
 
-		push_line(b, 0, own(b, xasprintf("(addresses without line information in %s)",
-						   base_name(nz(b->v->model->funcs[b->v->func].dso)))),
+		push_line(b, 0,
+			  own(b, xasprintf("(addresses without line information in %s)",
+					   base_name(nz(b->v->model->funcs[b->v->func].dso)))),
 			  &all);
 		return;
 	}
@@ -537,11 +336,13 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 	push_text(b, ANN_ROW_NOTE,
 		  xasprintf("source not found, looked for: %s",
 			    f->looked_for ? f->looked_for : s->file));
-	push_text(b, ANN_ROW_NOTE,
-		  xstrdup("(point at it with --source-dir DIR or --prefix-map OLD=NEW)"));
+	if (!b->hinted)
+		push_text(b, ANN_ROW_NOTE,
+			  xstrdup("(point at it with --source-dir DIR or --prefix-map OLD=NEW)"));
+	b->hinted = true;
 	for (size_t i = 0; i < s->n; i++)
-		push_line(b, s->e[i].line, s->e[i].line > 0 ? NULL : own(b, xstrdup("(no line number)")),
-			  &s->e[i]);
+		push_line(b, s->e[i].line,
+			  s->e[i].line > 0 ? NULL : own(b, xstrdup("(no line number)")), &s->e[i]);
 }
 
 /* Sorts S's entries by line and merges equal lines. */
@@ -565,7 +366,7 @@ struct ann_view *ann_view_build(const struct ann_model *m, size_t func, struct s
 {
 	const struct ann_func *fn = &m->funcs[func];
 	struct ann_view *v = xcalloc(1, sizeof(*v));
-	struct builder b = { .v = v, .func_period = fn->period, .total_period = m->profile->period };
+	struct builder b = {.v = v, .func_period = fn->period, .total_period = m->profile->period};
 	struct section *secs = xcalloc(fn->nlocs ? fn->nlocs : 1, sizeof(*secs));
 	size_t nsecs = 0;
 	struct keymap km;
@@ -576,7 +377,7 @@ struct ann_view *ann_view_build(const struct ann_model *m, size_t func, struct s
 	keymap_init(&km, 16);
 	for (size_t i = 0; i < fn->nlocs; i++) {
 		const struct profile_loc *l = m->locs[fn->first + i];
-		const char *inl = l->inlined_into ? (l->function ? l->function : "[unknown]") : NULL;
+		const char *inl = l->inlined_into && l->function ? l->function : NULL;
 		size_t si = keymap_get_or_add(&km, inl, l->file, NULL, nsecs);
 		struct section *s = &secs[si];
 
@@ -656,14 +457,6 @@ size_t ann_view_next_hot(const struct ann_view *v, size_t from, int dir)
 		if (v->hot[i] < from)
 			return v->hot[i];
 	return v->hot[v->nhot - 1];
-}
-
-bool ann_text_matches(const char *text, const char *pattern)
-{
-	for (const char *p = pattern; *p; p++)
-		if (isupper((unsigned char)*p))
-			return strstr(text, pattern) != NULL;
-	return strcasestr(text, pattern) != NULL;
 }
 
 size_t ann_view_search(const struct ann_view *v, size_t from, int dir, const char *pattern)

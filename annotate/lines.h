@@ -1,9 +1,6 @@
 /* lines.h - annotate's per-line model, free of curses and of output formats.
  *
- * Two levels, both built from report's profile (report/model.h):
- *   - the function list (struct ann_model): every function with samples, hottest first. An
- *     inline frame counts for the function it was inlined into, so a function's total holds
- *     the samples of everything inlined into it.
+ * Built on the function list (funcs.h):
  *   - one function's rows (struct ann_view): sections of source lines, each row with its
  *     samples, its share of the function and of the whole profile, a heat level and the text.
  *     The function's own lines come first (one section per file), then one section per inline
@@ -22,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "funcs.h"
 #include "model.h"
 #include "source.h"
 
@@ -37,46 +35,11 @@ enum ann_heat {
 /* The heat level of SHARE (0..1 of the function). */
 enum ann_heat ann_heat_of(double share);
 
-/* One function of the profile: a symbol, plus everything inlined into it. */
-struct ann_func {
-	const char *name;	/* owned by the profile; "[unknown]" for samples without symbol */
-	const char *dso;	/* owned by the profile */
-	uint64_t samples;
-	double period;		/* events */
-	double share;		/* of the profile's period, 0..1 */
-	size_t ninlined;	/* distinct inline functions with samples inside it */
-	size_t first, nlocs;	/* its locations: model->locs[first .. first + nlocs) */
-};
-
-struct ann_model {
-	const struct profile *profile;
-	struct ann_func *funcs;		/* hottest first (period, then samples, then name) */
-	size_t nfuncs;
-	const struct profile_loc **locs; /* the profile's locations grouped by function */
-};
-
-/* Builds the function list of P (time linear in P's locations, plus sorting the functions).
- * Never fails (allocation failures die). Free with ann_model_free(). */
-struct ann_model *ann_model_build(const struct profile *p);
-
-/* Frees M. Accepts NULL. */
-void ann_model_free(struct ann_model *m);
-
-/* Indexes of the functions named NAME, hottest first, into OUT (room for MAX). A name matches
- * exactly, or without its argument list ("f" matches "ns::f(int)" and "ns::f"). Returns
- * the number found (may exceed MAX; only MAX are stored). */
-size_t ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max);
-
-/* The functions whose names are closest to NAME (edit distance, case-insensitive; a name
- * containing NAME counts as close), best first, as indexes into OUT (room for MAX).
- * Returns the number stored. */
-size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *out, size_t max);
-
 enum ann_row_kind {
-	ANN_ROW_LINE,		/* a source line (text NULL when the source was not found) */
-	ANN_ROW_TITLE,		/* a section title: the file, or the inline function and its caller */
-	ANN_ROW_GAP,		/* source lines without samples, left out ("... 42 lines ...") */
-	ANN_ROW_NOTE,		/* one line of explanation: what was looked for, a stale source */
+	ANN_ROW_LINE,  /* a source line (text NULL when the source was not found) */
+	ANN_ROW_TITLE, /* a section title: the file, or the inline function and its caller */
+	ANN_ROW_GAP,   /* source lines without samples, left out ("... 42 lines ...") */
+	ANN_ROW_NOTE,  /* one line of explanation: what was looked for, a stale source */
 };
 
 struct ann_row {
@@ -118,12 +81,9 @@ void ann_view_free(struct ann_view *v);
 size_t ann_view_next_hot(const struct ann_view *v, size_t from, int dir);
 
 /* The next (DIR > 0) or previous row after / before FROM whose text contains PATTERN
- * (case-insensitive unless PATTERN has an upper-case letter), wrapping around. Returns the
+ * (ann_text_matches()), wrapping around. Returns the
  * row index, or (size_t)-1 when no row matches. */
 size_t ann_view_search(const struct ann_view *v, size_t from, int dir, const char *pattern);
-
-/* Whether TEXT contains PATTERN under the rule above (shared with the function list). */
-bool ann_text_matches(const char *text, const char *pattern);
 
 /* Lines of context shown around sampled lines when the function's bounds are not found. */
 #define ANN_CONTEXT 3

@@ -2,6 +2,7 @@
 #include "source.h"
 
 #include "cli.h"
+#include "keymap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@ struct source_cache {
 	const struct source_options *opt;
 	struct source_file **files;
 	size_t nfiles, cap;
+	struct keymap index;	/* dwarf_path -> index into files */
 };
 
 int source_prefix_map_check(const char *map)
@@ -29,6 +31,7 @@ struct source_cache *source_cache_new(const struct source_options *opt)
 	struct source_cache *c = xcalloc(1, sizeof(*c));
 
 	c->opt = opt;
+	keymap_init(&c->index, 16);
 	return c;
 }
 
@@ -206,10 +209,10 @@ out:
 const struct source_file *source_get(struct source_cache *c, const char *dwarf_path)
 {
 	struct source_file *f;
+	size_t at = keymap_find(&c->index, dwarf_path, NULL, NULL);
 
-	for (size_t i = 0; i < c->nfiles; i++)
-		if (!strcmp(c->files[i]->dwarf_path, dwarf_path))
-			return c->files[i];
+	if (at != KEYMAP_NONE)
+		return c->files[at];
 	f = xcalloc(1, sizeof(*f));
 	f->dwarf_path = xstrdup(dwarf_path);
 	find_file(f, c->opt);
@@ -217,6 +220,8 @@ const struct source_file *source_get(struct source_cache *c, const char *dwarf_p
 		c->cap = c->cap ? c->cap * 2 : 16;
 		c->files = xrealloc(c->files, c->cap * sizeof(*c->files));
 	}
+	/* Keyed by the file's own copy of the path: the caller's may not last. */
+	keymap_get_or_add(&c->index, f->dwarf_path, NULL, NULL, c->nfiles);
 	c->files[c->nfiles++] = f;
 	return f;
 }
@@ -237,5 +242,6 @@ void source_cache_free(struct source_cache *c)
 		free(f);
 	}
 	free(c->files);
+	keymap_release(&c->index);
 	free(c);
 }

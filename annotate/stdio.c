@@ -63,9 +63,9 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 
 	sw = sw < 7 ? 7 : sw;
 	lw = lw < 4 ? 4 : lw;
-	fprintf(out, "\n== %s  [%s]  %.2f%% of all samples (%s samples", fn->name,
+	fprintf(out, "\n== %s  [%s]  %.2f%% of all samples (%s sample%s", fn->name,
 		slash ? slash + 1 : fn->dso, 100 * fn->share,
-		ann_group_digits(fn->samples, num, sizeof(num)));
+		ann_group_digits(fn->samples, num, sizeof(num)), fn->samples == 1 ? "" : "s");
 	if (fn->ninlined)
 		fprintf(out, ", %zu inlined function%s", fn->ninlined, fn->ninlined > 1 ? "s" : "");
 	fprintf(out, ") ==\n");
@@ -83,8 +83,8 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 		case ANN_ROW_LINE:
 			if (r->line > 0)
 				snprintf(nl, sizeof(nl), "%d", r->line);
-			print_trimmed(out, "%c %6s %6s %*s %*s  %s", ann_heat_marker(r->heat), sf, st,
-				      sw, ns, lw, nl, r->text ? r->text : "");
+			print_trimmed(out, "%c %6s %6s %*s %*s  %s", ann_heat_marker(r->heat), sf,
+				      st, sw, ns, lw, nl, r->text ? r->text : "");
 			break;
 		case ANN_ROW_TITLE:
 			fprintf(out, "  %6s %6s %*s %*s  -- %s\n", sf, st, sw, ns, lw, "", r->text);
@@ -111,8 +111,8 @@ int ann_stdio(FILE *out, const struct ann_model *m, struct source_cache *src, co
 	for (size_t i = 0; i < nfuncs; i++)
 		print_function(out, m, src, funcs[i]);
 	if (more)
-		fprintf(out, "\n(%zu more function%s with fewer samples; --limit 0 shows all)\n", more,
-			more > 1 ? "s" : "");
+		fprintf(out, "\n(%zu more function%s with fewer samples; --limit 0 shows all)\n",
+			more, more > 1 ? "s" : "");
 	if (fflush(out) || ferror(out))
 		return errno ? -errno : -EIO;
 	return 0;

@@ -39,7 +39,7 @@ struct tui {
 	int rows, cols;
 	bool color;
 	bool quit;
-	bool share_total;		/* 's': share of the whole profile instead of the function */
+	bool share_total; /* 's': share of the whole profile instead of the function */
 	const struct screen *stack[4];
 	int depth;
 	/* The source view. */
@@ -310,9 +310,9 @@ static void source_draw(struct tui *t)
 	sw = sw < 7 ? 7 : sw;
 	lw = lw < 4 ? 4 : lw;
 	draw_header(t);
-	snprintf(title, sizeof(title), "%s [%s]  %.1f%% of all samples, %s samples%s", fn->name,
-		 slash ? slash + 1 : fn->dso, 100 * fn->share,
-		 ann_group_digits(fn->samples, num, sizeof(num)),
+	snprintf(title, sizeof(title), "%s [%s]  %.1f%% of all samples, %s sample%s%s",
+		 fn->name, slash ? slash + 1 : fn->dso, 100 * fn->share,
+		 ann_group_digits(fn->samples, num, sizeof(num)), fn->samples == 1 ? "" : "s",
 		 fn->ninlined ? ", with inlined code" : "");
 	attron(A_BOLD | A_UNDERLINE);
 	mvhline(y0, 0, ' ', t->cols);
@@ -329,8 +329,9 @@ static void source_draw(struct tui *t)
 		if (v->hot[i] <= t->cur)
 			hotpos = i + 1;
 	if (v->nrows && v->rows[t->cur].kind == ANN_ROW_LINE && v->rows[t->cur].line > 0)
-		snprintf(left, sizeof(left), " line %d  hot %zu/%zu  share of %s", v->rows[t->cur].line,
-			 hotpos, v->nhot, t->share_total ? "total" : "function");
+		snprintf(left, sizeof(left), " line %d  hot %zu/%zu  share of %s",
+			 v->rows[t->cur].line, hotpos, v->nhot,
+			 t->share_total ? "total" : "function");
 	else
 		snprintf(left, sizeof(left), " row %zu/%zu  hot %zu/%zu  share of %s", t->cur + 1,
 			 v->nrows, hotpos, v->nhot, t->share_total ? "total" : "function");
@@ -771,7 +772,8 @@ int ann_tui(const struct ann_model *m, struct source_cache *src, size_t func, ch
 		draw(&t);
 		ch = getch();
 		if (ch == ERR) {
-			/* EINTR from a signal we do not handle is harmless; a closed input is not. */
+			/* EINTR from a signal we do not handle is harmless; a closed input is not.
+			 */
 			if (++errs > 100)
 				break;
 			continue;

@@ -126,7 +126,7 @@ static int decode_sample(const struct decode_ctx *ctx, const struct perf_event_h
 		get64(c);
 	if (t & PERF_SAMPLE_CPU)
 		get32x2(c, &s->cpu, &res);
-	s->period = 1;
+	s->period = ctx->fixed_period ? ctx->fixed_period : 1;
 	if (t & PERF_SAMPLE_PERIOD)
 		s->period = get64(c);
 	if (c->err)

@@ -27,6 +27,11 @@ struct decode_ctx {
 	const uint64_t *ids;	/* PERF_EVENT_IOC_ID of each opened fd ... */
 	const uint16_t *events; /* ... and the header.events index it samples */
 	size_t nids;
+	/* The period of every sample when sample_type lacks PERF_SAMPLE_PERIOD (fixed-period
+	 * mode, -c): there the kernel must not be asked for the period, because a software
+	 * event with PERF_SAMPLE_PERIOD and freq == 0 overflows on every event and reports the
+	 * event count as the period (kernel/events/core.c, perf_swevent_event). */
+	uint64_t fixed_period;
 };
 
 /* Translates REC (LEN bytes, 8-byte aligned, as ring_drain hands it) into OUT.

@@ -305,9 +305,10 @@ static void report_precision(const struct recording *r)
 			     f->precise_requested, f->precise_obtained);
 		if (hwprof_event_is_hw(ev) && f->precise_obtained == 0)
 			warning("%s samples with precise_ip 0: expect skid (the sampled IP lands "
-				"some instructions after the one that caused the event; try "
-				"%s:P)",
-				f->name, ev->name);
+				"some instructions after the one that caused the event; %s)",
+				f->name,
+				f->precise_requested ? "this host takes no precise level for it"
+						     : "try a :P modifier");
 	}
 }
 

@@ -11,9 +11,11 @@
 
 #include "hwprof/sys.h"
 
-#define SAMPLE_TYPE                                                                                \
+/* PERF_SAMPLE_PERIOD only in frequency mode: see decode_ctx.fixed_period for why. */
+#define SAMPLE_TYPE_FIXED                                                                          \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
-	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+	 PERF_SAMPLE_CPU)
+#define SAMPLE_TYPE(cfg) (SAMPLE_TYPE_FIXED | ((cfg)->freq ? PERF_SAMPLE_PERIOD : 0))
 
 int sampler_online_cpus(int **out)
 {
@@ -62,7 +64,7 @@ static void fill_attr(struct perf_event_attr *attr, const struct hwprof_event *e
 		      const struct sampler_config *cfg, bool sideband, bool build_id)
 {
 	hwprof_event_to_attr(ev, attr);
-	attr->sample_type = SAMPLE_TYPE;
+	attr->sample_type = SAMPLE_TYPE(cfg);
 	if (cfg->freq) {
 		attr->freq = 1;
 		attr->sample_freq = cfg->freq;
@@ -239,7 +241,8 @@ int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
 		s->ids[s->nids] = id;
 		s->idx[s->nids++] = (uint16_t)e;
 	}
-	s->decode.sample_type = SAMPLE_TYPE;
+	s->decode.sample_type = SAMPLE_TYPE(cfg);
+	s->decode.fixed_period = cfg->freq ? 0 : cfg->period;
 	s->decode.ids = s->ids;
 	s->decode.events = s->idx;
 	s->decode.nids = s->nids;

@@ -64,7 +64,7 @@ int agg_add(struct agg *a, uint32_t dso, uint64_t offset, uint64_t period)
 		a->v = v;
 		a->cap = cap;
 	}
-	a->v[a->n] = (struct agg_entry){ offset, dso, 1, (double)period };
+	a->v[a->n] = (struct agg_entry){offset, dso, 1, (double)period};
 	a->index[i] = (uint32_t)(++a->n);
 	if (a->n * 2 > a->icap)
 		return rehash(a);

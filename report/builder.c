@@ -4,6 +4,7 @@
 
 #include "aggregate.h"
 #include "dso.h"
+#include "filter.h"
 #include "kallsyms.h"
 #include "maps.h"
 #include "strpool.h"
@@ -16,19 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A comma-separated filter list and how many samples (or locations) each value matched. */
-struct filter {
-	const char *option;	/* "--pid" */
-	char **v;
-	uint32_t *ids;		/* numeric values (pid, tid lists) */
-	uint64_t *hits;
-	size_t n;
-};
-
 /* tid -> comm, only kept when --comm filters. */
 struct comm_slot {
 	uint32_t tid;
-	const char *comm;	/* interned; NULL = empty slot */
+	const char *comm; /* interned; NULL = empty slot */
 };
 
 #define SEEN_MAX 8
@@ -38,10 +30,15 @@ struct builder {
 	struct profile *p;
 	struct dso_table dsos;
 	struct agg agg;
-	struct maps *maps;		/* of the current input */
-	const char *input;		/* name of the current input */
+	struct maps *maps; /* of the current input */
+	const char *input; /* name of the current input */
 	size_t ninputs;
 	uint64_t input_lost, input_throttles;
+	int input_event;	 /* index of the shown event in this input's header */
+	uint64_t other_samples;	 /* samples of other sampling events, left out */
+	const char *other_event; /* the first of those events' names */
+	const struct hwprof_file_header *input_header;
+	bool event_found; /* some input has the --event */
 	struct filter pids, tids, comms, dso_filter, functions;
 	struct comm_slot *comm_of;
 	size_t comm_cap, comm_n;
@@ -52,7 +49,7 @@ struct builder {
 };
 
 static int add_warning(struct profile *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static int add_warning(struct profile *p, const char *fmt, ...)
 {
@@ -72,129 +69,7 @@ static int add_warning(struct profile *p, const char *fmt, ...)
 	return 0;
 }
 
-static void filter_release(struct filter *f)
-{
-	for (size_t i = 0; i < f->n; i++)
-		free(f->v[i]);
-	free(f->v);
-	free(f->ids);
-	free(f->hits);
-	memset(f, 0, sizeof(*f));
-}
-
-static int filter_parse(struct filter *f, const char *option, const char *list, bool numeric,
-			char *err, size_t errlen)
-{
-	char *copy, *save = NULL, *tok;
-	int ret = 0;
-
-	f->option = option;
-	if (!list)
-		return 0;
-	copy = strdup(list);
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char **v = realloc(f->v, (f->n + 1) * sizeof(*v));
-		uint32_t *ids = realloc(f->ids, (f->n + 1) * sizeof(*ids));
-		if (v)
-			f->v = v;
-		if (ids)
-			f->ids = ids;
-		if (!v || !ids || !(f->v[f->n] = strdup(tok))) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		f->n++;
-		if (numeric) {
-			char *end;
-			unsigned long long x;
-			errno = 0;
-			x = strtoull(tok, &end, 10);
-			if (errno || *end || end == tok || x > UINT32_MAX || tok[0] == '-') {
-				snprintf(err, errlen, "%s '%s': not a number (give a comma-separated "
-					 "list of ids, e.g. %s 1234,1235)", option, tok, option);
-				ret = -EINVAL;
-				goto out;
-			}
-			f->ids[f->n - 1] = (uint32_t)x;
-		}
-	}
-	if (!f->n) {
-		snprintf(err, errlen, "%s '%s': empty list (give one or more values, "
-			 "comma-separated)", option, list);
-		ret = -EINVAL;
-		goto out;
-	}
-	f->hits = calloc(f->n, sizeof(*f->hits));
-	if (!f->hits)
-		ret = -ENOMEM;
-out:
-	free(copy);
-	return ret;
-}
-
-/* Whether ID passes F (true when F is empty); counts the hit. */
-static bool filter_id(struct filter *f, uint32_t id)
-{
-	if (!f->n)
-		return true;
-	for (size_t i = 0; i < f->n; i++)
-		if (f->ids[i] == id) {
-			f->hits[i]++;
-			return true;
-		}
-	return false;
-}
-
-static bool filter_str(struct filter *f, const char *s)
-{
-	if (!f->n)
-		return true;
-	if (!s)
-		return false;
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i], s)) {
-			f->hits[i]++;
-			return true;
-		}
-	return false;
-}
-
-/* --dso matches the recorded path or its basename. */
-static bool filter_dso(struct filter *f, const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	if (!f->n)
-		return true;
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i], path) || (base && !strcmp(f->v[i], base + 1))) {
-			f->hits[i]++;
-			return true;
-		}
-	return false;
-}
-
-/* --function matches the name, or a C++ name without its parameter list. */
-static bool filter_function(struct filter *f, const char *name)
-{
-	if (!f->n)
-		return true;
-	if (!name)
-		return false;
-	for (size_t i = 0; i < f->n; i++) {
-		size_t len = strlen(f->v[i]);
-		if (!strcmp(f->v[i], name) || (!strncmp(f->v[i], name, len) && name[len] == '(')) {
-			f->hits[i]++;
-			return true;
-		}
-	}
-	return false;
-}
-
-int builder_new(struct builder **out, const struct profile_options *opt, char *err,
-		size_t errlen)
+int builder_new(struct builder **out, const struct profile_options *opt, char *err, size_t errlen)
 {
 	struct builder *b = calloc(1, sizeof(*b));
 	int ret = -ENOMEM;
@@ -213,8 +88,8 @@ int builder_new(struct builder **out, const struct profile_options *opt, char *e
 	    (ret = filter_parse(&b->tids, "--tid", opt->tids, true, err, errlen)) < 0 ||
 	    (ret = filter_parse(&b->comms, "--comm", opt->comms, false, err, errlen)) < 0 ||
 	    (ret = filter_parse(&b->dso_filter, "--dso", opt->dsos, false, err, errlen)) < 0 ||
-	    (ret = filter_parse(&b->functions, "--function", opt->functions, false, err,
-				errlen)) < 0)
+	    (ret = filter_parse(&b->functions, "--function", opt->functions, false, err, errlen)) <
+		0)
 		goto fail;
 	*out = b;
 	return 0;
@@ -267,13 +142,28 @@ int builder_begin_input(struct builder *b, const char *name,
 		return -ENOMEM;
 	b->input = strpool_intern(p->strings, name);
 	b->input_lost = b->input_throttles = 0;
-	if (!b->ninputs++)
+	b->input_header = header;
+	b->input_event = -1;
+	/* The shown event: --event by name, else the first sampling event. */
+	for (uint32_t i = 0; i < header->nevents && b->input_event < 0; i++)
+		if (header->events[i].sampling &&
+		    (!b->opt->event || !strcmp(header->events[i].name, b->opt->event)))
+			b->input_event = (int)i;
+	if (b->input_event < 0 && !b->opt->event && header->nevents)
+		b->input_event = 0;
+	if (b->input_event >= 0)
+		b->event_found = true;
+	if (!b->ninputs++) {
+		p->event = b->input_event >= 0 ? (uint32_t)b->input_event : 0;
 		return copy_header(&p->header, header);
-	if (p->header.nevents && header->nevents &&
-	    strcmp(p->header.events[0].name, header->events[0].name))
-		return add_warning(p, "%s sampled '%s' where the first input sampled '%s': "
+	}
+	if (b->input_event >= 0 && p->header.nevents &&
+	    strcmp(p->header.events[p->event].name, header->events[b->input_event].name))
+		return add_warning(p,
+				   "%s sampled '%s' where the first input sampled '%s': "
 				   "merged anyway, shares mix both events",
-				   name, header->events[0].name, p->header.events[0].name);
+				   name, header->events[b->input_event].name,
+				   p->header.events[p->event].name);
 	return 0;
 }
 
@@ -345,6 +235,15 @@ static int add_sample(struct builder *b, const struct hwprof_rec_sample *s)
 {
 	const struct map *mp;
 
+	if ((int)s->event != b->input_event) {
+		if (b->input_event < 0)
+			return 0;
+		b->other_samples++;
+		if (!b->other_event && s->event < b->input_header->nevents)
+			b->other_event =
+			    strpool_intern(b->p->strings, b->input_header->events[s->event].name);
+		return 0;
+	}
 	b->p->samples_read++;
 	if (b->pids.n || b->tids.n) {
 		seen_id(b->seen_pids, &b->nseen_pids, s->pid);
@@ -380,7 +279,8 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 				       m->build_id, m->build_id_size, &other);
 		if (id < 0)
 			return id;
-		if (other && add_warning(b->p, "%s: the inputs hold different builds of it "
+		if (other && add_warning(b->p,
+					 "%s: the inputs hold different builds of it "
 					 "(build-ids differ); each build's samples are kept apart",
 					 m->filename) < 0)
 			return -ENOMEM;
@@ -431,6 +331,18 @@ int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trail
 	struct profile *p = b->p;
 	struct hwprof_file_trailer *t = &p->trailer;
 
+	if (b->other_samples) {
+		if (add_warning(p,
+				"%s: %" PRIu64 " samples of %s%s%s are not shown (one event at "
+				"a time: --event NAME shows another)",
+				b->input, b->other_samples, b->other_event ? "'" : "",
+				b->other_event ? b->other_event : "other events",
+				b->other_event ? "' and maybe others" : "") < 0)
+			return -ENOMEM;
+		b->other_samples = 0;
+		b->other_event = NULL;
+	}
+	b->input_header = NULL;
 	if (status != HWPROF_READ_OK) {
 		p->partial = true;
 		if (add_warning(p, "%s: %s", b->input, msg ? msg : "file cut short") < 0)
@@ -476,7 +388,8 @@ static int open_dsos(struct builder *b, const uint64_t *dso_samples, uint64_t to
 		if (!dso_samples[i] || d->state == DSO_PSEUDO)
 			continue;
 		if (dso_check(d, why, sizeof(why)) < 0) {
-			if (add_warning(p, "%s; its %" PRIu64 " samples are shown as '[unknown] "
+			if (add_warning(p,
+					"%s; its %" PRIu64 " samples are shown as '[unknown] "
 					"%s+0xOFFSET', not attributed to the file's lines now "
 					"(record again to profile the current build)",
 					why, dso_samples[i], d->path) < 0)
@@ -492,9 +405,10 @@ static int open_dsos(struct builder *b, const uint64_t *dso_samples, uint64_t to
 		}
 		/* Only DSOs that matter get a warning: libc without debug info is normal. */
 		if (!has_dwarf && dso_samples[i] * 100 >= total &&
-		    add_warning(p, "%s: no debug info (%" PRIu64 " samples shown by symbol only; "
+		    add_warning(p,
+				"%s: no debug info, %" PRIu64 " samples shown by symbol only (%s; "
 				"build with -g, install its debug package, or give --debug-dir)",
-				d->path, dso_samples[i]) < 0)
+				d->path, dso_samples[i], why) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -547,30 +461,12 @@ static int by_period(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void list_ids(char *buf, size_t len, const uint32_t *v, size_t n)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : "", v[i]);
-}
-
-static void list_strs(char *buf, size_t len, const char *const *v, size_t n)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", v[i]);
-}
-
 /* A filter value that matched nothing is a typo more often than an empty answer. */
 static int check_filters(struct builder *b, char *err, size_t errlen)
 {
 	const char *seen_dsos[SEEN_MAX];
 	size_t nd = 0;
-	struct filter *fs[] = { &b->pids, &b->tids, &b->comms, &b->dso_filter, &b->functions };
+	struct filter *fs[] = {&b->pids, &b->tids, &b->comms, &b->dso_filter, &b->functions};
 	char seen[512];
 
 	for (size_t k = 0; k < b->agg.n && nd < SEEN_MAX; k++) {
@@ -607,7 +503,7 @@ static int check_filters(struct builder *b, char *err, size_t errlen)
 int builder_finish(struct builder *b, struct profile **out, char *err, size_t errlen)
 {
 	struct profile *p = b->p;
-	struct kallsyms ks = { 0 };
+	struct kallsyms ks = {0};
 	uint64_t *dso_samples = NULL, total = 0;
 	size_t keep = 0;
 	int ret = -ENOMEM;
@@ -626,9 +522,10 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 		if (r == -ENOMEM)
 			goto out;
 		if ((r < 0 || !ks.n) &&
-		    add_warning(p, "%s: %s; kernel samples are shown as [kernel] (run report as "
-				"root or lower kernel.kptr_restrict)", path,
-				r < 0 ? strerror(-r) : "addresses hidden") < 0)
+		    add_warning(p,
+				"%s: %s; kernel samples are shown as [kernel] (run report as "
+				"root or lower kernel.kptr_restrict)",
+				path, r < 0 ? strerror(-r) : "addresses hidden") < 0)
 			goto out;
 	}
 	if (open_dsos(b, dso_samples, total) < 0)
@@ -657,6 +554,18 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	p->nlocs = keep;
 	qsort(p->locs, p->nlocs, sizeof(*p->locs), by_period);
 	ret = check_filters(b, err, errlen);
+	if (ret == 0 && b->opt->event && !b->event_found) {
+		char names[512];
+		const char *v[SEEN_MAX];
+		size_t n = 0;
+		for (uint32_t i = 0; i < p->header.nevents && n < SEEN_MAX; i++)
+			if (p->header.events[i].sampling)
+				v[n++] = p->header.events[i].name;
+		list_strs(names, sizeof(names), v, n);
+		snprintf(err, errlen, "--event '%s': no input sampled it (sampled: %s)",
+			 b->opt->event, n ? names : "none");
+		ret = -EINVAL;
+	}
 	if (ret < 0)
 		goto out;
 	*out = p;

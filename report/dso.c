@@ -112,8 +112,8 @@ static int read_loads(struct dso *d, Elf *elf)
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		d->loads[d->nloads++] = (struct dso_load){ ph.p_offset, ph.p_vaddr, ph.p_filesz,
-							   ph.p_memsz };
+		d->loads[d->nloads++] =
+		    (struct dso_load){ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz};
 	}
 	return d->nloads ? 0 : -1;
 }
@@ -161,8 +161,8 @@ int dso_check(struct dso *d, char *why, size_t whylen)
 		else
 			strcpy(have, "none");
 		snprintf(why, whylen,
-			 "%s: rebuilt since the recording (build-id %s recorded, %s now)",
-			 d->path, want, have);
+			 "%s: rebuilt since the recording (build-id %s recorded, %s now)", d->path,
+			 want, have);
 		goto out;
 	}
 	d->state = DSO_OK;

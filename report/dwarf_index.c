@@ -27,7 +27,7 @@ static int add_ranges(struct vec *vec, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Addr
 			vec->v = v;
 			vec->cap = cap;
 		}
-		vec->v[vec->n++] = (struct dw_range){ lo + bias, hi + bias, *die, *cu, bias };
+		vec->v[vec->n++] = (struct dw_range){lo + bias, hi + bias, *die, *cu, bias};
 	}
 	return 0;
 }
@@ -62,30 +62,80 @@ static int by_lo(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-int dwarf_index_build(struct dwarf_index *x, Dwfl_Module *mod)
+void dwarf_index_init(struct dwarf_index *x, Dwfl_Module *mod)
 {
-	struct vec fns = { 0 }, cus = { 0 };
+	memset(x, 0, sizeof(*x));
+	x->mod = mod;
+}
+
+static void build_cus(struct dwarf_index *x)
+{
+	struct vec cus = {0};
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
 
-	memset(x, 0, sizeof(*x));
-	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
-		if (add_ranges(&cus, cu, cu, bias) < 0 || add_functions(&fns, cu, cu, bias, 0) < 0)
-			goto nomem;
+	x->cus_built = true;
+	while ((cu = dwfl_module_nextcu(x->mod, cu, &bias)))
+		if (add_ranges(&cus, cu, cu, bias) < 0)
+			break;
+	if (cus.n)
+		qsort(cus.v, cus.n, sizeof(*cus.v), by_lo);
+	x->cus = cus.v;
+	x->ncus = cus.n;
+}
+
+static size_t slot(Dwarf_Off off, size_t cap)
+{
+	return (size_t)((off * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static int grow(struct dwarf_index *x)
+{
+	size_t cap = x->cap ? x->cap * 2 : 64;
+	struct cu_functions *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->cap; i++) {
+		if (!x->tab[i].cu_offset)
+			continue;
+		size_t j = slot(x->tab[i].cu_offset, cap);
+		while (t[j].cu_offset)
+			j = (j + 1) & (cap - 1);
+		t[j] = x->tab[i];
+	}
+	free(x->tab);
+	x->tab = t;
+	x->cap = cap;
+	return 0;
+}
+
+/* CU's functions, indexed on first use; NULL on ENOMEM. */
+static const struct cu_functions *functions_of(struct dwarf_index *x, Dwarf_Die *cu,
+					       Dwarf_Addr bias)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct vec fns = {0};
+	size_t i;
+
+	if (x->cap) {
+		for (i = slot(off, x->cap); x->tab[i].cu_offset; i = (i + 1) & (x->cap - 1))
+			if (x->tab[i].cu_offset == off)
+				return &x->tab[i];
+	}
+	if ((x->n + 1) * 2 > x->cap && grow(x) < 0)
+		return NULL;
+	if (add_functions(&fns, cu, cu, bias, 0) < 0) {
+		free(fns.v);
+		return NULL;
 	}
 	if (fns.n)
 		qsort(fns.v, fns.n, sizeof(*fns.v), by_lo);
-	if (cus.n)
-		qsort(cus.v, cus.n, sizeof(*cus.v), by_lo);
-	x->fns = fns.v;
-	x->nfns = fns.n;
-	x->cus = cus.v;
-	x->ncus = cus.n;
-	return 0;
-nomem:
-	free(fns.v);
-	free(cus.v);
-	return -ENOMEM;
+	for (i = slot(off, x->cap); x->tab[i].cu_offset; i = (i + 1) & (x->cap - 1))
+		;
+	x->tab[i] = (struct cu_functions){off, fns.v, fns.n};
+	x->n++;
+	return &x->tab[i];
 }
 
 /* The range of V holding ADDR; among nested ones the innermost (the last that starts). */
@@ -106,25 +156,29 @@ static const struct dw_range *find(const struct dw_range *v, size_t n, Dwarf_Add
 	return NULL;
 }
 
-int dwarf_index_frames(const struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames,
-		       int max, Dwarf_Die **cu, Dwarf_Addr *bias)
+int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames, int max,
+		       Dwarf_Die **cu, Dwarf_Addr *bias)
 {
-	const struct dw_range *fn = find(x->fns, x->nfns, addr), *c;
+	const struct cu_functions *cf;
+	const struct dw_range *fn, *c;
 	Dwarf_Die cur, child, chain[64];
 	Dwarf_Addr pc;
 	int n = 0;
 
-	*cu = NULL;
-	if (!fn) {
+	*cu = dwfl_module_addrdie(x->mod, addr, bias);
+	if (!*cu) {
+		if (!x->cus_built)
+			build_cus(x);
 		c = find(x->cus, x->ncus, addr);
-		if (c) {
-			*cu = (Dwarf_Die *)&c->cu;
-			*bias = c->bias;
-		}
-		return 0;
+		if (!c)
+			return 0;
+		*cu = (Dwarf_Die *)&c->cu;
+		*bias = c->bias;
 	}
-	*cu = (Dwarf_Die *)&fn->cu;
-	*bias = fn->bias;
+	cf = functions_of(x, *cu, *bias);
+	fn = cf ? find(cf->v, cf->n, addr) : NULL;
+	if (!fn)
+		return 0;
 	pc = addr - fn->bias;
 	cur = fn->die;
 	chain[n++] = cur;
@@ -154,7 +208,9 @@ int dwarf_index_frames(const struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *
 
 void dwarf_index_release(struct dwarf_index *x)
 {
-	free(x->fns);
+	for (size_t i = 0; i < x->cap; i++)
+		free(x->tab[i].v);
+	free(x->tab);
 	free(x->cus);
 	memset(x, 0, sizeof(*x));
 }

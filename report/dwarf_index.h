@@ -2,9 +2,10 @@
  * address, and the inline frames at an address.
  *
  * dwarf_getscopes() walks a CU's DIE tree from its root for every address, and libdw 0.188
- * finds CUs by address only through .debug_aranges, which clang does not write. Indexing the
- * functions once makes each lookup a binary search plus a walk down one function's
- * inlined_subroutine / lexical_block children.
+ * finds CUs by address only through .debug_aranges, which clang does not write. Indexing a
+ * CU's functions once makes each lookup a binary search plus a walk down one function's
+ * inlined_subroutine / lexical_block children; CU ranges are indexed only when the file has
+ * no .debug_aranges.
  */
 #ifndef HWPROF_REPORT_DWARF_INDEX_H
 #define HWPROF_REPORT_DWARF_INDEX_H
@@ -21,19 +22,32 @@ struct dw_range {
 	Dwarf_Addr bias;	/* module address = DWARF address + bias */
 };
 
-struct dwarf_index {
-	struct dw_range *fns, *cus;	/* sorted by lo */
-	size_t nfns, ncus;
+/* The functions of one CU, indexed the first time an address falls in it. */
+struct cu_functions {
+	Dwarf_Off cu_offset;		/* 0 = empty slot (no CU starts at offset 0 of .debug_info
+					 * as a DIE: the CU header comes first) */
+	struct dw_range *v;
+	size_t n;
 };
 
-/* Indexes MOD's DWARF (none: an empty index). Returns 0 or -ENOMEM. */
-int dwarf_index_build(struct dwarf_index *x, Dwfl_Module *mod);
+struct dwarf_index {
+	Dwfl_Module *mod;
+	struct dw_range *cus;		/* CU ranges, for files without .debug_aranges */
+	size_t ncus;
+	bool cus_built;
+	struct cu_functions *tab;	/* open addressing by CU offset */
+	size_t cap, n;
+};
+
+/* Prepares X for MOD; nothing is read until the first lookup. */
+void dwarf_index_init(struct dwarf_index *x, Dwfl_Module *mod);
 
 /* The function frames at module address ADDR into FRAMES (room for MAX), innermost first:
- * inlined_subroutine DIEs, then the subprogram last. Sets *CU and *BIAS. Returns how many
- * (0 when no function DIE holds ADDR; *CU then is the CU holding it, or NULL). */
-int dwarf_index_frames(const struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames,
-		       int max, Dwarf_Die **cu, Dwarf_Addr *bias);
+ * inlined_subroutine DIEs, then the subprogram last. Sets *CU (NULL when no CU holds ADDR)
+ * and *BIAS. Returns how many frames (0 when no function DIE holds ADDR). Only the CU of
+ * ADDR is indexed, so a profile touching few CUs of a large library reads few. */
+int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames, int max,
+		       Dwarf_Die **cu, Dwarf_Addr *bias);
 
 void dwarf_index_release(struct dwarf_index *x);
 

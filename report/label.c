@@ -48,8 +48,5 @@ const char *row_location_label(const struct profile_row *r, bool full, char *buf
 
 const struct hwprof_file_event *profile_sampling_event(const struct profile *p)
 {
-	for (uint32_t i = 0; i < p->header.nevents; i++)
-		if (p->header.events[i].sampling)
-			return &p->header.events[i];
-	return p->header.nevents ? &p->header.events[0] : NULL;
+	return p->event < p->header.nevents ? &p->header.events[p->event] : NULL;
 }

@@ -9,14 +9,15 @@
 struct proc {
 	uint32_t pid;
 	bool used;
-	struct map *v;		/* in insertion order: newer mappings later */
+	struct map *v; /* in insertion order: newer mappings later */
 	size_t n, cap;
-	size_t last;		/* index of the last hit: samples come in runs */
+	size_t last;	    /* index of the last hit: samples come in runs */
+	uint64_t exec_time; /* the latest exec seen, ns (0: none) */
 };
 
 struct maps {
 	struct proc *procs;
-	size_t cap, n;		/* cap a power of two */
+	size_t cap, n; /* cap a power of two */
 };
 
 struct maps *maps_new(void)
@@ -114,20 +115,32 @@ static int push(struct proc *p, const struct map *mp)
 	return 0;
 }
 
+/* Adds MP to P: overlapped mappings end where it begins; one that began later (read earlier:
+ * the records are not in time order) ends MP instead, and so does a later exec. */
+static int insert(struct proc *p, struct map mp)
+{
+	if (p->exec_time > mp.begin && p->exec_time < mp.until)
+		mp.until = p->exec_time;
+	for (size_t i = 0; i < p->n; i++) {
+		struct map *o = &p->v[i];
+		if (o->start >= mp.end || mp.start >= o->end)
+			continue;
+		if (o->begin <= mp.begin && o->until > mp.begin)
+			o->until = mp.begin;
+		else if (o->begin > mp.begin && o->begin < mp.until)
+			mp.until = o->begin;
+	}
+	return push(p, &mp);
+}
+
 int maps_mmap(struct maps *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 	      uint32_t dso, uint64_t time)
 {
 	struct proc *p = get(m, pid);
-	struct map mp = { start, start + len, pgoff, time, UINT64_MAX, dso };
 
 	if (!p)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->n; i++) {
-		struct map *o = &p->v[i];
-		if (o->start < mp.end && mp.start < o->end && o->until > time)
-			o->until = time;
-	}
-	return push(p, &mp);
+	return insert(p, (struct map){start, start + len, pgoff, time, UINT64_MAX, dso});
 }
 
 int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid, uint64_t time)
@@ -140,9 +153,10 @@ int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid, uint64_t time)
 	p = get(m, pid);
 	if (!p)
 		return -ENOMEM;
-	/* A reused pid: the old process's mappings end here. */
+	/* A reused pid: the old process's mappings end here (not the child's own, later ones,
+	 * when they were read first). */
 	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i].until > time)
+		if (p->v[i].begin < time && p->v[i].until > time)
 			p->v[i].until = time;
 	pp = lookup(m, ppid); /* after get(): the table may have moved */
 	if (!pp)
@@ -150,24 +164,26 @@ int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid, uint64_t time)
 	n = pp->n;
 	for (size_t i = 0; i < n; i++) {
 		struct map mp = pp->v[i];
-		if (mp.until <= time && time)
+		if (time && (mp.until <= time || mp.begin > time))
 			continue;
 		mp.begin = time;
-		if (push(p, &mp) < 0)
+		mp.until = UINT64_MAX;
+		if (insert(p, mp) < 0)
 			return -ENOMEM;
-		pp = lookup(m, ppid);
 	}
 	return 0;
 }
 
 void maps_exec(struct maps *m, uint32_t pid, uint64_t time)
 {
-	struct proc *p = lookup(m, pid);
+	struct proc *p = get(m, pid);
 
 	if (!p)
 		return;
+	if (time > p->exec_time)
+		p->exec_time = time;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i].until > time)
+		if (p->v[i].begin < time && p->v[i].until > time)
 			p->v[i].until = time;
 }
 

@@ -36,8 +36,7 @@ static int load_one(struct builder *b, const char *path, char *err, size_t errle
 	return ret;
 }
 
-int profile_load(struct profile **out, const struct profile_options *opt, char *err,
-		 size_t errlen)
+int profile_load(struct profile **out, const struct profile_options *opt, char *err, size_t errlen)
 {
 	struct builder *b = NULL;
 	int ret;

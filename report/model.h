@@ -32,18 +32,25 @@ struct profile_options {
 	const char *pids, *tids, *comms, *dsos, *functions;
 	/* Added after the first contract (additive): */
 	const char *kallsyms;		/* kernel symbol file; NULL = /proc/kallsyms */
+	const char *event;		/* the sampling event to show (name as recorded); NULL =
+					 * the first sampling event */
 };
 
 /* One distinct symbolized location: a DSO address with its samples. */
 struct profile_loc {
 	const char *dso;		/* path of the mapped file, "[kernel]", or "[unknown]" */
-	uint64_t addr;			/* address in the DSO's link-time (ELF vaddr) space */
+	uint64_t addr;			/* address in the DSO's link-time (ELF vaddr) space; when
+					 * UNKNOWN, the file offset (the IP itself for [unknown]
+					 * and [kernel]) */
 	const char *function;		/* innermost function (inline frame) or NULL if unknown;
 					 * C++ names demangled */
-	const char *inlined_into;	/* the function FUNCTION was inlined into, or NULL */
+	const char *inlined_into;	/* the real (outermost, not inlined) function whose code
+					 * FUNCTION was inlined into, or NULL; with nested inlines
+					 * the frames between are not named */
 	const char *file;		/* source file path as in DWARF (comp_dir joined), or NULL */
 	int line;			/* 0 when unknown */
-	const char *call_file;		/* outermost call site when inlined, else NULL */
+	const char *call_file;		/* outermost call site when inlined (a line of
+					 * INLINED_INTO), else NULL */
 	int call_line;
 	uint64_t samples;		/* number of samples */
 	double period;			/* sum of sample periods (events); shares use this */
@@ -69,6 +76,7 @@ struct profile {
 	bool partial;			/* an input was cut short or corrupt: exit EXIT_PARTIAL */
 	uint64_t samples_read;		/* all samples of the inputs, before filters */
 	struct strpool *strings;	/* owns every string above (internal) */
+	uint32_t event;			/* index in header.events of the event shown */
 };
 
 /* Loads and symbolizes. Returns 0 and *OUT, or -errno with ERR (one line: cause and way out). */

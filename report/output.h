@@ -37,7 +37,7 @@ const char *row_location_label(const struct profile_row *r, bool full, char *buf
 /* The last path component of PATH ("" for NULL). */
 const char *path_base(const char *path);
 
-/* The sampling event: header event 0 (or NULL when the file lists none). */
+/* The sampling event shown (NULL when the file lists none). */
 const struct hwprof_file_event *profile_sampling_event(const struct profile *p);
 
 #endif

@@ -48,8 +48,9 @@ static void header(FILE *f, const struct profile *p)
 
 	fputs("{\"event\":", f);
 	jstr(f, ev ? ev->name : NULL);
-	fprintf(f, ",\"samples\":%" PRIu64 ",\"samples_read\":%" PRIu64 ",\"lost\":%" PRIu64
-		   ",\"throttles\":%" PRIu64,
+	fprintf(f,
+		",\"samples\":%" PRIu64 ",\"samples_read\":%" PRIu64 ",\"lost\":%" PRIu64
+		",\"throttles\":%" PRIu64,
 		p->samples, p->samples_read, p->lost, t->throttles);
 	fprintf(f, ",\"precise_ip_requested\":%u,\"precise_ip_obtained\":%u",
 		ev ? ev->precise_requested : 0, ev ? ev->precise_obtained : 0);
@@ -75,8 +76,9 @@ static void header(FILE *f, const struct profile *p)
 		bool counted = c->counted && c->running_ns;
 		fputs(i ? ",{\"event\":" : "{\"event\":", f);
 		jstr(f, c->event);
-		fprintf(f, ",\"value\":%" PRIu64 ",\"enabled_ns\":%" PRIu64 ",\"running_ns\":%" PRIu64
-			   ",\"scaled\":",
+		fprintf(f,
+			",\"value\":%" PRIu64 ",\"enabled_ns\":%" PRIu64 ",\"running_ns\":%" PRIu64
+			",\"scaled\":",
 			c->value, c->enabled_ns, c->running_ns);
 		if (counted)
 			jnum(f, profile_count_scaled(c));
@@ -124,7 +126,8 @@ int output_json(FILE *f, const struct profile *p, const struct profile_row *rows
 		jnum(f, r->ci_lo);
 		fputc(',', f);
 		jnum(f, r->ci_hi);
-		fprintf(f, "],\"rank_uncertain\":%s,\"file\":", r->rank_uncertain ? "true" : "false");
+		fprintf(f,
+			"],\"rank_uncertain\":%s,\"file\":", r->rank_uncertain ? "true" : "false");
 		jstr(f, r->file);
 		fputs(",\"line\":", f);
 		if (r->line)

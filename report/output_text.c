@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define LOC_WIDTH 36
-#define FN_WIDTH 40
+#define FN_WIDTH  40
 
 static void print_header(FILE *f, const struct profile *p)
 {
@@ -47,8 +47,8 @@ static void print_header(FILE *f, const struct profile *p)
 		fprintf(f, "# counted totals (time counted / enabled):\n");
 		for (uint32_t i = 0; i < t->ncounts; i++) {
 			const struct hwprof_file_count *c = &t->counts[i];
-			double ratio = c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns
-						     : 0;
+			double ratio =
+			    c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns : 0;
 			if (!c->counted || !c->running_ns) {
 				fprintf(f, "#   %-28s %18s\n", c->event, "not counted");
 				continue;
@@ -103,8 +103,8 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		fit(loc, LOC_WIDTH);
 		snprintf(ci, sizeof(ci), "[%.1f, %.1f]", r->ci_lo * 100, r->ci_hi * 100);
 		fprintf(f, "%6.2f%%%c %-15s %9" PRIu64 "  %-*s  %-*s  %s\n", r->share * 100,
-			r->rank_uncertain ? '~' : ' ', ci, r->samples, LOC_WIDTH, loc, FN_WIDTH,
-			fn, r->dso ? path_base(r->dso) : "");
+			r->rank_uncertain ? '~' : ' ', ci, r->samples, LOC_WIDTH, loc, FN_WIDTH, fn,
+			r->dso ? path_base(r->dso) : "");
 		uncertain |= r->rank_uncertain;
 	}
 	if (o->omitted)

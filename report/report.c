@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_KEYS 3
 
@@ -21,40 +22,42 @@ struct report_options {
 	const char **debug_dirs;
 	size_t ndebug_dirs;
 	const char *sort;
-	long long limit;	/* -1: the format's default (text 40, csv/json all) */
-	double percent_limit;	/* rows under this share (percent) are left out */
+	long long limit;      /* -1: the format's default (text 40, csv/json all) */
+	double percent_limit; /* rows under this share (percent) are left out */
 	enum report_format format;
 	enum inline_mode inline_mode;
-	const char *pids, *tids, *comms, *dsos, *functions, *kallsyms;
+	const char *pids, *tids, *comms, *dsos, *functions, *kallsyms, *event;
 };
 
 static const char usage_text[] =
-	"usage: hwprof report [-i FILE]... [-s line|function|dso[,...]] [-n N]\n"
-	"                     [--percent-limit P] [-f text|csv|json] [--inline=callee|caller]\n"
-	"                     [--debug-dir DIR]... [--pid LIST] [--tid LIST] [--comm LIST]\n"
-	"                     [--dso LIST] [--function LIST] [--kallsyms FILE]\n"
-	"\n"
-	"The source lines, functions or DSOs that took the samples of a recording.\n"
-	"\n"
-	"  -i, --input FILE       sample file (default hwprof.data); several are merged\n"
-	"  -s, --sort KEYS        group rows by line (default), function, dso, or a list\n"
-	"  -n, --limit N          print the first N rows (text default 40; 0 = all)\n"
-	"      --percent-limit P  leave out rows under P percent of the samples\n"
-	"  -f, --format FMT       text (default), csv or json\n"
-	"      --inline=MODE      callee: an inlined instruction's line is the inlined\n"
-	"                         function's (default); caller: its call site's\n"
-	"      --debug-dir DIR    look for separate debug info in DIR (DIR/.build-id/xx/...,\n"
-	"                         debuglink names) before /usr/lib/debug\n"
-	"      --pid/--tid LIST   only samples of these process / thread ids (comma-separated)\n"
-	"      --comm LIST        only samples of threads with these names\n"
-	"      --dso LIST         only samples in these mapped files (path or base name)\n"
-	"      --function LIST    only samples in these functions\n"
-	"      --kallsyms FILE    kernel symbols (default /proc/kallsyms)\n"
-	"  -h, --help             this text\n"
-	"\n"
-	"Each row's share has a 95% interval (Wilson); '~' marks rows whose order against a\n"
-	"neighbour the samples do not settle. Exit status: 0 ok, 1 partial (file cut short),\n"
-	"2 error, 64 usage.\n";
+    "usage: hwprof report [-i FILE]... [-s line|function|dso[,...]] [-n N]\n"
+    "                     [--percent-limit P] [-f text|csv|json] [--inline=callee|caller]\n"
+    "                     [--debug-dir DIR]... [--pid LIST] [--tid LIST] [--comm LIST]\n"
+    "                     [--dso LIST] [--function LIST] [--event NAME] [--kallsyms FILE]\n"
+    "\n"
+    "The source lines, functions or DSOs that took the samples of a recording.\n"
+    "\n"
+    "  -i, --input FILE       sample file (default hwprof.data); several are merged\n"
+    "  -s, --sort KEYS        group rows by line (default), function, dso, or a list\n"
+    "  -n, --limit N          print the first N rows (text default 40; 0 = all)\n"
+    "      --percent-limit P  leave out rows under P percent of the samples\n"
+    "  -f, --format FMT       text (default), csv or json\n"
+    "      --inline=MODE      callee: an inlined instruction's line is the inlined\n"
+    "                         function's (default); caller: its call site's\n"
+    "      --debug-dir DIR    look for separate debug info in DIR (DIR/.build-id/xx/...,\n"
+    "                         debuglink names) before /usr/lib/debug\n"
+    "      --pid/--tid LIST   only samples of these process / thread ids (comma-separated)\n"
+    "      --comm LIST        only samples of threads with these names\n"
+    "      --dso LIST         only samples in these mapped files (path or base name)\n"
+    "      --function LIST    only samples in these functions\n"
+    "      --event NAME       with several sampling events: the one to show (default:\n"
+    "                         the first)\n"
+    "      --kallsyms FILE    kernel symbols (default /proc/kallsyms)\n"
+    "  -h, --help             this text\n"
+    "\n"
+    "Each row's share has a 95% interval (Wilson); '~' marks rows whose order against a\n"
+    "neighbour the samples do not settle. Exit status: 0 ok, 1 partial (file cut short),\n"
+    "2 error, 64 usage.\n";
 
 enum {
 	OPT_PERCENT = 256,
@@ -66,24 +69,26 @@ enum {
 	OPT_DSO,
 	OPT_FUNCTION,
 	OPT_KALLSYMS,
+	OPT_EVENT,
 };
 
 static const struct option long_options[] = {
-	{ "input", required_argument, NULL, 'i' },
-	{ "sort", required_argument, NULL, 's' },
-	{ "limit", required_argument, NULL, 'n' },
-	{ "percent-limit", required_argument, NULL, OPT_PERCENT },
-	{ "format", required_argument, NULL, 'f' },
-	{ "inline", required_argument, NULL, OPT_INLINE },
-	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "tid", required_argument, NULL, OPT_TID },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "dso", required_argument, NULL, OPT_DSO },
-	{ "function", required_argument, NULL, OPT_FUNCTION },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+    {"input", required_argument, NULL, 'i'},
+    {"sort", required_argument, NULL, 's'},
+    {"limit", required_argument, NULL, 'n'},
+    {"percent-limit", required_argument, NULL, OPT_PERCENT},
+    {"format", required_argument, NULL, 'f'},
+    {"inline", required_argument, NULL, OPT_INLINE},
+    {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+    {"pid", required_argument, NULL, OPT_PID},
+    {"tid", required_argument, NULL, OPT_TID},
+    {"comm", required_argument, NULL, OPT_COMM},
+    {"dso", required_argument, NULL, OPT_DSO},
+    {"function", required_argument, NULL, OPT_FUNCTION},
+    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+    {"event", required_argument, NULL, OPT_EVENT},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static void push(const char ***v, size_t *n, const char *s)
@@ -152,6 +157,9 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 				die_usage("--inline '%s': unknown mode (callee or caller)", optarg);
 			break;
 		case OPT_DEBUG_DIR:
+			if (access(optarg, R_OK | X_OK) != 0)
+				warning("--debug-dir '%s': %s (no debug info will be found there)",
+					optarg, strerror(errno));
 			push(&o->debug_dirs, &o->ndebug_dirs, optarg);
 			break;
 		case OPT_PID:
@@ -172,6 +180,9 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 		case OPT_KALLSYMS:
 			o->kallsyms = optarg;
 			break;
+		case OPT_EVENT:
+			o->event = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
@@ -190,11 +201,11 @@ int cmd_report(int argc, char **argv)
 {
 	static const char *default_input = "hwprof.data";
 	struct report_options o = {
-		.sort = "line",
-		.limit = -1,
-		.percent_limit = 0,
-		.format = FORMAT_TEXT,
-		.inline_mode = INLINE_CALLEE,
+	    .sort = "line",
+	    .limit = -1,
+	    .percent_limit = 0,
+	    .format = FORMAT_TEXT,
+	    .inline_mode = INLINE_CALLEE,
 	};
 	enum profile_key keys[MAX_KEYS];
 	struct profile *p = NULL;
@@ -211,17 +222,18 @@ int cmd_report(int argc, char **argv)
 		push(&o.inputs, &o.ninputs, default_input);
 
 	struct profile_options po = {
-		.inputs = o.inputs,
-		.ninputs = o.ninputs,
-		.inline_mode = o.inline_mode,
-		.debug_dirs = o.debug_dirs,
-		.ndebug_dirs = o.ndebug_dirs,
-		.pids = o.pids,
-		.tids = o.tids,
-		.comms = o.comms,
-		.dsos = o.dsos,
-		.functions = o.functions,
-		.kallsyms = o.kallsyms,
+	    .inputs = o.inputs,
+	    .ninputs = o.ninputs,
+	    .inline_mode = o.inline_mode,
+	    .debug_dirs = o.debug_dirs,
+	    .ndebug_dirs = o.ndebug_dirs,
+	    .pids = o.pids,
+	    .tids = o.tids,
+	    .comms = o.comms,
+	    .dsos = o.dsos,
+	    .functions = o.functions,
+	    .kallsyms = o.kallsyms,
+	    .event = o.event,
 	};
 	r = profile_load(&p, &po, err, sizeof(err));
 	if (r < 0) {
@@ -241,10 +253,10 @@ int cmd_report(int argc, char **argv)
 		shown++;
 
 	struct output_opts oo = {
-		.keys = keys,
-		.nkeys = (size_t)nkeys,
-		.inline_mode = o.inline_mode,
-		.omitted = nrows - shown,
+	    .keys = keys,
+	    .nkeys = (size_t)nkeys,
+	    .inline_mode = o.inline_mode,
+	    .omitted = nrows - shown,
 	};
 	if (o.format == FORMAT_JSON)
 		r = output_json(stdout, p, rows, shown, &oo);

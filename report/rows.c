@@ -13,11 +13,9 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
 		const char *name;
 		enum profile_key key;
 	} names[] = {
-		{ "line", PROFILE_KEY_LINE },
-		{ "srcline", PROFILE_KEY_LINE },
-		{ "function", PROFILE_KEY_FUNCTION },
-		{ "sym", PROFILE_KEY_FUNCTION },
-		{ "dso", PROFILE_KEY_DSO },
+	    {"line", PROFILE_KEY_LINE},		{"srcline", PROFILE_KEY_LINE},
+	    {"function", PROFILE_KEY_FUNCTION}, {"sym", PROFILE_KEY_FUNCTION},
+	    {"dso", PROFILE_KEY_DSO},
 	};
 	const char *s = list;
 	size_t n = 0;
@@ -29,9 +27,10 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
 			if (strlen(names[i].name) == len && !strncmp(names[i].name, s, len))
 				break;
 		if (i == sizeof(names) / sizeof(names[0]) || n == max) {
-			snprintf(err, errlen, "--sort '%.*s': %s (keys: line, function, dso; "
-				 "e.g. --sort function,line)", (int)len, s,
-				 n == max ? "too many keys" : "unknown sort key");
+			snprintf(err, errlen,
+				 "--sort '%.*s': %s (keys: line, function, dso; "
+				 "e.g. --sort function,line)",
+				 (int)len, s, n == max ? "too many keys" : "unknown sort key");
 			return -EINVAL;
 		}
 		keys[n++] = names[i].key;
@@ -51,7 +50,7 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
 struct key {
 	const char *dso, *file, *function, *inlined_into;
 	int line;
-	uint64_t offset;	/* only for locations nothing is known about */
+	uint64_t offset; /* only for locations nothing is known about */
 	size_t loc;
 };
 
@@ -149,9 +148,10 @@ static void merge_loc(struct profile_row *r, const struct profile_loc *l, bool f
 			r->file = NULL, r->line = 0, r->file_mixed = true;
 		if (r->line != l->line)
 			r->line = 0;
-		if (r->offset != l->offset)
-			r->offset = 0;
 		r->unknown = r->unknown && l->unknown;
+		/* Unknown addresses at several offsets have no one location to show. */
+		if (r->offset != l->offset)
+			r->offset = 0, r->file_mixed = r->file_mixed || (!r->file && r->unknown);
 	}
 	r->samples += l->samples;
 	r->period += l->period;

@@ -8,7 +8,7 @@
 
 struct strpool {
 	char **slots;
-	size_t cap;	/* power of two */
+	size_t cap; /* power of two */
 	size_t n;
 };
 

@@ -14,14 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct dso_sym {
-	Dwfl_Callbacks cb;	/* libdwfl keeps a pointer: lives as long as the Dwfl */
-	char *debuginfo_path;	/* libdwfl's search list, see libdwfl.h */
+	Dwfl_Callbacks cb;    /* libdwfl keeps a pointer: lives as long as the Dwfl */
+	char *debuginfo_path; /* libdwfl's search list, see libdwfl.h */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	struct symtab symtab;		/* built at open */
-	struct dwarf_index index;	/* built at open */
+	struct symtab symtab;	  /* built at open */
+	struct dwarf_index index; /* built at open */
 };
 
 void dso_sym_free(struct dso_sym *s)
@@ -61,6 +62,40 @@ static char *search_path(const char **dirs, size_t ndirs)
 	return p;
 }
 
+/* Why libdwfl found no DWARF: a build-id debug file that exists but was refused (not ELF, no
+ * DWARF, another build's) is worth naming; else where it looked. */
+static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs, char *why,
+			     size_t whylen)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	char hex[41], path[4096];
+	int n = dwfl_module_build_id(s->mod, &id, &vaddr);
+
+	size_t off = (size_t)snprintf(why, whylen, "looked in");
+	for (size_t i = 0; i < ndirs && off < whylen; i++)
+		off += (size_t)snprintf(why + off, whylen - off, " %s,", dirs[i]);
+	if (off < whylen)
+		snprintf(why + off, whylen - off,
+			 " the file's directory, its .debug/, /usr/lib/debug%s",
+			 getenv("DEBUGINFOD_URLS") ? " and debuginfod" : "");
+	if (n < 2 || n > 20)
+		return;
+	for (int i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	for (size_t i = 0; i <= ndirs; i++) {
+		const char *dir = i < ndirs ? dirs[i] : "/usr/lib/debug";
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		if (access(path, F_OK) == 0) {
+			snprintf(why, whylen,
+				 "%s exists but was refused: unreadable, not ELF, "
+				 "without DWARF, or from another build",
+				 path);
+			return;
+		}
+	}
+}
+
 int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf, char *why,
 		 size_t whylen)
 {
@@ -75,10 +110,10 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 	if (!s->debuginfo_path)
 		goto nomem;
 	s->cb = (Dwfl_Callbacks){
-		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-		.section_address = dwfl_offline_section_address,
-		.debuginfo_path = &s->debuginfo_path,
+	    .find_elf = dwfl_build_id_find_elf,
+	    .find_debuginfo = dwfl_standard_find_debuginfo,
+	    .section_address = dwfl_offline_section_address,
+	    .debuginfo_path = &s->debuginfo_path,
 	};
 	s->dwfl = dwfl_begin(&s->cb);
 	if (!s->dwfl)
@@ -89,9 +124,11 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || !s->mod)
 		goto fail;
 	*has_dwarf = dwfl_module_getdwarf(s->mod, &bias) != NULL;
-	if (symtab_build(&s->symtab, s->mod) < 0 ||
-	    (*has_dwarf && dwarf_index_build(&s->index, s->mod) < 0))
+	if (!*has_dwarf)
+		explain_no_dwarf(s, dirs, ndirs, why, whylen);
+	if (symtab_build(&s->symtab, s->mod) < 0)
 		goto nomem;
+	dwarf_index_init(&s->index, s->mod);
 	d->sym = s;
 	return 0;
 nomem:
@@ -242,6 +279,8 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 	r->function = die_name(&frames[0], pool);
 	if (!r->function)
 		r->function = outer;
-	r->inlined_into = n > 2 ? die_name(&frames[1], pool) : outer;
+	/* The real function, not an intermediate inline frame: the one the symbol table and
+	 * the call site (call_file:call_line) belong to. */
+	r->inlined_into = outer;
 	return 0;
 }

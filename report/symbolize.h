@@ -21,7 +21,7 @@ struct strpool;
 /* What one address resolves to. Strings are interned in the caller's pool; NULL = unknown. */
 struct sym_result {
 	const char *function;		/* innermost frame (callee mode) or outermost (caller) */
-	const char *inlined_into;	/* callee mode, inlined: the frame it was inlined into */
+	const char *inlined_into;	/* callee mode, inlined: the real function it is in */
 	const char *file;
 	int line;
 	const char *call_file;		/* inlined: the outermost call site */
@@ -30,7 +30,8 @@ struct sym_result {
 
 /* Opens D (already dso_check()ed OK) for symbolization with extra debug directories DIRS.
  * Returns 0; or -1 with WHY (one line) when libdwfl cannot read it. Sets *HAS_DWARF to
- * whether line information was found (in the file or separate debug info). */
+ * whether line information was found (in the file or separate debug info); when not, WHY
+ * says why (a refused debug file by name, or the search path). */
 int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf, char *why,
 		 size_t whylen);
 

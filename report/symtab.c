@@ -39,8 +39,10 @@ int symtab_build(struct symtab *t, Dwfl_Module *mod)
 		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    sym.st_shndx == SHN_UNDEF)
 			continue;
-		t->v[t->n++] = (struct fsym){ addr, sym.st_size, name, NULL,
-					      bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0 };
+		t->v[t->n++] = (struct fsym){addr, sym.st_size, name, NULL,
+					     bind == STB_GLOBAL ? 2
+					     : bind == STB_WEAK ? 1
+								: 0};
 	}
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), by_addr);

@@ -112,6 +112,16 @@ with tempfile.TemporaryDirectory() as d:
     p = annotate("-i", os.path.join(d, "junk.data"), "--stdio")
     check("corrupt file exits 2 with one line", p.returncode == 2 and
           p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr)
+    # A file cut short: what is there is shown, the header says what is missing, exit 1.
+    with open(data, "rb") as f:
+        whole = f.read()
+    with open(os.path.join(d, "cut.data"), "wb") as f:
+        f.write(whole[:len(whole) - 100])
+    p = annotate("-i", os.path.join(d, "cut.data"), "--stdio", "--limit", "1")
+    check("cut short: exits 1 (partial)", p.returncode == 1, (p.returncode, p.stderr))
+    check("cut short: the header says so",
+          "lost: unknown (the file has no trailer)" in p.stdout, p.stdout[:400])
+    check("cut short: a warning on stderr", "warning:" in p.stderr, p.stderr)
     p = annotate("--prefix-map", "nothing", "-i", data)
     check("bad --prefix-map is a usage error", p.returncode == 64, p.stderr)
     p = annotate("--limit", "x", "-i", data)

@@ -173,7 +173,8 @@ Test(header, stdio_text)
 	cr_assert(strstr(out, want), "no '%s' in:\n%s", want, out);
 	snprintf(want, sizeof(want), "\n+  14.3%%  14.3%%    1000 %4d  ", f.inlined);
 	cr_assert(strstr(out, want), "no '%s' in:\n%s", want, out);
-	cr_assert(strstr(out, "-- inlined fill_pages (annotate_work.h), called at annotate_work.c:"));
+	cr_assert(
+	    strstr(out, "-- inlined fill_pages (annotate_work.h), called at annotate_work.c:"));
 	cr_assert(strstr(out, "note: source not found, looked for: /nonexistent/src/gone.c"));
 	cr_assert(strstr(out, "(1 more function with fewer samples; --limit 0 shows all)"));
 	free(out);

@@ -110,3 +110,23 @@ Test(source, prefix_map_syntax)
 	cr_assert_eq(source_prefix_map_check("=/b"), -EINVAL);
 	cr_assert_eq(source_prefix_map_check("/a"), -EINVAL);
 }
+
+Test(source, many_files_each_read_once)
+{
+	struct source_options o = { 0 };
+	struct source_cache *c = source_cache_new(&o);
+	const struct source_file *first[200];
+	char path[64];
+
+	for (int i = 0; i < 200; i++) {
+		snprintf(path, sizeof(path), "/nonexistent/f%d.c", i);
+		first[i] = source_get(c, path);
+		cr_assert_str_eq(first[i]->dwarf_path, path);
+	}
+	/* The caller's buffer changed under the cache: it keys on its own copies. */
+	for (int i = 0; i < 200; i++) {
+		snprintf(path, sizeof(path), "/nonexistent/f%d.c", i);
+		cr_assert_eq(source_get(c, path), first[i], "f%d.c read again", i);
+	}
+	source_cache_free(c);
+}

@@ -80,6 +80,14 @@ def case_pagefault(d):
     own_file_share("pagefault", doc["rows"], "pagefault.c", "fault")
 
 
+def case_period(d):
+    """-c N samples one event in N: 20000 faults at -c 1000 give about 20 samples, not 20000."""
+    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1000"]))
+    n = doc["header"]["samples"]
+    print(f"period: {n} samples for ~20000 page faults at -c 1000")
+    check("period: one sample per 1000 faults", 15 <= n <= 40, n)
+
+
 def case_shlib(d):
     doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
     own_file_share("shlib", doc["rows"], "libfault.c", "libfault")
@@ -192,6 +200,24 @@ def case_attach(d):
     check("attach: the chase line leads", top.get("file") and
           os.path.basename(top["file"]) == "chase.c" and top["line"] == hot_line("chase.c", "chase"),
           top)
+
+
+def case_pmu_default(d):
+    """On a host with a hardware PMU: the default event is a miss event, sampled precisely
+    where the host allows; requested and obtained precise_ip are in the header. Skipped (exit
+    77) when `cycles` does not open."""
+    probe = subprocess.run([HWPROF, "record", "-e", "cycles", "-o", os.path.join(d, "p"),
+                            "--no-count", "--", "/bin/true"], capture_output=True, text=True,
+                           timeout=30)
+    if probe.returncode != 0:
+        print("SKIP: cycles does not open on this host: " + probe.stderr.strip())
+        sys.exit(77)
+    doc, _ = report(record(d, []))
+    h = doc["header"]
+    check("pmu default: a miss event", h["event"] in ("LLC-load-misses:P", "cache-misses:P"), h)
+    check("pmu default: precise levels stored",
+          0 <= h["precise_ip_obtained"] <= h["precise_ip_requested"] <= 3, h)
+    check("pmu default: samples", h["samples"] > 0, h)
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -1,4 +1,5 @@
 /* test_decode.c - perf records (linux/perf_event.h layouts) to sample-file records. */
+#include <stddef.h>
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -13,7 +14,7 @@
 
 static const uint64_t ids[] = {1001, 2002};
 static const uint16_t evs[] = {0, 1};
-static const struct decode_ctx ctx = {TYPE, ids, evs, 2};
+static const struct decode_ctx ctx = {.sample_type = TYPE, .ids = ids, .events = evs, .nids = 2};
 
 /* A record under construction, 8-byte aligned. */
 struct rec {
@@ -59,6 +60,17 @@ static void sample_id(struct rec *r, uint32_t pid, uint32_t tid, uint64_t time, 
 	u64(r, time);
 	u32x2(r, cpu, 0);
 	u64(r, 1001);
+}
+
+/* The header fields are written through memcpy: r->buf is uint64_t storage. */
+static void set_misc(struct rec *r, uint16_t misc)
+{
+	memcpy((char *)r->buf + offsetof(struct perf_event_header, misc), &misc, sizeof(misc));
+}
+
+static void set_type(struct rec *r, uint32_t type)
+{
+	memcpy((char *)r->buf + offsetof(struct perf_event_header, type), &type, sizeof(type));
 }
 
 static const struct perf_event_header *end(struct rec *r)
@@ -150,7 +162,7 @@ Test(decode, mmap2_with_and_without_build_id)
 	cr_assert_str_eq(out.mmap.filename, "/usr/bin/true");
 
 	/* Without the MMAP_BUILD_ID bit the same bytes are maj/min/ino: no build-id. */
-	((struct perf_event_header *)r.buf)->misc = PERF_RECORD_MISC_USER;
+	set_misc(&r, PERF_RECORD_MISC_USER);
 	cr_assert_eq(decode_record(&ctx, end(&r), r.len, &out), 1);
 	cr_assert_eq(out.mmap.build_id_size, 0);
 
@@ -213,7 +225,7 @@ Test(decode, comm_fork_exit)
 	cr_assert_eq(out.task.ptid, 5);
 	cr_assert_eq(out.task.time, 1234);
 
-	((struct perf_event_header *)r.buf)->type = PERF_RECORD_EXIT;
+	set_type(&r, PERF_RECORD_EXIT);
 	cr_assert_eq(decode_record(&ctx, end(&r), r.len, &out), 1);
 	cr_assert_eq(out.type, HWPROF_REC_EXIT);
 }
@@ -241,7 +253,7 @@ Test(decode, lost_throttle_unthrottle_and_ignored_types)
 	cr_assert_eq(decode_record(&ctx, end(&r), r.len, &out), 1);
 	cr_assert_eq(out.type, HWPROF_REC_THROTTLE);
 	cr_assert_eq(out.lost.time, 555);
-	((struct perf_event_header *)r.buf)->type = PERF_RECORD_UNTHROTTLE;
+	set_type(&r, PERF_RECORD_UNTHROTTLE);
 	cr_assert_eq(decode_record(&ctx, end(&r), r.len, &out), 1);
 	cr_assert_eq(out.type, HWPROF_REC_UNTHROTTLE);
 

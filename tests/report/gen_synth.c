@@ -16,10 +16,14 @@
 
 int main(int argc, char **argv)
 {
-	struct hwprof_file_event ev = { .name = "cpu-clock", .type = 1, .config = 0,
-					.sampling = true, .freq = true, .period_or_freq = 4000 };
+	struct hwprof_file_event ev = {.name = "cpu-clock",
+				       .type = 1,
+				       .config = 0,
+				       .sampling = true,
+				       .freq = true,
+				       .period_or_freq = 4000};
 	struct hwprof_file_header h;
-	struct hwprof_file_trailer t = { .exit_status = 0 };
+	struct hwprof_file_trailer t = {.exit_status = 0};
 	struct hwprof_writer *w;
 	struct hwprof_record r;
 	const void *id = NULL;
@@ -66,14 +70,19 @@ int main(int argc, char **argv)
 	}
 	memset(&r, 0, sizeof(r));
 	r.type = HWPROF_REC_COMM;
-	r.comm = (struct hwprof_rec_comm){ .pid = 1000, .tid = 1000, .time = 1, .exec = true,
-					   .comm = "synth" };
+	r.comm = (struct hwprof_rec_comm){
+	    .pid = 1000, .tid = 1000, .time = 1, .exec = true, .comm = "synth"};
 	hwprof_writer_add(w, &r);
 	r.type = HWPROF_REC_MMAP;
-	r.mmap = (struct hwprof_rec_mmap){ .pid = 1000, .tid = 1000, .time = 2,
-					   .start = base + (off & ~0xfffull),
-					   .len = filesz + (off & 0xfff), .pgoff = off & ~0xfffull,
-					   .prot = 5, .flags = 2, .filename = argv[2] };
+	r.mmap = (struct hwprof_rec_mmap){.pid = 1000,
+					  .tid = 1000,
+					  .time = 2,
+					  .start = base + (off & ~0xfffull),
+					  .len = filesz + (off & 0xfff),
+					  .pgoff = off & ~0xfffull,
+					  .prot = 5,
+					  .flags = 2,
+					  .filename = argv[2]};
 	if (idlen > 0 && idlen <= 20) {
 		r.mmap.build_id_size = (uint8_t)idlen;
 		memcpy(r.mmap.build_id, id, (size_t)idlen);
@@ -88,10 +97,12 @@ int main(int argc, char **argv)
 		double u = (double)rand() / RAND_MAX;
 		uint64_t k = (uint64_t)pow((double)distinct, u) - 1;
 		r.type = HWPROF_REC_SAMPLE;
-		r.sample = (struct hwprof_rec_sample){ .pid = 1000, .tid = 1000 + (uint32_t)(i % 4),
-						       .cpu = (uint32_t)(i % 2), .time = 10 + i * 250000,
-						       .ip = ips[k < distinct ? k : distinct - 1],
-						       .period = 250000 };
+		r.sample = (struct hwprof_rec_sample){.pid = 1000,
+						      .tid = 1000 + (uint32_t)(i % 4),
+						      .cpu = (uint32_t)(i % 2),
+						      .time = 10 + i * 250000,
+						      .ip = ips[k < distinct ? k : distinct - 1],
+						      .period = 250000};
 		if ((ret = hwprof_writer_add(w, &r)) < 0) {
 			fprintf(stderr, "gen_synth: %s\n", strerror(-ret));
 			return 2;

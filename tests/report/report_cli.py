@@ -2,6 +2,7 @@
 """report_cli.py HWPROF - `hwprof report` end to end: JSON and CSV parse and agree with each
 other and with the text view; bad input gives one line and the documented exit code."""
 import csv
+import ctypes.util
 import io
 import json
 import os
@@ -62,6 +63,9 @@ def check_debuginfod(tmp):
     if not bare or not debug or not build_id(bare):
         print("skip debuginfod: the split workload was not built")
         return
+    if not ctypes.util.find_library("debuginfod"):
+        print("skip debuginfod: libdebuginfod is not installed (libdw loads it on demand)")
+        return
     want = "/buildid/%s/debuginfo" % build_id(bare)
     served = []
 
@@ -96,6 +100,26 @@ def check_debuginfod(tmp):
     check(want in served, "debuginfod was not asked for %s (asked: %r)" % (want, served))
     check(top["line"] == hot_line("wl_dwarf.c", "dwarf") and top["function"] == "touch",
           "debuginfod: top row %r" % top)
+
+
+def check_kernel(tmp):
+    """Kernel samples (:k) resolve through /proc/kallsyms when it shows addresses."""
+    with open("/proc/kallsyms") as f:
+        if f.readline().startswith("0000000000000000"):
+            print("skip kernel symbols: /proc/kallsyms hides addresses from this user")
+            return
+    data = os.path.join(tmp, "kernel.data")
+    rec = subprocess.run([HWPROF, "record", "-e", "cpu-clock:k", "-o", data, "--", "dd",
+                          "if=/dev/zero", "of=/dev/null", "bs=64k", "count=20000"],
+                         capture_output=True, text=True)
+    if rec.returncode != 0:
+        print("skip kernel symbols: cannot record :k here: " + rec.stderr.strip())
+        return
+    r = report("-i", data, "-f", "json", "--sort", "function")
+    rows = json.loads(r.stdout)["rows"]
+    kernel = [row for row in rows if row["dso"] == "[kernel]"]
+    check(kernel and all(row["function"] for row in kernel[:3]),
+          "kernel rows without names: %r" % kernel[:3])
 
 
 def main():
@@ -163,6 +187,15 @@ def main():
     with open(rnd, "wb") as f:
         f.write(os.urandom(4096))
     one_line_error(report("-i", rnd), 2, ["random.data"], "random file")
+    with open(data, "rb") as f:
+        newer = bytearray(f.read())
+    newer[8:10] = (99).to_bytes(2, "little")  # major version, docs/format.md
+    newpath = os.path.join(tmp, "newer.data")
+    with open(newpath, "wb") as f:
+        f.write(newer)
+    one_line_error(report("-i", newpath), 2, ["newer.data"], "newer major version")
+    one_line_error(report("-i", data, "--event", "cycles"), 2, ["--event", "cycles",
+                                                               "page-faults"], "unknown event")
     one_line_error(report("-i", data, "--sort", "nope"), 64, ["nope"], "unknown sort key")
     one_line_error(report("-i", data, "--format", "xml"), 64, ["xml"], "unknown format")
     one_line_error(report("-i", data, "--pid", "abc"), 64, ["--pid", "abc"], "bad pid")
@@ -186,6 +219,7 @@ def main():
     check(r.returncode == 0 and r.stdout.startswith("usage: hwprof report"), "--help")
 
     check_debuginfod(tmp)
+    check_kernel(tmp)
 
     shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))

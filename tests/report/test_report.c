@@ -8,6 +8,7 @@
 
 #include "builder.h"
 #include "model.h"
+#include "output.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -72,8 +73,9 @@ static int run(char *const argv[])
 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	cr_assert(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) == 0, "spawn %s", argv[0]);
+	status = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	cr_assert(status == 0, "spawn %s: %s", argv[0], strerror(status));
 	cr_assert(waitpid(pid, &status, 0) == pid);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -81,8 +83,18 @@ static int run(char *const argv[])
 /* Records PROG (with one argument, a page count) into OUT at one sample per page fault. */
 static void record(const char *out, const char *prog, const char *arg)
 {
-	char *argv[] = { (char *)need_env("HWPROF"), "record", "-e", "page-faults", "-c", "1",
-			 "-o", (char *)out, "--", (char *)prog, (char *)arg, NULL };
+	char *argv[] = {(char *)need_env("HWPROF"),
+			"record",
+			"-e",
+			"page-faults",
+			"-c",
+			"1",
+			"-o",
+			(char *)out,
+			"--",
+			(char *)prog,
+			(char *)arg,
+			NULL};
 
 	cr_assert_eq(run(argv), 0, "hwprof record of %s failed", prog);
 }
@@ -99,8 +111,8 @@ static struct profile *load_opts(struct profile_options *o)
 
 static struct profile *load1(const char *path, enum inline_mode mode)
 {
-	const char *in[] = { path };
-	struct profile_options o = { .inputs = in, .ninputs = 1, .inline_mode = mode };
+	const char *in[] = {path};
+	struct profile_options o = {.inputs = in, .ninputs = 1, .inline_mode = mode};
 
 	return load_opts(&o);
 }
@@ -168,8 +180,8 @@ static void check_hot(const char *prog, const char *src, const char *token, int 
 	all = samples_at(p, src, 0, NULL, NULL);
 	cr_expect(hot * 100 >= all * 95, "%s: %s:%d has %lu of the file's %lu samples", prog, src,
 		  line, (unsigned long)hot, (unsigned long)all);
-	cr_expect(hot >= (uint64_t)pages * 95 / 100, "%s: %s:%d has %lu samples for %d pages",
-		  prog, src, line, (unsigned long)hot, pages);
+	cr_expect(hot >= (uint64_t)pages * 95 / 100, "%s: %s:%d has %lu samples for %d pages", prog,
+		  src, line, (unsigned long)hot, pages);
 	profile_free(p);
 	unlink(out);
 }
@@ -191,8 +203,7 @@ Test(report, wilson_against_hand_computed_values)
 	cr_expect(hi > 0.999999 && lo > 0.7224 && lo < 0.7225, "[%f, %f]", lo, hi);
 	/* 500 of 1000: .5 +- 1.96 * sqrt(.25/1000 + 3.8415/4e6) / 1.0038415 = [.46907, .53093] */
 	profile_wilson95(500, 1000, &lo, &hi);
-	cr_expect(lo > 0.46905 && lo < 0.46910 && hi > 0.53090 && hi < 0.53095, "[%f, %f]", lo,
-		  hi);
+	cr_expect(lo > 0.46905 && lo < 0.46910 && hi > 0.53090 && hi < 0.53095, "[%f, %f]", lo, hi);
 	profile_wilson95(0, 0, &lo, &hi);
 	cr_expect(lo == 0 && hi == 1);
 }
@@ -253,8 +264,10 @@ Test(report, shared_library_linked_with_lld)
 	}
 	elf_end(e);
 	close(fd);
-	cr_expect(shifted, "%s: its text segment has p_vaddr == p_offset; the test proves "
-		  "nothing about lld's layout", lib);
+	cr_expect(shifted,
+		  "%s: its text segment has p_vaddr == p_offset; the test proves "
+		  "nothing about lld's layout",
+		  lib);
 	check_hot(need_env("RPT_LLD"), "wl_lld_lib.c", "lld", 2000);
 }
 
@@ -336,9 +349,9 @@ Test(report, stripped_with_build_id_directory)
 	const char *bare = need_env("RPT_DWARF_BARE"), *debug = need_env("RPT_DWARF_DEBUG");
 	char out[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX + 64], link[PATH_MAX + 128], hex[41];
 	const unsigned char *id;
-	const char *dirs[1] = { dir };
-	const char *in[1] = { out };
-	struct profile_options o = { .inputs = in, .ninputs = 1 };
+	const char *dirs[1] = {dir};
+	const char *in[1] = {out};
+	struct profile_options o = {.inputs = in, .ninputs = 1};
 	struct profile *p;
 	int line = hot_line("wl_dwarf.c", "dwarf");
 	int fd = open(bare, O_RDONLY);
@@ -356,7 +369,8 @@ Test(report, stripped_with_build_id_directory)
 	tmp_path(dir, sizeof(dir), "debugroot");
 	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
 	snprintf(link, sizeof(link), "%s/%s.debug", sub, hex + 2);
-	cr_assert(mkdir(dir, 0755) == 0 && mkdir(strcat(strcpy(out, dir), "/.build-id"), 0755) == 0);
+	cr_assert(mkdir(dir, 0755) == 0 &&
+		  mkdir(strcat(strcpy(out, dir), "/.build-id"), 0755) == 0);
 	cr_assert(mkdir(sub, 0755) == 0 && symlink(debug, link) == 0, "%s", strerror(errno));
 
 	tmp_path(out, sizeof(out), "bare.data");
@@ -411,7 +425,7 @@ Test(report, rebuilt_binary_is_detected_not_misattributed)
 	cr_expect(has_warning(p, prog, "rebuilt since the recording"), "no rebuild warning");
 	cr_expect(samples_of_dso(p, prog) >= 1900, "the samples must stay, as [unknown]");
 	cr_expect_eq(samples_at(p, "wl_dwarf.c", 0, NULL, NULL), 0,
-		  "samples attributed to the new build's lines");
+		     "samples attributed to the new build's lines");
 	for (size_t i = 0; i < p->nlocs; i++)
 		if (!strcmp(p->locs[i].dso, prog))
 			cr_expect(p->locs[i].unknown && !p->locs[i].function);
@@ -430,8 +444,8 @@ Test(report, rebuilt_binary_is_detected_not_misattributed)
 Test(report, merged_recordings_of_one_binary)
 {
 	char a[PATH_MAX], b[PATH_MAX];
-	const char *in[2] = { a, b };
-	struct profile_options o = { .inputs = in, .ninputs = 2 };
+	const char *in[2] = {a, b};
+	struct profile_options o = {.inputs = in, .ninputs = 2};
 	struct profile *p;
 	int line = hot_line("wl_dwarf.c", "dwarf");
 
@@ -451,24 +465,34 @@ Test(report, merged_recordings_of_one_binary)
 /* ---- synthetic records: replay, filters, kernel, builds, truncation ---------------------- */
 
 static struct hwprof_file_event synth_event = {
-	.name = "page-faults", .type = 1, .config = 2, .sampling = true, .period_or_freq = 1,
+    .name = "page-faults",
+    .type = 1,
+    .config = 2,
+    .sampling = true,
+    .period_or_freq = 1,
 };
 
 static void begin(struct builder *b, const char *name)
 {
-	struct hwprof_file_header h = { .major = 1, .nevents = 1, .events = &synth_event };
+	struct hwprof_file_header h = {.major = 1, .nevents = 1, .events = &synth_event};
 
 	cr_assert_eq(builder_begin_input(b, name, &h), 0);
 }
 
-static void add_mmap(struct builder *b, uint32_t pid, uint64_t t, uint64_t start,
-		     const char *file, uint8_t id)
+static void add_mmap(struct builder *b, uint32_t pid, uint64_t t, uint64_t start, const char *file,
+		     uint8_t id)
 {
-	struct hwprof_record r = { .type = HWPROF_REC_MMAP };
+	struct hwprof_record r = {.type = HWPROF_REC_MMAP};
 
-	r.mmap = (struct hwprof_rec_mmap){ .pid = pid, .tid = pid, .time = t, .start = start,
-					   .len = 0x1000, .pgoff = 0, .prot = 5,
-					   .build_id_size = id ? 20 : 0, .filename = file };
+	r.mmap = (struct hwprof_rec_mmap){.pid = pid,
+					  .tid = pid,
+					  .time = t,
+					  .start = start,
+					  .len = 0x1000,
+					  .pgoff = 0,
+					  .prot = 5,
+					  .build_id_size = id ? 20 : 0,
+					  .filename = file};
 	memset(r.mmap.build_id, id, sizeof(r.mmap.build_id));
 	cr_assert_eq(builder_add(b, &r), 0);
 }
@@ -476,29 +500,29 @@ static void add_mmap(struct builder *b, uint32_t pid, uint64_t t, uint64_t start
 static void add_comm(struct builder *b, uint32_t pid, uint32_t tid, uint64_t t, const char *c,
 		     bool exec)
 {
-	struct hwprof_record r = { .type = HWPROF_REC_COMM };
+	struct hwprof_record r = {.type = HWPROF_REC_COMM};
 
-	r.comm = (struct hwprof_rec_comm){ .pid = pid, .tid = tid, .time = t, .exec = exec,
-					   .comm = c };
+	r.comm =
+	    (struct hwprof_rec_comm){.pid = pid, .tid = tid, .time = t, .exec = exec, .comm = c};
 	cr_assert_eq(builder_add(b, &r), 0);
 }
 
 static void add_fork(struct builder *b, uint32_t pid, uint32_t ppid, uint64_t t)
 {
-	struct hwprof_record r = { .type = HWPROF_REC_FORK };
+	struct hwprof_record r = {.type = HWPROF_REC_FORK};
 
-	r.task = (struct hwprof_rec_task){ .pid = pid, .ppid = ppid, .tid = pid, .ptid = ppid,
-					   .time = t };
+	r.task =
+	    (struct hwprof_rec_task){.pid = pid, .ppid = ppid, .tid = pid, .ptid = ppid, .time = t};
 	cr_assert_eq(builder_add(b, &r), 0);
 }
 
 static void add_samples(struct builder *b, uint32_t pid, uint32_t tid, uint64_t t, uint64_t ip,
 			int n, bool kernel)
 {
-	struct hwprof_record r = { .type = HWPROF_REC_SAMPLE };
+	struct hwprof_record r = {.type = HWPROF_REC_SAMPLE};
 
-	r.sample = (struct hwprof_rec_sample){ .pid = pid, .tid = tid, .time = t, .ip = ip,
-					       .period = 1, .kernel = kernel };
+	r.sample = (struct hwprof_rec_sample){
+	    .pid = pid, .tid = tid, .time = t, .ip = ip, .period = 1, .kernel = kernel};
 	for (int i = 0; i < n; i++)
 		cr_assert_eq(builder_add(b, &r), 0);
 }
@@ -517,7 +541,7 @@ static struct profile *finish(struct builder *b, char *err, size_t len, int want
  * read after it, and must still resolve to the old image. */
 Test(report, mmap_replay_follows_time_fork_and_exec)
 {
-	struct profile_options o = { 0 };
+	struct profile_options o = {0};
 	struct builder *b;
 	struct profile *p;
 	char err[256];
@@ -527,14 +551,21 @@ Test(report, mmap_replay_follows_time_fork_and_exec)
 	add_mmap(b, 10, 100, 0x400000, "/nonexistent/old", 0);
 	add_comm(b, 10, 10, 500, "new", true);
 	add_mmap(b, 10, 600, 0x400000, "/nonexistent/new", 0);
-	add_samples(b, 10, 10, 400, 0x400010, 3, false);  /* before the exec */
-	add_samples(b, 10, 10, 700, 0x400010, 5, false);  /* after */
+	add_samples(b, 10, 10, 400, 0x400010, 3, false); /* before the exec */
+	add_samples(b, 10, 10, 700, 0x400010, 5, false); /* after */
 	add_fork(b, 11, 10, 800);
-	add_samples(b, 11, 11, 900, 0x400020, 7, false);  /* the child has the parent's maps */
-	add_samples(b, 12, 12, 900, 0x400020, 2, false);  /* no maps: [unknown] */
+	add_samples(b, 11, 11, 900, 0x400020, 7, false); /* the child has the parent's maps */
+	add_samples(b, 12, 12, 900, 0x400020, 2, false); /* no maps: [unknown] */
+	/* Child 20's exec and new image read before its FORK record. */
+	add_comm(b, 20, 20, 1000, "child", true);
+	add_mmap(b, 20, 1010, 0x400000, "/nonexistent/child", 0);
+	add_samples(b, 20, 20, 1100, 0x400030, 4, false); /* after the exec */
+	add_fork(b, 20, 10, 950);
+	add_samples(b, 20, 20, 960, 0x400030, 6, false); /* between fork and exec */
 	p = finish(b, err, sizeof(err), 0);
 	cr_expect_eq(samples_of_dso(p, "/nonexistent/old"), 3);
-	cr_expect_eq(samples_of_dso(p, "/nonexistent/new"), 12);
+	cr_expect_eq(samples_of_dso(p, "/nonexistent/new"), 18);
+	cr_expect_eq(samples_of_dso(p, "/nonexistent/child"), 4);
 	cr_expect_eq(samples_of_dso(p, "[unknown]"), 2);
 	cr_expect(has_warning(p, "/nonexistent/new", "deleted or moved"));
 	profile_free(p);
@@ -560,7 +591,7 @@ static struct builder *two_processes(struct profile_options *o, int want_new)
 
 Test(report, filters_by_pid_tid_comm)
 {
-	struct profile_options o = { .pids = "200" };
+	struct profile_options o = {.pids = "200"};
 	struct profile *p;
 	char err[256] = "";
 
@@ -569,12 +600,12 @@ Test(report, filters_by_pid_tid_comm)
 	cr_expect_eq(p->samples_read, 100);
 	profile_free(p);
 
-	o = (struct profile_options){ .tids = "100,201" };
+	o = (struct profile_options){.tids = "100,201"};
 	p = finish(two_processes(&o, 0), err, sizeof(err), 0);
 	cr_expect_eq(p->samples, 70);
 	profile_free(p);
 
-	o = (struct profile_options){ .comms = "beta" };
+	o = (struct profile_options){.comms = "beta"};
 	p = finish(two_processes(&o, 0), err, sizeof(err), 0);
 	cr_expect_eq(p->samples, 30);
 	profile_free(p);
@@ -582,28 +613,28 @@ Test(report, filters_by_pid_tid_comm)
 
 Test(report, unknown_filter_values_are_errors)
 {
-	struct profile_options o = { .pids = "999" };
+	struct profile_options o = {.pids = "999"};
 	char err[256] = "";
 
 	cr_expect_null(finish(two_processes(&o, 0), err, sizeof(err), -EINVAL));
 	cr_expect(strstr(err, "--pid '999'") && strstr(err, "100"), "%s", err);
 
-	o = (struct profile_options){ .comms = "gamma" };
+	o = (struct profile_options){.comms = "gamma"};
 	finish(two_processes(&o, 0), err, sizeof(err), -EINVAL);
 	cr_expect(strstr(err, "--comm 'gamma'") && strstr(err, "alpha"), "%s", err);
 
-	o = (struct profile_options){ .pids = "12x" };
+	o = (struct profile_options){.pids = "12x"};
 	two_processes(&o, -EINVAL);
-	o = (struct profile_options){ .tids = "," };
+	o = (struct profile_options){.tids = ","};
 	two_processes(&o, -EINVAL);
 }
 
 Test(report, filters_by_dso_and_function)
 {
 	char out[PATH_MAX];
-	const char *in[1] = { out };
-	struct profile_options o = { .inputs = in, .ninputs = 1, .functions = "poke",
-				     .dsos = "rpt_inline" };
+	const char *in[1] = {out};
+	struct profile_options o = {
+	    .inputs = in, .ninputs = 1, .functions = "poke", .dsos = "rpt_inline"};
 	struct profile *p;
 	char err[512];
 
@@ -623,7 +654,7 @@ Test(report, filters_by_dso_and_function)
 Test(report, kernel_ips_from_kallsyms)
 {
 	char ks[PATH_MAX], err[256];
-	struct profile_options o = { .kallsyms = ks };
+	struct profile_options o = {.kallsyms = ks};
 	struct builder *b;
 	struct profile *p;
 	FILE *f;
@@ -633,7 +664,8 @@ Test(report, kernel_ips_from_kallsyms)
 	cr_assert(f);
 	fputs("ffffffff81000000 T _stext\nffffffff81001000 t clear_page_erms\n"
 	      "ffffffff81002000 D some_data\nffffffff81003000 T handle_mm_fault\n"
-	      "ffffffffc0000000 t e1000_poll\t[e1000]\n", f);
+	      "ffffffffc0000000 t e1000_poll\t[e1000]\n",
+	      f);
 	fclose(f);
 	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
 	begin(b, "synthetic");
@@ -661,7 +693,7 @@ Test(report, kernel_ips_from_kallsyms)
 
 Test(report, inputs_with_different_builds_are_kept_apart)
 {
-	struct profile_options o = { 0 };
+	struct profile_options o = {0};
 	struct builder *b;
 	struct profile *p;
 	char err[256];
@@ -738,4 +770,118 @@ Test(report, rows_group_by_keys_with_intervals)
 	free(rows);
 	profile_free(p);
 	unlink(out);
+}
+
+/* Several sampling events in one file: one shown at a time, the others said. */
+Test(report, one_sampling_event_at_a_time)
+{
+	struct hwprof_file_event evs[2] = {
+	    {.name = "cpu-clock", .sampling = true, .period_or_freq = 1000},
+	    {.name = "page-faults", .sampling = true, .period_or_freq = 1},
+	};
+	struct hwprof_file_header h = {.major = 1, .nevents = 2, .events = evs};
+	struct hwprof_record r = {.type = HWPROF_REC_SAMPLE};
+	struct profile_options o = {0};
+	const char *names[] = {NULL, "page-faults", "bogus"};
+	struct builder *b;
+	struct profile *p;
+	char err[256] = "";
+
+	for (int k = 0; k < 3; k++) {
+		o.event = names[k];
+		cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+		cr_assert_eq(builder_begin_input(b, "two.data", &h), 0);
+		for (int i = 0; i < 10; i++) {
+			r.sample = (struct hwprof_rec_sample){.pid = 1,
+							      .tid = 1,
+							      .ip = 0x1000,
+							      .period = 1,
+							      .event = (uint16_t)(i % 2 ? 1 : 0)};
+			if (i >= 6)
+				r.sample.event = 1;
+			cr_assert_eq(builder_add(b, &r), 0);
+		}
+		p = finish(b, err, sizeof(err), k == 2 ? -EINVAL : 0);
+		if (k == 0) {
+			cr_expect_eq(p->samples, 3);
+			cr_expect(has_warning(p, "7 samples of 'page-faults'", "--event"));
+			cr_expect_str_eq(p->header.events[p->event].name, "cpu-clock");
+		} else if (k == 1) {
+			cr_expect_eq(p->samples, 7);
+			cr_expect_str_eq(p->header.events[p->event].name, "page-faults");
+		} else {
+			cr_expect(strstr(err, "--event 'bogus'") && strstr(err, "cpu-clock"), "%s",
+				  err);
+		}
+		profile_free(p);
+	}
+}
+
+/* Shares weigh samples by their period (-F varies it); the header's counted totals are scaled
+ * for multiplexing, flagged under 90%, and give derived metrics with formulas. */
+Test(report, period_weights_and_counted_totals)
+{
+	struct hwprof_file_count counts[2] = {
+	    {.event = "instructions",
+	     .counted = true,
+	     .value = 3000,
+	     .enabled_ns = 100,
+	     .running_ns = 50,
+	     .scale = 1.0},
+	    {.event = "cycles",
+	     .counted = true,
+	     .value = 1000,
+	     .enabled_ns = 100,
+	     .running_ns = 50,
+	     .scale = 1.0},
+	};
+	struct hwprof_file_trailer t = {
+	    .samples = 2, .duration_ns = 1000000000, .ncounts = 2, .counts = counts};
+	struct profile_options o = {0};
+	struct builder *b;
+	struct profile *p = NULL;
+	struct profile_row *rows;
+	struct output_opts oo = {0};
+	enum profile_key key = PROFILE_KEY_LINE;
+	char err[256], *text = NULL;
+	size_t n, len;
+	FILE *f;
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "weights.data");
+	add_samples(b, 1, 1, 1, 0x1000, 1, false);
+	{
+		struct hwprof_record r = {.type = HWPROF_REC_SAMPLE};
+		r.sample = (struct hwprof_rec_sample){
+		    .pid = 1, .tid = 1, .time = 2, .ip = 0x2000, .period = 3};
+		cr_assert_eq(builder_add(b, &r), 0);
+	}
+	cr_assert_eq(builder_end_input(b, &t, HWPROF_READ_OK, NULL), 0);
+	cr_assert_eq(builder_finish(b, &p, err, sizeof(err)), 0, "%s", err);
+	builder_free(b);
+	cr_assert_eq(profile_rows(p, &key, 1, &rows, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_expect(rows[0].share > 0.7499 && rows[0].share < 0.7501, "%f", rows[0].share);
+	cr_expect_eq(rows[0].offset, 0x2000);
+	cr_expect(profile_count_scaled(&counts[0]) == 6000.0);
+
+	f = open_memstream(&text, &len);
+	cr_assert_eq(output_text(f, p, rows, n, &oo), 0);
+	fclose(f);
+	cr_expect(strstr(text, "instructions") && strstr(text, "6000"), "%s", text);
+	cr_expect(strstr(text, "50.0%  (multiplexed"), "multiplexing not flagged:\n%s", text);
+	cr_expect(strstr(text, "IPC") && strstr(text, "3.000"), "no IPC 3.000:\n%s", text);
+	free(text);
+
+	text = NULL;
+	f = open_memstream(&text, &len);
+	cr_assert_eq(output_json(f, p, rows, n, &oo), 0);
+	fclose(f);
+	cr_expect(strstr(text, "\"counts\":[{\"event\":\"instructions\",\"value\":3000,"
+			       "\"enabled_ns\":100,\"running_ns\":50,\"scaled\":6000"),
+		  "%s", text);
+	cr_expect(strstr(text, "\"name\":\"IPC\",\"value\":3"), "%s", text);
+	free(text);
+	free(rows);
+	profile_free(p);
 }

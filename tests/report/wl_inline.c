@@ -24,8 +24,8 @@ __attribute__((noipa)) void second(volatile char *buf, size_t n)
 
 static volatile char *fresh(size_t pages)
 {
-	void *p = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
+	void *p =
+	    mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 

@@ -1,0 +1,237 @@
+/* funcs.c - the function list of a profile, and finding functions by name (funcs.h). */
+#include "funcs.h"
+
+#include "cli.h"
+#include "keymap.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_inlined(const struct profile_loc *l)
+{
+	return l->inlined_into && l->function;
+}
+
+/* The function a location is charged to: the real (out-of-line) function its inline frames
+ * were inlined into (model.h: inlined_into is the outermost, not-inlined function). */
+static const char *outer_name(const struct profile_loc *l)
+{
+	if (l->inlined_into)
+		return l->inlined_into;
+	return l->function ? l->function : "[unknown]";
+}
+
+static int func_cmp(const void *pa, const void *pb)
+{
+	const struct ann_func *a = pa, *b = pb;
+
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+struct ann_model *ann_model_build(const struct profile *p)
+{
+	struct ann_model *m = xcalloc(1, sizeof(*m));
+	size_t *func_of = xmalloc((p->nlocs ? p->nlocs : 1) * sizeof(*func_of));
+	size_t *fill;
+	struct keymap funcs, inl;
+	size_t ninl = 0;
+
+	m->profile = p;
+	keymap_init(&funcs, 64);
+	keymap_init(&inl, 64);
+	m->funcs = xmalloc((p->nlocs ? p->nlocs : 1) * sizeof(*m->funcs));
+	for (size_t i = 0; i < p->nlocs; i++) {
+		const struct profile_loc *l = &p->locs[i];
+		size_t f = keymap_get_or_add(&funcs, l->dso, outer_name(l), NULL, m->nfuncs);
+
+		if (f == m->nfuncs)
+			m->funcs[m->nfuncs++] = (struct ann_func){ .name = outer_name(l),
+								   .dso = l->dso ? l->dso : "" };
+		func_of[i] = f;
+		m->funcs[f].samples += l->samples;
+		m->funcs[f].period += l->period;
+		m->funcs[f].nlocs++;
+		/* Distinct inline functions per function. */
+		if (is_inlined(l)) {
+			keymap_get_or_add(&inl, l->dso, outer_name(l), l->function, 0);
+			if (inl.n > ninl) {	/* a new key */
+				ninl = inl.n;
+				m->funcs[f].ninlined++;
+			}
+		}
+	}
+	/* Group the locations by function: a counting sort, locations keep their period order. */
+	fill = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(*fill));
+	for (size_t f = 0, at = 0; f < m->nfuncs; f++) {
+		m->funcs[f].first = at;
+		at += m->funcs[f].nlocs;
+	}
+	m->locs = xmalloc((p->nlocs ? p->nlocs : 1) * sizeof(*m->locs));
+	for (size_t i = 0; i < p->nlocs; i++) {
+		struct ann_func *f = &m->funcs[func_of[i]];
+
+		m->locs[f->first + fill[func_of[i]]++] = &p->locs[i];
+	}
+	for (size_t f = 0; f < m->nfuncs; f++)
+		m->funcs[f].share = p->period > 0 ? m->funcs[f].period / p->period : 0;
+	qsort(m->funcs, m->nfuncs, sizeof(*m->funcs), func_cmp);
+	keymap_release(&inl);
+	keymap_release(&funcs);
+	free(fill);
+	free(func_of);
+	return m;
+}
+
+void ann_model_free(struct ann_model *m)
+{
+	if (!m)
+		return;
+	free(m->funcs);
+	free(m->locs);
+	free(m);
+}
+
+/* NAME without its argument list: length of "ns::f" in "ns::f(int) const". Operator names
+ * ("operator()") keep their first parenthesis pair. */
+static size_t bare_len(const char *name)
+{
+	const char *par = strchr(name, '(');
+
+	if (par && par - name >= 8 && !strncmp(par - 8, "operator", 8) && par[1] == ')')
+		par = strchr(par + 2, '(');
+	return par && par > name ? (size_t)(par - name) : strlen(name);
+}
+
+/* Length of NAME's first N bytes without a compiler clone suffix: "f.constprop.0", "f.isra.0",
+ * "f.part.1", "f.cold" are copies of f made by the optimiser. */
+static size_t unclone_len(const char *name, size_t n)
+{
+	const char *dot = memchr(name, '.', n);
+
+	return dot && dot > name ? (size_t)(dot - name) : n;
+}
+
+/* Start of the last "::" component within the first N bytes of NAME. */
+static const char *last_component(const char *name, size_t n)
+{
+	const char *last = name;
+
+	for (size_t i = 0; i + 1 < n; i++)
+		if (name[i] == ':' && name[i + 1] == ':')
+			last = name + i + 2;
+	return last;
+}
+
+const char *ann_name_ident(const char *name, size_t *len)
+{
+	size_t n = bare_len(name);
+	const char *ident = last_component(name, n);
+
+	*len = unclone_len(ident, (size_t)(name + n - ident));
+	return ident;
+}
+
+static bool name_matches(const char *name, const char *query)
+{
+	size_t n = bare_len(name), q = strlen(query), u;
+	const char *last = last_component(name, n);
+
+	if (!strcmp(name, query))
+		return true;
+	if (n == q && !strncmp(name, query, q))
+		return true;
+	u = unclone_len(last, (size_t)(name + n - last));
+	if ((size_t)(name + n - last) == q && !strncmp(last, query, q))
+		return true;
+	return u == q && !strncmp(last, query, q);
+}
+
+size_t ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < m->nfuncs; i++) {
+		if (!name_matches(m->funcs[i].name, name))
+			continue;
+		if (found < max)
+			out[found] = i;
+		found++;
+	}
+	return found;
+}
+
+/* Case-insensitive edit distance of A (length N) and B (length K), both capped at 64. */
+static size_t edit_distance(const char *a, size_t n, const char *b, size_t k)
+{
+	size_t row[65];
+
+	n = n > 64 ? 64 : n;
+	k = k > 64 ? 64 : k;
+	for (size_t j = 0; j <= k; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= k; j++) {
+			size_t up = row[j];
+			size_t cost =
+			    tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[k];
+}
+
+size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *out, size_t max)
+{
+	size_t *score, stored = 0;
+
+	if (!max || !m->nfuncs)
+		return 0;
+	score = xmalloc(max * sizeof(*score));
+	for (size_t i = 0; i < m->nfuncs; i++) {
+		const char *fn = m->funcs[i].name;
+		size_t n = bare_len(fn), d, d2, pos;
+		const char *last = last_component(fn, n);
+
+		d = edit_distance(fn, n, name, strlen(name));
+		d2 = edit_distance(last, (size_t)(fn + n - last), name, strlen(name));
+		d = d2 < d ? d2 : d;
+		if (strcasestr(fn, name))
+			d = 0;
+		/* Insertion into the sorted top MAX; ties keep the hotter function first. */
+		if (stored == max && d >= score[max - 1])
+			continue;
+		pos = stored < max ? stored++ : max - 1;
+		while (pos > 0 && score[pos - 1] > d) {
+			score[pos] = score[pos - 1];
+			out[pos] = out[pos - 1];
+			pos--;
+		}
+		score[pos] = d;
+		out[pos] = i;
+	}
+	free(score);
+	return stored;
+}
+
+bool ann_text_matches(const char *text, const char *pattern)
+{
+	for (const char *p = pattern; *p; p++)
+		if (isupper((unsigned char)*p))
+			return strstr(text, pattern) != NULL;
+	return strcasestr(text, pattern) != NULL;
+}

@@ -1,0 +1,62 @@
+/* funcs.h - the function list of a profile: every function with samples, hottest first, and
+ * finding functions by name. Free of curses and output formats.
+ *
+ * An inline frame counts for the real function it was inlined into (report/model.h:
+ * inlined_into), so a function's total holds the samples of everything inlined into it, and
+ * an inline function is no function of its own. Functions are keyed by (DSO, name).
+ * The model only reads the profile, which must outlive it.
+ */
+#ifndef HWPROF_ANNOTATE_FUNCS_H
+#define HWPROF_ANNOTATE_FUNCS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* One function of the profile: a symbol, plus everything inlined into it. */
+struct ann_func {
+	const char *name;	/* owned by the profile; "[unknown]" for samples without symbol */
+	const char *dso;	/* owned by the profile */
+	uint64_t samples;
+	double period;		/* events */
+	double share;		/* of the profile's period, 0..1 */
+	size_t ninlined;	/* distinct inline functions with samples inside it */
+	size_t first, nlocs;	/* its locations: model->locs[first .. first + nlocs) */
+};
+
+struct ann_model {
+	const struct profile *profile;
+	struct ann_func *funcs;		/* hottest first (period, then samples, then name) */
+	size_t nfuncs;
+	const struct profile_loc **locs; /* the profile's locations grouped by function */
+};
+
+/* Builds the function list of P (time linear in P's locations, plus sorting the functions).
+ * Never fails (allocation failures die). Free with ann_model_free(). */
+struct ann_model *ann_model_build(const struct profile *p);
+
+/* Frees M. Accepts NULL. */
+void ann_model_free(struct ann_model *m);
+
+/* Indexes of the functions named NAME, hottest first, into OUT (room for MAX). NAME matches a
+ * function's whole name, the name without its argument list ("ns::f" for "ns::f(int)"), its
+ * last "::" part ("f"), or that part without a compiler clone suffix ("touch_pages" for
+ * "touch_pages.constprop.0"). Returns the number found (may exceed MAX; only MAX stored). */
+size_t ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max);
+
+/* The functions whose names are closest to NAME (edit distance, case-insensitive; a name
+ * containing NAME counts as close), best first, as indexes into OUT (room for MAX).
+ * Returns the number stored. */
+size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *out, size_t max);
+
+/* The identifier in a function name, as it appears where the function is defined: the last
+ * "::" part, without argument list or compiler clone suffix ("ns::f(int)" -> "f",
+ * "touch_pages.constprop.0" -> "touch_pages"). Returns a pointer into NAME and sets *LEN. */
+const char *ann_name_ident(const char *name, size_t *len);
+
+/* Whether TEXT contains PATTERN: case-insensitive unless PATTERN has an upper-case letter. */
+bool ann_text_matches(const char *text, const char *pattern);
+
+#endif

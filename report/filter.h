@@ -1,0 +1,42 @@
+/* filter.h - report's --pid/--tid/--comm/--dso/--function lists.
+ *
+ * Each list remembers how many samples (or locations) each of its values matched, so that a
+ * value matching nothing can be reported as the likely typo it is.
+ */
+#ifndef HWPROF_REPORT_FILTER_H
+#define HWPROF_REPORT_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A comma-separated filter list and how many samples (or locations) each value matched. */
+struct filter {
+	const char *option; /* "--pid" */
+	char **v;
+	uint32_t *ids; /* numeric values (pid, tid lists) */
+	uint64_t *hits;
+	size_t n;
+};
+
+/* Parses LIST (comma-separated; NULL = no filter) for OPTION into F; NUMERIC lists hold
+ * decimal ids. Returns 0, -EINVAL with ERR (a bad id, an empty list) or -ENOMEM. */
+int filter_parse(struct filter *f, const char *option, const char *list, bool numeric,
+		 char *err, size_t errlen);
+
+/* Whether a value passes F (always when F is empty); a match counts a hit. */
+bool filter_id(struct filter *f, uint32_t id);
+bool filter_str(struct filter *f, const char *s);
+/* --dso: the recorded path or its base name. */
+bool filter_dso(struct filter *f, const char *path);
+/* --function: the name, or a C++ name without its parameter list. */
+bool filter_function(struct filter *f, const char *name);
+
+/* Frees F's lists. */
+void filter_release(struct filter *f);
+
+/* "a, b, c" of N values into BUF (LEN bytes), for messages. */
+void list_ids(char *buf, size_t len, const uint32_t *v, size_t n);
+void list_strs(char *buf, size_t len, const char *const *v, size_t n);
+
+#endif

@@ -1,0 +1,116 @@
+/* test_attach.c - a running process described from /proc, as `record -p` needs it. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "attach.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+Test(attach, threads_main_first)
+{
+	pthread_t t;
+	pid_t *tids = NULL;
+	int n;
+
+	pthread_mutex_lock(&lock);
+	cr_assert_eq(pthread_create(&t, NULL, sleeper, NULL), 0);
+	n = attach_threads(getpid(), &tids);
+	pthread_mutex_unlock(&lock);
+	pthread_join(t, NULL);
+	cr_assert_geq(n, 2);
+	cr_assert_eq(tids[0], getpid(), "the main thread comes first");
+	free(tids);
+	cr_assert_eq(attach_threads(INT_MAX - 1, &tids), -ESRCH);
+}
+
+Test(attach, cmdline_of_a_child)
+{
+	char **argv = NULL;
+	pid_t pid = fork();
+	int n = 0, status;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execlp("sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	/* Until the exec, the child's command line is ours. */
+	for (int i = 0; i < 200; i++) {
+		n = attach_cmdline(pid, &argv);
+		if (n == 2 && !strcmp(argv[0], "sleep"))
+			break;
+		for (int j = 0; n > 0 && j < n; j++)
+			free(argv[j]);
+		if (n > 0)
+			free(argv);
+		n = 0;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(argv[0], "sleep");
+	cr_assert_str_eq(argv[1], "30");
+	cr_assert_null(argv[2]);
+	for (int i = 0; i < n; i++)
+		free(argv[i]);
+	free(argv);
+	cr_assert_eq(attach_cmdline(INT_MAX - 1, &argv), -ESRCH);
+}
+
+struct seen {
+	int comms, mmaps, self, libc;
+	uint64_t time;
+};
+
+static int collect(struct hwprof_record *rec, void *arg)
+{
+	struct seen *s = arg;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	if (rec->type == HWPROF_REC_COMM) {
+		s->comms++;
+		cr_assert_eq(rec->comm.pid, getpid());
+		cr_assert_eq(rec->comm.time, s->time);
+		cr_assert_not(rec->comm.exec);
+		cr_assert_gt(strlen(rec->comm.comm), 0);
+		return 0;
+	}
+	cr_assert_eq(rec->type, HWPROF_REC_MMAP);
+	cr_assert(rec->mmap.prot & PROT_EXEC, "only executable mappings");
+	cr_assert_gt(rec->mmap.len, 0);
+	cr_assert_eq(rec->mmap.time, s->time);
+	s->mmaps++;
+	s->self += !strcmp(rec->mmap.filename, exe);
+	s->libc += strstr(rec->mmap.filename, "libc.so") != NULL;
+	return 0;
+}
+
+Test(attach, synthesize_self)
+{
+	struct seen s = {.time = 12345};
+	pid_t self = getpid();
+
+	cr_assert_eq(attach_synthesize(self, &self, 1, s.time, collect, &s), 0);
+	cr_assert_eq(s.comms, 1);
+	cr_assert_eq(s.self, 1, "our own executable's code mapping");
+	cr_assert_geq(s.libc, 1);
+}
