@@ -425,6 +425,9 @@ int hwprof_writer_open(struct hwprof_writer **out, const char *path,
 		goto fail;
 	}
 	ret = write_header(w, header);
+	/* Flushed now so that a full disk or a bad device shows before a target is launched. */
+	if (!ret)
+		ret = hwprof_writer_flush(w);
 	if (ret)
 		goto fail;
 	*out = w;

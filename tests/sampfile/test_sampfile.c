@@ -933,7 +933,12 @@ Test(sampfile, writer_errors)
 	tu_header(&h);
 	cr_assert_eq(hwprof_writer_open(&w, "/nonexistent/dir/hwprof.data", &h), -ENOENT);
 	cr_assert_null(w);
-	cr_assert_eq(hwprof_writer_open(&w, "/dev/full", &h), -ENOSPC);
+	/* Only against the real device: where /dev/full is missing, O_CREAT would make a file. */
+	struct stat st;
+	if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode))
+		cr_assert_eq(hwprof_writer_open(&w, "/dev/full", &h), -ENOSPC);
+	else
+		cr_log_warn("/dev/full is not a character device here: ENOSPC case not checked");
 	cr_assert_eq(hwprof_writer_open(&w, path, &h), 0);
 	cr_assert_eq(hwprof_writer_add(w, &s), -EINVAL, "event index beyond the header's");
 	struct hwprof_record bad = {.type = (enum hwprof_rec_type)99};
