@@ -70,10 +70,9 @@ static void make_key(const struct profile_loc *l, const enum profile_key *keys, 
 				k->offset = l->offset;
 			break;
 		case PROFILE_KEY_FUNCTION:
+			/* Addresses without a function share one "[unknown]" row per DSO. */
 			k->function = l->function;
 			k->inlined_into = l->inlined_into;
-			if (!l->function)
-				k->offset = l->offset;
 			break;
 		case PROFILE_KEY_DSO:
 			break;

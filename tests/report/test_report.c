@@ -885,3 +885,30 @@ Test(report, period_weights_and_counted_totals)
 	free(rows);
 	profile_free(p);
 }
+
+/* --sort function: the addresses of a DSO without symbols are one "[unknown]" row, not one
+ * row per address (a stripped binary otherwise floods the report). --sort line keeps them
+ * apart: there the address is the only location there is. */
+Test(report, unknown_addresses_group_under_function_sort)
+{
+	static const char dso[] = "/usr/bin/stripped", lib[] = "/lib/libc.so.6";
+	struct profile_loc locs[] = {
+		{.dso = dso, .offset = 0x4883, .unknown = true, .samples = 30, .period = 30},
+		{.dso = dso, .offset = 0x4330, .unknown = true, .samples = 20, .period = 20},
+		{.dso = lib, .offset = 0x100, .unknown = true, .samples = 10, .period = 10},
+	};
+	struct profile p = {.locs = locs, .nlocs = 3, .samples = 60, .period = 60};
+	enum profile_key fn = PROFILE_KEY_FUNCTION, line = PROFILE_KEY_LINE;
+	struct profile_row *rows;
+	size_t n;
+
+	cr_assert_eq(profile_rows(&p, &fn, 1, &rows, &n), 0);
+	cr_assert_eq(n, 2, "one row per DSO, got %zu", n);
+	cr_expect_eq(rows[0].dso, dso);
+	cr_expect_eq(rows[0].samples, 50);
+	cr_expect(rows[0].unknown && rows[0].function == NULL);
+	free(rows);
+	cr_assert_eq(profile_rows(&p, &line, 1, &rows, &n), 0);
+	cr_expect_eq(n, 3);
+	free(rows);
+}
