@@ -2,6 +2,8 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +56,7 @@ void die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport(NULL, fmt, ap);
+	vreport("error", fmt, ap);
 	va_end(ap);
 	exit(EXIT_FATAL);
 }
@@ -63,10 +65,20 @@ void die_usage(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport(NULL, fmt, ap);
+	vreport("error", fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "%s: try '%s --help'\n", prefix, prefix);
 	exit(EXIT_USAGE);
+}
+
+void cli_bad_option(char **argv)
+{
+	/* getopt leaves the offending word at argv[optind - 1]; for a short option bundled
+	 * with others (-xq) only optopt names it. */
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	if (optopt && (word[0] != '-' || word[1] == '-' || strlen(word) > 2))
+		die_usage("'-%c': unknown option, or missing its value", optopt);
+	die_usage("'%s': unknown option, or missing its value", word);
 }
 
 int cli_try_parse_num(const char *opt, const char *arg, long long min, long long max,
@@ -81,9 +93,9 @@ int cli_try_parse_num(const char *opt, const char *arg, long long min, long long
 	v = strtoll(arg, &end, 0);
 	if (end == arg || *end)
 		return error("%s '%s': not a number", opt, arg);
-	if (errno == ERANGE || v < min)
+	if ((errno == ERANGE && v == LLONG_MIN) || v < min)
 		return error("%s '%s': too small (at least %lld)", opt, arg, min);
-	if (v > max)
+	if (errno == ERANGE || v > max)
 		return error("%s '%s': too large (at most %lld)", opt, arg, max);
 	*out = v;
 	return 0;

@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "cli.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,7 +56,12 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
-		if (argc > 2 && find(argv[2])) {
+		if (argc > 2 && !find(argv[2])) {
+			fprintf(stderr, "hwprof: '%s' is not a hwprof command; see 'hwprof --help'\n",
+				argv[2]);
+			return EXIT_USAGE;
+		}
+		if (argc > 2) {
 			char *args[] = { argv[2], "--help", NULL };
 			snprintf(prefix, sizeof(prefix), "hwprof %s", argv[2]);
 			cli_set_prefix(prefix);
@@ -71,5 +77,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(prefix, sizeof(prefix), "hwprof %s", cmd->name);
 	cli_set_prefix(prefix);
+	/* Subcommands report bad options themselves, with the prefix (cli_bad_option). */
+	opterr = 0;
 	return cmd->fn(argc - 1, argv + 1);
 }

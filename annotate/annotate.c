@@ -88,7 +88,7 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			die_usage("unknown option");
+			cli_bad_option(argv);
 		}
 	}
 	if (optind < argc)

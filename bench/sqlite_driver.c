@@ -1,7 +1,7 @@
 /* sqlite_driver.c - the large real workload of the benchmark: our own small program driving the
  * sqlite amalgamation (fetched by bench/fetch-sqlite, built -O2 -g; never committed).
  *
- * usage: sqlite_driver [ROWS [QUERIES]]   (defaults 200000 and 150000)
+ * usage: sqlite_driver [ROWS [QUERIES]]   (defaults 200000 and 175000)
  *
  * One in-memory database (no disk I/O, so the profile is all CPU in sqlite's code): ROWS
  * inserts into a table with a secondary index, inside one transaction, then QUERIES range
@@ -130,7 +130,7 @@ static double step_all(const char *sql, int col)
 int main(int argc, char **argv)
 {
 	long rows = argc > 1 ? parse_arg(argv[1], "ROWS") : 200000;
-	long queries = argc > 2 ? parse_arg(argv[2], "QUERIES") : 150000;
+	long queries = argc > 2 ? parse_arg(argv[2], "QUERIES") : 175000;
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 	double sum = 0, t0 = now_ms();
 

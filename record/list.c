@@ -406,7 +406,7 @@ int cmd_list(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return EXIT_OK;
 		default:
-			die_usage("unknown option");
+			cli_bad_option(argv);
 		}
 	}
 	if (optind < argc) {

@@ -128,7 +128,7 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			die_usage("bad option");
+			cli_bad_option(argv);
 		}
 	}
 	if (optind < argc) {

@@ -187,7 +187,7 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			die_usage("unknown option");
+			cli_bad_option(argv);
 		}
 	}
 	check_ids("--pid", o->pids);

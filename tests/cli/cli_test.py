@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""The shared CLI behaviour: dispatch, help, bad options and numbers (cli.c, hwprof.c).
+Every failure is one "hwprof CMD: error: ..." line plus the --help hint, exit 64."""
+import subprocess
+import sys
+
+HWPROF = sys.argv[1]
+failed = 0
+
+
+def run(*args):
+    p = subprocess.run([HWPROF, *args], capture_output=True, text=True, timeout=30)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    global failed
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond else f": {detail!r}"))
+    failed += not cond
+
+
+rc, out, err = run("--version")
+check("--version", rc == 0 and out.startswith("hwprof "), out)
+rc, out, err = run("help", "record")
+check("help record prints record's usage", rc == 0 and "hwprof record" in out, out)
+rc, out, err = run("help", "nosuch")
+check("help of an unknown command is a usage error", rc == 64 and "'nosuch' is not a hwprof command" in err, (rc, err))
+rc, out, err = run("nosuch")
+check("unknown command", rc == 64 and "'nosuch' is not a hwprof command" in err, (rc, err))
+
+for cmd in ("record", "report", "annotate", "stat", "list"):
+    rc, out, err = run(cmd, "--bogus")
+    lines = err.strip().splitlines()
+    check(f"{cmd} --bogus: one error line naming the option, then the hint",
+          rc == 64 and len(lines) == 2 and lines[0] == f"hwprof {cmd}: error: '--bogus': unknown option, or missing its value"
+          and lines[1] == f"hwprof {cmd}: try 'hwprof {cmd} --help'", (rc, err))
+    rc, out, err = run(cmd, "--help")
+    check(f"{cmd} --help", rc == 0 and "usage" in out.lower(), (rc, out[:80]))
+
+rc, out, err = run("record", "-c", "99999999999999999999999", "--", "true")
+check("overflowing number is too large, not too small", rc == 64 and "too large" in err, err)
+rc, out, err = run("record", "-c", "0", "--", "true")
+check("zero period is too small", rc == 64 and "too small (at least 1)" in err, err)
+rc, out, err = run("record", "-F", "abc", "--", "true")
+check("not a number", rc == 64 and "-F 'abc': not a number" in err, err)
+
+sys.exit(1 if failed else 0)
