@@ -1,6 +1,7 @@
 /* hwprof.c - the subcommand table and dispatch. */
 #include "builtin.h"
 #include "cli.h"
+#include "closest.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -13,11 +14,11 @@ struct subcommand {
 };
 
 static const struct subcommand commands[] = {
-	{ "record", cmd_record, "sample a program into a sample file (hwprof.data)" },
-	{ "report", cmd_report, "top source lines, functions and DSOs of a sample file" },
-	{ "annotate", cmd_annotate, "source view with per-line shares (TUI or --stdio)" },
-	{ "stat", cmd_stat, "count events for a program: scaled counts, spread, IPC, miss rates" },
-	{ "list", cmd_list, "events this host exposes, precise_ip levels, perf_event_paranoid" },
+    {"record", cmd_record, "sample a program into a sample file (hwprof.data)"},
+    {"report", cmd_report, "top source lines, functions and DSOs of a sample file"},
+    {"annotate", cmd_annotate, "source view with per-line shares (TUI or --stdio)"},
+    {"stat", cmd_stat, "count events for a program: scaled counts, spread, IPC, miss rates"},
+    {"list", cmd_list, "events this host exposes, precise_ip levels, perf_event_paranoid"},
 };
 
 static void usage(FILE *f)
@@ -38,6 +39,28 @@ static const struct subcommand *find(const char *name)
 	return NULL;
 }
 
+/* "'X' is not a hwprof command", with the closest command when NAME looks like a typo of one.
+ * Returns EXIT_USAGE. */
+static int not_a_command(const char *name)
+{
+	struct hwprof_suggest s;
+	const char *best;
+
+	hwprof_suggest_init(&s, name);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		hwprof_suggest_consider(&s, commands[i].name);
+	best = hwprof_suggest_result(&s);
+	if (*best)
+		fprintf(stderr,
+			"hwprof: '%s' is not a hwprof command (did you mean '%s'? see 'hwprof "
+			"--help')\n",
+			name, best);
+	else
+		fprintf(stderr, "hwprof: '%s' is not a hwprof command; see 'hwprof --help'\n",
+			name);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	static char prefix[64];
@@ -56,13 +79,10 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
-		if (argc > 2 && !find(argv[2])) {
-			fprintf(stderr, "hwprof: '%s' is not a hwprof command; see 'hwprof --help'\n",
-				argv[2]);
-			return EXIT_USAGE;
-		}
+		if (argc > 2 && !find(argv[2]))
+			return not_a_command(argv[2]);
 		if (argc > 2) {
-			char *args[] = { argv[2], "--help", NULL };
+			char *args[] = {argv[2], "--help", NULL};
 			snprintf(prefix, sizeof(prefix), "hwprof %s", argv[2]);
 			cli_set_prefix(prefix);
 			return find(argv[2])->fn(2, args);
@@ -71,10 +91,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	cmd = find(argv[1]);
-	if (!cmd) {
-		fprintf(stderr, "hwprof: '%s' is not a hwprof command; see 'hwprof --help'\n", argv[1]);
-		return EXIT_USAGE;
-	}
+	if (!cmd)
+		return not_a_command(argv[1]);
 	snprintf(prefix, sizeof(prefix), "hwprof %s", cmd->name);
 	cli_set_prefix(prefix);
 	/* Subcommands report bad options themselves, with the prefix (cli_bad_option). */

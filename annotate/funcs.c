@@ -2,6 +2,7 @@
 #include "funcs.h"
 
 #include "cli.h"
+#include "closest.h"
 #include "keymap.h"
 
 #include <ctype.h>
@@ -50,8 +51,8 @@ struct ann_model *ann_model_build(const struct profile *p)
 		size_t f = keymap_get_or_add(&funcs, l->dso, outer_name(l), NULL, m->nfuncs);
 
 		if (f == m->nfuncs)
-			m->funcs[m->nfuncs++] = (struct ann_func){ .name = outer_name(l),
-								   .dso = l->dso ? l->dso : "" };
+			m->funcs[m->nfuncs++] =
+			    (struct ann_func){.name = outer_name(l), .dso = l->dso ? l->dso : ""};
 		func_of[i] = f;
 		m->funcs[f].samples += l->samples;
 		m->funcs[f].period += l->period;
@@ -59,7 +60,7 @@ struct ann_model *ann_model_build(const struct profile *p)
 		/* Distinct inline functions per function. */
 		if (is_inlined(l)) {
 			keymap_get_or_add(&inl, l->dso, outer_name(l), l->function, 0);
-			if (inl.n > ninl) {	/* a new key */
+			if (inl.n > ninl) { /* a new key */
 				ninl = inl.n;
 				m->funcs[f].ninlined++;
 			}
@@ -165,36 +166,6 @@ size_t ann_model_find(const struct ann_model *m, const char *name, size_t *out, 
 	return found;
 }
 
-/* Case-insensitive edit distance of A (length N) and B (length K), both capped at 64. */
-static size_t edit_distance(const char *a, size_t n, const char *b, size_t k)
-{
-	size_t row[65];
-
-	n = n > 64 ? 64 : n;
-	k = k > 64 ? 64 : k;
-	for (size_t j = 0; j <= k; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= n; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= k; j++) {
-			size_t up = row[j];
-			size_t cost =
-			    tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			size_t best = diag + cost;
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[k];
-}
-
 size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *out, size_t max)
 {
 	size_t *score, stored = 0;
@@ -207,8 +178,8 @@ size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *ou
 		size_t n = bare_len(fn), d, d2, pos;
 		const char *last = last_component(fn, n);
 
-		d = edit_distance(fn, n, name, strlen(name));
-		d2 = edit_distance(last, (size_t)(fn + n - last), name, strlen(name));
+		d = hwprof_edit_distance_n(fn, n, name, strlen(name));
+		d2 = hwprof_edit_distance_n(last, (size_t)(fn + n - last), name, strlen(name));
 		d = d2 < d ? d2 : d;
 		if (strcasestr(fn, name))
 			d = 0;

@@ -25,6 +25,17 @@ char *ann_group_digits(unsigned long long n, char *buf, size_t len)
 	return buf;
 }
 
+int ann_digits(unsigned long long n)
+{
+	int d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
 double ann_count_scaled(const struct hwprof_file_count *c)
 {
 	double v;
@@ -54,7 +65,7 @@ static void topic_flush(struct topic *t)
 	if (!t->cur)
 		return;
 	h->lines = xrealloc(h->lines, (h->n + 1) * sizeof(*h->lines));
-	h->lines[h->n++] = (struct ann_header_line){ .text = t->cur, .warn = t->warn };
+	h->lines[h->n++] = (struct ann_header_line){.text = t->cur, .warn = t->warn};
 	t->cur = NULL;
 	t->len = 0;
 	t->warn = false;
@@ -69,7 +80,7 @@ static void topic_begin(struct topic *t, const char *prefix)
 }
 
 static void topic_add(struct topic *t, bool warn, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void topic_add(struct topic *t, bool warn, const char *fmt, ...)
 {
 	char item[512];
@@ -193,8 +204,8 @@ static void counted_topic(struct topic *t, const struct profile *p)
 		const struct hwprof_file_count *c = &tr->counts[i];
 		double v = ann_count_scaled(c);
 
-		in[i] = (struct hwprof_metric_input){ .event = c->event, .value = v,
-						      .counted = c->counted && c->running_ns };
+		in[i] = (struct hwprof_metric_input){
+		    .event = c->event, .value = v, .counted = c->counted && c->running_ns};
 		if (!in[i].counted) {
 			topic_add(t, true, "%s not counted", c->event);
 			continue;
@@ -212,8 +223,8 @@ static void counted_topic(struct topic *t, const struct profile *p)
 		topic_add(t, false, "multiplexing: lowest %s ran %.0f%%", worst_event, 100 * worst);
 	else if (!worst_event)
 		topic_add(t, false, "multiplexing: none");
-	nmetrics = hwprof_metrics_derive(in, tr->ncounts, metrics,
-					 sizeof(metrics) / sizeof(metrics[0]));
+	nmetrics =
+	    hwprof_metrics_derive(in, tr->ncounts, metrics, sizeof(metrics) / sizeof(metrics[0]));
 	free(in);
 	if (nmetrics) {
 		topic_begin(t, "metrics: ");
@@ -235,7 +246,7 @@ static void counted_topic(struct topic *t, const struct profile *p)
 
 void ann_header_build(struct ann_header *h, const struct profile *p, int width)
 {
-	struct topic t = { .h = h, .width = width };
+	struct topic t = {.h = h, .width = width};
 
 	h->lines = NULL;
 	h->n = 0;

@@ -18,7 +18,7 @@
 
 struct ann_header_line {
 	char *text;
-	bool warn;		/* worth a highlight: lost samples, multiplexing, skid, warnings */
+	bool warn; /* worth a highlight: lost samples, multiplexing, skid, warnings */
 };
 
 struct ann_header {
@@ -39,5 +39,8 @@ double ann_count_scaled(const struct hwprof_file_count *c);
 
 /* Writes N with thousands separators ("1,234,567") into BUF (LEN bytes); returns BUF. */
 char *ann_group_digits(unsigned long long n, char *buf, size_t len);
+
+/* How many decimal digits N has (1 for 0): the width of a samples or line-number column. */
+int ann_digits(unsigned long long n);
 
 #endif

@@ -17,17 +17,6 @@ char ann_heat_marker(enum ann_heat heat)
 	return heat <= ANN_HEAT_HOTTEST ? marks[heat] : '#';
 }
 
-static int digits(unsigned long long n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
-}
-
 static void share(char *buf, size_t len, double s)
 {
 	snprintf(buf, len, "%5.1f%%", 100 * s);
@@ -57,7 +46,7 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 {
 	const struct ann_func *fn = &m->funcs[fi];
 	struct ann_view *v = ann_view_build(m, fi, src);
-	int sw = digits(v->max_samples), lw = digits((unsigned long long)v->max_line);
+	int sw = ann_digits(v->max_samples), lw = ann_digits((unsigned long long)v->max_line);
 	const char *slash = strrchr(fn->dso, '/');
 	char num[32];
 

@@ -35,7 +35,7 @@ static const struct screen source_screen, list_screen, help_screen, search_scree
 struct tui {
 	const struct ann_model *m;
 	struct source_cache *src;
-	struct ann_header hdr;		/* wrapped to the current width */
+	struct ann_header hdr; /* wrapped to the current width */
 	int rows, cols;
 	bool color;
 	bool quit;
@@ -51,7 +51,7 @@ struct tui {
 	char pattern[128];
 	char input[128];
 	size_t ninput;
-	char msg[200];			/* shown in the status line until the next key */
+	char msg[200]; /* shown in the status line until the next key */
 };
 
 enum {
@@ -66,7 +66,7 @@ enum {
 /* ---- the terminal: set up, given back on every way out ---------------------------------- */
 
 static volatile sig_atomic_t tui_on;
-static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 static struct sigaction saved_actions[sizeof(fatal_signals) / sizeof(fatal_signals[0])];
 
 static void tui_restore(void)
@@ -89,7 +89,7 @@ static void on_fatal_signal(int sig)
 static void catch_signals(void)
 {
 	static bool registered;
-	struct sigaction sa = { .sa_handler = on_fatal_signal };
+	struct sigaction sa = {.sa_handler = on_fatal_signal};
 
 	if (!registered) {
 		atexit(tui_restore);
@@ -148,7 +148,7 @@ static int put_clipped(int y, int x, const char *s, int cols)
 
 static attr_t heat_attr(const struct tui *t, enum ann_heat h)
 {
-	static const short pairs[] = { 0, PAIR_LOW, PAIR_WARM, PAIR_HOT, PAIR_HOTTEST };
+	static const short pairs[] = {0, PAIR_LOW, PAIR_WARM, PAIR_HOT, PAIR_HOTTEST};
 	attr_t a = h >= ANN_HEAT_HOT ? A_BOLD : A_NORMAL;
 
 	if (t->color && h > ANN_HEAT_NONE)
@@ -203,17 +203,6 @@ static void draw_status(const struct tui *t, const char *left, const char *hints
 	if (used + 1 + hw <= t->cols)
 		put_clipped(y, t->cols - hw, hints, hw);
 	attroff(A_REVERSE);
-}
-
-static int digits(unsigned long long n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
 }
 
 /* Keeps CUR inside the window [TOP, TOP + N); JUMP centres it when it was outside. */
@@ -302,7 +291,7 @@ static void source_draw(struct tui *t)
 	const struct ann_view *v = t->view;
 	const struct ann_func *fn = &t->m->funcs[v->func];
 	int y0 = hdr_rows(t), n = body_rows(t);
-	int sw = digits(v->max_samples), lw = digits((unsigned long long)v->max_line);
+	int sw = ann_digits(v->max_samples), lw = ann_digits((unsigned long long)v->max_line);
 	const char *slash = strrchr(fn->dso, '/');
 	char title[512], left[256], num[32];
 	size_t hotpos = 0;
@@ -310,8 +299,8 @@ static void source_draw(struct tui *t)
 	sw = sw < 7 ? 7 : sw;
 	lw = lw < 4 ? 4 : lw;
 	draw_header(t);
-	snprintf(title, sizeof(title), "%s [%s]  %.1f%% of all samples, %s sample%s%s",
-		 fn->name, slash ? slash + 1 : fn->dso, 100 * fn->share,
+	snprintf(title, sizeof(title), "%s [%s]  %.1f%% of all samples, %s sample%s%s", fn->name,
+		 slash ? slash + 1 : fn->dso, 100 * fn->share,
 		 ann_group_digits(fn->samples, num, sizeof(num)), fn->samples == 1 ? "" : "s",
 		 fn->ninlined ? ", with inlined code" : "");
 	attron(A_BOLD | A_UNDERLINE);
@@ -478,7 +467,7 @@ static void source_key(struct tui *t, int ch)
 	}
 }
 
-static const struct screen source_screen = { source_draw, source_key };
+static const struct screen source_screen = {source_draw, source_key};
 
 /* ---- the function list ------------------------------------------------------------------- */
 
@@ -486,7 +475,7 @@ static void list_draw(struct tui *t)
 {
 	const struct ann_model *m = t->m;
 	int y0 = hdr_rows(t), n = body_rows(t);
-	int sw = digits(m->nfuncs ? m->funcs[0].samples : 0);
+	int sw = ann_digits(m->nfuncs ? m->funcs[0].samples : 0);
 	char title[128];
 
 	sw = sw < 7 ? 7 : sw;
@@ -572,28 +561,28 @@ static void list_key(struct tui *t, int ch)
 	}
 }
 
-static const struct screen list_screen = { list_draw, list_key };
+static const struct screen list_screen = {list_draw, list_key};
 
 /* ---- help -------------------------------------------------------------------------------- */
 
 static const char *const help_text[] = {
-	"hwprof annotate: keys",
-	"",
-	"  Up Down j k      move one line",
-	"  PgUp PgDn b SPC  move one page",
-	"  g G Home End     first / last line",
-	"  TAB  Shift-TAB   next / previous hot line (>= 0.5% of the function)",
-	"  n N              next / previous search match, else hot line",
-	"  /                search the source text (or names in the list)",
-	"  f Enter          function list; Enter opens a function",
-	"  s                share of the function <-> share of all samples",
-	"  ?                this help",
-	"  q                back; quit from the source view",
-	"",
-	"Marker column: . under 0.5%  : under 5%  + under 20%  # 20% or more",
-	"of the function's samples. Colours follow the same levels.",
-	"",
-	"Press any key to go back.",
+    "hwprof annotate: keys",
+    "",
+    "  Up Down j k      move one line",
+    "  PgUp PgDn b SPC  move one page",
+    "  g G Home End     first / last line",
+    "  TAB  Shift-TAB   next / previous hot line (>= 0.5% of the function)",
+    "  n N              next / previous search match, else hot line",
+    "  /                search the source text (or names in the list)",
+    "  f Enter          function list; Enter opens a function",
+    "  s                share of the function <-> share of all samples",
+    "  ?                this help",
+    "  q                back; quit from the source view",
+    "",
+    "Marker column: . under 0.5%  : under 5%  + under 20%  # 20% or more",
+    "of the function's samples. Colours follow the same levels.",
+    "",
+    "Press any key to go back.",
 };
 
 static void help_draw(struct tui *t)
@@ -615,7 +604,7 @@ static void help_key(struct tui *t, int ch)
 	pop(t);
 }
 
-static const struct screen help_screen = { help_draw, help_key };
+static const struct screen help_screen = {help_draw, help_key};
 
 /* ---- the search prompt (over the screen below it) ---------------------------------------- */
 
@@ -669,7 +658,7 @@ static void search_key(struct tui *t, int ch)
 	}
 }
 
-static const struct screen search_screen = { search_draw, search_key };
+static const struct screen search_screen = {search_draw, search_key};
 
 /* ---- the loop ---------------------------------------------------------------------------- */
 
@@ -744,7 +733,7 @@ static void start_colors(struct tui *t)
 int ann_tui(const struct ann_model *m, struct source_cache *src, size_t func, char *why,
 	    size_t whylen)
 {
-	struct tui t = { .m = m, .src = src, .stack = { &source_screen }, .depth = 1 };
+	struct tui t = {.m = m, .src = src, .stack = {&source_screen}, .depth = 1};
 	SCREEN *scr;
 	int errs = 0;
 

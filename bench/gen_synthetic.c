@@ -30,9 +30,9 @@
 
 #define LOAD_BASE 0x555555554000ULL
 #define PAGE_MASK (~0xfffULL)
-#define FREQ_HZ 4000
+#define FREQ_HZ	  4000
 #define PERIOD_NS (1000000000ULL / FREQ_HZ)
-#define PID 4242
+#define PID	  4242
 
 /* What we need of the binary: its executable segments, .text and build-id. */
 struct image {
@@ -178,19 +178,19 @@ static int write_file(const char *bin, const char *out, const struct image *im, 
 {
 	struct hwprof_file_header h;
 	struct hwprof_file_event ev = {
-		.name = "cpu-clock",
-		.type = 1,	/* PERF_TYPE_SOFTWARE */
-		.config = 0,	/* PERF_COUNT_SW_CPU_CLOCK */
-		.sampling = true,
-		.freq = true,
-		.period_or_freq = FREQ_HZ,
-		.exclude_kernel = true,
-		.exclude_hv = true,
+	    .name = "cpu-clock",
+	    .type = 1,	 /* PERF_TYPE_SOFTWARE */
+	    .config = 0, /* PERF_COUNT_SW_CPU_CLOCK */
+	    .sampling = true,
+	    .freq = true,
+	    .period_or_freq = FREQ_HZ,
+	    .exclude_kernel = true,
+	    .exclude_hv = true,
 	};
-	char *argv[] = { (char *)bin };
+	char *argv[] = {(char *)bin};
 	struct hwprof_writer *w = NULL;
 	struct hwprof_record rec;
-	struct hwprof_file_trailer tr = { 0 };
+	struct hwprof_file_trailer tr = {0};
 	uint64_t t0, seed = 0x2545f4914f6cdd1dULL;
 	int err;
 
@@ -209,8 +209,8 @@ static int write_file(const char *bin, const char *out, const struct image *im, 
 
 	memset(&rec, 0, sizeof(rec));
 	rec.type = HWPROF_REC_COMM;
-	rec.comm = (struct hwprof_rec_comm){ .pid = PID, .tid = PID, .time = t0, .exec = true,
-					     .comm = "sqlite_driver" };
+	rec.comm = (struct hwprof_rec_comm){
+	    .pid = PID, .tid = PID, .time = t0, .exec = true, .comm = "sqlite_driver"};
 	err = hwprof_writer_add(w, &rec);
 	for (int i = 0; !err && i < im->nexec; i++) {
 		uint64_t start = im->exec[i].vaddr & PAGE_MASK;
@@ -219,11 +219,16 @@ static int write_file(const char *bin, const char *out, const struct image *im, 
 		memset(&rec, 0, sizeof(rec));
 		rec.type = HWPROF_REC_MMAP;
 		rec.mmap = (struct hwprof_rec_mmap){
-			.pid = PID, .tid = PID, .time = t0,
-			.start = LOAD_BASE + start, .len = end - start,
-			.pgoff = im->exec[i].offset & PAGE_MASK,
-			.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-			.build_id_size = im->build_id_size, .filename = bin,
+		    .pid = PID,
+		    .tid = PID,
+		    .time = t0,
+		    .start = LOAD_BASE + start,
+		    .len = end - start,
+		    .pgoff = im->exec[i].offset & PAGE_MASK,
+		    .prot = PROT_READ | PROT_EXEC,
+		    .flags = MAP_PRIVATE,
+		    .build_id_size = im->build_id_size,
+		    .filename = bin,
 		};
 		memcpy(rec.mmap.build_id, im->build_id, sizeof(rec.mmap.build_id));
 		err = hwprof_writer_add(w, &rec);
@@ -234,18 +239,25 @@ static int write_file(const char *bin, const char *out, const struct image *im, 
 		memset(&rec, 0, sizeof(rec));
 		rec.type = HWPROF_REC_SAMPLE;
 		rec.sample = (struct hwprof_rec_sample){
-			.pid = PID, .tid = PID, .cpu = (uint32_t)(i / 4096 % 2),
-			.time = t0 + (uint64_t)(i + 1) * PERIOD_NS,
-			.ip = LOAD_BASE + addrs[pick(cdf, ndistinct, u)],
-			.period = PERIOD_NS, .event = 0,
+		    .pid = PID,
+		    .tid = PID,
+		    .cpu = (uint32_t)(i / 4096 % 2),
+		    .time = t0 + (uint64_t)(i + 1) * PERIOD_NS,
+		    .ip = LOAD_BASE + addrs[pick(cdf, ndistinct, u)],
+		    .period = PERIOD_NS,
+		    .event = 0,
 		};
 		err = hwprof_writer_add(w, &rec);
 	}
 	if (!err) {
 		memset(&rec, 0, sizeof(rec));
 		rec.type = HWPROF_REC_EXIT;
-		rec.task = (struct hwprof_rec_task){ .pid = PID, .ppid = 1, .tid = PID, .ptid = 1,
-						     .time = t0 + (uint64_t)(nsamples + 1) * PERIOD_NS };
+		rec.task =
+		    (struct hwprof_rec_task){.pid = PID,
+					     .ppid = 1,
+					     .tid = PID,
+					     .ptid = 1,
+					     .time = t0 + (uint64_t)(nsamples + 1) * PERIOD_NS};
 		err = hwprof_writer_add(w, &rec);
 	}
 	tr.samples = (uint64_t)nsamples;

@@ -57,10 +57,10 @@ static int parse_line(char *line, struct hwprof_record *rec)
 		unsigned long long start, len, pgoff;
 		char *close = strstr(p, "]: ");
 
-		if (!close || sscanf(strchr(p, '['), "[0x%llx(0x%llx) @ %llx", &start, &len,
-				     &pgoff) != 3)
+		if (!close ||
+		    sscanf(strchr(p, '['), "[0x%llx(0x%llx) @ %llx", &start, &len, &pgoff) != 3)
 			return 0;
-		p = close + 3;			/* "r-xp /path" */
+		p = close + 3; /* "r-xp /path" */
 		if (strlen(p) < 5 || p[2] != 'x' || !strchr(p, ' '))
 			return 0;
 		rec->type = HWPROF_REC_MMAP;
@@ -82,9 +82,8 @@ static int parse_line(char *line, struct hwprof_record *rec)
 			return 0;
 		*colon = '\0';
 		rec->type = HWPROF_REC_COMM;
-		rec->comm = (struct hwprof_rec_comm){ .pid = pid, .tid = tid,
-						      .time = parse_time(tbuf), .exec = true,
-						      .comm = name };
+		rec->comm = (struct hwprof_rec_comm){
+		    .pid = pid, .tid = tid, .time = parse_time(tbuf), .exec = true, .comm = name};
 		return 1;
 	}
 	{
@@ -94,8 +93,12 @@ static int parse_line(char *line, struct hwprof_record *rec)
 			return 0;
 		rec->type = HWPROF_REC_SAMPLE;
 		rec->sample = (struct hwprof_rec_sample){
-			.pid = pid, .tid = tid, .time = parse_time(tbuf), .ip = ip,
-			.period = period, .kernel = ip >= 0xffff800000000000ULL,
+		    .pid = pid,
+		    .tid = tid,
+		    .time = parse_time(tbuf),
+		    .ip = ip,
+		    .period = period,
+		    .kernel = ip >= 0xffff800000000000ULL,
 		};
 		return 1;
 	}
@@ -104,10 +107,13 @@ static int parse_line(char *line, struct hwprof_record *rec)
 int main(int argc, char **argv)
 {
 	struct hwprof_file_header h;
-	struct hwprof_file_event ev = { .type = 1 /* PERF_TYPE_SOFTWARE */, .config = 0,
-					.sampling = true, .freq = true, .exclude_kernel = true,
-					.exclude_hv = true };
-	struct hwprof_file_trailer tr = { .exit_status = INT32_MIN };
+	struct hwprof_file_event ev = {.type = 1 /* PERF_TYPE_SOFTWARE */,
+				       .config = 0,
+				       .sampling = true,
+				       .freq = true,
+				       .exclude_kernel = true,
+				       .exclude_hv = true};
+	struct hwprof_file_trailer tr = {.exit_status = INT32_MIN};
 	struct hwprof_writer *w = NULL;
 	struct hwprof_record rec;
 	uint64_t samples = 0, mmaps = 0, first = 0, last = 0;
@@ -131,7 +137,7 @@ int main(int argc, char **argv)
 	if (err)
 		return fail("hwprof_header_init", -err);
 	h.argc = 1;
-	h.argv = (char *[]){ "perf-script" };
+	h.argv = (char *[]){"perf-script"};
 	h.nevents = 1;
 	h.events = &ev;
 	err = hwprof_writer_open(&w, argv[3], &h);
@@ -157,8 +163,8 @@ int main(int argc, char **argv)
 		hwprof_writer_close(w, NULL);
 		return fail(argv[3], -err);
 	}
-	printf("perf2hwprof: %" PRIu64 " samples, %" PRIu64 " mmaps, %" PRIu64 " bytes\n",
-	       samples, mmaps, hwprof_writer_bytes(w));
+	printf("perf2hwprof: %" PRIu64 " samples, %" PRIu64 " mmaps, %" PRIu64 " bytes\n", samples,
+	       mmaps, hwprof_writer_bytes(w));
 	err = hwprof_writer_close(w, &tr);
 	return err ? fail(argv[3], -err) : 0;
 }

@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 	struct hwprof_record rec;
 	const struct hwprof_file_trailer *tr;
 	unsigned long long samples = 0, lost = 0, throttles = 0, mmaps = 0;
-	static const char *const status[] = { "ok", "truncated", "corrupt" };
+	static const char *const status[] = {"ok", "truncated", "corrupt"};
 	enum hwprof_read_status st;
 	const char *msg;
 	char err[512] = "";

@@ -1,6 +1,7 @@
 /* event.c - the event-spec parser (spelling in hwprof/event.h and docs/events.md). */
 #include "hwprof/event.h"
 
+#include "closest.h"
 #include "pmu.h"
 
 #include <ctype.h>
@@ -202,71 +203,31 @@ static int fail(struct parser *p, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 64 || lb > 64)
-		return 64;
-	size_t row[65];
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost =
-			    tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			size_t best = diag + cost;
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-struct suggestion {
-	const char *word;
-	char best[128];
-	size_t dist;
-};
-
-static void consider(struct suggestion *s, const char *cand)
-{
-	size_t d = edit_distance(s->word, cand);
-	if (d < s->dist) {
-		s->dist = d;
-		snprintf(s->best, sizeof(s->best), "%s", cand);
-	}
-}
-
 /* Closest known event name to WORD, or "" when none is close. */
 static void suggest_event(const char *word, char *out, size_t len)
 {
-	struct suggestion s = {.word = word, .dist = (size_t)-1};
+	struct hwprof_suggest s;
 	char name[128];
 	enum hwprof_event_kind kind;
+
+	hwprof_suggest_init(&s, word);
 	for (size_t i = 0; hwprof_event_name_at(i, name, sizeof(name), &kind) == 0; i++)
-		consider(&s, name);
+		hwprof_suggest_consider(&s, name);
 	for (size_t i = HW_CANONICAL; i < sizeof(hw_events) / sizeof(*hw_events); i++)
-		consider(&s, hw_events[i].name);
+		hwprof_suggest_consider(&s, hw_events[i].name);
 	for (size_t i = SW_CANONICAL; i < sizeof(sw_events) / sizeof(*sw_events); i++)
-		consider(&s, sw_events[i].name);
-	size_t limit = strlen(word) / 3 > 2 ? strlen(word) / 3 : 2;
-	snprintf(out, len, "%s", s.dist <= limit ? s.best : "");
+		hwprof_suggest_consider(&s, sw_events[i].name);
+	snprintf(out, len, "%s", hwprof_suggest_result(&s));
 }
 
 static void suggest_from(const char *word, char **names, size_t n, char *out, size_t len)
 {
-	struct suggestion s = {.word = word, .dist = (size_t)-1};
+	struct hwprof_suggest s;
+
+	hwprof_suggest_init(&s, word);
 	for (size_t i = 0; i < n; i++)
-		consider(&s, names[i]);
-	size_t limit = strlen(word) / 3 > 2 ? strlen(word) / 3 : 2;
-	snprintf(out, len, "%s", s.dist <= limit ? s.best : "");
+		hwprof_suggest_consider(&s, names[i]);
+	snprintf(out, len, "%s", hwprof_suggest_result(&s));
 }
 
 /* ---- resolving one event ------------------------------------------------------------------ */

@@ -8,9 +8,10 @@
 #include <unistd.h>
 
 #include "hwprof/sampfile.h"
+#include "host.h"
 
 /* The CPU model: x86's "model name"; other architectures name it differently. */
-static void read_cpu_model(char *dst, size_t cap)
+int hwprof_host_cpu_model(char *dst, size_t cap)
 {
 	static const char *const keys[] = {"model name", "Processor", "cpu model", "cpu", NULL};
 	char line[512];
@@ -18,7 +19,7 @@ static void read_cpu_model(char *dst, size_t cap)
 
 	snprintf(dst, cap, "unknown");
 	if (!f)
-		return;
+		return -errno;
 	for (int k = 0; keys[k]; k++) {
 		rewind(f);
 		while (fgets(line, sizeof(line), f)) {
@@ -36,10 +37,11 @@ static void read_cpu_model(char *dst, size_t cap)
 				continue;
 			snprintf(dst, cap, "%s", v);
 			fclose(f);
-			return;
+			return 0;
 		}
 	}
 	fclose(f);
+	return -ENOENT;
 }
 
 int hwprof_header_init(struct hwprof_file_header *h)
@@ -56,7 +58,7 @@ int hwprof_header_init(struct hwprof_file_header *h)
 	if (uname(&u) < 0)
 		return -errno;
 	snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
-	read_cpu_model(h->cpu_model, sizeof(h->cpu_model));
+	hwprof_host_cpu_model(h->cpu_model, sizeof(h->cpu_model));
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	h->ncpus = n > 0 ? (uint32_t)n : 0;
 	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)

@@ -9,6 +9,7 @@
 #include "hwprof/hwprof.h"
 #include "hwprof/metrics.h"
 #include "count_priv.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -311,36 +312,6 @@ out:
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* Column width of event EV in the text table. */
 static int text_width(const struct hwprof_event *ev)
 {
@@ -377,18 +348,18 @@ static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
 
 	if (fmt == FMT_JSON) {
 		fprintf(f, "%s\n    {\"name\": ", *first ? "" : ",");
-		json_str(f, a->name);
+		hwprof_json_str(f, a->name);
 		fprintf(f, ", \"thread\": %d, \"calls\": %llu,", (int)t->tid,
 			(unsigned long long)a->calls);
 		if (t->open_err < 0) {
 			fprintf(f, " \"error\": ");
-			json_str(f, t->err);
+			hwprof_json_str(f, t->err);
 			fputc(',', f);
 		}
 		fprintf(f, "\n     \"events\": [");
 		for (size_t i = 0; i < nev; i++) {
 			fprintf(f, "%s\n      {\"event\": ", i ? "," : "");
-			json_str(f, events.ev[i].spec);
+			hwprof_json_str(f, events.ev[i].spec);
 			fprintf(f,
 				", \"value\": %llu, \"enabled_ns\": %llu, \"running_ns\": %llu, "
 				"\"scaled\": %.15g, \"counted\": %s}",
@@ -399,17 +370,19 @@ static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
 		fprintf(f, "%s],\n     \"metrics\": [", nev ? "\n     " : "");
 		for (size_t i = 0; i < nm; i++) {
 			fprintf(f, "%s\n      {\"name\": ", i ? "," : "");
-			json_str(f, m[i].name);
-			fprintf(f, ", \"value\": %.15g, \"formula\": ", m[i].value);
-			json_str(f, m[i].formula);
+			hwprof_json_str(f, m[i].name);
+			fputs(", \"value\": ", f);
+			hwprof_json_double(f, m[i].value, 15);
+			fputs(", \"formula\": ", f);
+			hwprof_json_str(f, m[i].formula);
 			fputc('}', f);
 		}
 		fprintf(f, "%s]}", nm ? "\n     " : "");
 	} else if (fmt == FMT_CSV) {
 		for (size_t i = 0; i < nev; i++) {
-			csv_str(f, a->name);
+			hwprof_csv_str(f, a->name);
 			fprintf(f, ",%d,%llu,", (int)t->tid, (unsigned long long)a->calls);
-			csv_str(f, events.ev[i].spec);
+			hwprof_csv_str(f, events.ev[i].spec);
 			fprintf(f, ",%llu,%llu,%llu,%.15g,%s\n", (unsigned long long)c[i].value,
 				(unsigned long long)c[i].enabled_ns,
 				(unsigned long long)c[i].running_ns, c[i].scaled,
@@ -467,7 +440,7 @@ static int report_to(const char *path)
 		fprintf(f, "{\"events\": [");
 		for (size_t i = 0; i < events.n; i++) {
 			fprintf(f, "%s", i ? ", " : "");
-			json_str(f, events.ev[i].spec);
+			hwprof_json_str(f, events.ev[i].spec);
 		}
 		fprintf(f, "],\n  \"regions\": [");
 	} else if (fmt == FMT_CSV) {

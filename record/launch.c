@@ -19,8 +19,52 @@ static int check_path(const char *path)
 	if (stat(path, &st) < 0)
 		return errno;
 	if (S_ISDIR(st.st_mode))
-		return EACCES;
+		return EISDIR;
 	return access(path, X_OK) < 0 ? errno : 0;
+}
+
+/* The interpreter named by FILE's "#!" line into BUF, or "" when it has none. */
+static void shebang(const char *file, char *buf, size_t len)
+{
+	char line[PATH_MAX + 2] = "";
+	FILE *f = fopen(file, "re");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f) && line[0] == '#' && line[1] == '!') {
+		char *p = line + 2;
+		p += strspn(p, " \t");
+		p[strcspn(p, " \t\r\n")] = 0;
+		snprintf(buf, len, "%s", p);
+	}
+	fclose(f);
+}
+
+const char *launch_strerror(const char *file, int err, char *buf, size_t len)
+{
+	char interp[PATH_MAX];
+
+	if (!*file) {
+		snprintf(buf, len, "'': empty command name (name a program after --)");
+		return buf;
+	}
+	/* execve answers ENOENT for a script whose interpreter is missing: the file is there. */
+	if (err == ENOENT && strchr(file, '/') && access(file, F_OK) == 0) {
+		shebang(file, interp, sizeof(interp));
+		if (interp[0]) {
+			snprintf(buf, len, "%s: bad interpreter '%s' (check the #! line)", file,
+				 interp);
+			return buf;
+		}
+	}
+	const char *advice = err == ENOENT	? "check the path, or the name in $PATH"
+			     : err == EACCES	? "is it an executable file? try chmod +x"
+			     : err == EISDIR	? "name a program, not a directory"
+			     : err == ENOEXEC	? "not a program this machine can run"
+						: "check the command";
+	snprintf(buf, len, "%s: %s (%s)", file, strerror(err), advice);
+	return buf;
 }
 
 int launch_check(const char *file)

@@ -8,6 +8,7 @@
 #ifndef HWPROF_RECORD_LAUNCH_H
 #define HWPROF_RECORD_LAUNCH_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 struct launch {
@@ -18,9 +19,15 @@ struct launch {
 
 /* Whether FILE can be executed as execvp(3) would find it: searched in $PATH when it has no
  * '/'. Returns 0, or the errno execvp would most likely report (ENOENT, EACCES for a file
- * without execute permission or a directory). A check before forking only: the exec itself
+ * without execute permission, EISDIR for a directory). A check before forking only: the exec itself
  * has the last word (launch_go). */
 int launch_check(const char *file);
+
+/* One line for an exec failure of FILE with errno ERR (from launch_check or launch_go), for
+ * record and stat alike: the cause and what to do, e.g. "./run.sh: bad interpreter
+ * '/no/such/sh' (check the #! line)" when ENOENT comes from a missing interpreter, or
+ * "adir: Is a directory (name a program, not a directory)". Written to BUF, returned. */
+const char *launch_strerror(const char *file, int err, char *buf, size_t len);
 
 /* Forks a child that waits for launch_go() and then runs execvp(ARGV[0], ARGV). The child
  * restores the signal mask it inherited to an empty one. Returns 0 with L filled, or -errno

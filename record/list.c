@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "pmu.h"
+#include "textfmt.h"
 
 #include "hwprof/event.h"
 #include "hwprof/sampfile.h"
@@ -147,21 +148,6 @@ static int probe_max_precise(void)
 
 /* ---- output ----------------------------------------------------------------------------- */
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static const char *kind_name(enum hwprof_event_kind k)
 {
 	switch (k) {
@@ -194,16 +180,16 @@ static void print_host(const struct list_options *o, const struct hwprof_file_he
 	bool root = geteuid() == 0;
 	if (o->json) {
 		printf("{\"cpu\":");
-		json_str(h->cpu_model);
+		hwprof_json_str(stdout, h->cpu_model);
 		printf(",\"kernel\":");
-		json_str(h->kernel);
+		hwprof_json_str(stdout, h->kernel);
 		printf(",\"ncpus\":%u,\"paranoid\":{\"level\":", h->ncpus);
 		if (paranoid == INT_MIN)
 			printf("null");
 		else
 			printf("%d", paranoid);
 		printf(",\"allows\":");
-		json_str(hwprof_paranoid_allows(paranoid));
+		hwprof_json_str(stdout, hwprof_paranoid_allows(paranoid));
 		printf(",\"root\":%s},\"hardware_pmu\":%s,\"max_precise\":",
 		       root ? "true" : "false", max_precise >= 0 ? "true" : "false");
 		if (max_precise >= 0)
@@ -211,7 +197,7 @@ static void print_host(const struct list_options *o, const struct hwprof_file_he
 		else
 			printf("null");
 		printf(",\"sysfs_root\":");
-		json_str(hwprof_sysfs_root());
+		hwprof_json_str(stdout, hwprof_sysfs_root());
 		return;
 	}
 	printf("CPU:                  %s (%u CPUs), Linux %s\n", h->cpu_model, h->ncpus, h->kernel);
@@ -244,11 +230,11 @@ static void print_named(const struct list_options *o, bool *first)
 		if (o->json) {
 			printf("%s{\"name\":", *first ? "" : ",");
 			*first = false;
-			json_str(name);
+			hwprof_json_str(stdout, name);
 			printf(
 			    ",\"kind\":\"%s\",\"type\":%u,\"config\":\"0x%llx\",\"availability\":",
 			    kind_name(kind), ev.type, (unsigned long long)ev.config);
-			json_str(p.state);
+			hwprof_json_str(stdout, p.state);
 			printf(",\"errno\":%d}", p.err);
 			continue;
 		}
@@ -278,7 +264,7 @@ static void print_pmu(const struct list_options *o, const char *pmu, bool first)
 
 	if (o->json) {
 		printf("%s{\"name\":", first ? "" : ",");
-		json_str(pmu);
+		hwprof_json_str(stdout, pmu);
 		printf(",\"type\":");
 		if (has_type)
 			printf("%u", type);
@@ -286,7 +272,7 @@ static void print_pmu(const struct list_options *o, const char *pmu, bool first)
 			printf("null");
 		printf(",\"core\":%s,\"cpus\":", pmu_is_core(pmu) ? "true" : "false");
 		if (has_cpus)
-			json_str(cpus);
+			hwprof_json_str(stdout, cpus);
 		else
 			printf("null");
 		printf(",\"max_precise\":");
@@ -314,9 +300,9 @@ static void print_pmu(const struct list_options *o, const char *pmu, bool first)
 			pmu_format_describe(&f, d, sizeof(d));
 		if (o->json) {
 			printf("%s{\"name\":", i ? "," : "");
-			json_str(fields[i]);
+			hwprof_json_str(stdout, fields[i]);
 			printf(",\"bits\":");
-			json_str(d);
+			hwprof_json_str(stdout, d);
 			putchar('}');
 		} else {
 			printf(" %s=%s", fields[i], d);
@@ -335,18 +321,18 @@ static void print_pmu(const struct list_options *o, const char *pmu, bool first)
 		struct probe p = probe_spec(spec, &ev);
 		if (o->json) {
 			printf("%s{\"name\":", i ? "," : "");
-			json_str(spec);
+			hwprof_json_str(stdout, spec);
 			printf(",\"encoding\":");
-			json_str(enc);
+			hwprof_json_str(stdout, enc);
 			printf(",\"config\":\"0x%llx\",\"config1\":\"0x%llx\",\"scale\":%.17g,"
 			       "\"unit\":",
 			       (unsigned long long)ev.config, (unsigned long long)ev.config1,
 			       ev.scale);
-			json_str(ev.unit);
+			hwprof_json_str(stdout, ev.unit);
 			printf(",\"availability\":");
-			json_str(p.state);
+			hwprof_json_str(stdout, p.state);
 			printf(",\"mode\":");
-			json_str(p.mode);
+			hwprof_json_str(stdout, p.mode);
 			printf(",\"errno\":%d}", p.err);
 		} else {
 			if (!strcmp(p.mode, "task:ukh"))

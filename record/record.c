@@ -10,6 +10,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
@@ -208,19 +209,6 @@ static void check_freq(long long freq)
 		    freq, max);
 }
 
-static const char *exec_advice(int err)
-{
-	switch (err) {
-	case ENOENT:
-		return "check the path, or the name in $PATH";
-	case EACCES:
-		return "is it an executable file? try chmod +x";
-	case ENOEXEC:
-		return "not a program this machine can run";
-	default:
-		return "check the command";
-	}
-}
 
 /* Moves an existing FILE to FILE.old (as perf does) and creates FILE, so that an unwritable
  * path is reported before the target runs. */
@@ -239,6 +227,9 @@ static int prepare_output(struct recording *r)
 		r->renamed_old = true;
 	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		return error("%s: is a directory (name a file with -o)", path);
+	} else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		/* A FIFO would block until a reader comes; a socket cannot be opened. */
+		return error("%s: not a regular file (name a file with -o)", path);
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -249,8 +240,10 @@ static int prepare_output(struct recording *r)
 		}
 		return error("%s: %s (choose a writable path with -o)", path, strerror(e));
 	}
+	/* Only a regular file of ours may be removed when recording fails: never a device
+	 * such as /dev/null or /dev/full. */
+	r->created = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	close(fd);
-	r->created = true;
 	return 0;
 }
 
@@ -642,10 +635,11 @@ static void record_cleanup(struct recording *r, bool failed)
 /* Without -p: checks the command and the output, then forks the target (waiting). */
 static int setup_launch(struct recording *r)
 {
+	char msg[PATH_MAX + 256];
 	int ret = launch_check(r->argv[0]);
 
 	if (ret) {
-		error("%s: %s (%s)", r->argv[0], strerror(ret), exec_advice(ret));
+		error("%s", launch_strerror(r->argv[0], ret, msg, sizeof(msg)));
 		return 127;
 	}
 	if (prepare_output(r) < 0)
@@ -701,6 +695,7 @@ static int synth_record(struct hwprof_record *rec, void *arg)
  * enables them. Returns 0, or the exit status after an error message. */
 static int start(struct recording *r)
 {
+	char msg[PATH_MAX + 256];
 	int ret;
 
 	if (r->pidfd >= 0) {
@@ -716,7 +711,7 @@ static int start(struct recording *r)
 	ret = launch_go(&r->target);
 	if (ret) {
 		ret = ret < 0 ? -ret : ret;
-		error("%s: %s (%s)", r->argv[0], strerror(ret), exec_advice(ret));
+		error("%s", launch_strerror(r->argv[0], ret, msg, sizeof(msg)));
 		return 127;
 	}
 	return 0;

@@ -7,6 +7,8 @@
 #include "builtin.h"
 #include "cli.h"
 #include "launch.h"
+#include "host.h"
+#include "textfmt.h"
 #include "hwprof/hwprof.h"
 #include "hwprof/metrics.h"
 
@@ -145,26 +147,6 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 
 /* ---- host facts ------------------------------------------------------------------------ */
 
-static void cpu_model(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-		if (!strncmp(line, "model name", 10) && colon) {
-			colon += strspn(colon + 1, " \t") + 1;
-			colon[strcspn(colon, "\n")] = '\0';
-			snprintf(buf, len, "%s", colon);
-			break;
-		}
-	}
-	fclose(f);
-}
-
 static long read_long_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -273,13 +255,30 @@ static void warn_multiplexing(const struct hwprof_event_list *list)
 			watchdog ? " echo 0 > /proc/sys/kernel/nmi_watchdog" : " split the runs");
 }
 
+/* One range of a sysfs CPU list ("0-3,6\n") at P into [*A, *B] (a lone CPU: A == B). Returns
+ * where the next range starts, or NULL at the end of the list or at text that is not a CPU. */
+static const char *next_cpu_range(const char *p, long *a, long *b)
+{
+	char *end;
+
+	if (!*p || *p == '\n')
+		return NULL;
+	*a = *b = strtol(p, &end, 10);
+	if (end == p)
+		return NULL;
+	if (*end == '-')
+		*b = strtol(end + 1, &end, 10);
+	return *end == ',' ? end + 1 : end;
+}
+
 /* CPUs online, from sysfs ("0-3,6"). Returns the count, CPUS filled (caller frees). */
 static size_t online_cpus(int **cpus)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
 	char buf[4096] = "";
 	size_t n = 0, cap = 64;
-	char *p;
+	const char *p;
+	long a, b;
 
 	*cpus = xmalloc(cap * sizeof(**cpus));
 	if (f) {
@@ -287,19 +286,12 @@ static size_t online_cpus(int **cpus)
 			buf[0] = '\0';
 		fclose(f);
 	}
-	for (p = buf; *p && *p != '\n';) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-		if (end == p)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
+	for (p = buf; (p = next_cpu_range(p, &a, &b));) {
 		for (long c = a; c <= b; c++) {
 			if (n == cap)
 				*cpus = xrealloc(*cpus, (cap *= 2) * sizeof(**cpus));
 			(*cpus)[n++] = (int)c;
 		}
-		p = *end == ',' ? end + 1 : end;
 	}
 	if (!n) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -329,17 +321,10 @@ static bool pmu_covers(const struct hwprof_event *ev, int cpu)
 	if (!f)
 		return true;
 	if (fgets(buf, sizeof(buf), f)) {
-		for (char *p = buf; *p && *p != '\n';) {
-			char *end;
-			long a = strtol(p, &end, 10), b = a;
-			if (end == p)
-				break;
-			if (*end == '-')
-				b = strtol(end + 1, &end, 10);
+		long a, b;
+		for (const char *p = buf; (p = next_cpu_range(p, &a, &b));)
 			if (cpu >= a && cpu <= b)
 				yes = true;
-			p = *end == ',' ? end + 1 : end;
-		}
 	}
 	fclose(f);
 	return yes;
@@ -566,12 +551,12 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 	struct launch l = {.pid = -1, .go_fd = -1, .err_fd = -1};
 	int status = 0, e;
 	double t0;
+	char msg[PATH_MAX + 256];
 
 	if (o->argv) {
 		e = launch_check(o->argv[0]);
 		if (e)
-			return error("%s: %s (check the command name and PATH)", o->argv[0],
-				     strerror(e));
+			return error("%s", launch_strerror(o->argv[0], e, msg, sizeof(msg)));
 		e = launch_prepare(&l, o->argv);
 		if (e < 0)
 			return error("cannot start '%s': %s", o->argv[0], strerror(-e));
@@ -584,8 +569,7 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 	if (o->argv) {
 		e = launch_go(&l);
 		if (e) {
-			error("%s: cannot run: %s (check the command name and PATH)", o->argv[0],
-			      strerror(e < 0 ? -e : e));
+			error("%s", launch_strerror(o->argv[0], e < 0 ? -e : e, msg, sizeof(msg)));
 			goto fail;
 		}
 		status = wait_status(l.pid);
@@ -666,36 +650,6 @@ static const char *fmt_count(double v, const char *unit, char *buf, size_t len)
 	}
 	buf[j] = '\0';
 	return buf;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 static char *command_line(const struct stat_opts *o)
@@ -819,7 +773,7 @@ static void json_num(FILE *f, const char *key, double v, bool valid, bool comma)
 {
 	fprintf(f, "\"%s\": ", key);
 	if (valid)
-		fprintf(f, "%.15g", v);
+		hwprof_json_double(f, v, 15);
 	else
 		fputs("null", f);
 	if (comma)
@@ -831,15 +785,15 @@ static void print_json(FILE *f, const struct stat_opts *o, const struct hwprof_e
 		       const char *cpu, const char *cmd)
 {
 	fputs("{\"command\": ", f);
-	json_str(f, cmd);
+	hwprof_json_str(f, cmd);
 	fputs(", \"cpu\": ", f);
-	json_str(f, cpu);
+	hwprof_json_str(f, cpu);
 	fprintf(f, ", \"runs\": %lld,\n \"events\": [", o->runs);
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
 		bool ok = s->counted_runs > 0;
 		fprintf(f, "%s\n  {\"event\": ", i ? "," : "");
-		json_str(f, list->ev[i].spec);
+		hwprof_json_str(f, list->ev[i].spec);
 		fputs(", ", f);
 		json_num(f, "mean", mean_of(s), ok, true);
 		json_num(f, "stddev_pct", stddev_pct(s), ok, true);
@@ -847,15 +801,17 @@ static void print_json(FILE *f, const struct stat_opts *o, const struct hwprof_e
 		json_num(f, "max", s->max, ok, true);
 		json_num(f, "running_pct", running_pct(s), true, true);
 		fputs("\"unit\": ", f);
-		json_str(f, ev_unit(&list->ev[i]));
+		hwprof_json_str(f, ev_unit(&list->ev[i]));
 		fprintf(f, ", \"counted\": %s}", ok ? "true" : "false");
 	}
 	fputs("],\n \"metrics\": [", f);
 	for (size_t i = 0; i < nm; i++) {
 		fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
-		json_str(f, m[i].m.name);
-		fprintf(f, ", \"value\": %.15g, \"formula\": ", m[i].m.value);
-		json_str(f, m[i].m.formula);
+		hwprof_json_str(f, m[i].m.name);
+		fputs(", \"value\": ", f);
+		hwprof_json_double(f, m[i].m.value, 15);
+		fputs(", \"formula\": ", f);
+		hwprof_json_str(f, m[i].m.formula);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);
@@ -866,13 +822,13 @@ static void print_csv(FILE *f, const struct hwprof_event_list *list, const struc
 	fputs("event,mean,stddev_pct,min,max,running_pct,unit,counted\n", f);
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
-		csv_str(f, list->ev[i].spec);
+		hwprof_csv_str(f, list->ev[i].spec);
 		if (s->counted_runs)
 			fprintf(f, ",%.15g,%.6f,%.15g,%.15g,%.3f,", mean_of(s), stddev_pct(s),
 				s->min, s->max, running_pct(s));
 		else
 			fprintf(f, ",,,,,%.3f,", running_pct(s));
-		csv_str(f, ev_unit(&list->ev[i]));
+		hwprof_csv_str(f, ev_unit(&list->ev[i]));
 		fprintf(f, ",%s\n", s->counted_runs ? "true" : "false");
 	}
 }
@@ -919,7 +875,7 @@ int cmd_stat(int argc, char **argv)
 		return r == -ENOENT ? EXIT_FATAL : EXIT_USAGE;
 	}
 	warn_multiplexing(&list);
-	cpu_model(cpu, sizeof(cpu));
+	hwprof_host_cpu_model(cpu, sizeof(cpu));
 	cmd = command_line(&o);
 	st = xcalloc(list.n, sizeof(*st));
 

@@ -1,26 +1,10 @@
 /* output_csv.c - one line per row, RFC 4180 quoting (C++ names hold commas). */
 #include "output.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
-
-static void field(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 int output_csv(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 	       const struct output_opts *o)
@@ -33,16 +17,16 @@ int output_csv(FILE *f, const struct profile *p, const struct profile_row *rows,
 		const struct profile_row *r = &rows[i];
 		fprintf(f, "%" PRIu64 ",%.6f,%.6f,%.6f,%d,", r->samples, r->share, r->ci_lo,
 			r->ci_hi, r->rank_uncertain);
-		field(f, r->file);
+		hwprof_csv_str(f, r->file);
 		fputc(',', f);
 		if (r->line)
 			fprintf(f, "%d", r->line);
 		fputc(',', f);
-		field(f, r->unknown ? "[unknown]" : r->function);
+		hwprof_csv_str(f, r->unknown ? "[unknown]" : r->function);
 		fputc(',', f);
-		field(f, r->inlined_into);
+		hwprof_csv_str(f, r->inlined_into);
 		fputc(',', f);
-		field(f, r->dso);
+		hwprof_csv_str(f, r->dso);
 		fprintf(f, ",0x%" PRIx64 "\n", r->offset);
 	}
 	return ferror(f) ? -EIO : 0;

@@ -1,43 +1,12 @@
 /* output_json.c - one object: {"header": {...}, "rows": [...]}. */
 #include "output.h"
+#include "textfmt.h"
 
 #include "hwprof/metrics.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-
-static void jstr(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* JSON has no NaN or infinity. */
-static void jnum(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.10g", v);
-	else
-		fputs("null", f);
-}
 
 static void header(FILE *f, const struct profile *p)
 {
@@ -47,7 +16,7 @@ static void header(FILE *f, const struct profile *p)
 	size_t nm = profile_metrics(p, m, sizeof(m) / sizeof(m[0]));
 
 	fputs("{\"event\":", f);
-	jstr(f, ev ? ev->name : NULL);
+	hwprof_json_str(f, ev ? ev->name : NULL);
 	fprintf(f,
 		",\"samples\":%" PRIu64 ",\"samples_read\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"throttles\":%" PRIu64,
@@ -66,45 +35,46 @@ static void header(FILE *f, const struct profile *p)
 	for (uint32_t i = 0; i < p->header.argc; i++) {
 		if (i)
 			fputc(',', f);
-		jstr(f, p->header.argv[i]);
+		hwprof_json_str(f, p->header.argv[i]);
 	}
 	fputs("],\"cpu\":", f);
-	jstr(f, p->header.cpu_model);
+	hwprof_json_str(f, p->header.cpu_model);
 	fputs(",\"counts\":[", f);
 	for (uint32_t i = 0; i < t->ncounts; i++) {
 		const struct hwprof_file_count *c = &t->counts[i];
 		bool counted = c->counted && c->running_ns;
 		fputs(i ? ",{\"event\":" : "{\"event\":", f);
-		jstr(f, c->event);
+		hwprof_json_str(f, c->event);
 		fprintf(f,
 			",\"value\":%" PRIu64 ",\"enabled_ns\":%" PRIu64 ",\"running_ns\":%" PRIu64
 			",\"scaled\":",
 			c->value, c->enabled_ns, c->running_ns);
 		if (counted)
-			jnum(f, profile_count_scaled(c));
+			hwprof_json_double(f, profile_count_scaled(c), 10);
 		else
 			fputs("null", f);
 		fprintf(f, ",\"counted\":%s,\"running_ratio\":", counted ? "true" : "false");
-		jnum(f, c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns : 0);
+		hwprof_json_double(
+		    f, c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns : 0, 10);
 		fputs(",\"unit\":", f);
-		jstr(f, c->unit);
+		hwprof_json_str(f, c->unit);
 		fputc('}', f);
 	}
 	fputs("],\"metrics\":[", f);
 	for (size_t i = 0; i < nm; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		jstr(f, m[i].name);
+		hwprof_json_str(f, m[i].name);
 		fputs(",\"value\":", f);
-		jnum(f, m[i].value);
+		hwprof_json_double(f, m[i].value, 10);
 		fputs(",\"formula\":", f);
-		jstr(f, m[i].formula);
+		hwprof_json_str(f, m[i].formula);
 		fputc('}', f);
 	}
 	fputs("],\"warnings\":[", f);
 	for (size_t i = 0; i < p->nwarnings; i++) {
 		if (i)
 			fputc(',', f);
-		jstr(f, p->warnings[i]);
+		hwprof_json_str(f, p->warnings[i]);
 	}
 	fprintf(f, "],\"partial\":%s}", p->partial ? "true" : "false");
 }
@@ -119,27 +89,27 @@ int output_json(FILE *f, const struct profile *p, const struct profile_row *rows
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_row *r = &rows[i];
 		fprintf(f, "%s\n{\"samples\":%" PRIu64 ",\"period\":", i ? "," : "", r->samples);
-		jnum(f, r->period);
+		hwprof_json_double(f, r->period, 10);
 		fputs(",\"share\":", f);
-		jnum(f, r->share);
+		hwprof_json_double(f, r->share, 10);
 		fputs(",\"share_ci95\":[", f);
-		jnum(f, r->ci_lo);
+		hwprof_json_double(f, r->ci_lo, 10);
 		fputc(',', f);
-		jnum(f, r->ci_hi);
+		hwprof_json_double(f, r->ci_hi, 10);
 		fprintf(f,
 			"],\"rank_uncertain\":%s,\"file\":", r->rank_uncertain ? "true" : "false");
-		jstr(f, r->file);
+		hwprof_json_str(f, r->file);
 		fputs(",\"line\":", f);
 		if (r->line)
 			fprintf(f, "%d", r->line);
 		else
 			fputs("null", f);
 		fputs(",\"function\":", f);
-		jstr(f, r->unknown ? "[unknown]" : r->function);
+		hwprof_json_str(f, r->unknown ? "[unknown]" : r->function);
 		fputs(",\"inlined_into\":", f);
-		jstr(f, r->inlined_into);
+		hwprof_json_str(f, r->inlined_into);
 		fputs(",\"dso\":", f);
-		jstr(f, r->dso);
+		hwprof_json_str(f, r->dso);
 		fprintf(f, ",\"offset\":%" PRIu64 "}", r->offset);
 	}
 	fputs("]}\n", f);

@@ -1,6 +1,8 @@
 /* rows.c - locations grouped by the --sort keys into rows, with share intervals. */
 #include "model.h"
 
+#include "closest.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +29,24 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
 			if (strlen(names[i].name) == len && !strncmp(names[i].name, s, len))
 				break;
 		if (i == sizeof(names) / sizeof(names[0]) || n == max) {
+			char word[64], hint[160] = "";
+
+			if (n < max) {
+				struct hwprof_suggest sg;
+
+				snprintf(word, sizeof(word), "%.*s", (int)len, s);
+				hwprof_suggest_init(&sg, word);
+				for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+					hwprof_suggest_consider(&sg, names[k].name);
+				if (*hwprof_suggest_result(&sg))
+					snprintf(hint, sizeof(hint), "did you mean '%s'? ",
+						 hwprof_suggest_result(&sg));
+			}
 			snprintf(err, errlen,
-				 "--sort '%.*s': %s (keys: line, function, dso; "
+				 "--sort '%.*s': %s (%skeys: line, function, dso; "
 				 "e.g. --sort function,line)",
-				 (int)len, s, n == max ? "too many keys" : "unknown sort key");
+				 (int)len, s, n == max ? "too many keys" : "unknown sort key",
+				 hint);
 			return -EINVAL;
 		}
 		keys[n++] = names[i].key;

@@ -7,6 +7,7 @@ Each bad input must give one line on stderr that names the cause, a non-zero exi
 target must not have run. The exit status of the target must pass through.
 """
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -66,6 +67,15 @@ with tempfile.TemporaryDirectory() as d:
     bad_input("unknown --count", ["--count", "nosuchevent"] + touch, 64, "nosuchevent", d,
               marker)
 
+    script = os.path.join(d, "badinterp.sh")
+    with open(script, "w") as f:
+        f.write("#!/nonexistent/interp\n")
+    os.chmod(script, 0o755)
+    bad_input("missing interpreter", ["-e", "page-faults", "--", script], 127, "bad interpreter '/nonexistent/interp'", d)
+    os.mkdir(os.path.join(d, "adir"))
+    bad_input("directory as command", ["--", "./adir"], 127, "Is a directory", d)
+    bad_input("empty command", ["--", ""], 127, "empty command name", d)
+
     rc, out, err = run(["--help"], d)
     check("--help", rc == 0 and "usage: hwprof record" in out, f"rc={rc} out={out!r}")
 
@@ -78,6 +88,21 @@ with tempfile.TemporaryDirectory() as d:
                       "kill -TERM $$"], d)
     check("killed by SIGTERM -> 143", rc == 143, f"rc={rc} {err!r}")
     check("existing file kept as .old", os.path.exists(out_file + ".old"), os.listdir(d))
+
+    # A device as -o: a write error must not remove the node (it once unlinked /dev/full).
+    if os.geteuid() == 0:
+        full = os.path.join(d, "full")
+        os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+        rc, _, err = run(["-e", "page-faults", "-o", full, "--", "/bin/true"], d)
+        check("-o a full device fails", rc != 0 and "No space left" in err, f"rc={rc} {err!r}")
+        check("-o a device: node kept", os.path.exists(full) and
+              stat.S_ISCHR(os.lstat(full).st_mode), os.listdir(d))
+        check("-o a device: no .old made", not os.path.exists(full + ".old"), os.listdir(d))
+    else:
+        print("skip -o device: needs root for mknod")
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    bad_input("-o a FIFO", ["-o", fifo] + touch, 2, "not a regular file", d, marker)
 
     # A recording of the page-fault workload: the summary counts every fault.
     rc, _, err = run(["-e", "page-faults", "-c", "1", "-o", out_file, "--", WL, "3000"], d)

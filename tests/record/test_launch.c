@@ -45,7 +45,7 @@ Test(launch, check_finds_and_explains)
 	cr_assert_eq(launch_check("./no-such-program"), ENOENT);
 	cr_assert_eq(launch_check("no-such-program-in-path"), ENOENT);
 	cr_assert_eq(launch_check(""), ENOENT);
-	cr_assert_eq(launch_check(dir), EACCES, "a directory is not executable");
+	cr_assert_eq(launch_check(dir), EISDIR, "a directory is not a program");
 	snprintf(path, sizeof(path), "%s/plain", dir);
 	fd = open(path, O_WRONLY | O_CREAT, 0644);
 	cr_assert_geq(fd, 0);

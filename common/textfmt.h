@@ -1,0 +1,22 @@
+/* textfmt.h - strings and numbers in the machine-readable outputs (JSON, CSV) of region
+ * reports, 'hwprof stat', 'hwprof list' and 'hwprof report'. Internal: not installed. */
+#ifndef HWPROF_TEXTFMT_H
+#define HWPROF_TEXTFMT_H
+
+#include <stdio.h>
+
+/* Writes S to F as a JSON string (RFC 8259): quoted, '"' and '\' escaped, \b \f \n \r \t in
+ * their short form and every other control character (< 0x20) as \u00XX. Bytes >= 0x80 pass
+ * through (the input is taken to be UTF-8). A NULL S writes null. Write errors stay in
+ * ferror(F). */
+void hwprof_json_str(FILE *f, const char *s);
+
+/* Writes V to F as a JSON number with DIGITS significant digits (%.*g), or null when V is
+ * NaN or infinite (JSON has neither). */
+void hwprof_json_double(FILE *f, double v, int digits);
+
+/* Writes S to F as one CSV field (RFC 4180): as is, or quoted with '"' doubled when it holds
+ * ',' '"' '\n' or '\r'. A NULL S writes nothing (an empty field). */
+void hwprof_csv_str(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,109 @@
+/* JSON/CSV quoting (textfmt.h) and the edit distance behind "did you mean" (closest.h). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "closest.h"
+#include "textfmt.h"
+
+/* What FN writes for S, as a malloc'd string. */
+static char *render(void (*fn)(FILE *, const char *), const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	fn(f, s);
+	fclose(f);
+	return buf;
+}
+
+static char *render_double(double v, int digits)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	hwprof_json_double(f, v, digits);
+	fclose(f);
+	return buf;
+}
+
+#define EXPECT(fn, in, want)                                                                       \
+	do {                                                                                       \
+		char *got = render(fn, in);                                                        \
+		cr_expect_str_eq(got, want);                                                       \
+		free(got);                                                                         \
+	} while (0)
+
+Test(textfmt, json_escapes_quotes_backslash_and_every_control_char)
+{
+	EXPECT(hwprof_json_str, "plain", "\"plain\"");
+	EXPECT(hwprof_json_str, "a\"b\\c", "\"a\\\"b\\\\c\"");
+	EXPECT(hwprof_json_str, "\n\t\r\b\f", "\"\\n\\t\\r\\b\\f\"");
+	EXPECT(hwprof_json_str, "\x01\x1f", "\"\\u0001\\u001f\"");
+	EXPECT(hwprof_json_str, "caf\xc3\xa9", "\"caf\xc3\xa9\"");
+	EXPECT(hwprof_json_str, NULL, "null");
+}
+
+Test(textfmt, json_double_is_null_for_nan_and_infinity)
+{
+	char *s = render_double(1.5, 10);
+	cr_expect_str_eq(s, "1.5");
+	free(s);
+	s = render_double(NAN, 15);
+	cr_expect_str_eq(s, "null");
+	free(s);
+	s = render_double(-INFINITY, 15);
+	cr_expect_str_eq(s, "null");
+	free(s);
+}
+
+Test(textfmt, csv_quotes_on_comma_quote_and_line_breaks)
+{
+	EXPECT(hwprof_csv_str, "main", "main");
+	EXPECT(hwprof_csv_str, "f(int, char)", "\"f(int, char)\"");
+	EXPECT(hwprof_csv_str, "say \"hi\"", "\"say \"\"hi\"\"\"");
+	EXPECT(hwprof_csv_str, "a\nb", "\"a\nb\"");
+	EXPECT(hwprof_csv_str, "a\rb", "\"a\rb\"");
+	EXPECT(hwprof_csv_str, NULL, "");
+}
+
+Test(closest, edit_distance_is_case_insensitive_levenshtein)
+{
+	cr_expect_eq(hwprof_edit_distance("cycles", "cycles"), 0);
+	cr_expect_eq(hwprof_edit_distance("CYCLES", "cycles"), 0);
+	cr_expect_eq(hwprof_edit_distance("cylces", "cycles"), 2);
+	cr_expect_eq(hwprof_edit_distance("kitten", "sitting"), 3);
+	cr_expect_eq(hwprof_edit_distance("", "abc"), 3);
+	cr_expect_eq(hwprof_edit_distance_n("mainXYZ", 4, "main", 4), 0);
+}
+
+Test(closest, too_long_names_are_not_typos)
+{
+	char longname[HWPROF_EDIT_MAX + 2];
+
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	cr_expect_eq(hwprof_edit_distance(longname, longname), HWPROF_EDIT_MAX);
+}
+
+Test(closest, suggest_only_when_close)
+{
+	static const char *const cmds[] = {"record", "report", "annotate", "stat", "list"};
+	struct hwprof_suggest s;
+
+	hwprof_suggest_init(&s, "reprot");
+	for (size_t i = 0; i < 5; i++)
+		hwprof_suggest_consider(&s, cmds[i]);
+	cr_expect_str_eq(hwprof_suggest_result(&s), "report");
+
+	hwprof_suggest_init(&s, "xyzzyq");
+	for (size_t i = 0; i < 5; i++)
+		hwprof_suggest_consider(&s, cmds[i]);
+	cr_expect_str_eq(hwprof_suggest_result(&s), "");
+}
