@@ -80,7 +80,8 @@ const char *hwprof_open_advice(const struct hwprof_event *ev, int err, char *buf
 		else
 			snprintf(buf, len,
 				 "not supported on this host (no hardware PMU exposed, "
-				 "virtualized? try 'hwprof list')");
+				 "virtualized? software events such as cpu-clock, task-clock, "
+				 "page-faults work; see 'hwprof list')");
 		return buf;
 	case EACCES:
 	case EPERM:

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -101,12 +102,17 @@ int launch_check(const char *file)
 	return err;
 }
 
-static _Noreturn void child(int go_rd, int err_wr, char *const argv[])
+static _Noreturn void child(pid_t parent, int go_rd, int err_wr, char *const argv[])
 {
 	sigset_t none;
 	char c = 0;
 	int e;
 
+	/* If hwprof dies (kill -9), end the target instead of leaving it running unprofiled.
+	 * The parent may already be gone before prctl: then stop here. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
@@ -125,7 +131,7 @@ static _Noreturn void child(int go_rd, int err_wr, char *const argv[])
 int launch_prepare(struct launch *l, char *const argv[])
 {
 	int go[2], err[2];
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	l->pid = -1;
 	l->go_fd = l->err_fd = -1;
@@ -141,7 +147,7 @@ int launch_prepare(struct launch *l, char *const argv[])
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child(go[0], err[1], argv);
+		child(parent, go[0], err[1], argv);
 	}
 	close(go[0]);
 	close(err[1]);

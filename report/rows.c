@@ -198,6 +198,17 @@ int profile_rows(const struct profile *p, const enum profile_key *keys, size_t n
 		merge_loc(&r[n - 1], &p->locs[k[i].loc], first);
 	}
 	free(k);
+	/* Only the DSO is asked for: what one location says is not the row's. */
+	bool dso_only = true;
+	for (size_t i = 0; i < nkeys; i++)
+		dso_only = dso_only && keys[i] == PROFILE_KEY_DSO;
+	for (size_t i = 0; dso_only && i < n; i++) {
+		r[i].file = r[i].function = r[i].inlined_into = NULL;
+		r[i].line = 0;
+		r[i].unknown = false;
+		r[i].offset = 0;
+		r[i].file_mixed = r[i].function_mixed = true; /* printed empty */
+	}
 	qsort(r, n, sizeof(*r), rowcmp);
 	for (size_t i = 0; i < n; i++) {
 		r[i].share = p->period > 0 ? r[i].period / p->period : 0;

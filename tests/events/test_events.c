@@ -690,7 +690,8 @@ Test(events, enoent_without_pmu)
 	char buf[256];
 	hwprof_open_advice(&ev, ENOENT, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "not supported on this host (no hardware PMU exposed, virtualized? "
-			      "try 'hwprof list')");
+			      "software events such as cpu-clock, task-clock, page-faults work; "
+			      "see 'hwprof list')");
 }
 
 Test(events, host_has_pmu_fake)

@@ -76,6 +76,35 @@ with tempfile.TemporaryDirectory() as d:
     bad_input("directory as command", ["--", "./adir"], 127, "Is a directory", d)
     bad_input("empty command", ["--", ""], 127, "empty command name", d)
 
+    # kill -9 of hwprof must not leave the target running on its own, unprofiled.
+    import signal, time
+    pidfile = os.path.join(d, "target.pid")
+    p = subprocess.Popen([HWPROF, "record", "-e", "page-faults", "-o", os.path.join(d, "k.data"),
+                          "--", "/bin/sh", "-c", f"echo $$ > {pidfile}; exec sleep 30"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if os.path.exists(pidfile) and open(pidfile).read().strip():
+            break
+        time.sleep(0.05)
+    target = int(open(pidfile).read())
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    gone = False
+    for _ in range(40):
+        try:
+            os.kill(target, 0)
+            with open(f"/proc/{target}/stat") as f:
+                if f.read().split(")")[1].split()[0] == "Z":
+                    gone = True
+                    break
+        except (ProcessLookupError, FileNotFoundError):
+            gone = True
+            break
+        time.sleep(0.05)
+    check("kill -9 of hwprof ends the target", gone, target)
+    if not gone:
+        os.kill(target, signal.SIGKILL)
+
     rc, out, err = run(["--help"], d)
     check("--help", rc == 0 and "usage: hwprof record" in out, f"rc={rc} out={out!r}")
 

@@ -912,3 +912,26 @@ Test(report, unknown_addresses_group_under_function_sort)
 	cr_expect_eq(n, 3);
 	free(rows);
 }
+
+/* --sort dso: a row is the DSO alone, whatever its locations have in common. */
+Test(report, dso_rows_show_only_the_dso)
+{
+	static const char dso[] = "/usr/bin/stripped", file[] = "a.c", fn[] = "f";
+	struct profile_loc locs[] = {
+		{.dso = dso, .offset = 0x10, .unknown = true, .samples = 3, .period = 3},
+		{.dso = "/lib/x.so", .file = file, .line = 7, .function = fn, .samples = 1,
+		 .period = 1},
+	};
+	struct profile p = {.locs = locs, .nlocs = 2, .samples = 4, .period = 4};
+	enum profile_key key = PROFILE_KEY_DSO;
+	struct profile_row *rows;
+	size_t n;
+
+	cr_assert_eq(profile_rows(&p, &key, 1, &rows, &n), 0);
+	cr_assert_eq(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		cr_expect(!rows[i].unknown && !rows[i].file && !rows[i].line && !rows[i].function,
+			  "row %zu shows more than its DSO", i);
+	}
+	free(rows);
+}
