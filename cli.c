@@ -81,6 +81,17 @@ void cli_bad_option(char **argv)
 	die_usage("'%s': unknown option, or missing its value", word);
 }
 
+enum cli_format cli_parse_format(const char *arg)
+{
+	if (!strcmp(arg, "text"))
+		return CLI_FORMAT_TEXT;
+	if (!strcmp(arg, "csv"))
+		return CLI_FORMAT_CSV;
+	if (!strcmp(arg, "json"))
+		return CLI_FORMAT_JSON;
+	die_usage("--format '%s': not a format (text, csv or json)", arg);
+}
+
 int cli_try_parse_num(const char *opt, const char *arg, long long min, long long max,
 		      long long *out)
 {

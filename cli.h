@@ -57,6 +57,13 @@ long long cli_parse_num(const char *opt, const char *arg, long long min, long lo
 int cli_try_parse_num(const char *opt, const char *arg, long long min, long long max,
 		      long long *out);
 
+/* Output formats of report and stat (--format). */
+enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_CSV, CLI_FORMAT_JSON };
+
+/* Parses a --format value: "text", "csv" or "json". Exits with EXIT_USAGE and a message
+ * naming the value and the choices otherwise. */
+enum cli_format cli_parse_format(const char *arg);
+
 /* Allocation wrappers that die with a message on ENOMEM (CLI only; the library returns -ENOMEM). */
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);

@@ -24,14 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
-enum stat_format { FMT_TEXT, FMT_CSV, FMT_JSON };
 
 struct stat_opts {
 	const char *events; /* -e, NULL: the host's default set */
 	long long runs;	    /* -r */
 	pid_t pid;	    /* -p, -1: none */
 	bool system_wide;   /* -a */
-	enum stat_format format;
+	enum cli_format format;
 	const char *output; /* -o, NULL: stdout */
 	char **argv;	    /* the command, NULL-terminated; NULL: none */
 	int argc;
@@ -113,15 +112,7 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 			o->system_wide = true;
 			break;
 		case 'F':
-			if (!strcmp(optarg, "text"))
-				o->format = FMT_TEXT;
-			else if (!strcmp(optarg, "csv"))
-				o->format = FMT_CSV;
-			else if (!strcmp(optarg, "json"))
-				o->format = FMT_JSON;
-			else
-				die_usage("--format '%s': not a format (text, csv or json)",
-					  optarg);
+			o->format = cli_parse_format(optarg);
 			break;
 		case 'o':
 			o->output = optarg;
@@ -842,7 +833,7 @@ int cmd_stat(int argc, char **argv)
 	    .runs = 1,
 	    .pid = -1,
 	    .system_wide = false,
-	    .format = FMT_TEXT,
+	    .format = CLI_FORMAT_TEXT,
 	    .output = NULL,
 	};
 	struct hwprof_event_list list = {0};
@@ -913,9 +904,9 @@ int cmd_stat(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (o.format == FMT_JSON)
+	if (o.format == CLI_FORMAT_JSON)
 		print_json(out, &o, &list, st, metrics, nm, cpu, cmd);
-	else if (o.format == FMT_CSV)
+	else if (o.format == CLI_FORMAT_CSV)
 		print_csv(out, &list, st);
 	else
 		print_text(out, &o, &list, st, metrics, nm, elapsed, el_sd, cpu, cmd);

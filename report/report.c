@@ -14,7 +14,6 @@
 
 #define MAX_KEYS 3
 
-enum report_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 
 struct report_options {
 	const char **inputs;
@@ -24,7 +23,7 @@ struct report_options {
 	const char *sort;
 	long long limit;      /* -1: the format's default (text 40, csv/json all) */
 	double percent_limit; /* rows under this share (percent) are left out */
-	enum report_format format;
+	enum cli_format format;
 	enum inline_mode inline_mode;
 	const char *pids, *tids, *comms, *dsos, *functions, *kallsyms, *event;
 };
@@ -138,15 +137,7 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			o->percent_limit = parse_percent(optarg);
 			break;
 		case 'f':
-			if (!strcmp(optarg, "text"))
-				o->format = FORMAT_TEXT;
-			else if (!strcmp(optarg, "csv"))
-				o->format = FORMAT_CSV;
-			else if (!strcmp(optarg, "json"))
-				o->format = FORMAT_JSON;
-			else
-				die_usage("--format '%s': unknown format (text, csv or json)",
-					  optarg);
+			o->format = cli_parse_format(optarg);
 			break;
 		case OPT_INLINE:
 			if (!strcmp(optarg, "callee"))
@@ -204,7 +195,7 @@ int cmd_report(int argc, char **argv)
 	    .sort = "line",
 	    .limit = -1,
 	    .percent_limit = 0,
-	    .format = FORMAT_TEXT,
+	    .format = CLI_FORMAT_TEXT,
 	    .inline_mode = INLINE_CALLEE,
 	};
 	enum profile_key keys[MAX_KEYS];
@@ -247,7 +238,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (o.limit < 0)
-		o.limit = o.format == FORMAT_TEXT ? 40 : 0;
+		o.limit = o.format == CLI_FORMAT_TEXT ? 40 : 0;
 	while (shown < nrows && (!o.limit || shown < (size_t)o.limit) &&
 	       rows[shown].share * 100 >= o.percent_limit)
 		shown++;
@@ -258,9 +249,9 @@ int cmd_report(int argc, char **argv)
 	    .inline_mode = o.inline_mode,
 	    .omitted = nrows - shown,
 	};
-	if (o.format == FORMAT_JSON)
+	if (o.format == CLI_FORMAT_JSON)
 		r = output_json(stdout, p, rows, shown, &oo);
-	else if (o.format == FORMAT_CSV)
+	else if (o.format == CLI_FORMAT_CSV)
 		r = output_csv(stdout, p, rows, shown, &oo);
 	else
 		r = output_text(stdout, p, rows, shown, &oo);

@@ -44,4 +44,8 @@ check("zero period is too small", rc == 64 and "too small (at least 1)" in err, 
 rc, out, err = run("record", "-F", "abc", "--", "true")
 check("not a number", rc == 64 and "-F 'abc': not a number" in err, err)
 
+for cmd in ("report", "stat"):
+    rc, out, err = run(cmd, "--format", "xml", "--", "true")
+    check(f"{cmd} --format xml", rc == 64 and "--format 'xml': not a format (text, csv or json)" in err, err)
+
 sys.exit(1 if failed else 0)
