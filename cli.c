@@ -73,12 +73,28 @@ void die_usage(const char *fmt, ...)
 
 void cli_bad_option(char **argv)
 {
-	/* getopt leaves the offending word at argv[optind - 1]; for a short option bundled
-	 * with others (-xq) only optopt names it. */
+	/* getopt leaves the offending word at argv[optind - 1]. For long options glibc sets
+	 * optopt to 0 when the name is unknown and to the option's val when its value is
+	 * missing or not allowed; that val is ours, not what the user typed, so the word is
+	 * named instead. */
 	const char *word = optind > 0 ? argv[optind - 1] : "";
-	if (optopt && (word[0] != '-' || word[1] == '-' || strlen(word) > 2))
+	bool at_end = argv[optind] == NULL;
+
+	if (word[0] == '-' && word[1] == '-') {
+		const char *eq = strchr(word, '=');
+		int len = eq ? (int)(eq - word) : (int)strlen(word);
+
+		if (!optopt)
+			die_usage("'%.*s': unknown option", len, word);
+		if (eq)
+			die_usage("'%.*s': takes no value", len, word);
+		die_usage("'%.*s': missing its value", len, word);
+	}
+	/* A short option's value can be missing only when it is the last letter of the last
+	 * word; getopt does not say which of the two went wrong. */
+	if (at_end && word[0] == '-' && word[strlen(word) - 1] == optopt)
 		die_usage("'-%c': unknown option, or missing its value", optopt);
-	die_usage("'%s': unknown option, or missing its value", word);
+	die_usage("'-%c': unknown option", optopt);
 }
 
 enum cli_format cli_parse_format(const char *arg)

@@ -44,8 +44,8 @@ _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* For getopt_long's '?' answer (hwprof.c sets opterr = 0, so getopt itself prints nothing):
- * prints "PREFIX: error: '--bogus': unknown option, or missing its value" plus the --help
- * hint, and exits with EXIT_USAGE. ARGV is the subcommand's argv (uses optind/optopt). */
+ * prints "PREFIX: error: '--bogus': unknown option" (or "'--sort': missing its value",
+ * "'--no-count': takes no value") plus the --help hint, and exits with EXIT_USAGE. ARGV is the subcommand's argv (uses optind/optopt). */
 _Noreturn void cli_bad_option(char **argv);
 
 /* Parses ARG as a decimal (or 0x hex) integer in [MIN, MAX] for option OPT (e.g. "-F").
