@@ -5,6 +5,7 @@
 #include "aggregate.h"
 #include "dso.h"
 #include "filter.h"
+#include "jobs.h"
 #include "kallsyms.h"
 #include "maps.h"
 #include "strpool.h"
@@ -377,40 +378,50 @@ int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trail
 
 /* ---- finish: symbolize the distinct addresses --------------------------------------------- */
 
-static int open_dsos(struct builder *b, const uint64_t *dso_samples, uint64_t total)
-{
-	struct profile *p = b->p;
-	char why[768];
+/* A warning for the profile, made in a symbolization thread: kept with its DSO's job and
+ * added in DSO order afterwards, so the output does not depend on which thread ran first. */
+static int job_warning(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-	for (size_t i = 2; i < b->dsos.n; i++) {
-		struct dso *d = &b->dsos.v[i];
-		bool has_dwarf = false;
-		if (!dso_samples[i] || d->state == DSO_PSEUDO)
-			continue;
-		if (dso_check(d, why, sizeof(why)) < 0) {
-			if (add_warning(p,
-					"%s; its %" PRIu64 " samples are shown as '[unknown] "
-					"%s+0xOFFSET', not attributed to the file's lines now "
-					"(record again to profile the current build)",
-					why, dso_samples[i], d->path) < 0)
-				return -ENOMEM;
-			continue;
-		}
-		if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, &has_dwarf, why,
-				 sizeof(why)) < 0) {
-			d->state = DSO_NOT_ELF;
-			if (add_warning(p, "%s; its samples are shown as '[unknown]'", why) < 0)
-				return -ENOMEM;
-			continue;
-		}
-		/* Only DSOs that matter get a warning: libc without debug info is normal. */
-		if (!has_dwarf && dso_samples[i] * 100 >= total &&
-		    add_warning(p,
-				"%s: no debug info, %" PRIu64 " samples shown by symbol only (%s; "
-				"build with -g, install its debug package, or give --debug-dir)",
-				d->path, dso_samples[i], why) < 0)
-			return -ENOMEM;
+static int job_warning(char **out, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vasprintf(out, fmt, ap);
+	va_end(ap);
+	if (ret < 0) {
+		*out = NULL;
+		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* Checks D against the recording and opens its symbols. Returns 0 or -ENOMEM. */
+static int open_dso(struct builder *b, struct dso *d, uint64_t samples, uint64_t total,
+		    char **warning)
+{
+	char why[768];
+	bool has_dwarf = false;
+
+	if (dso_check(d, why, sizeof(why)) < 0)
+		return job_warning(warning,
+				   "%s; its %" PRIu64 " samples are shown as '[unknown] "
+				   "%s+0xOFFSET', not attributed to the file's lines now "
+				   "(record again to profile the current build)",
+				   why, samples, d->path);
+	if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, &has_dwarf, why,
+			 sizeof(why)) < 0) {
+		d->state = DSO_NOT_ELF;
+		return job_warning(warning, "%s; its samples are shown as '[unknown]'", why);
+	}
+	/* Only DSOs that matter get a warning: libc without debug info is normal. */
+	if (!has_dwarf && samples * 100 >= total)
+		return job_warning(warning,
+				   "%s: no debug info, %" PRIu64 " samples shown by symbol only "
+				   "(%s; build with -g, install its debug package, or give "
+				   "--debug-dir)",
+				   d->path, samples, why);
 	return 0;
 }
 
@@ -500,10 +511,103 @@ static int check_filters(struct builder *b, char *err, size_t errlen)
 	return 0;
 }
 
+/* One DSO's share of the symbolization, done by whichever thread takes it. */
+struct dso_job {
+	uint32_t dso;
+	size_t first, n; /* its entries: order[first .. first + n) */
+	char *warning;	 /* malloc'd, or NULL */
+	int err;	 /* 0 or -ENOMEM */
+};
+
+struct sym_jobs {
+	struct builder *b;
+	const struct kallsyms *ks;
+	const uint64_t *dso_samples;
+	uint64_t total;
+	size_t *order;		  /* indexes into b->agg.v, grouped by DSO */
+	struct profile_loc *locs; /* indexed like b->agg.v */
+	struct dso_job *v;	  /* by DSO id */
+	size_t *schedule;	  /* job indexes, most samples first */
+	size_t n;
+};
+
+static void symbolize_dso(void *ctx, size_t k)
+{
+	struct sym_jobs *w = ctx;
+	struct dso_job *job = &w->v[w->schedule[k]];
+	struct builder *b = w->b;
+	struct dso *d = &b->dsos.v[job->dso];
+
+	if (job->dso > DSO_ID_KERNEL && d->state != DSO_PSEUDO)
+		job->err = open_dso(b, d, w->dso_samples[job->dso], w->total, &job->warning);
+	for (size_t i = job->first; i < job->first + job->n && !job->err; i++)
+		job->err = resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks);
+}
+
+static int by_job_samples(const void *a, const void *b, void *ctx)
+{
+	const struct sym_jobs *w = ctx;
+	uint64_t x = w->dso_samples[w->v[*(const size_t *)a].dso];
+	uint64_t y = w->dso_samples[w->v[*(const size_t *)b].dso];
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Symbolizes every distinct address into W->locs, one job per DSO, DSOs in parallel. */
+static int symbolize_all(struct sym_jobs *w)
+{
+	struct builder *b = w->b;
+	size_t *start = calloc(b->dsos.n + 1, sizeof(*start));
+	int ret = 0;
+
+	w->order = malloc((b->agg.n ? b->agg.n : 1) * sizeof(*w->order));
+	w->v = calloc(b->dsos.n, sizeof(*w->v));
+	w->schedule = malloc(b->dsos.n * sizeof(*w->schedule));
+	if (!start || !w->order || !w->v || !w->schedule) {
+		free(start);
+		return -ENOMEM;
+	}
+	/* A counting sort of the entries by DSO. */
+	for (size_t k = 0; k < b->agg.n; k++)
+		start[b->agg.v[k].dso + 1]++;
+	for (size_t i = 0; i < b->dsos.n; i++)
+		start[i + 1] += start[i];
+	for (size_t i = 0; i < b->dsos.n; i++)
+		w->v[i] = (struct dso_job){.dso = (uint32_t)i, .first = start[i]};
+	for (size_t k = 0; k < b->agg.n; k++) {
+		struct dso_job *job = &w->v[b->agg.v[k].dso];
+		w->order[job->first + job->n++] = k;
+	}
+	for (size_t i = 0; i < b->dsos.n; i++)
+		if (w->v[i].n)
+			w->schedule[w->n++] = i;
+	/* The biggest DSO first, so that the small ones fill the other threads' time. */
+	qsort_r(w->schedule, w->n, sizeof(*w->schedule), by_job_samples, w);
+	jobs_run(w->n, symbolize_dso, w);
+	for (size_t i = 0; i < b->dsos.n; i++) {
+		if (w->v[i].err)
+			ret = w->v[i].err;
+		if (w->v[i].warning && add_warning(b->p, "%s", w->v[i].warning) < 0)
+			ret = -ENOMEM;
+	}
+	free(start);
+	return ret;
+}
+
+static void sym_jobs_release(struct sym_jobs *w)
+{
+	for (size_t i = 0; w->v && i < w->b->dsos.n; i++)
+		free(w->v[i].warning);
+	free(w->v);
+	free(w->order);
+	free(w->schedule);
+}
+
 int builder_finish(struct builder *b, struct profile **out, char *err, size_t errlen)
 {
 	struct profile *p = b->p;
 	struct kallsyms ks = {0};
+	struct sym_jobs w = {.b = b};
 	uint64_t *dso_samples = NULL, total = 0;
 	size_t keep = 0;
 	int ret = -ENOMEM;
@@ -528,15 +632,16 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 				path, r < 0 ? strerror(-r) : "addresses hidden") < 0)
 			goto out;
 	}
-	if (open_dsos(b, dso_samples, total) < 0)
-		goto out;
 	p->locs = calloc(b->agg.n ? b->agg.n : 1, sizeof(*p->locs));
 	if (!p->locs)
 		goto out;
+	w = (struct sym_jobs){.b = b, .ks = &ks, .dso_samples = dso_samples, .total = total,
+			      .locs = p->locs};
+	if (symbolize_all(&w) < 0)
+		goto out;
+	/* The filters on symbolized names, in place: entry k moves to keep <= k. */
 	for (size_t k = 0; k < b->agg.n; k++) {
-		struct profile_loc *loc = &p->locs[keep];
-		if (resolve(b, &b->agg.v[k], loc, &ks) < 0)
-			goto out;
+		struct profile_loc *loc = &p->locs[k];
 		if (loc->function && b->functions.n && b->nseen_fns < SEEN_MAX) {
 			size_t i;
 			for (i = 0; i < b->nseen_fns && b->seen_fns[i] != loc->function; i++)
@@ -549,7 +654,7 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 			continue;
 		p->samples += loc->samples;
 		p->period += loc->period;
-		keep++;
+		p->locs[keep++] = *loc;
 	}
 	p->nlocs = keep;
 	qsort(p->locs, p->nlocs, sizeof(*p->locs), by_period);
@@ -573,6 +678,7 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 out:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
+	sym_jobs_release(&w);
 	kallsyms_release(&ks);
 	free(dso_samples);
 	return ret;

@@ -2,11 +2,13 @@
 #include "strpool.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct strpool {
+	pthread_mutex_t lock; /* symbolization threads intern into one pool */
 	char **slots;
 	size_t cap; /* power of two */
 	size_t n;
@@ -28,6 +30,7 @@ struct strpool *strpool_new(void)
 	if (!p)
 		return NULL;
 	p->cap = 256;
+	pthread_mutex_init(&p->lock, NULL);
 	p->slots = calloc(p->cap, sizeof(*p->slots));
 	if (!p->slots) {
 		free(p);
@@ -57,12 +60,10 @@ static int grow(struct strpool *p)
 	return 0;
 }
 
-const char *strpool_intern(struct strpool *p, const char *s)
+static const char *intern_locked(struct strpool *p, const char *s)
 {
 	size_t i;
 
-	if (!s)
-		return NULL;
 	if ((p->n + 1) * 2 > p->cap && grow(p) < 0) {
 		errno = ENOMEM;
 		return NULL;
@@ -82,6 +83,18 @@ const char *strpool_intern(struct strpool *p, const char *s)
 	return p->slots[i];
 }
 
+const char *strpool_intern(struct strpool *p, const char *s)
+{
+	const char *r;
+
+	if (!s)
+		return NULL;
+	pthread_mutex_lock(&p->lock);
+	r = intern_locked(p, s);
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
 void strpool_free(struct strpool *p)
 {
 	if (!p)
@@ -89,5 +102,6 @@ void strpool_free(struct strpool *p)
 	for (size_t i = 0; i < p->cap; i++)
 		free(p->slots[i]);
 	free(p->slots);
+	pthread_mutex_destroy(&p->lock);
 	free(p);
 }

@@ -14,7 +14,8 @@ struct strpool;
 struct strpool *strpool_new(void);
 
 /* The pool's copy of S (NULL gives NULL). Equal strings give the same pointer. Returns NULL
- * with errno ENOMEM when S is not NULL and memory ran out. */
+ * with errno ENOMEM when S is not NULL and memory ran out. Thread-safe: the symbolization
+ * threads of one profile share its pool. */
 const char *strpool_intern(struct strpool *p, const char *s);
 
 /* Frees P and every string it gave out. Accepts NULL. */
