@@ -4,6 +4,8 @@
 #ifndef HWPROF_COUNT_PRIV_H
 #define HWPROF_COUNT_PRIV_H
 
+#include <stdbool.h>
+
 /* Sets the calling thread's last-error line (printf-style) read by hwprof_strerror_last().
  * Returns -ERR so callers write `return count_fail(-ENOENT, "...")`. */
 int count_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
@@ -11,5 +13,17 @@ __attribute__((visibility("hidden")));
 
 /* Clears the calling thread's last-error line. */
 void count_clear_error(void) __attribute__((visibility("hidden")));
+
+struct hwprof_event;
+struct hwprof_count;
+
+/* Whether EV is kernel work (context-switches, cpu-migrations) counted with exclude_kernel:
+ * such a count is always 0, a number that says nothing. */
+bool count_kernel_work_excluded(const struct hwprof_event *ev)
+    __attribute__((visibility("hidden")));
+
+/* Marks C as not counted (counted false, scaled and ratio 0) when EV is such an event. */
+void count_mark_kernel_work(const struct hwprof_event *ev, struct hwprof_count *c)
+    __attribute__((visibility("hidden")));
 
 #endif

@@ -6,7 +6,6 @@
 #include "count_priv.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,21 +51,57 @@ const char *hwprof_strerror_last(void)
 	return last_error;
 }
 
+/* Context switches and migrations are raised by the scheduler, inside the kernel (with the
+ * kernel's registers): counted with exclude_kernel they always read 0, whatever happened. */
+bool count_kernel_work_excluded(const struct hwprof_event *ev)
+{
+	return ev->kind == HWPROF_EV_SOFTWARE && ev->type == PERF_TYPE_SOFTWARE &&
+	       ev->exclude_kernel &&
+	       (ev->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+		ev->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
+bool hwprof_kernel_countable(void)
+{
+	/* A test open answers for root, CAP_PERFMON, CAP_SYS_ADMIN and every paranoid level
+	 * alike (and for a test's fake kernel), where reading the level alone would not. */
+	struct perf_event_attr attr = {
+	    .type = PERF_TYPE_SOFTWARE,
+	    .size = sizeof(attr),
+	    .config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+	    .disabled = 1,
+	    .exclude_hv = 1,
+	};
+	int fd = hwprof_sys()->perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	hwprof_sys()->close(fd);
+	return true;
+}
+
+const char *hwprof_count_why_not(const struct hwprof_event *ev)
+{
+	if (!ev || !count_kernel_work_excluded(ev))
+		return NULL;
+	if (hwprof_kernel_countable())
+		return "kernel work, counted user-only (count it with :uk)";
+	return "kernel work; needs perf_event_paranoid <= 1 or CAP_PERFMON";
+}
+
 const char *hwprof_count_default_spec(bool host_has_pmu)
 {
 	/* Pairs share a group so that each ratio (IPC, miss rates) comes from one time window
 	 * even when the set multiplexes; six events in one group could fail to schedule at all
 	 * on a PMU with four general-purpose counters. Software events never multiplex: one
 	 * group, one read(2). */
-	int paranoid = hwprof_paranoid();
-
 	if (host_has_pmu)
 		return "{instructions,cycles},{cache-references,cache-misses},"
 		       "{branches,branch-misses}";
-	/* Context switches and migrations happen in the kernel: counted user-only (the default
-	 * without modifiers) they always read 0. Count them in both modes when the kernel may
-	 * be measured (root, or perf_event_paranoid <= 1). */
-	if (geteuid() == 0 || (paranoid != INT_MIN && paranoid <= 1))
+	/* Context switches and migrations happen in the kernel: count them in both modes when
+	 * the kernel may be measured. Otherwise they stay in the set (the table keeps its
+	 * shape) and every reader shows them as not counted, with hwprof_count_why_not(). */
+	if (hwprof_kernel_countable())
 		return "{task-clock,context-switches:uk,cpu-migrations:uk,page-faults}";
 	return "{task-clock,context-switches,cpu-migrations,page-faults}";
 }
@@ -300,6 +335,15 @@ void hwprof_count_scale(struct hwprof_count *c, double scale)
 	c->scaled *= scale;
 }
 
+void count_mark_kernel_work(const struct hwprof_event *ev, struct hwprof_count *c)
+{
+	if (!count_kernel_work_excluded(ev))
+		return;
+	c->counted = false;
+	c->scaled = 0;
+	c->ratio = 0;
+}
+
 static double ev_scale(const struct hwprof_event *ev)
 {
 	return ev->scale > 0 ? ev->scale : 1.0;
@@ -318,6 +362,7 @@ static int read_single(struct hwprof_group *g, size_t i, struct hwprof_count *c)
 	c->enabled_ns = g->buf[1];
 	c->running_ns = g->buf[2];
 	hwprof_count_scale(c, ev_scale(&g->ev[i]));
+	count_mark_kernel_work(&g->ev[i], c);
 	return 0;
 }
 
@@ -352,6 +397,7 @@ static int read_kgroup(struct hwprof_group *g, const struct kgroup *kg, struct h
 		out[m].enabled_ns = g->buf[1];
 		out[m].running_ns = g->buf[2];
 		hwprof_count_scale(&out[m], ev_scale(&g->ev[m]));
+		count_mark_kernel_work(&g->ev[m], &out[m]);
 	}
 	return 0;
 }

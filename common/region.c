@@ -331,6 +331,7 @@ static size_t acc_counts(const struct region_acc *a, size_t nev, struct hwprof_c
 		c[i] = (struct hwprof_count){
 		    .value = a->value[i], .enabled_ns = a->enabled[i], .running_ns = a->running[i]};
 		hwprof_count_scale(&c[i], ev->scale > 0 ? ev->scale : 1.0);
+		count_mark_kernel_work(ev, &c[i]);
 	}
 	for (size_t i = 0; i < n; i++)
 		in[i] = (struct hwprof_metric_input){
@@ -338,8 +339,9 @@ static size_t acc_counts(const struct region_acc *a, size_t nev, struct hwprof_c
 	return hwprof_metrics_derive(in, n, m, maxm);
 }
 
+/* Writes one region; sets *MARKED when a text value carries the multiplexing '*'. */
 static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
-			 const struct region_acc *a, bool *first)
+			 const struct region_acc *a, bool *first, bool *marked)
 {
 	struct hwprof_count c[64];
 	struct hwprof_metric m[32];
@@ -401,6 +403,7 @@ static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
 			else
 				fprintf(f, " %*.0f%s", w - 1, c[i].scaled,
 					c[i].ratio < 0.9 ? "*" : " ");
+			*marked |= c[i].counted && c[i].ratio < 0.9;
 		}
 		fputc('\n', f);
 		for (size_t i = 0; i < nm; i++)
@@ -412,13 +415,26 @@ static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
 	*first = false;
 }
 
+/* The text table's footnotes: the '*' legend when some value carries it, and why an event
+ * that reads as "not counted" everywhere could not count. */
+static void write_legend(FILE *f, bool marked)
+{
+	if (marked)
+		fprintf(f, "  * multiplexed: counted under 90%% of the time, scaled\n");
+	for (size_t i = 0; i < events.n; i++) {
+		const char *why = hwprof_count_why_not(&events.ev[i]);
+		if (why)
+			fprintf(f, "  %s: not counted (%s)\n", events.ev[i].spec, why);
+	}
+}
+
 /* Writes the report to PATH (JSON or CSV by its name), or as text to stderr when PATH is
  * NULL or empty. */
 static int report_to(const char *path)
 {
 	enum fmt fmt = FMT_TEXT;
 	FILE *f = stderr;
-	bool first = true;
+	bool first = true, marked = false;
 	int r = 0;
 	size_t len;
 	unsigned long gen = __atomic_load_n(&generation, __ATOMIC_RELAXED);
@@ -447,10 +463,8 @@ static int report_to(const char *path)
 		fprintf(f,
 			"region,thread,calls,event,value,enabled_ns,running_ns,scaled,counted\n");
 	} else {
-		fprintf(f,
-			"hwprof regions of pid %d (* multiplexed: counted under 90%% of the "
-			"time, scaled)\n  %-20s %8s %8s",
-			(int)getpid(), "region", "thread", "calls");
+		fprintf(f, "hwprof regions of pid %d\n  %-20s %8s %8s", (int)getpid(), "region",
+			"thread", "calls");
 		for (size_t i = 0; i < events.n; i++) {
 			char h[256];
 			snprintf(h, sizeof(h), "%s%s%s%s", events.ev[i].spec,
@@ -476,13 +490,15 @@ static int report_to(const char *path)
 		for (i = 0; i < n; i++) {
 			pthread_mutex_lock(&v[i]->lock);
 			for (size_t k = 0; k < v[i]->nacc; k++)
-				write_region(f, fmt, v[i], v[i]->accs[k], &first);
+				write_region(f, fmt, v[i], v[i]->accs[k], &first, &marked);
 			pthread_mutex_unlock(&v[i]->lock);
 		}
 		free(v);
 	}
 	if (fmt == FMT_JSON)
 		fprintf(f, "%s]}\n", first ? "" : "\n  ");
+	else if (fmt == FMT_TEXT)
+		write_legend(f, marked);
 close:
 	if (f != stderr && fclose(f) != 0 && !r)
 		r = count_fail(-errno, "HWPROF_OUTPUT '%s': %s", path, strerror(errno));

@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 static int check_path(const char *path)
@@ -113,6 +114,8 @@ static _Noreturn void child(pid_t parent, int go_rd, int err_wr, char *const arg
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(127);
+	/* A group of its own, as a shell gives a job: the parent signals the whole group. */
+	setpgid(0, 0);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
@@ -160,7 +163,80 @@ int launch_prepare(struct launch *l, char *const argv[])
 	l->pid = pid;
 	l->go_fd = go[1];
 	l->err_fd = err[0];
+	l->tty = false;
+	/* Also here, so the group exists before launch_go hands it the terminal. */
+	l->pgid = setpgid(pid, pid) == 0 ? pid : 0;
 	return 0;
+}
+
+/* The first of stdin, stdout, stderr that is a terminal, or -1: `CMD < file` still runs on
+ * the terminal of its output. */
+static int tty_fd(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (isatty(fd))
+			return fd;
+	return -1;
+}
+
+/* tcsetpgrp(3) with SIGTTOU blocked: a background group may then take the terminal instead
+ * of being stopped. Returns 0 or -1 (errno). */
+static int set_foreground(pid_t pgrp)
+{
+	sigset_t ttou, old;
+	int ret;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	ret = tcsetpgrp(tty_fd(), pgrp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+/* Whether hwprof's group is the foreground group of its terminal and hwprof alone in it. In
+ * a pipeline (`hwprof record -- CMD | less`) the other commands of the job share the group
+ * and may read the terminal: handing it to the target would stop the pager until CMD ends,
+ * so the target stays in the background of the job, and ^C reaches hwprof, which forwards
+ * it. */
+static bool in_foreground(void)
+{
+	int fd = tty_fd();
+	struct stat st;
+
+	for (int i = 0; i <= 1; i++)
+		if (fstat(i, &st) == 0 && S_ISFIFO(st.st_mode))
+			return false;
+	return fd >= 0 && tcgetpgrp(fd) == getpgrp();
+}
+
+int launch_kill(const struct launch *l, int sig)
+{
+	int ret = l->pgid > 0 ? kill(-l->pgid, sig) : l->pid > 0 ? kill(l->pid, sig) : 0;
+
+	return ret < 0 ? -errno : 0;
+}
+
+void launch_reclaim_tty(struct launch *l)
+{
+	if (!l->tty)
+		return;
+	l->tty = false;
+	if (tty_fd() >= 0 && tcgetpgrp(tty_fd()) == l->pgid)
+		set_foreground(getpgrp());
+}
+
+void launch_suspend(struct launch *l, int sig)
+{
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		return;
+	launch_reclaim_tty(l);
+	/* SIGSTOP, not SIG: a SIGTSTP of an orphaned group would be discarded by the kernel. */
+	raise(SIGSTOP);
+	/* Continued: by `fg` when the terminal is ours again, by `bg` otherwise. */
+	if (l->pgid > 0 && in_foreground())
+		l->tty = set_foreground(l->pgid) == 0;
+	launch_kill(l, SIGCONT);
 }
 
 int launch_go(struct launch *l)
@@ -168,6 +244,8 @@ int launch_go(struct launch *l)
 	ssize_t n;
 	int e = 0;
 
+	if (l->pgid > 0 && in_foreground())
+		l->tty = set_foreground(l->pgid) == 0;
 	do
 		n = write(l->go_fd, "g", 1);
 	while (n < 0 && errno == EINTR);
@@ -187,6 +265,8 @@ int launch_go(struct launch *l)
 out:
 	close(l->err_fd);
 	l->err_fd = -1;
+	if (e)
+		launch_reclaim_tty(l);
 	return e;
 }
 
@@ -197,6 +277,7 @@ void launch_abort(struct launch *l)
 	if (l->err_fd >= 0)
 		close(l->err_fd);
 	l->go_fd = l->err_fd = -1;
+	launch_reclaim_tty(l);
 	if (l->pid > 0) {
 		while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR)
 			;

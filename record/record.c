@@ -70,10 +70,6 @@ static const char usage_text[] =
     "Exit status: the command's own (128+N when it was killed by signal N; 127 when it\n"
     "could not be executed; 0 with -p); 2 when recording failed, 64 for a usage error.\n";
 
-/* The counting set of `hwprof stat` (issue 4): hardware events where the host has a PMU. */
-#define COUNT_DEFAULT_PMU "instructions,cycles,cache-references,cache-misses,branches,branch-misses"
-#define COUNT_DEFAULT_SW  "task-clock,context-switches,cpu-migrations,page-faults"
-
 /* Set by the signal handlers; read after ppoll() returns (the signals are blocked otherwise). */
 static volatile sig_atomic_t got_stop, got_child;
 
@@ -108,6 +104,8 @@ struct recording {
 	bool renamed_old; /* FILE was renamed to FILE.old */
 	/* tallies */
 	uint64_t samples, lost, throttles, bad;
+	pid_t *forked; /* processes the FORK records announced and no EXIT record ended */
+	size_t nforked, forked_cap;
 	int write_err; /* first -errno of the writer */
 	struct {
 		char path[4096];
@@ -209,7 +207,6 @@ static void check_freq(long long freq)
 		    freq, max);
 }
 
-
 /* Moves an existing FILE to FILE.old (as perf does) and creates FILE, so that an unwritable
  * path is reported before the target runs. */
 static int prepare_output(struct recording *r)
@@ -305,6 +302,26 @@ static void report_precision(const struct recording *r)
 	}
 }
 
+/* cpu-clock and task-clock count nanoseconds, and the kernel raises a sample period below
+ * 10000 ns to 10000 (perf_swevent_init_hrtimer): -c 1 is not one sample per event. */
+static void note_clock_period(const struct recording *r)
+{
+	if (!r->opt.period || r->opt.period >= 10000)
+		return;
+	for (size_t i = 0; i < r->sampler.nevents; i++) {
+		const struct hwprof_file_event *f = &r->sampler.fev[i];
+
+		if (f->type == PERF_TYPE_SOFTWARE && (f->config == PERF_COUNT_SW_CPU_CLOCK ||
+						      f->config == PERF_COUNT_SW_TASK_CLOCK)) {
+			note(
+			    "-c %lld: %s periods are in ns; the kernel's minimum is about 10000 ns "
+			    "(10 µs)",
+			    r->opt.period, f->name);
+			return;
+		}
+	}
+}
+
 /* Opens the counting group beside the samples. The default set is best effort; a set the
  * user asked for must open. */
 static int open_counting(struct recording *r)
@@ -314,8 +331,8 @@ static int open_counting(struct recording *r)
 
 	if (r->opt.no_count)
 		return 0;
-	if (!spec)
-		spec = hwprof_host_has_pmu() ? COUNT_DEFAULT_PMU : COUNT_DEFAULT_SW;
+	if (!spec) /* `hwprof stat`'s set: kernel work counted with :uk where allowed */
+		spec = hwprof_count_default_spec(hwprof_host_has_pmu());
 	if (!r->opt.count)
 		parse_events(spec, &r->counts);
 	/* With -p only the main thread and what it creates later are counted: a group per
@@ -391,6 +408,51 @@ found:
 	}
 }
 
+/* Keeps the set of processes (not threads) the target started and that have not ended, for
+ * the note on descendants still running when the target exits. A FORK whose pid differs from
+ * its ppid is a new process; an EXIT with pid == tid ends one. */
+static void track_process(struct recording *r, const struct hwprof_record *rec)
+{
+	const struct hwprof_rec_task *t = &rec->task;
+	pid_t pid = (pid_t)t->pid;
+
+	if (rec->type == HWPROF_REC_FORK) {
+		if (t->pid == t->ppid)
+			return;
+		if (r->nforked == r->forked_cap) {
+			r->forked_cap = r->forked_cap ? 2 * r->forked_cap : 16;
+			r->forked = xrealloc(r->forked, r->forked_cap * sizeof(*r->forked));
+		}
+		r->forked[r->nforked++] = pid;
+		return;
+	}
+	if (t->pid != t->tid)
+		return;
+	for (size_t i = 0; i < r->nforked; i++) {
+		if (r->forked[i] == pid) {
+			r->forked[i] = r->forked[--r->nforked];
+			return;
+		}
+	}
+}
+
+/* Whether PID is a process that still runs (not a zombie left for its new parent). */
+static bool process_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	bool alive = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		alive = p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	fclose(f);
+	return alive;
+}
+
 /* One perf record from a ring: translated, tallied, queued for the time-ordered write. */
 static int on_ring_record(const struct perf_event_header *h, size_t len, void *arg)
 {
@@ -410,6 +472,10 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 		break;
 	case HWPROF_REC_THROTTLE:
 		r->throttles++;
+		break;
+	case HWPROF_REC_FORK:
+	case HWPROF_REC_EXIT:
+		track_process(r, &rec);
 		break;
 	case HWPROF_REC_MMAP:
 		if (!r->sampler.kernel_build_id || !rec.mmap.build_id_size)
@@ -475,22 +541,43 @@ static void stop_target(struct recording *r, uint64_t *stop_at, int *forwarded)
 	if (!*stop_at)
 		*stop_at = t;
 	if (!*forwarded && t - *stop_at > 100000000ull) {
-		kill(r->target.pid, got_stop);
+		launch_kill(&r->target, got_stop);
 		*forwarded = 1;
 	} else if (*forwarded == 1 && t - *stop_at > 3000000000ull) {
-		kill(r->target.pid, SIGKILL);
+		launch_kill(&r->target, SIGKILL);
 		*forwarded = 2;
 	}
 }
 
+/* Reaps the launched target without blocking. Returns true when it has ended (*WSTATUS set).
+ * A job-control stop of the target stops hwprof with it. */
+static bool reap_target(struct recording *r, int *wstatus)
+{
+	int st = 0;
+	pid_t w = waitpid(r->target.pid, &st, WNOHANG | WUNTRACED);
+
+	if (w == r->target.pid && WIFSTOPPED(st)) {
+		launch_suspend(&r->target, WSTOPSIG(st));
+		return false;
+	}
+	if (w == r->target.pid) {
+		*wstatus = st;
+		return true;
+	}
+	return w < 0 && errno == ECHILD;
+}
+
 /* Drains the rings until the target ends (reaped into *WSTATUS) or, with -p, until the
- * process ends or a stop signal. Returns 0 or -1 after an error message. */
+ * process ends or a stop signal. After a stop signal, also until the rest of the target's
+ * process group has ended: what ignores the signal gets SIGKILL with the rest 3 s later.
+ * Returns 0 or -1 after an error message. */
 static int record_loop(struct recording *r, const sigset_t *unblocked, int *wstatus)
 {
 	size_t n = r->sampler.ncpus;
 	struct pollfd *pfd = xcalloc(n + 1, sizeof(*pfd));
 	uint64_t last_flush = now_ns(), stop_at = 0;
 	int forwarded = 0, ret = 0;
+	bool reaped = false;
 
 	for (size_t i = 0; i < n; i++) {
 		pfd[i].fd = r->sampler.cpus[i].fd;
@@ -501,7 +588,6 @@ static int record_loop(struct recording *r, const sigset_t *unblocked, int *wsta
 	for (;;) {
 		struct timespec ts = {0, (got_stop ? 50 : 500) * 1000000L};
 		bool attached_gone = false;
-		pid_t w;
 
 		if (ppoll(pfd, n + 1, &ts, unblocked) > 0) {
 			for (size_t i = 0; i < n; i++)
@@ -523,8 +609,12 @@ static int record_loop(struct recording *r, const sigset_t *unblocked, int *wsta
 			continue;
 		}
 		got_child = 0;
-		w = waitpid(r->target.pid, wstatus, WNOHANG);
-		if (w == r->target.pid || (w < 0 && errno == ECHILD))
+		if (!reaped)
+			reaped = reap_target(r, wstatus);
+		/* Without a stop signal, what the target leaves running is not ours to end. After
+		 * the SIGKILL nothing of the group runs on: only zombies an init that does not reap
+		 * (a container's) may keep the group, and kill(2) still finds them. */
+		if (reaped && (!got_stop || forwarded == 2 || launch_kill(&r->target, 0) < 0))
 			break;
 		if (got_stop)
 			stop_target(r, &stop_at, &forwarded);
@@ -560,37 +650,80 @@ static void read_counts(struct recording *r, struct hwprof_file_trailer *t)
 		fc->value = c[i].value;
 		fc->enabled_ns = c[i].enabled_ns;
 		fc->running_ns = c[i].running_ns;
+		/* Stored as not counted, never as a 0 that says nothing; the file has no room
+		 * for the reason, so it is said here. */
+		if (!c[i].counted && hwprof_count_why_not(ev))
+			note("%s: not counted (%s)", ev->spec, hwprof_count_why_not(ev));
 	}
 	free(c);
 }
 
-static void print_summary(const struct recording *r, uint64_t duration_ns)
+/* The CPU time of the target in ns: task-clock of the counting group (threads and every
+ * child, inherited), else the time the first sampling event ran; 0 when unknown. */
+static uint64_t target_cpu_ns(const struct recording *r, const struct hwprof_file_trailer *t)
+{
+	uint64_t ns = 0;
+
+	for (uint32_t i = 0; i < t->ncounts; i++) {
+		const struct hwprof_file_count *c = &t->counts[i];
+		size_t len = strlen("task-clock");
+
+		if (strncmp(c->event, "task-clock", len) || (c->event[len] && c->event[len] != ':'))
+			continue;
+		if (!c->counted || !c->value || !c->running_ns)
+			break;
+		/* Scaled as hwprof stat does when the event was multiplexed. */
+		return c->running_ns < c->enabled_ns
+			   ? (uint64_t)((double)c->value * (double)c->enabled_ns /
+					(double)c->running_ns)
+			   : c->value;
+	}
+	return sampler_running_ns(&r->sampler, &ns) < 0 ? 0 : ns;
+}
+
+/* -F asks the kernel for HZ samples per second the event runs, i.e. per CPU-second of the
+ * target: a wall-clock rate is compared to it only when the CPU time is unknown. */
+static void print_summary(const struct recording *r, const struct hwprof_file_trailer *t)
 {
 	struct stat st;
-	double secs = (double)duration_ns / 1e9, bytes = 0;
+	double secs = (double)t->duration_ns / 1e9, bytes = 0;
+	double cpu_secs = (double)target_cpu_ns(r, t) / 1e9;
 	const struct hwprof_file_event *f = &r->sampler.fev[0];
-	char rate[96];
+	char rate[128], per_sample[32];
 
 	if (stat(r->opt.output, &st) == 0)
 		bytes = (double)st.st_size;
-	if (f->freq)
-		snprintf(rate, sizeof(rate), "%.0f samples/s (asked %llu Hz)",
-			 secs > 0 ? (double)r->samples / secs : 0.0,
-			 (unsigned long long)f->period_or_freq);
+	if (cpu_secs > 0 && f->freq)
+		snprintf(rate, sizeof(rate),
+			 "%.0f samples per CPU-s (asked %llu Hz) over %.2f s (%.2f CPU-s)",
+			 (double)r->samples / cpu_secs, (unsigned long long)f->period_or_freq, secs,
+			 cpu_secs);
+	else if (cpu_secs > 0)
+		snprintf(rate, sizeof(rate), "%.0f samples per CPU-s over %.2f s (%.2f CPU-s)",
+			 (double)r->samples / cpu_secs, secs, cpu_secs);
 	else
-		snprintf(rate, sizeof(rate), "%.0f samples/s",
-			 secs > 0 ? (double)r->samples / secs : 0.0);
+		snprintf(rate, sizeof(rate), "%.0f samples/s over %.2f s",
+			 secs > 0 ? (double)r->samples / secs : 0.0, secs);
+	/* Undefined without samples: "0.0" would read as a measured size. */
+	if (r->samples)
+		snprintf(per_sample, sizeof(per_sample), "%.1f", bytes / (double)r->samples);
+	else
+		snprintf(per_sample, sizeof(per_sample), "-");
 	fprintf(stderr,
-		"hwprof record: %llu samples, %llu lost, %llu throttles, %.1f bytes/sample, %s "
-		"over %.2f s, %s (%.0f KiB)\n",
+		"hwprof record: %llu samples, %llu lost, %llu throttles, %s bytes/sample, %s, "
+		"%s (%.0f KiB)\n",
 		(unsigned long long)r->samples, (unsigned long long)r->lost,
-		(unsigned long long)r->throttles, r->samples ? bytes / (double)r->samples : 0.0,
-		rate, secs, r->opt.output, bytes / 1024);
+		(unsigned long long)r->throttles, per_sample, rate, r->opt.output, bytes / 1024);
+	if (!r->samples)
+		warning("no samples (the command ran %.2f s; lower -c or raise -F)", secs);
 	if (r->lost)
 		warning("%llu samples lost: the ring buffer filled up (try a larger -m, a larger "
 			"-c or a lower -F)",
 			(unsigned long long)r->lost);
-	if (r->throttles)
+	if (r->throttles == 1)
+		warning("sampling was throttled once: the kernel capped the sample rate "
+			"(kernel.perf_event_max_sample_rate; try a lower -F or a larger -c)");
+	else if (r->throttles)
 		warning("sampling was throttled %llu times: the kernel capped the sample rate "
 			"(kernel.perf_event_max_sample_rate; try a lower -F or a larger -c)",
 			(unsigned long long)r->throttles);
@@ -602,9 +735,11 @@ static void print_summary(const struct recording *r, uint64_t duration_ns)
 static void record_cleanup(struct recording *r, bool failed)
 {
 	if (r->target.pid > 0) {
-		kill(r->target.pid, SIGKILL);
+		launch_kill(&r->target, SIGKILL);
 		launch_abort(&r->target);
 	}
+	launch_reclaim_tty(&r->target);
+	free(r->forked);
 	if (r->writer)
 		hwprof_writer_close(r->writer, NULL);
 	r->writer = NULL;
@@ -738,6 +873,24 @@ static void block_signals(sigset_t *unblocked)
 	sigaction(SIGCHLD, &sa, NULL);
 }
 
+/* A daemon-like target (fork, exit, the child runs on) ends the recording when the launched
+ * process exits: say that its descendants were not followed to their end. Not after a stop
+ * signal: the target's group was ended on purpose, and what it SIGKILLed may still be on its
+ * way out. */
+static void note_descendants(const struct recording *r)
+{
+	size_t n = 0;
+
+	if (r->pidfd >= 0 || got_stop)
+		return;
+	for (size_t i = 0; i < r->nforked; i++)
+		n += process_alive(r->forked[i]);
+	if (n)
+		note("%zu descendant process%s of %s %s still running when it exited: recorded "
+		     "up to then only (make the command wait for them)",
+		     n, n == 1 ? "" : "es", r->argv[0], n == 1 ? "was" : "were");
+}
+
 /* After the loop: the last records, the counts, the trailer. Returns 0 or -1. */
 static int finish(struct recording *r, int wstatus, uint64_t t0)
 {
@@ -759,12 +912,15 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 		snprintf(trailer.note, sizeof(trailer.note), "stopped by %s", strsignal(got_stop));
 	ret = hwprof_writer_close(r->writer, &trailer);
 	r->writer = NULL;
-	free(trailer.counts);
-	if (ret < 0)
+	if (ret < 0) {
+		free(trailer.counts);
 		return error(
 		    "%s: %s (the file is incomplete; free some space or choose another -o)",
 		    r->opt.output, strerror(-ret));
-	print_summary(r, trailer.duration_ns);
+	}
+	print_summary(r, &trailer);
+	free(trailer.counts);
+	note_descendants(r);
 	return 0;
 }
 
@@ -817,6 +973,7 @@ int cmd_record(int argc, char **argv)
 			"kernel.perf_event_mlock_kb)",
 			r->sampler.pages);
 	report_precision(r);
+	note_clock_period(r);
 	if (fill_header(r) < 0)
 		goto out;
 	status = hwprof_writer_open(&r->writer, r->opt.output, &r->header);
@@ -830,7 +987,8 @@ int cmd_record(int argc, char **argv)
 	status = start(r);
 	if (status || record_loop(r, &unblocked, &wstatus) < 0)
 		goto out;
-	r->target.pid = -1; /* reaped */
+	r->target.pid = -1;		/* reaped */
+	launch_reclaim_tty(&r->target); /* before the summary is printed */
 	if (finish(r, wstatus, t0) < 0) {
 		status = EXIT_FATAL;
 		goto out;

@@ -74,6 +74,8 @@ static void fill_attr(struct perf_event_attr *attr, const struct hwprof_event *e
 	attr->disabled = 1;
 	attr->enable_on_exec = cfg->enable_on_exec;
 	attr->inherit = 1;
+	/* For read(2) only (no PERF_SAMPLE_READ): time_running is the target's CPU time. */
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	attr->sample_id_all = 1;
 	/* Times comparable with clock_gettime(CLOCK_MONOTONIC): merge.h needs "now". */
 	attr->use_clockid = 1;
@@ -269,6 +271,26 @@ void sampler_enable(struct sampler *s)
 void sampler_disable(struct sampler *s)
 {
 	ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+int sampler_running_ns(const struct sampler *s, uint64_t *ns)
+{
+	uint64_t v[3], sum = 0; /* value, time_enabled, time_running */
+
+	for (size_t i = 0; s->fds && i < s->ncpus * s->npids * s->nevents; i += s->nevents) {
+		ssize_t n;
+
+		if (s->fds[i] < 0)
+			continue;
+		n = hwprof_sys()->read(s->fds[i], v, sizeof(v));
+		if (n < 0)
+			return (int)n;
+		if (n != (ssize_t)sizeof(v))
+			return -EIO;
+		sum += v[2];
+	}
+	*ns = sum;
+	return 0;
 }
 
 void sampler_close(struct sampler *s)

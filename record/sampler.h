@@ -68,6 +68,14 @@ void sampler_enable(struct sampler *s);
 /* PERF_EVENT_IOC_DISABLE on every fd (sampling stops; the rings stay readable). */
 void sampler_disable(struct sampler *s);
 
+/* The CPU time of the sampled tasks in ns into *NS: time_running of the first event, summed
+ * over its per-CPU (and, with -p, per-thread) events, read(2) with read_format
+ * TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING (perf_event_open(2)). With `inherit` the kernel adds
+ * a child's times to its parent's event when the child exits, so this covers the threads and
+ * children that ended; ones still running are not in it. A hardware event that was multiplexed
+ * ran less than its tasks did. Returns 0, or -errno of the first read that failed. */
+int sampler_running_ns(const struct sampler *s, uint64_t *ns);
+
 /* Unmaps the rings and closes the fds. Accepts a zeroed S. */
 void sampler_close(struct sampler *s);
 

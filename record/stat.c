@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -23,7 +24,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
 
 struct stat_opts {
 	const char *events; /* -e, NULL: the host's default set */
@@ -36,14 +36,28 @@ struct stat_opts {
 	int argc;
 };
 
-/* Per event, over runs and CPUs. */
+/* Per event, over the runs kept and CPUs. */
 struct ev_stat {
 	double sum, sumsq, min, max; /* of the scaled value per counted run */
 	unsigned counted_runs;
 	uint64_t enabled_ns, running_ns; /* summed over runs and CPUs */
 	double run_scaled;		 /* this run, summed over CPUs */
+	uint64_t run_enabled_ns, run_running_ns;
 	bool run_counted;
 };
+
+/* How many runs the printed values are over. */
+struct runs_done {
+	long long asked;       /* -r */
+	long long kept;	       /* runs the values are over: the completed ones, or the one
+				* interrupted run when none completed */
+	long long completed;   /* runs that ended without a stop request */
+	long long interrupted; /* 1-based run a signal interrupted; 0 when none */
+};
+
+/* measure(): the command could not be executed (reported; exit 127 as record). */
+enum { MEASURE_FAILED = -1, MEASURE_EXEC_FAILED = -2 };
+enum { EXIT_NOT_EXECUTED = 127 };
 
 /* One opened group and where its members go in the event list. */
 struct cpu_group {
@@ -76,14 +90,28 @@ static const char usage_text[] =
     "  -o, --output FILE    write the counts to FILE instead of stdout\n"
     "  -h, --help           this text\n"
     "\n"
-    "The exit status is CMD's (128+N when a signal N ended it).\n";
+    "The exit status is CMD's (128+N when a signal N ended it; 127 when it could not be\n"
+    "executed). A signal N that interrupts -r N stops the runs: the counts are of the\n"
+    "completed runs, and the exit status is 128+N.\n";
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, stop_signal;
+/* Where the handler forwards a stop request: -PGID of a launched target in a group of its own,
+ * or its PID (then only a signal that did not come from the terminal, which reached the
+ * target's group too); 0 when no target runs. */
+static volatile sig_atomic_t stop_target;
 
-static void on_stop(int sig)
+/* Forwarding from the handler itself leaves no window between a check and a wait: a stop
+ * requested while the target runs always reaches it, so a launched command ends as under the
+ * terminal's ^C, even when the signal was sent to hwprof alone (kill, a script's timeout). */
+static void on_stop(int sig, siginfo_t *info, void *uc)
 {
-	(void)sig;
+	pid_t to = stop_target;
+
+	(void)uc;
 	stop_requested = 1;
+	stop_signal = sig;
+	if (to < 0 || (to > 0 && info->si_code != SI_KERNEL))
+		kill(to, sig);
 }
 
 static void parse_args(int argc, char **argv, struct stat_opts *o)
@@ -469,6 +497,7 @@ static int run_read(struct stat_run *r, struct ev_stat *st)
 {
 	for (size_t i = 0; i < r->list->n; i++) {
 		st[i].run_scaled = 0;
+		st[i].run_enabled_ns = st[i].run_running_ns = 0;
 		st[i].run_counted = false;
 	}
 	for (size_t k = 0; k < r->ngroups; k++) {
@@ -478,16 +507,24 @@ static int run_read(struct stat_run *r, struct ev_stat *st)
 			return error("%s", hwprof_strerror_last());
 		for (size_t i = 0; i < n; i++) {
 			struct ev_stat *s = &st[cg->idx[i]];
-			s->enabled_ns += cg->c[i].enabled_ns;
-			s->running_ns += cg->c[i].running_ns;
+			s->run_enabled_ns += cg->c[i].enabled_ns;
+			s->run_running_ns += cg->c[i].running_ns;
 			if (cg->c[i].counted) {
 				s->run_scaled += cg->c[i].scaled;
 				s->run_counted = true;
 			}
 		}
 	}
-	for (size_t i = 0; i < r->list->n; i++) {
+	return 0;
+}
+
+/* Adds the run just read to the statistics (a run interrupted by a signal is left out). */
+static void run_keep(struct ev_stat *st, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		struct ev_stat *s = &st[i];
+		s->enabled_ns += s->run_enabled_ns;
+		s->running_ns += s->run_running_ns;
 		if (!s->run_counted)
 			continue;
 		if (!s->counted_runs || s->run_scaled < s->min)
@@ -498,7 +535,6 @@ static int run_read(struct stat_run *r, struct ev_stat *st)
 		s->sumsq += s->run_scaled * s->run_scaled;
 		s->counted_runs++;
 	}
-	return 0;
 }
 
 static double now_s(void)
@@ -508,18 +544,38 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int wait_status(pid_t pid)
+/* Waits for the launched target to end; a job-control stop (^Z) stops hwprof with it
+ * (launch_suspend). Returns its exit status (128+N when signal N ended it); sets *SIGINT_END
+ * when SIGINT ended it: the terminal's ^C, which reaches the target's group and not hwprof
+ * when the target holds the terminal, ends the repeats as it ends a shell's loop. */
+static int wait_target(struct launch *l, bool *sigint_end)
 {
-	int status;
+	int status, ret = EXIT_FATAL;
 
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return EXIT_FATAL;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return EXIT_FATAL;
+	stop_target = l->pgid > 0 ? -l->pgid : l->pid;
+	if (stop_requested)
+		launch_kill(l, stop_signal);
+	for (;;) {
+		if (waitpid(l->pid, &status, WUNTRACED) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (WIFSTOPPED(status)) {
+			launch_suspend(l, WSTOPSIG(status));
+			continue;
+		}
+		if (WIFEXITED(status))
+			ret = WEXITSTATUS(status);
+		else if (WIFSIGNALED(status))
+			ret = 128 + WTERMSIG(status);
+		*sigint_end = WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
+		break;
+	}
+	stop_target = 0;
+	l->pid = -1;
+	launch_reclaim_tty(l);
+	return ret;
 }
 
 /* Waits for Ctrl-C / SIGTERM, or for PID (when > 0) to end. */
@@ -534,9 +590,10 @@ static void wait_stop(pid_t pid)
 	}
 }
 
-/* One measurement. Returns the target's exit status (>= 0), or -1 after reporting. */
+/* One measurement, read into the run fields of ST. Returns the target's exit status (>= 0), or
+ * MEASURE_FAILED / MEASURE_EXEC_FAILED after reporting. *SIGINT_END: see wait_target. */
 static int measure(const struct stat_opts *o, const struct hwprof_event_list *list,
-		   struct ev_stat *st, double *elapsed, bool *one_by_one)
+		   struct ev_stat *st, double *elapsed, bool *one_by_one, bool *sigint_end)
 {
 	struct stat_run r = {.list = list};
 	struct launch l = {.pid = -1, .go_fd = -1, .err_fd = -1};
@@ -546,11 +603,14 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 
 	if (o->argv) {
 		e = launch_check(o->argv[0]);
-		if (e)
-			return error("%s", launch_strerror(o->argv[0], e, msg, sizeof(msg)));
+		if (e) {
+			error("%s", launch_strerror(o->argv[0], e, msg, sizeof(msg)));
+			return MEASURE_EXEC_FAILED;
+		}
 		e = launch_prepare(&l, o->argv);
 		if (e < 0)
-			return error("cannot start '%s': %s", o->argv[0], strerror(-e));
+			return error("cannot start '%s': %s", o->argv[0], strerror(-e)),
+			       MEASURE_FAILED;
 	}
 	if (run_open(&r, o, o->pid > 0 ? o->pid : l.pid) < 0)
 		goto fail;
@@ -561,10 +621,11 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 		e = launch_go(&l);
 		if (e) {
 			error("%s", launch_strerror(o->argv[0], e < 0 ? -e : e, msg, sizeof(msg)));
-			goto fail;
+			run_close(&r);
+			launch_abort(&l);
+			return e > 0 ? MEASURE_EXEC_FAILED : MEASURE_FAILED;
 		}
-		status = wait_status(l.pid);
-		l.pid = -1;
+		status = wait_target(&l, sigint_end);
 	} else {
 		wait_stop(o->pid);
 	}
@@ -577,7 +638,7 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 fail:
 	launch_abort(&l);
 	run_close(&r);
-	return -1;
+	return MEASURE_FAILED;
 }
 
 /* ---- output ---------------------------------------------------------------------------- */
@@ -714,26 +775,33 @@ static size_t derive(const struct hwprof_event_list *list, const struct ev_stat 
 	return k;
 }
 
-static void print_text(FILE *f, const struct stat_opts *o, const struct hwprof_event_list *list,
+static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
 		       double elapsed, double elapsed_sd, const char *cpu, const char *cmd)
 {
 	char a[64], b[64], c[64];
 
 	fprintf(f, "\n Performance counter stats for '%s'", cmd);
-	if (o->runs > 1)
-		fprintf(f, " (%lld runs)", o->runs);
+	if (rd->asked > 1 && rd->interrupted && !rd->completed)
+		fprintf(f, " (run %lld of %lld, interrupted: partial counts)", rd->interrupted,
+			rd->asked);
+	else if (rd->asked > 1 && rd->interrupted)
+		fprintf(f, " (%lld of %lld runs, interrupted)", rd->completed, rd->asked);
+	else if (rd->asked > 1)
+		fprintf(f, " (%lld runs)", rd->asked);
 	fprintf(f, ":\n CPU: %s\n\n", cpu);
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
 		const char *unit = ev_unit(&list->ev[i]);
 		if (!s->counted_runs) {
-			fprintf(f, " %20s  %-24s\n", "<not counted>", list->ev[i].spec);
+			const char *why = hwprof_count_why_not(&list->ev[i]);
+			fprintf(f, " %20s  %-24s%s%s%s\n", "<not counted>", list->ev[i].spec,
+				why ? " (" : "", why ? why : "", why ? ")" : "");
 			continue;
 		}
 		fprintf(f, " %20s  %-24s %-5s", fmt_count(mean_of(s), unit, a, sizeof(a)),
 			list->ev[i].spec, unit);
-		if (o->runs > 1)
+		if (rd->kept > 1)
 			fprintf(f, " ( +- %5.2f%% )  min %s  max %s", stddev_pct(s),
 				fmt_count(s->min, unit, b, sizeof(b)),
 				fmt_count(s->max, unit, c, sizeof(c)));
@@ -741,8 +809,8 @@ static void print_text(FILE *f, const struct stat_opts *o, const struct hwprof_e
 		if (running_pct(s) < 90.0)
 			fprintf(f, "  multiplexed: counted %.1f%% of the time (< 90%%), scaled",
 				running_pct(s));
-		if (s->counted_runs < o->runs)
-			fprintf(f, "  (counted in %u of %lld runs)", s->counted_runs, o->runs);
+		if (s->counted_runs < rd->kept)
+			fprintf(f, "  (counted in %u of %lld runs)", s->counted_runs, rd->kept);
 		fputc('\n', f);
 	}
 	if (nm) {
@@ -755,7 +823,7 @@ static void print_text(FILE *f, const struct stat_opts *o, const struct hwprof_e
 		}
 	}
 	fprintf(f, "\n %20.6f seconds time elapsed", elapsed);
-	if (o->runs > 1)
+	if (rd->kept > 1)
 		fprintf(f, " ( +- %5.2f%% )", elapsed_sd);
 	fprintf(f, "\n\n");
 }
@@ -771,7 +839,7 @@ static void json_num(FILE *f, const char *key, double v, bool valid, bool comma)
 		fputs(", ", f);
 }
 
-static void print_json(FILE *f, const struct stat_opts *o, const struct hwprof_event_list *list,
+static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
 		       const char *cpu, const char *cmd)
 {
@@ -779,7 +847,8 @@ static void print_json(FILE *f, const struct stat_opts *o, const struct hwprof_e
 	hwprof_json_str(f, cmd);
 	fputs(", \"cpu\": ", f);
 	hwprof_json_str(f, cpu);
-	fprintf(f, ", \"runs\": %lld,\n \"events\": [", o->runs);
+	fprintf(f, ", \"runs\": %lld, \"interrupted\": %s,\n \"events\": [", rd->completed,
+		rd->interrupted ? "true" : "false");
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
 		bool ok = s->counted_runs > 0;
@@ -826,6 +895,54 @@ static void print_csv(FILE *f, const struct hwprof_event_list *list, const struc
 
 /* ---- the command ----------------------------------------------------------------------- */
 
+/* Writes the counts in the chosen format to memory first: a failed write(2) then has its own
+ * errno (stdio would leave it to whichever later call noticed), and a full disk loses nothing
+ * silently. Returns 0, or -1 after reporting. */
+static int write_counts(const struct stat_opts *o, const char *text, size_t len)
+{
+	int fd = STDOUT_FILENO, e = 0;
+
+	fflush(stdout);
+	if (o->output) {
+		fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0)
+			return error("-o '%s': %s (check the directory and its permissions)",
+				     o->output, strerror(errno));
+	}
+	while (len && !e) {
+		ssize_t n = write(fd, text, len);
+		if (n < 0 && errno != EINTR)
+			e = errno;
+		else if (n > 0) {
+			text += n;
+			len -= (size_t)n;
+		}
+	}
+	if (o->output && close(fd) < 0 && !e)
+		e = errno;
+	if (!e)
+		return 0;
+	if (o->output)
+		return error("-o '%s': %s (choose a writable path with -o)", o->output,
+			     strerror(e));
+	return error("writing the counts: %s (check the output's disk or pipe, or write to a "
+		     "file with -o)",
+		     strerror(e));
+}
+
+/* The line that says which runs the values are over after a signal interrupted run
+ * RD->interrupted. */
+static void note_interrupted(const struct runs_done *rd)
+{
+	if (rd->completed)
+		note("interrupted in run %lld of %lld; the counts are of the %lld completed run%s",
+		     rd->interrupted, rd->asked, rd->completed, rd->completed == 1 ? "" : "s");
+	else
+		note("interrupted in run %lld of %lld before any run completed; the counts are "
+		     "the partial counts of that run",
+		     rd->interrupted, rd->asked);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = {
@@ -839,18 +956,24 @@ int cmd_stat(int argc, char **argv)
 	struct hwprof_event_list list = {0};
 	struct ev_stat *st = NULL;
 	struct metric_out metrics[64];
-	struct sigaction sa = {.sa_handler = on_stop}, old_int, old_term;
-	char err[256] = "", cpu[256], *cmd = NULL;
+	struct sigaction sa = {.sa_sigaction = on_stop, .sa_flags = SA_SIGINFO}, old_int, old_term;
+	struct runs_done rd = {0};
+	char err[256] = "", cpu[256], msg[PATH_MAX + 256], *cmd = NULL, *text = NULL;
 	double el_sum = 0, el_sumsq = 0, elapsed = 0, el_sd = 0;
 	bool one_by_one = false;
 	int status = 0, rc = EXIT_FATAL, r;
-	size_t nm;
-	FILE *out = stdout;
+	size_t nm, text_len = 0;
+	FILE *out;
 
 	parse_args(argc, argv, &o);
+	rd.asked = o.runs;
 	if (o.pid > 0 && kill(o.pid, 0) < 0 && errno == ESRCH)
 		return error("-p %d: no such process (check the PID with 'ps')", (int)o.pid),
 		       EXIT_FATAL;
+	/* The command first, as record does: a typo is the likelier news than the host. */
+	if (o.argv && (r = launch_check(o.argv[0])) != 0)
+		return error("%s", launch_strerror(o.argv[0], r, msg, sizeof(msg))),
+		       EXIT_NOT_EXECUTED;
 	if (!o.events) {
 		bool pmu = hwprof_host_has_pmu();
 		o.events = hwprof_count_default_spec(pmu);
@@ -861,34 +984,56 @@ int cmd_stat(int argc, char **argv)
 			    "others with -e, see 'hwprof list'");
 	}
 	r = hwprof_events_parse(o.events, &list, err, sizeof(err));
-	if (r < 0) {
-		error("-e '%s': %s", o.events, err[0] ? err : "malformed event spec");
-		return r == -ENOENT ? EXIT_FATAL : EXIT_USAGE;
-	}
+	if (r < 0) /* a PMU that does not exist is a spelling to fix too: 64, as in record */
+		die_usage("-e '%s': %s", o.events, err[0] ? err : "malformed event spec");
 	warn_multiplexing(&list);
 	hwprof_host_cpu_model(cpu, sizeof(cpu));
 	cmd = command_line(&o);
 	st = xcalloc(list.n, sizeof(*st));
 
-	/* Ctrl-C ends the measurement (for -p/-a) and reaches a launched command through the
-	 * terminal; hwprof itself keeps running to print what was counted. */
+	/* Ctrl-C / SIGTERM end the measurement (for -p/-a) or the running command (forwarded to
+	 * it, see on_stop) and the repeats; hwprof itself keeps running to print what was
+	 * counted. */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	for (long long i = 0; i < o.runs && !(i && stop_requested); i++) {
+	for (long long i = 0; i < o.runs && !stop_requested; i++) {
 		double el = 0;
-		status = measure(&o, &list, st, &el, &one_by_one);
+		bool sigint_end = false;
+
+		status = measure(&o, &list, st, &el, &one_by_one, &sigint_end);
+		if (status == MEASURE_EXEC_FAILED)
+			rc = EXIT_NOT_EXECUTED;
 		if (status < 0)
 			goto out;
+		if (o.argv && (stop_requested || sigint_end)) {
+			/* An interrupted run is cut short: its counts would pull every mean
+			 * down. Only when no run completed are they all there is to show. */
+			rd.interrupted = i + 1;
+			if (!stop_requested)
+				stop_signal = SIGINT;
+			if (rd.completed)
+				break;
+		}
+		run_keep(st, list.n);
+		rd.kept++;
 		el_sum += el;
 		el_sumsq += el * el;
+		if (rd.interrupted)
+			break;
+		rd.completed++;
 		if (o.runs > 1 && status != 0)
 			warning("run %lld of %lld: '%s' exited with status %d", i + 1, o.runs, cmd,
 				status);
 	}
-	elapsed = el_sum / (double)o.runs;
-	if (o.runs > 1 && elapsed > 0) {
-		double var = (el_sumsq - (double)o.runs * elapsed * elapsed) / (double)(o.runs - 1);
+	if (stop_requested && o.argv && !rd.interrupted && rd.completed < o.runs)
+		rd.interrupted = rd.completed + 1; /* between two runs: the next never started */
+	if (rd.interrupted && o.runs > 1)
+		note_interrupted(&rd);
+	elapsed = rd.kept ? el_sum / (double)rd.kept : 0;
+	if (rd.kept > 1 && elapsed > 0) {
+		double var =
+		    (el_sumsq - (double)rd.kept * elapsed * elapsed) / (double)(rd.kept - 1);
 		el_sd = var > 0 ? 100.0 * sqrt(var) / elapsed : 0;
 	}
 	if (one_by_one)
@@ -896,30 +1041,28 @@ int cmd_stat(int argc, char **argv)
 		     "members were read one by one");
 	nm = derive(&list, st, elapsed, metrics, 64);
 
-	if (o.output) {
-		out = fopen(o.output, "w");
-		if (!out) {
-			error("-o '%s': %s (check the directory and its permissions)", o.output,
-			      strerror(errno));
-			goto out;
-		}
-	}
+	out = open_memstream(&text, &text_len);
+	if (!out)
+		die("out of memory");
 	if (o.format == CLI_FORMAT_JSON)
-		print_json(out, &o, &list, st, metrics, nm, cpu, cmd);
+		print_json(out, &rd, &list, st, metrics, nm, cpu, cmd);
 	else if (o.format == CLI_FORMAT_CSV)
 		print_csv(out, &list, st);
 	else
-		print_text(out, &o, &list, st, metrics, nm, elapsed, el_sd, cpu, cmd);
-	if (out != stdout && fclose(out) != 0) {
-		error("-o '%s': %s", o.output, strerror(errno));
+		print_text(out, &rd, &list, st, metrics, nm, elapsed, el_sd, cpu, cmd);
+	if (fclose(out) != 0)
+		die("out of memory");
+	if (write_counts(&o, text, text_len) < 0)
 		goto out;
-	}
-	fflush(stdout);
-	rc = status;
+	/* Interrupted repeats end as the signal would have ended hwprof (130 for ^C); a single
+	 * run keeps the command's own status. */
+	rc = rd.interrupted && o.runs > 1 ? 128 + stop_signal : status;
 out:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	stop_requested = 0;
+	stop_signal = 0;
+	free(text);
 	free(st);
 	free(cmd);
 	hwprof_events_free(&list);

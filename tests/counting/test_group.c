@@ -397,3 +397,52 @@ Test(group, default_spec_per_host)
 	cr_assert_not_null(strstr(hwprof_count_default_spec(false), "page-faults"));
 	cr_assert_not_null(strstr(hwprof_count_default_spec(false), "task-clock"));
 }
+
+/* H F22/F31: context switches and migrations are kernel work; counted user-only they read 0
+ * whatever happened. The group reports them as not counted, with a reason that fits the host. */
+Test(group, kernel_work_counted_user_only_is_not_counted)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	struct hwprof_group *g;
+	struct hwprof_count c[3];
+
+	cfg.has_pmu = false; /* paranoid 2, unprivileged: the kernel may not be measured */
+	fake_kernel_install(&cfg);
+	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 70);
+	cr_assert_not(hwprof_kernel_countable());
+	cr_assert_str_eq(hwprof_count_default_spec(false),
+			 "{task-clock,context-switches,cpu-migrations,page-faults}");
+	cr_assert_eq(
+	    hwprof_group_open(&g, "{context-switches,cpu-migrations,page-faults}", 0, -1, 0), 0,
+	    "%s", hwprof_strerror_last());
+	cr_assert_eq(hwprof_group_read(g, c, 3), 0);
+	cr_assert_not(c[0].counted, "context-switches user-only: not counted, not 0");
+	cr_assert_not(c[1].counted, "cpu-migrations user-only: not counted, not 0");
+	cr_assert(c[2].counted);
+	cr_assert_eq(c[2].scaled, 70.0);
+	cr_assert_str_eq(hwprof_count_why_not(hwprof_group_event(g, 0)),
+			 "kernel work; needs perf_event_paranoid <= 1 or CAP_PERFMON");
+	cr_assert_null(hwprof_count_why_not(hwprof_group_event(g, 2)));
+	hwprof_group_close(g);
+	fake_kernel_uninstall();
+
+	/* Allowed to measure the kernel: the default counts both modes; a user-only spelling
+	 * still cannot count, and the reason says how to fix the spec. */
+	cfg.privileged = true;
+	fake_kernel_install(&cfg);
+	cr_assert(hwprof_kernel_countable());
+	cr_assert_str_eq(hwprof_count_default_spec(false),
+			 "{task-clock,context-switches:uk,cpu-migrations:uk,page-faults}");
+	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 39);
+	cr_assert_eq(hwprof_group_open(&g, "context-switches:uk,context-switches", 0, -1, 0), 0,
+		     "%s", hwprof_strerror_last());
+	cr_assert_eq(hwprof_group_read(g, c, 2), 0);
+	cr_assert(c[0].counted);
+	cr_assert_eq(c[0].scaled, 39.0);
+	cr_assert_null(hwprof_count_why_not(hwprof_group_event(g, 0)));
+	cr_assert_not(c[1].counted);
+	cr_assert_str_eq(hwprof_count_why_not(hwprof_group_event(g, 1)),
+			 "kernel work, counted user-only (count it with :uk)");
+	hwprof_group_close(g);
+	fake_kernel_uninstall();
+}

@@ -276,3 +276,39 @@ Test(stat, old_kernel_noted, .init = quiet_stderr, .fini = cleanup)
 	cr_assert_not_null(strstr(buf, "read one by one"), "%s", buf);
 	fake_kernel_uninstall();
 }
+
+/* H F22: without a PMU and without leave to measure the kernel (perf_event_paranoid 2, not
+ * privileged), the default set's context switches and migrations cannot count: "not counted"
+ * with the reason, never 0; page-faults keeps its exact count. */
+Test(stat, kernel_work_not_counted_with_the_reason, .init = quiet_stderr, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char out[128], json_out[128];
+	char *argv[] = {"stat", "-o", out, "--", "true", NULL};
+	char *argv_json[] = {"stat", "--format", "json", "-o", json_out, "--", "true", NULL};
+	char *text;
+
+	snprintf(root, sizeof(root), "/tmp/hwprof-stat-sysfs-%d", (int)getpid());
+	put("bus/event_source/devices/software/type", "1\n");
+	setenv("HWPROF_SYSFS_ROOT", root, 1);
+	snprintf(out, sizeof(out), "%s/out.txt", root);
+	snprintf(json_out, sizeof(json_out), "%s/out.json", root);
+	cfg.has_pmu = false;
+	fake_kernel_install(&cfg);
+	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 4242);
+	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0);
+	cr_assert_eq(run_stat(5, argv), 0);
+	text = slurp(out);
+	cr_assert_not_null(strstr(text, "<not counted>  context-switches         (kernel work; "
+					"needs perf_event_paranoid <= 1 or CAP_PERFMON)"),
+			   "%s", text);
+	cr_assert_not_null(strstr(text, "<not counted>  cpu-migrations           (kernel work;"),
+			   "%s", text);
+	cr_assert_not_null(strstr(text, "4,242  page-faults"), "%s", text);
+	cr_assert_eq(run_stat(7, argv_json), 0);
+	text = slurp(json_out);
+	cr_assert_not_null(strstr(text, "{\"event\": \"context-switches\", \"mean\": null, "), "%s",
+			   text);
+	cr_assert_not_null(strstr(text, "\"counted\": false}"), "%s", text);
+	fake_kernel_uninstall();
+}

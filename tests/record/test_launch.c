@@ -1,7 +1,8 @@
-/* test_launch.c - the launch handshake and exec-failure reporting. */
+/* test_launch.c - the launch handshake, exec-failure reporting, the target's process group. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -135,4 +136,85 @@ Test(launch, child_gets_an_empty_signal_mask)
 	int st = wait_status(l.pid);
 	cr_assert(WIFEXITED(st));
 	cr_assert_eq(WEXITSTATUS(st), 0, "the target inherited blocked signals");
+}
+
+Test(launch, child_is_its_own_process_group)
+{
+	char *argv[] = {"/bin/sh", "-c", "exit 0", NULL};
+	struct launch l;
+
+	cr_assert_eq(launch_prepare(&l, argv), 0);
+	cr_assert_eq(l.pgid, l.pid, "setpgid by the parent");
+	cr_assert_eq(getpgid(l.pid), l.pid);
+	cr_assert_neq(getpgid(l.pid), getpgrp());
+	cr_assert_not(l.tty, "criterion's stdin is no terminal of ours to hand over");
+	cr_assert_eq(launch_go(&l), 0);
+	cr_assert_eq(WEXITSTATUS(wait_status(l.pid)), 0);
+}
+
+/* The child's children are reached by launch_kill, even when they ignore the signal the
+ * child dies of (H F27). */
+Test(launch, kill_reaches_the_whole_group)
+{
+	char pids[128], script[1024];
+	char *argv[] = {"/bin/sh", "-c", script, NULL};
+	struct launch l;
+	int a = 0, b = 0;
+	FILE *f;
+
+	snprintf(pids, sizeof(pids), "%s/pids", dir);
+	snprintf(script, sizeof(script),
+		 "trap '' TERM; sleep 30 & A=$!; sleep 30 & echo $A $! > %s.tmp; mv %s.tmp %s; "
+		 "wait",
+		 pids, pids, pids);
+	cr_assert_eq(launch_prepare(&l, argv), 0);
+	cr_assert_eq(launch_go(&l), 0);
+	for (int i = 0; i < 200 && access(pids, F_OK); i++)
+		usleep(10 * 1000);
+	f = fopen(pids, "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%d %d", &a, &b), 2);
+	fclose(f);
+	cr_assert_eq(getpgid(a), l.pid, "a grandchild is in the target's group");
+	cr_assert_eq(launch_kill(&l, 0), 0, "probe: the group is there");
+	cr_assert_eq(launch_kill(&l, SIGTERM), 0);
+	usleep(100 * 1000);
+	cr_assert_eq(kill(l.pid, 0), 0, "the shell ignores SIGTERM (trap '')");
+	cr_assert_eq(launch_kill(&l, SIGKILL), 0);
+	int st = wait_status(l.pid);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	/* The sleeps are not our children: wait until they are gone or only zombies. */
+	for (int i = 0; i < 200; i++) {
+		char path[64], buf[256] = "", *p;
+		int gone = 0;
+		int ids[2] = {a, b};
+
+		for (int k = 0; k < 2; k++) {
+			snprintf(path, sizeof(path), "/proc/%d/stat", ids[k]);
+			f = fopen(path, "r");
+			if (!f || !fgets(buf, sizeof(buf), f) || !(p = strrchr(buf, ')')) ||
+			    p[2] == 'Z' || p[2] == 'X')
+				gone++;
+			if (f)
+				fclose(f);
+		}
+		if (gone == 2)
+			return;
+		usleep(10 * 1000);
+	}
+	cr_assert_fail("a grandchild survived SIGKILL to the group");
+}
+
+Test(launch, kill_without_a_group_reaches_the_child)
+{
+	char *argv[] = {"/bin/sh", "-c", "exec sleep 30", NULL};
+	struct launch l;
+
+	cr_assert_eq(launch_prepare(&l, argv), 0);
+	cr_assert_eq(launch_go(&l), 0);
+	l.pgid = 0; /* as when setpgid failed */
+	cr_assert_eq(launch_kill(&l, SIGKILL), 0);
+	int st = wait_status(l.pid);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	cr_assert_eq(launch_kill(&l, 0), -ESRCH, "reaped: nothing left to signal");
 }

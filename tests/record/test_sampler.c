@@ -208,3 +208,34 @@ Test(sampler, period_mode_and_attached_threads)
 	hwprof_events_free(&l);
 	fake_kernel_uninstall();
 }
+
+/* The target's CPU time for the summary's rate (H F32): time_running of the first event,
+ * summed over the per-CPU events (the target runs on one CPU at a time); other events of the
+ * list do not add to it. */
+Test(sampler, running_ns_sums_the_first_event_over_cpus)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+	uint64_t ns = 0;
+	int ncpu = online_cpus();
+
+	k.allow_mmap = true;
+	install(&k);
+	parse("cpu-clock,page-faults", &l);
+	fake_kernel_set_times(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 300000000, 250000000);
+	fake_kernel_set_times(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 900000000, 900000000);
+	cr_assert_eq(sampler_open(&s, &l, &cfg, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
+		const struct fake_kernel_open *o = fake_kernel_open_log(i);
+		cr_assert_eq(o->attr.read_format,
+			     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+	}
+	cr_assert_eq(sampler_running_ns(&s, &ns), 0);
+	cr_assert_eq(ns, (uint64_t)ncpu * 250000000ull, "%llu ns", (unsigned long long)ns);
+	sampler_close(&s);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}

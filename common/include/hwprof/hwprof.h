@@ -32,7 +32,9 @@ struct hwprof_count {
 	uint64_t running_ns;		/* time_running, ns */
 	double scaled;			/* value * enabled/running * sysfs scale; 0 if never ran */
 	double ratio;			/* running/enabled, 0..1; 1 when not multiplexed */
-	bool counted;			/* false when running_ns == 0: print "not counted", not 0 */
+	bool counted;			/* false when running_ns == 0, or when the event cannot
+					 * count as configured (hwprof_count_why_not()): print
+					 * "not counted", not 0 */
 };
 
 struct hwprof_group;
@@ -103,8 +105,8 @@ bool hwprof_group_read_one_by_one(const struct hwprof_group *g);
  * regions: with a hardware PMU "{instructions,cycles},{cache-references,cache-misses},
  * {branches,branch-misses}" (pairs grouped so each ratio comes from one time window), without
  * one "{task-clock,context-switches:uk,cpu-migrations:uk,page-faults}" when the kernel may be
- * measured (root, or perf_event_paranoid <= 1; user-only they always read 0), else the same
- * without :uk. HOST_HAS_PMU is usually hwprof_host_has_pmu(). Static string. */
+ * measured (hwprof_kernel_countable(): root, CAP_PERFMON or perf_event_paranoid <= 1), else
+ * the same without :uk, and those two then read as not counted (hwprof_count_why_not()). HOST_HAS_PMU is usually hwprof_host_has_pmu(). Static string. */
 const char *hwprof_count_default_spec(bool host_has_pmu);
 
 /* Writes the region table of every thread so far, as at exit: to $HWPROF_OUTPUT (JSON when the
@@ -115,6 +117,21 @@ const char *hwprof_count_default_spec(bool host_has_pmu);
  * its calls are counted and the table says why it has no counts. Returns 0 or -errno (the
  * file could not be written; hwprof_strerror_last() says why). */
 int hwprof_region_report(void);
+
+/* ---- additions (helper J) ---------------------------------------------------------------- */
+
+/* Whether this process may count kernel work: a test perf_event_open(2) of context-switches
+ * with exclude_kernel = 0 on the calling thread, through hwprof_sys(), succeeds (root,
+ * CAP_PERFMON, or perf_event_paranoid <= 1). The result is not cached. */
+bool hwprof_kernel_countable(void);
+
+/* Why EV cannot give a meaningful count as configured, or NULL when it can. Today: the
+ * scheduler's software events (context-switches, cpu-migrations) are raised inside the kernel,
+ * so counted with exclude_kernel (user-only, the default without :k) they always read 0;
+ * hwprof_group_read() then reports them with counted = false. The reason names the way out:
+ * "kernel work, counted user-only (count it with :uk)" when hwprof_kernel_countable(), else
+ * "kernel work; needs perf_event_paranoid <= 1 or CAP_PERFMON". Static string. */
+const char *hwprof_count_why_not(const struct hwprof_event *ev);
 
 #ifdef __cplusplus
 }

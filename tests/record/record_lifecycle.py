@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""How `hwprof record` starts, stops and sums up its target (suite 'record').
+
+usage: record_lifecycle.py HWPROF SPIN
+
+SPIN burns CPU forever, or for argv[1] ms of CPU time. Each test copies it under a name of its
+own, so the processes of this test are found in /proc by their executable and nothing else.
+- stopping hwprof (SIGTERM) ends the target's whole process group, children that ignore the
+  signal included (H F27/F10);
+- on a terminal the target runs in its own process group in the foreground: ^C reaches it,
+  ^Z stops hwprof with it, and hwprof takes the terminal back at the end;
+- 0 samples: no bytes/sample, a warning, the target's exit status (H F9);
+- the rate is per CPU-second beside the asked -F (H F32); the cpu-clock period note and
+  "throttled once" (H F33); a note for descendants still running at the end (H F12).
+"""
+import os
+import pty
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HWPROF, SPIN = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+failures = []
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + str(detail)))
+    if not cond:
+        failures.append(name)
+
+
+def clean(name, err):
+    check(name + " sanitizer-clean", "Sanitizer" not in err and "runtime error" not in err, err)
+
+
+def own_spin(d, tag):
+    path = os.path.join(d, f"spin-{tag}-{os.getpid()}")
+    shutil.copy(SPIN, path)
+    return path
+
+
+def procs_of(exe):
+    """Live (not zombie) processes running EXE."""
+    found = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            if os.readlink(f"/proc/{p}/exe") != exe:
+                continue
+            with open(f"/proc/{p}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(p))
+        except OSError:
+            pass
+    return found
+
+
+def wait_for(cond, secs):
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+def kill_all(exe):
+    for pid in procs_of(exe):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def record(d, args, timeout=30):
+    # stderr to a file: a child left running would hold a pipe open.
+    with tempfile.TemporaryFile("w+") as errf:
+        p = subprocess.run([HWPROF, "record", "-o", os.path.join(d, "r.data")] + args,
+                           stdout=subprocess.DEVNULL, stderr=errf, text=True, timeout=timeout)
+        errf.seek(0)
+        return p.returncode, errf.read()
+
+
+def test_sigterm_ends_the_group(d):
+    """F27: two spins that ignore SIGTERM (the shell's trap "" is inherited) must not outlive
+    hwprof after SIGTERM: the group gets SIGTERM, 3 s later SIGKILL."""
+    spin = own_spin(d, "term")
+    # stderr to a file: a surviving spin would hold a pipe open.
+    errf = open(os.path.join(d, "term.err"), "w+")
+    p = subprocess.Popen([HWPROF, "record", "-e", "page-faults", "-o", os.path.join(d, "t.data"),
+                          "--", "/bin/sh", "-c", f'trap "" TERM; {spin} & {spin} & wait'],
+                         stdout=subprocess.DEVNULL, stderr=errf)
+    try:
+        check("sigterm: both spins started", wait_for(lambda: len(procs_of(spin)) == 2, 5),
+              procs_of(spin))
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=10)
+        errf.seek(0)
+        err = errf.read()
+        took = time.monotonic() - t0
+        check("sigterm: hwprof ends after the 3 s grace", 2.9 < took < 8, took)
+        check("sigterm: exit 137 (the shell was SIGKILLed)", p.returncode == 137, p.returncode)
+        clean("sigterm", err)
+        left = []
+        wait_for(lambda: not procs_of(spin), 1)
+        left = procs_of(spin)
+        check("sigterm: no spin of the target left running", not left, left)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        kill_all(spin)
+        errf.close()
+
+
+def children_of(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def state_of(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "?"
+
+
+def end_pty(pid, master):
+    """Ends the shell of a pty.fork() test, whatever state the test left it in."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os.waitpid(pid, 0)
+    os.close(master)
+
+
+def test_terminal(d):
+    """On a terminal: the target is its own group and in the foreground; ^Z stops hwprof too
+    and SIGCONT resumes both; ^C reaches the target (130); the shell has the terminal back."""
+    spin = own_spin(d, "tty")
+    fg = os.path.join(d, "fg.txt")
+    target = os.path.join(d, "target.sh")
+    with open(target, "w") as f:
+        # /proc/PID/stat: $1 pid, $5 process group, $8 the terminal's foreground group.
+        f.write(f"#!/bin/sh\nawk '{{print ($1==$5 && $5==$8)}}' /proc/$$/stat > {fg}.tmp\n"
+                f"mv {fg}.tmp {fg}\nexec {spin}\n")
+    os.chmod(target, 0o755)
+    outer = (f"{HWPROF} record -e page-faults -o {d}/tty.data -- {target}; echo rc=$?; "
+             "awk '{print \"back=\" ($5==$8)}' /proc/$$/stat")
+    pid, master = pty.fork()
+    if pid == 0:
+        os.execv("/bin/sh", ["sh", "-c", outer])
+    out = b""
+
+    def read_some(secs):
+        nonlocal out
+        import select
+        end = time.monotonic() + secs
+        while time.monotonic() < end:
+            r, _, _ = select.select([master], [], [], 0.05)
+            if r:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    return False
+                if not chunk:
+                    return False
+                out += chunk
+        return True
+
+    try:
+        ok = wait_for(lambda: os.path.exists(fg), 5)
+        check("tty: target started", ok, out)
+        check("tty: target is its own group, in the foreground",
+              ok and open(fg).read().strip() == "1", open(fg).read() if ok else "")
+        hw = [c for c in children_of(pid)]
+        check("tty: hwprof found", len(hw) == 1, hw)
+        wait_for(lambda: procs_of(spin), 3)
+        os.write(master, b"\x1a")  # ^Z
+        stopped = hw and wait_for(lambda: state_of(hw[0]) == "T", 3)
+        check("tty: ^Z stops hwprof with its target", stopped, state_of(hw[0]) if hw else "")
+        if hw:
+            os.kill(hw[0], signal.SIGCONT)
+        check("tty: SIGCONT resumes the target",
+              wait_for(lambda: procs_of(spin) and state_of(procs_of(spin)[0]) == "R", 3),
+              [state_of(p) for p in procs_of(spin)])
+        read_some(0.3)
+        os.write(master, b"\x03")  # ^C
+        end = time.monotonic() + 10
+        while time.monotonic() < end and read_some(0.2):
+            pass
+        text = out.decode(errors="replace")
+        check("tty: ^C ends the target: exit 130", "rc=130" in text, text)
+        check("tty: the shell has the terminal back", "back=1" in text, text)
+        clean("tty", text)
+    finally:
+        end_pty(pid, master)
+        kill_all(spin)
+
+
+def test_no_samples(d):
+    """F9: 0 samples is no bytes/sample, a warning with the run time; the target's status."""
+    rc, err = record(d, ["-e", "page-faults", "-c", "1000000000", "--",
+                         "/bin/sh", "-c", "exit 3"])
+    check("no samples: the target's exit status", rc == 3, f"rc={rc} {err!r}")
+    check("no samples: bytes/sample is '-'", "- bytes/sample" in err, err)
+    check("no samples: no 0.0 bytes/sample", "0.0 bytes/sample" not in err, err)
+    check("no samples: a warning with the run time",
+          re.search(r"warning: no samples \(the command ran [0-9.]+ s; lower -c or raise -F\)",
+                    err), err)
+    clean("no samples", err)
+
+
+def test_rate_per_cpu_second(d):
+    """F32: -F is met per CPU-second of the target, not per wall-clock second."""
+    spin = own_spin(d, "rate")
+    rc, err = record(d, ["-e", "cpu-clock", "-F", "1000", "--", "/bin/sh", "-c",
+                         f"sleep 0.5; {spin} 600"])
+    check("rate: exit 0", rc == 0, f"rc={rc} {err!r}")
+    m = re.search(r"(\d+) samples per CPU-s \(asked 1000 Hz\)", err)
+    check("rate: samples per CPU-s beside the asked -F", m, err)
+    check("rate: about 1000 per CPU-s", m and 600 <= int(m.group(1)) <= 1400, err)
+    check("rate: no wall-clock rate beside the asked one",
+          not re.search(r"samples/s \(asked", err), err)
+    rc, err = record(d, ["-e", "cpu-clock", "-F", "1000", "--no-count", "--", spin, "300"])
+    m = re.search(r"(\d+) samples per CPU-s \(asked 1000 Hz\)", err)
+    check("rate --no-count: from the target's CPU time", m and 600 <= int(m.group(1)) <= 1400,
+          err)
+    clean("rate", err)
+
+
+def test_cpu_clock_period(d):
+    """F33: -c on cpu-clock is in ns; under 10000 a note; "throttled N times" in English."""
+    spin = own_spin(d, "period")
+    rc, err = record(d, ["-e", "cpu-clock", "-c", "1", "--", spin, "200"])
+    check("-c 1 cpu-clock: exit 0", rc == 0, f"rc={rc} {err!r}")
+    check("-c 1 cpu-clock: note on ns and the 10 us minimum",
+          re.search(r"note: -c 1: cpu-clock periods are in ns; the kernel's minimum is about "
+                    r"10000 ns \(10 µs\)", err), err)
+    check("-c 1 cpu-clock: no '1 times'", not re.search(r"\b1 times", err), err)
+    rc, err = record(d, ["-e", "task-clock", "-c", "20000", "--", spin, "50"])
+    check("-c 20000 task-clock: no note", "minimum" not in err, err)
+    rc, err = record(d, ["-e", "page-faults", "-c", "1", "--", spin, "10"])
+    check("-c 1 page-faults: no note", "minimum" not in err, err)
+    clean("period", err)
+
+
+def test_descendants_left(d):
+    """F12: the launched process ends while a child it started runs on: say so."""
+    spin = own_spin(d, "left")
+    try:
+        rc, err = record(d, ["-e", "page-faults", "--", "/bin/sh", "-c",
+                             f"{spin} 3000 & exit 5"])
+        check("descendants: the target's exit status", rc == 5, f"rc={rc} {err!r}")
+        check("descendants: a note names them",
+              re.search(r"note: 1 descendant process of /bin/sh was still running", err), err)
+        check("descendants: left running", len(procs_of(spin)) == 1, procs_of(spin))
+        clean("descendants", err)
+        rc, err = record(d, ["-e", "page-faults", "--", "/bin/sh", "-c", "sleep 0.1 & wait"])
+        check("descendants: none left, no note", "descendant" not in err, err)
+    finally:
+        kill_all(spin)
+
+
+def test_pipeline_keeps_terminal(d):
+    """`hwprof record -- CMD | less`: the pager shares hwprof's job and reads the terminal;
+    handing the terminal to the target's group would stop the pager until CMD ends."""
+    done = os.path.join(d, "pipe.done")
+    outer = (f"{HWPROF} record -e page-faults -o {d}/pipe.data -- "
+             f"sh -c 'sleep 3; touch {done}' | sh -c 'read x < /dev/tty; echo got=$x'")
+    pid, master = pty.fork()
+    if pid == 0:
+        os.execv("/bin/sh", ["sh", "-c", outer])
+    out = b""
+    try:
+        time.sleep(0.8)
+        os.write(master, b"hello\n")
+        import select
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end and b"got=hello" not in out:
+            r, _, _ = select.select([master], [], [], 0.05)
+            if r:
+                try:
+                    out += os.read(master, 4096)
+                except OSError:
+                    break
+        check("pipeline: the pager reads the terminal while the target runs",
+              b"got=hello" in out and not os.path.exists(done), out)
+    finally:
+        end_pty(pid, master)
+
+
+with tempfile.TemporaryDirectory() as d:
+    for t in (test_sigterm_ends_the_group, test_terminal, test_pipeline_keeps_terminal, test_no_samples,
+              test_rate_per_cpu_second, test_cpu_clock_period, test_descendants_left):
+        print(f"--- {t.__name__}")
+        t(d)
+
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
