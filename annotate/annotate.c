@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct annotate_options {
 	const char **inputs;		/* -i, repeatable; default hwprof.data */
@@ -22,11 +23,13 @@ struct annotate_options {
 	size_t nprefix_maps;
 	long long limit;		/* functions in --stdio; 0: all */
 	const char *function;
+	const char *event;		/* --event: the sampling event shown (model.h) */
 };
 
 static const char usage_text[] =
     "usage: hwprof annotate [-i FILE]... [--stdio] [--source-dir DIR]...\n"
-    "                       [--prefix-map OLD=NEW]... [--limit N] [FUNCTION]\n"
+    "                       [--prefix-map OLD=NEW]... [--limit N] [--event NAME]\n"
+    "                       [FUNCTION]\n"
     "\n"
     "Shows the source lines of the sampled functions with their share of the samples: a\n"
     "terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
@@ -36,13 +39,17 @@ static const char usage_text[] =
     "      --source-dir DIR     look for source files under DIR (by their trailing path)\n"
     "      --prefix-map OLD=NEW read sources recorded under OLD from NEW\n"
     "      --limit N            --stdio: the N hottest functions (default 20, 0: all)\n"
+    "      --event NAME         with several sampling events: the one to show (default:\n"
+    "                           the first)\n"
+    "  FUNCTION                 its name as report prints it, or a C++ function's base\n"
+    "                           name (ns::work) or linkage name (_Z...)\n"
     "  -h, --help               this text\n"
     "\n"
     "Keys in the terminal view: arrows j k, PgUp PgDn, g G, TAB / n N next / previous hot\n"
     "line, / search, f function list, s share of function or of all samples, ? help, q quit.\n"
     "Without a terminal (or one smaller than 40x12) annotate prints --stdio output.\n";
 
-enum { OPT_STDIO = 256, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_LIMIT };
+enum { OPT_STDIO = 256, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_LIMIT, OPT_EVENT };
 
 static void append(const char ***list, size_t *n, const char *s)
 {
@@ -58,6 +65,7 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 		{ "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
 		{ "prefix-map", required_argument, NULL, OPT_PREFIX_MAP },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -83,6 +91,9 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			break;
 		case OPT_LIMIT:
 			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
+			break;
+		case OPT_EVENT:
+			o->event = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -125,10 +136,12 @@ int cmd_annotate(int argc, char **argv)
 	size_t *funcs = NULL, nfuncs = 0, more = 0;
 	char err[512] = "";
 	int ret = EXIT_FATAL, rc;
+	bool as_text = false; /* the --stdio view was printed (its header has the warnings) */
 
 	parse_options(&o, argc, argv);
 	popt.inputs = o.inputs;
 	popt.ninputs = o.ninputs;
+	popt.event = o.event;
 	rc = profile_load(&p, &popt, err, sizeof(err));
 	if (rc) {
 		error("%s", err[0] ? err : strerror(-rc));
@@ -148,7 +161,16 @@ int cmd_annotate(int argc, char **argv)
 
 	funcs = xmalloc(m->nfuncs * sizeof(*funcs));
 	if (o.function) {
-		nfuncs = ann_model_find(m, o.function, funcs, m->nfuncs);
+		char cands[768] = "";
+		long found = ann_model_find(m, o.function, funcs, m->nfuncs, cands, sizeof(cands));
+
+		if (found < 0) {
+			error("FUNCTION '%s': several functions have that name (%s; give one as "
+			      "the function list names it)",
+			      o.function, cands);
+			goto out;
+		}
+		nfuncs = (size_t)found;
 		if (!nfuncs) {
 			ret = unknown_function(m, o.function);
 			goto out;
@@ -172,6 +194,7 @@ int cmd_annotate(int argc, char **argv)
 		more = nfuncs - (size_t)o.limit;
 		nfuncs = (size_t)o.limit;
 	}
+	as_text = true;
 	rc = ann_stdio(stdout, m, src, funcs, nfuncs, more);
 	if (rc) {
 		error("writing the output: %s", strerror(-rc));
@@ -179,15 +202,20 @@ int cmd_annotate(int argc, char **argv)
 	}
 	ret = EXIT_OK;
 done:
-	/* Warnings go to stderr after the view, where the TUI cannot hide them. */
-	for (size_t i = 0; i < p->nwarnings; i++)
-		warning("%s", p->warnings[i]);
-	/* Partial (docs/exit-codes.md): a file cut short, lost samples, an event not counted. */
-	if (p->partial || !p->have_trailer || p->trailer.lost)
+	/* Warnings go to stderr after the view, where the TUI cannot hide them; --stdio has them
+	 * in its header already, so on a terminal (stdout and stderr both) they are not said
+	 * twice. */
+	if (!(as_text && cli_stdout_is_tty() && isatty(STDERR_FILENO)))
+		for (size_t i = 0; i < p->nwarnings; i++)
+			warning("%s", p->warnings[i]);
+	for (size_t i = 0; i < p->nnotes; i++)
+		note("%s", p->notes[i]);
+	/* Partial (docs/exit-codes.md), as in report: a file cut short, over 1% of the samples
+	 * lost, a DSO changed since the recording (profile_load() sets partial). A counted
+	 * total shown as "not counted" says so itself and is no missing part of the profile:
+	 * as a user, context switches are always not counted. */
+	if (p->partial || !p->have_trailer)
 		ret = EXIT_PARTIAL;
-	for (uint32_t i = 0; p->have_trailer && i < p->trailer.ncounts; i++)
-		if (!p->trailer.counts[i].counted)
-			ret = EXIT_PARTIAL;
 out:
 	free(funcs);
 	source_cache_free(src);

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "closest.h"
+#include "filter.h"
 #include "keymap.h"
 
 #include <ctype.h>
@@ -137,33 +138,31 @@ const char *ann_name_ident(const char *name, size_t *len)
 	return ident;
 }
 
-static bool name_matches(const char *name, const char *query)
+long ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max,
+		    char *cands, size_t len)
 {
-	size_t n = bare_len(name), q = strlen(query), u;
-	const char *last = last_component(name, n);
+	const char **names = xmalloc((m->nfuncs ? m->nfuncs : 1) * sizeof(*names));
+	bool *pick = xmalloc((m->nfuncs ? m->nfuncs : 1) * sizeof(*pick));
+	char none[1];
+	struct fn_query q;
+	long found = 0;
+	int got;
 
-	if (!strcmp(name, query))
-		return true;
-	if (n == q && !strncmp(name, query, q))
-		return true;
-	u = unclone_len(last, (size_t)(name + n - last));
-	if ((size_t)(name + n - last) == q && !strncmp(last, query, q))
-		return true;
-	return u == q && !strncmp(last, query, q);
-}
-
-size_t ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max)
-{
-	size_t found = 0;
-
-	for (size_t i = 0; i < m->nfuncs; i++) {
-		if (!name_matches(m->funcs[i].name, name))
+	for (size_t i = 0; i < m->nfuncs; i++)
+		names[i] = m->funcs[i].name;
+	fn_query_init(&q, name);
+	got = fn_pick(&q, names, m->nfuncs, pick, cands ? cands : none, cands ? len : 1);
+	fn_query_release(&q);
+	for (size_t i = 0; got > 0 && i < m->nfuncs; i++) {
+		if (!pick[i])
 			continue;
-		if (found < max)
+		if ((size_t)found < max)
 			out[found] = i;
 		found++;
 	}
-	return found;
+	free(names);
+	free(pick);
+	return got < 0 ? got : found;
 }
 
 size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *out, size_t max)

@@ -40,11 +40,15 @@ struct ann_model *ann_model_build(const struct profile *p);
 /* Frees M. Accepts NULL. */
 void ann_model_free(struct ann_model *m);
 
-/* Indexes of the functions named NAME, hottest first, into OUT (room for MAX). NAME matches a
- * function's whole name, the name without its argument list ("ns::f" for "ns::f(int)"), its
- * last "::" part ("f"), or that part without a compiler clone suffix ("touch_pages" for
- * "touch_pages.constprop.0"). Returns the number found (may exceed MAX; only MAX stored). */
-size_t ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max);
+/* Indexes of the functions NAME means, hottest first, into OUT (room for MAX), by the matcher
+ * report --function uses (report/filter.h fn_pick): the whole name, the name without its
+ * argument list or return type, the linkage (mangled) name, or the base name ("step" or
+ * "Walker::step" for "ns::Walker::step(int) const", "work" for "long work<int>(...)") when it
+ * names one function; compiler clones ("touch_pages.constprop.0") count as their function.
+ * Returns the number found (may exceed MAX; only MAX stored), or -EINVAL when the base name
+ * fits several functions: then CANDS (LEN bytes; may be NULL) lists them. */
+long ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max,
+		    char *cands, size_t len);
 
 /* The functions whose names are closest to NAME (edit distance, case-insensitive; a name
  * containing NAME counts as close), best first, as indexes into OUT (room for MAX).

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "hwprof/metrics.h"
+#include "output.h"
 
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -118,7 +119,8 @@ static bool is_hardware(const struct hwprof_file_event *e)
 
 static void event_topic(struct topic *t, const struct profile *p)
 {
-	const struct hwprof_file_event *e = p->header.nevents ? &p->header.events[0] : NULL;
+	const struct hwprof_file_event *e = profile_sampling_event(p);
+	char evs[1024];
 
 	topic_begin(t, "event: ");
 	if (!e) {
@@ -138,6 +140,21 @@ static void event_topic(struct topic *t, const struct profile *p)
 			  e->precise_obtained);
 	if (is_hardware(e) && !e->precise_obtained)
 		topic_add(t, true, "(skid: a sample's line may follow the one that caused it)");
+	/* Every sampling event of the recording, when there are several (one is shown). */
+	if (profile_events_label(p, evs, sizeof(evs)) > 1) {
+		topic_begin(t, "events recorded: ");
+		for (uint32_t i = 0; i < p->header.nevents; i++) {
+			const struct hwprof_file_event *x = &p->header.events[i];
+			uint64_t k = p->event_samples ? p->event_samples[i] : 0;
+
+			if (!x->sampling && i != p->event)
+				continue;
+			topic_add(t, false, "%s (%s%llu sample%s)", x->name,
+				  i == p->event ? "shown, " : "", (unsigned long long)k,
+				  k == 1 ? "" : "s");
+		}
+		topic_add(t, false, "--event NAME shows another");
+	}
 }
 
 static void samples_topic(struct topic *t, const struct profile *p)

@@ -36,15 +36,12 @@ struct builder {
 	size_t ninputs;
 	uint64_t input_lost, input_throttles;
 	int input_event;	 /* index of the shown event in this input's header */
-	uint64_t other_samples;	 /* samples of other sampling events, left out */
-	const char *other_event; /* the first of those events' names */
 	const struct hwprof_file_header *input_header;
 	bool event_found; /* some input has the --event */
-	struct filter pids, tids, comms, dso_filter, functions;
+	struct filter pids, tids, comms, dso_filter;
 	struct comm_slot *comm_of;
 	size_t comm_cap, comm_n;
-	const char *seen_comms[SEEN_MAX], *seen_fns[SEEN_MAX];
-	size_t nseen_fns;
+	const char *seen_comms[SEEN_MAX];
 	uint32_t seen_pids[SEEN_MAX], seen_tids[SEEN_MAX];
 	size_t nseen_comms, nseen_pids, nseen_tids;
 };
@@ -88,9 +85,7 @@ int builder_new(struct builder **out, const struct profile_options *opt, char *e
 	if ((ret = filter_parse(&b->pids, "--pid", opt->pids, true, err, errlen)) < 0 ||
 	    (ret = filter_parse(&b->tids, "--tid", opt->tids, true, err, errlen)) < 0 ||
 	    (ret = filter_parse(&b->comms, "--comm", opt->comms, false, err, errlen)) < 0 ||
-	    (ret = filter_parse(&b->dso_filter, "--dso", opt->dsos, false, err, errlen)) < 0 ||
-	    (ret = filter_parse(&b->functions, "--function", opt->functions, false, err, errlen)) <
-		0)
+	    (ret = filter_parse(&b->dso_filter, "--dso", opt->dsos, false, err, errlen)) < 0)
 		goto fail;
 	*out = b;
 	return 0;
@@ -236,15 +231,10 @@ static int add_sample(struct builder *b, const struct hwprof_rec_sample *s)
 {
 	const struct map *mp;
 
-	if ((int)s->event != b->input_event) {
-		if (b->input_event < 0)
-			return 0;
-		b->other_samples++;
-		if (!b->other_event && s->event < b->input_header->nevents)
-			b->other_event =
-			    strpool_intern(b->p->strings, b->input_header->events[s->event].name);
+	/* Other events' samples: their periods are in other units. profile_load() counts
+	 * them and says so. */
+	if ((int)s->event != b->input_event)
 		return 0;
-	}
 	b->p->samples_read++;
 	if (b->pids.n || b->tids.n) {
 		seen_id(b->seen_pids, &b->nseen_pids, s->pid);
@@ -332,17 +322,6 @@ int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trail
 	struct profile *p = b->p;
 	struct hwprof_file_trailer *t = &p->trailer;
 
-	if (b->other_samples) {
-		if (add_warning(p,
-				"%s: %" PRIu64 " samples of %s%s%s are not shown (one event at "
-				"a time: --event NAME shows another)",
-				b->input, b->other_samples, b->other_event ? "'" : "",
-				b->other_event ? b->other_event : "other events",
-				b->other_event ? "' and maybe others" : "") < 0)
-			return -ENOMEM;
-		b->other_samples = 0;
-		b->other_event = NULL;
-	}
 	b->input_header = NULL;
 	if (status != HWPROF_READ_OK) {
 		p->partial = true;
@@ -477,7 +456,7 @@ static int check_filters(struct builder *b, char *err, size_t errlen)
 {
 	const char *seen_dsos[SEEN_MAX];
 	size_t nd = 0;
-	struct filter *fs[] = {&b->pids, &b->tids, &b->comms, &b->dso_filter, &b->functions};
+	struct filter *fs[] = {&b->pids, &b->tids, &b->comms, &b->dso_filter};
 	char seen[512];
 
 	for (size_t k = 0; k < b->agg.n && nd < SEEN_MAX; k++) {
@@ -498,10 +477,8 @@ static int check_filters(struct builder *b, char *err, size_t errlen)
 				list_ids(seen, sizeof(seen), b->seen_tids, b->nseen_tids);
 			else if (fs[f] == &b->comms)
 				list_strs(seen, sizeof(seen), b->seen_comms, b->nseen_comms);
-			else if (fs[f] == &b->dso_filter)
-				list_strs(seen, sizeof(seen), seen_dsos, nd);
 			else
-				list_strs(seen, sizeof(seen), b->seen_fns, b->nseen_fns);
+				list_strs(seen, sizeof(seen), seen_dsos, nd);
 			snprintf(err, errlen, "%s '%s': no sample has it (the input%s: %s%s)",
 				 fs[f]->option, fs[f]->v[i], b->ninputs > 1 ? "s hold" : " holds",
 				 seen[0] ? seen : "nothing to match", seen[0] ? ", ..." : "");
@@ -585,8 +562,13 @@ static int symbolize_all(struct sym_jobs *w)
 	qsort_r(w->schedule, w->n, sizeof(*w->schedule), by_job_samples, w);
 	jobs_run(w->n, symbolize_dso, w);
 	for (size_t i = 0; i < b->dsos.n; i++) {
+		enum dso_state st = b->dsos.v[i].state;
 		if (w->v[i].err)
 			ret = w->v[i].err;
+		/* Rebuilt or deleted since the recording: its samples have no lines, the
+		 * profile is partial (docs/exit-codes.md). */
+		if (w->v[i].n && (st == DSO_MISSING || st == DSO_MISMATCH))
+			b->p->partial = true;
 		if (w->v[i].warning && add_warning(b->p, "%s", w->v[i].warning) < 0)
 			ret = -ENOMEM;
 	}
@@ -642,15 +624,7 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	/* The filters on symbolized names, in place: entry k moves to keep <= k. */
 	for (size_t k = 0; k < b->agg.n; k++) {
 		struct profile_loc *loc = &p->locs[k];
-		if (loc->function && b->functions.n && b->nseen_fns < SEEN_MAX) {
-			size_t i;
-			for (i = 0; i < b->nseen_fns && b->seen_fns[i] != loc->function; i++)
-				;
-			if (i == b->nseen_fns)
-				b->seen_fns[b->nseen_fns++] = loc->function;
-		}
-		if (!filter_dso(&b->dso_filter, loc->dso) ||
-		    !filter_function(&b->functions, loc->function))
+		if (!filter_dso(&b->dso_filter, loc->dso))
 			continue;
 		p->samples += loc->samples;
 		p->period += loc->period;
@@ -696,7 +670,6 @@ void builder_free(struct builder *b)
 	filter_release(&b->tids);
 	filter_release(&b->comms);
 	filter_release(&b->dso_filter);
-	filter_release(&b->functions);
 	free(b->comm_of);
 	free(b);
 }

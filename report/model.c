@@ -1,44 +1,490 @@
-/* model.c - profile_load(): read each sample file into the builder; profile_free(). */
+/* model.c - profile_load(): read each sample file into the builder; profile_free().
+ *
+ * What needs every input at once is done here, around the builder: inputs given twice,
+ * merged recordings that differ, the one event shown and the others left out, lost samples,
+ * DSOs changed since the recording, and --function (whose base-name matching must see every
+ * function name before it can tell a unique name from an ambiguous one). */
 #include "model.h"
 
 #include "builder.h"
+#include "filter.h"
 #include "strpool.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-static int load_one(struct builder *b, const char *path, char *err, size_t errlen)
+/* Share of lost samples (of samples + lost) above which the shares may be biased: the
+ * kernel drops samples in bursts when the ring buffer is full, not at random. */
+#define LOST_PERCENT_WARN 1.0
+
+struct input_id {
+	dev_t dev;
+	ino_t ino;
+	const char *path;
+};
+
+struct loader {
+	const struct profile_options *opt;
+	struct builder *b;
+	struct input_id *ids;
+	size_t nids;
+	size_t nread;			/* inputs read */
+	/* The first input's recording, to compare the others with. */
+	char first_event[192];
+	bool first_freq;
+	uint64_t first_period_or_freq;
+	char *first_cmd;
+	const char *first_path;
+	char **first_events;		/* its event names */
+	uint64_t *event_samples;	/* per first_events[] */
+	uint32_t nfirst_events;
+	uint64_t all_samples;		/* samples of every event read */
+	char **warnings, **notes;	/* added to the profile at the end */
+	size_t nwarnings, nnotes;
+};
+
+static int push_line(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int push_line(char ***v, size_t *n, const char *fmt, ...)
 {
-	struct hwprof_reader *r = NULL;
-	struct hwprof_record rec;
-	const char *msg = NULL;
-	enum hwprof_read_status st;
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+	va_list ap;
 	int ret;
 
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	va_start(ap, fmt);
+	ret = vasprintf(&nv[*n], fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* The event the builder shows of HEADER (builder.c: --event by name, else the first sampling
+ * event, else event 0); -1 when HEADER lacks --event. */
+static int shown_event(const struct hwprof_file_header *h, const char *want)
+{
+	for (uint32_t i = 0; i < h->nevents; i++)
+		if (h->events[i].sampling && (!want || !strcmp(h->events[i].name, want)))
+			return (int)i;
+	return !want && h->nevents ? 0 : -1;
+}
+
+static char *command_line(const struct hwprof_file_header *h)
+{
+	size_t len = 1;
+	char *s;
+
+	for (uint32_t i = 0; i < h->argc; i++)
+		len += strlen(h->argv[i] ? h->argv[i] : "") + 1;
+	s = calloc(1, len);
+	for (uint32_t i = 0; s && i < h->argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, h->argv[i] ? h->argv[i] : "");
+	}
+	return s;
+}
+
+static void sampling_label(char *buf, size_t len, bool freq, uint64_t v)
+{
+	if (freq)
+		snprintf(buf, len, "%" PRIu64 " Hz", v);
+	else
+		snprintf(buf, len, "period %" PRIu64, v);
+}
+
+static int remember_first(struct loader *l, const char *path, const struct hwprof_file_header *h,
+			  int shown)
+{
+	l->first_path = path;
+	if (shown >= 0) {
+		snprintf(l->first_event, sizeof(l->first_event), "%s", h->events[shown].name);
+		l->first_freq = h->events[shown].freq;
+		l->first_period_or_freq = h->events[shown].period_or_freq;
+	}
+	l->first_cmd = command_line(h);
+	if (!l->first_cmd)
+		return -ENOMEM;
+	if (!h->nevents)
+		return 0;
+	l->first_events = calloc(h->nevents, sizeof(*l->first_events));
+	l->event_samples = calloc(h->nevents, sizeof(*l->event_samples));
+	if (!l->first_events || !l->event_samples)
+		return -ENOMEM;
+	l->nfirst_events = h->nevents;
+	for (uint32_t i = 0; i < h->nevents; i++)
+		if (!(l->first_events[i] = strdup(h->events[i].name)))
+			return -ENOMEM;
+	return 0;
+}
+
+/* One note per later input whose recording differs from the first's: merging them is allowed
+ * (same binaries), but the header shows the first's facts. */
+static int compare_with_first(struct loader *l, const char *path,
+			      const struct hwprof_file_header *h, int shown)
+{
+	char what[1024] = "", a[64], b[64], *cmd = command_line(h);
+	size_t o = 0;
+	int ret = 0;
+
+	if (!cmd)
+		return -ENOMEM;
+	if (shown >= 0 && strcmp(h->events[shown].name, l->first_event))
+		o += (size_t)snprintf(what + o, sizeof(what) - o, "%sevent '%s' (first: '%s')",
+				      o ? ", " : "", h->events[shown].name, l->first_event);
+	if (shown >= 0 && (h->events[shown].freq != l->first_freq ||
+			   h->events[shown].period_or_freq != l->first_period_or_freq)) {
+		sampling_label(a, sizeof(a), h->events[shown].freq,
+			       h->events[shown].period_or_freq);
+		sampling_label(b, sizeof(b), l->first_freq, l->first_period_or_freq);
+		if (o < sizeof(what))
+			o += (size_t)snprintf(what + o, sizeof(what) - o,
+					      "%ssampling %s (first: %s)", o ? ", " : "", a, b);
+	}
+	if (strcmp(cmd, l->first_cmd) && o < sizeof(what))
+		o += (size_t)snprintf(what + o, sizeof(what) - o, "%scommand '%s' (first: '%s')",
+				      o ? ", " : "", cmd, l->first_cmd);
+	if (o)
+		ret = push_line(&l->notes, &l->nnotes,
+				"%s was recorded differently from %s: %s; merged, the header "
+				"shows %s's recording",
+				path, l->first_path, what, l->first_path);
+	free(cmd);
+	return ret;
+}
+
+/* "5 samples of 'page-faults' and 3 of 'minor-faults'" for the events not shown. */
+static int other_events_warning(struct loader *l, const char *path,
+				const struct hwprof_file_header *h, int shown,
+				const uint64_t *counts)
+{
+	char list[1024] = "";
+	size_t o = 0, nother = 0, k = 0;
+
+	for (uint32_t i = 0; i < h->nevents; i++)
+		if ((int)i != shown && counts[i])
+			nother++;
+	if (!nother)
+		return 0;
+	for (uint32_t i = 0; i < h->nevents && o < sizeof(list); i++) {
+		if ((int)i == shown || !counts[i])
+			continue;
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%" PRIu64 "%s '%s'",
+				      !k ? "" : k + 1 == nother ? " and " : ", ", counts[i],
+				      k ? " of" : " samples of", h->events[i].name);
+		k++;
+	}
+	if (shown < 0)
+		return push_line(&l->warnings, &l->nwarnings,
+				 "%s: %s are not shown: the file has no '%s' (--event NAME shows "
+				 "one of them)",
+				 path, list, l->opt->event);
+	if (nother == 1)
+		for (uint32_t i = 0; i < h->nevents; i++)
+			if ((int)i != shown && counts[i])
+				return push_line(&l->warnings, &l->nwarnings,
+						 "%s: %s are not shown (one event at a time: '%s' is "
+						 "shown; --event %s shows the other)",
+						 path, list, h->events[shown].name,
+						 h->events[i].name);
+	return push_line(&l->warnings, &l->nwarnings,
+			 "%s: %s are not shown (one event at a time: '%s' is shown; --event "
+			 "NAME shows another)",
+			 path, list, h->events[shown].name);
+}
+
+/* Whether PATH was read already (same device and inode); records it when not. */
+static int seen_before(struct loader *l, const char *path, const struct stat *st,
+		       const char **first)
+{
+	struct input_id *v;
+
+	for (size_t i = 0; i < l->nids; i++)
+		if (l->ids[i].dev == st->st_dev && l->ids[i].ino == st->st_ino) {
+			*first = l->ids[i].path;
+			return 1;
+		}
+	v = realloc(l->ids, (l->nids + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->ids = v;
+	v[l->nids++] = (struct input_id){.dev = st->st_dev, .ino = st->st_ino, .path = path};
+	return 0;
+}
+
+static int add_record(struct loader *l, const struct hwprof_record *rec, int shown,
+		      const int *to_first, uint64_t *counts, uint32_t nevents)
+{
+	if (rec->type == HWPROF_REC_SAMPLE) {
+		uint16_t e = rec->sample.event;
+		l->all_samples++;
+		if (e < nevents) {
+			counts[e]++;
+			if (to_first[e] >= 0)
+				l->event_samples[to_first[e]]++;
+		}
+		/* Other events' samples never reach the builder: their periods are in other
+		 * units, and the warning about them is made here. */
+		if ((int)e != shown)
+			return 0;
+	}
+	return builder_add(l->b, rec);
+}
+
+static int load_one(struct loader *l, const char *path, char *err, size_t errlen)
+{
+	struct hwprof_reader *r = NULL;
+	const struct hwprof_file_header *h;
+	struct hwprof_record rec;
+	const char *msg = NULL, *first = NULL;
+	enum hwprof_read_status st;
+	uint64_t *counts = NULL;
+	int *to_first = NULL;
+	struct stat sb;
+	int ret, shown;
+
+	if (stat(path, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode)) {
+			snprintf(err, errlen,
+				 "%s: is a directory (name a sample file with -i, e.g. "
+				 "%s%shwprof.data)",
+				 path, path, path[strlen(path) - 1] == '/' ? "" : "/");
+			return -EISDIR;
+		}
+		ret = seen_before(l, path, &sb, &first);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			return push_line(&l->warnings, &l->nwarnings,
+					 "%s: the same file as %s (given twice with -i): read once, "
+					 "not counted twice",
+					 path, first);
+	}
 	ret = hwprof_reader_open(&r, path, err, errlen);
 	if (ret < 0) {
 		if (!err[0])
 			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = builder_begin_input(b, path, hwprof_reader_header(r));
+	h = hwprof_reader_header(r);
+	shown = shown_event(h, l->opt->event);
+	ret = !l->nread ? remember_first(l, path, h, shown) : compare_with_first(l, path, h, shown);
+	counts = calloc(h->nevents + 1, sizeof(*counts));
+	to_first = calloc(h->nevents + 1, sizeof(*to_first));
+	if (!counts || !to_first)
+		ret = -ENOMEM;
+	for (uint32_t i = 0; ret == 0 && i < h->nevents; i++) {
+		to_first[i] = -1;
+		for (uint32_t k = 0; k < l->nfirst_events && to_first[i] < 0; k++)
+			if (!strcmp(h->events[i].name, l->first_events[k]))
+				to_first[i] = (int)k;
+	}
+	l->nread++;
+	if (ret == 0)
+		ret = builder_begin_input(l->b, path, h);
 	while (ret == 0 && hwprof_reader_next(r, &rec) == 1)
-		ret = builder_add(b, &rec);
+		ret = add_record(l, &rec, shown, to_first, counts, h->nevents);
+	if (ret == 0)
+		ret = other_events_warning(l, path, h, shown, counts);
 	if (ret == 0) {
 		st = hwprof_reader_status(r, &msg);
-		ret = builder_end_input(b, hwprof_reader_trailer(r), st, msg);
+		ret = builder_end_input(l->b, hwprof_reader_trailer(r), st, msg);
 	}
 	if (ret < 0)
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	free(counts);
+	free(to_first);
 	hwprof_reader_close(r);
 	return ret;
 }
 
+/* ---- after the builder ------------------------------------------------------------------ */
+
+static int move_lines(char ***to, size_t *nto, char ***from, size_t *nfrom)
+{
+	char **v;
+
+	if (!*nfrom)
+		return 0;
+	v = realloc(*to, (*nto + *nfrom) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*to = v;
+	memcpy(v + *nto, *from, *nfrom * sizeof(*v));
+	*nto += *nfrom;
+	free(*from);
+	*from = NULL;
+	*nfrom = 0;
+	return 0;
+}
+
+/* Lost samples leave holes where the target was busiest: past 1% the shares may be biased. */
+static int check_lost(struct loader *l, struct profile *p)
+{
+	uint64_t all = l->all_samples + p->lost;
+
+	if (!p->lost || (double)p->lost * 100 <= LOST_PERCENT_WARN * (double)all)
+		return 0;
+	p->partial = true;
+	return push_line(&l->warnings, &l->nwarnings,
+			 "%s%s%" PRIu64 " of %" PRIu64 " samples (%.1f %%) were lost while "
+			 "recording; shares may be biased (record with a larger -m or a larger "
+			 "-c / lower -F)",
+			 l->nread == 1 ? l->first_path : "", l->nread == 1 ? ": " : "", p->lost,
+			 all, 100.0 * (double)p->lost / (double)all);
+}
+
+struct name_ref {
+	const char *name;
+	size_t first; /* index of its hottest location */
+};
+
+static int by_name(const void *a, const void *b)
+{
+	const struct name_ref *x = a, *y = b;
+
+	if (x->name != y->name)
+		return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int by_first(const void *a, const void *b)
+{
+	const struct name_ref *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* --function: each value picks functions by fn_pick(); the locations of none are dropped. */
+static int by_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (const char *const *)a, y = (uintptr_t) * (const char *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int filter_functions(struct profile *p, const char *list, size_t ninputs, char *err,
+			    size_t errlen)
+{
+	struct filter f = {0};
+	struct name_ref *refs = NULL;
+	const char **names = NULL;
+	bool *pick = NULL, *keep_name = NULL;
+	size_t n = 0, keep = 0, nchosen = 0;
+	int ret;
+
+	ret = filter_parse(&f, "--function", list, false, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = -ENOMEM;
+	refs = calloc(p->nlocs + 1, sizeof(*refs));
+	if (!refs)
+		goto out;
+	/* Distinct names (interned: one pointer each), hottest first. */
+	for (size_t i = 0; i < p->nlocs; i++)
+		if (p->locs[i].function)
+			refs[n++] = (struct name_ref){.name = p->locs[i].function, .first = i};
+	qsort(refs, n, sizeof(*refs), by_name);
+	for (size_t i = 0, o = 0; i < n; i++)
+		if (!o || refs[o - 1].name != refs[i].name)
+			refs[o++] = refs[i], keep = o;
+	n = keep;
+	qsort(refs, n, sizeof(*refs), by_first);
+	names = calloc(n + 1, sizeof(*names));
+	pick = calloc(n + 1, sizeof(*pick));
+	keep_name = calloc(n + 1, sizeof(*keep_name));
+	if (!names || !pick || !keep_name)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		names[i] = refs[i].name;
+	for (size_t v = 0; v < f.n; v++) {
+		struct fn_query q;
+		char cands[768];
+		int got;
+
+		fn_query_init(&q, f.v[v]);
+		got = fn_pick(&q, names, n, pick, cands, sizeof(cands));
+		fn_query_release(&q);
+		if (got == -EINVAL) {
+			snprintf(err, errlen,
+				 "--function '%s': several functions have that name (%s; give "
+				 "one as `hwprof report -s function` prints it)",
+				 f.v[v], cands);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (got <= 0) {
+			char seen[512];
+			list_strs(seen, sizeof(seen), names, n < 8 ? n : 8);
+			snprintf(err, errlen, "--function '%s': no sample has it (the input%s: %s%s)",
+				 f.v[v], ninputs > 1 ? "s hold" : " holds", seen[0] ? seen : "nothing to match",
+				 n > 8 ? ", ..." : "");
+			ret = -EINVAL;
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			keep_name[i] |= pick[i];
+	}
+	/* Keep the picked functions' locations, in their period order. */
+	for (size_t i = 0; i < n; i++)
+		if (keep_name[i])
+			names[nchosen++] = names[i];
+	qsort(names, nchosen, sizeof(*names), by_ptr);
+	keep = 0;
+	p->samples = 0;
+	p->period = 0;
+	for (size_t i = 0; i < p->nlocs; i++) {
+		const char *fn = p->locs[i].function;
+		if (!fn || !bsearch(&fn, names, nchosen, sizeof(*names), by_ptr))
+			continue;
+		p->samples += p->locs[i].samples;
+		p->period += p->locs[i].period;
+		p->locs[keep++] = p->locs[i];
+	}
+	p->nlocs = keep;
+	ret = 0;
+out:
+	if (ret == -EINVAL && !err[0])
+		snprintf(err, errlen, "--function: no such function");
+	free(refs);
+	free(names);
+	free(pick);
+	free(keep_name);
+	filter_release(&f);
+	return ret;
+}
+
+static void loader_release(struct loader *l)
+{
+	for (size_t i = 0; i < l->nwarnings; i++)
+		free(l->warnings[i]);
+	for (size_t i = 0; i < l->nnotes; i++)
+		free(l->notes[i]);
+	for (uint32_t i = 0; l->first_events && i < l->nfirst_events; i++)
+		free(l->first_events[i]);
+	free(l->warnings);
+	free(l->notes);
+	free(l->first_events);
+	free(l->event_samples);
+	free(l->first_cmd);
+	free(l->ids);
+	builder_free(l->b);
+}
+
 int profile_load(struct profile **out, const struct profile_options *opt, char *err, size_t errlen)
 {
-	struct builder *b = NULL;
+	/* --function is applied here, after symbolizing: see filter_functions(). */
+	struct profile_options bopt = *opt;
+	struct loader l = {.opt = opt};
+	struct profile *p = NULL;
 	int ret;
 
 	*out = NULL;
@@ -47,12 +493,33 @@ int profile_load(struct profile **out, const struct profile_options *opt, char *
 		snprintf(err, errlen, "no input file given (use -i FILE)");
 		return -EINVAL;
 	}
-	ret = builder_new(&b, opt, err, errlen);
+	bopt.functions = NULL;
+	ret = builder_new(&l.b, &bopt, err, errlen);
 	for (size_t i = 0; ret == 0 && i < opt->ninputs; i++)
-		ret = load_one(b, opt->inputs[i], err, errlen);
+		ret = load_one(&l, opt->inputs[i], err, errlen);
 	if (ret == 0)
-		ret = builder_finish(b, out, err, errlen);
-	builder_free(b);
+		ret = builder_finish(l.b, &p, err, errlen);
+	if (ret == 0 && opt->functions)
+		ret = filter_functions(p, opt->functions, opt->ninputs, err, errlen);
+	if (ret == 0)
+		ret = check_lost(&l, p);
+	if (ret == 0)
+		ret = move_lines(&p->warnings, &p->nwarnings, &l.warnings, &l.nwarnings);
+	if (ret == 0)
+		ret = move_lines(&p->notes, &p->nnotes, &l.notes, &l.nnotes);
+	if (ret == 0 && l.event_samples && p->header.nevents == l.nfirst_events) {
+		p->event_samples = l.event_samples;
+		l.event_samples = NULL;
+	}
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (ret < 0 && !err[0])
+		snprintf(err, errlen, "%s", strerror(-ret));
+	if (ret < 0)
+		profile_free(p);
+	else
+		*out = p;
+	loader_release(&l);
 	return ret;
 }
 
@@ -68,6 +535,10 @@ void profile_free(struct profile *p)
 	for (size_t i = 0; i < p->nwarnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
+	for (size_t i = 0; i < p->nnotes; i++)
+		free(p->notes[i]);
+	free(p->notes);
+	free(p->event_samples);
 	free(p->locs);
 	strpool_free(p->strings);
 	free(p);

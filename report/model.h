@@ -77,9 +77,20 @@ struct profile {
 	uint64_t samples_read;		/* all samples of the inputs, before filters */
 	struct strpool *strings;	/* owns every string above (internal) */
 	uint32_t event;			/* index in header.events of the event shown */
+	/* Added after the first contract (additive): */
+	char **notes;			/* one line each, for the user to know once (merged inputs
+					 * whose recordings differ); no reason for EXIT_PARTIAL */
+	size_t nnotes;
+	uint64_t *event_samples;	/* samples read per header.events[] entry (inputs matched
+					 * by event name), before filters; NULL when no events */
 };
 
-/* Loads and symbolizes. Returns 0 and *OUT, or -errno with ERR (one line: cause and way out). */
+/* Loads and symbolizes. Returns 0 and *OUT, or -errno with ERR (one line: cause and way out).
+ * Besides the builder's work it: reads a file given twice (same device and inode) once, with
+ * a warning; notes how merged recordings differ (event, period or frequency, command); warns
+ * and sets PARTIAL when over 1% of the samples were lost, or a sampled DSO was rebuilt or
+ * deleted since; applies --function by fn_pick() (filter.h: base names, linkage names, an
+ * ambiguous name is -EINVAL with the candidates); -EISDIR for a directory given as input. */
 int profile_load(struct profile **out, const struct profile_options *opt, char *err,
 		 size_t errlen);
 

@@ -27,11 +27,13 @@ int output_json(FILE *f, const struct profile *p, const struct profile_row *rows
 
 /* ---- labels shared by the formats (label.c) ---- */
 
-/* "poke (inlined into first)", "main", "[unknown]", or "" for a mixed row: into BUF. */
+/* "poke (inlined into first)", "main", "[unknown] libfoo.so+0x1234" (nothing known),
+ * "[unknown]" (several such addresses), or "" for a mixed row: into BUF. */
 const char *row_function_label(const struct profile_row *r, char *buf, size_t len);
 
-/* "file.c:12", "file.c" (line mixed), "libfoo.so+0x1234" (nothing known) or "??": into
- * BUF. FULL keeps the whole path, else the file's base name. */
+/* "file.c:12", "file.c" (line mixed), "??" (no line known, whatever the sort) or "" (the
+ * row's locations lie in several files): into BUF. FULL keeps the whole path, else the
+ * file's base name. */
 const char *row_location_label(const struct profile_row *r, bool full, char *buf, size_t len);
 
 /* The last path component of PATH ("" for NULL). */
@@ -39,5 +41,9 @@ const char *path_base(const char *path);
 
 /* The sampling event shown (NULL when the file lists none). */
 const struct hwprof_file_event *profile_sampling_event(const struct profile *p);
+
+/* The sampling events of P's recording, for headers: "cpu-clock (shown), page-faults (5
+ * samples)" into BUF (LEN bytes). Returns how many sampling events the file names. */
+size_t profile_events_label(const struct profile *p, char *buf, size_t len);
 
 #endif

@@ -37,6 +37,16 @@ static void header(FILE *f, const struct profile *p)
 			fputc(',', f);
 		hwprof_json_str(f, p->header.argv[i]);
 	}
+	fputs("],\"events\":[", f);
+	for (uint32_t i = 0, k = 0; i < p->header.nevents; i++) {
+		const struct hwprof_file_event *e = &p->header.events[i];
+		if (!e->sampling && i != p->event)
+			continue;
+		fputs(k++ ? ",{\"name\":" : "{\"name\":", f);
+		hwprof_json_str(f, e->name);
+		fprintf(f, ",\"shown\":%s,\"samples\":%" PRIu64 "}", i == p->event ? "true" : "false",
+			p->event_samples ? p->event_samples[i] : 0);
+	}
 	fputs("],\"cpu\":", f);
 	hwprof_json_str(f, p->header.cpu_model);
 	fputs(",\"counts\":[", f);
@@ -75,6 +85,12 @@ static void header(FILE *f, const struct profile *p)
 		if (i)
 			fputc(',', f);
 		hwprof_json_str(f, p->warnings[i]);
+	}
+	fputs("],\"notes\":[", f);
+	for (size_t i = 0; i < p->nnotes; i++) {
+		if (i)
+			fputc(',', f);
+		hwprof_json_str(f, p->notes[i]);
 	}
 	fprintf(f, "],\"partial\":%s}", p->partial ? "true" : "false");
 }

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #define LOC_WIDTH 36
-#define FN_WIDTH  40
+/* The function column is as wide as its longest name up to FN_MAX_WIDTH: "f (inlined into
+ * caller)" must stay whole when it fits on a wide line, a long C++ signature is cut. */
+#define FN_MAX_WIDTH 72
 
 static void print_header(FILE *f, const struct profile *p)
 {
@@ -26,6 +28,12 @@ static void print_header(FILE *f, const struct profile *p)
 		fprintf(f, ", precise_ip requested %u, obtained %u%s\n", ev->precise_requested,
 			ev->precise_obtained,
 			ev->precise_obtained < ev->precise_requested ? " (stepped down)" : "");
+	}
+	/* Every sampling event of the recording, when there are several (one is shown). */
+	{
+		char evs[1024];
+		if (profile_events_label(p, evs, sizeof(evs)) > 1)
+			fprintf(f, "# events recorded: %s; --event NAME shows another\n", evs);
 	}
 	fprintf(f, "# samples: %" PRIu64, p->samples);
 	if (p->samples != p->samples_read)
@@ -70,6 +78,41 @@ static void print_header(FILE *f, const struct profile *p)
 	fputc('\n', f);
 }
 
+/* Prints S in a column of WIDTH characters (UTF-8 code points, not bytes), cut with "…"
+ * when longer: long C++ names must not push the next column out of line. */
+static void put_column(FILE *f, const char *s, size_t width)
+{
+	size_t cols = 0, i = 0, cut = 0, cut_cols = 0;
+
+	for (; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) == 0x80)
+			continue;
+		if (cols == width - 1) {
+			cut = i;
+			cut_cols = cols;
+		}
+		cols++;
+	}
+	if (cols > width) {
+		fprintf(f, "%.*s\u2026", (int)cut, s);
+		cols = cut_cols + 1;
+	} else {
+		fputs(s, f);
+	}
+	for (; cols < width; cols++)
+		fputc(' ', f);
+}
+
+/* Width of S in UTF-8 code points. */
+static size_t text_width(const char *s)
+{
+	size_t cols = 0;
+
+	for (; *s; s++)
+		cols += ((unsigned char)*s & 0xc0) != 0x80;
+	return cols;
+}
+
 /* Long paths keep their end, which names the file. */
 static void fit(char *s, size_t width)
 {
@@ -86,15 +129,21 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 {
 	char loc[4096], fn[4096];
 	bool uncertain = false;
+	size_t fn_width = strlen("function");
 
 	print_header(f, p);
 	if (!n) {
 		fprintf(f, "no samples%s\n", p->samples_read ? " pass the filters" : "");
 		return ferror(f) ? -EIO : 0;
 	}
+	for (size_t i = 0; i < n && fn_width < FN_MAX_WIDTH; i++) {
+		row_function_label(&rows[i], fn, sizeof(fn));
+		size_t w = text_width(fn);
+		fn_width = w > fn_width ? (w < FN_MAX_WIDTH ? w : FN_MAX_WIDTH) : fn_width;
+	}
 	fprintf(f, "%7s  %-15s %9s  %-*s  %-*s  %s\n", "share", "95% interval", "samples",
 		LOC_WIDTH, o->inline_mode == INLINE_CALLER ? "file:line (call site)" : "file:line",
-		FN_WIDTH, "function", "dso");
+		(int)fn_width, "function", "dso");
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_row *r = &rows[i];
 		char ci[32];
@@ -102,9 +151,10 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		row_function_label(r, fn, sizeof(fn));
 		fit(loc, LOC_WIDTH);
 		snprintf(ci, sizeof(ci), "[%.1f, %.1f]", r->ci_lo * 100, r->ci_hi * 100);
-		fprintf(f, "%6.2f%%%c %-15s %9" PRIu64 "  %-*s  %-*s  %s\n", r->share * 100,
-			r->rank_uncertain ? '~' : ' ', ci, r->samples, LOC_WIDTH, loc, FN_WIDTH, fn,
-			r->dso ? path_base(r->dso) : "");
+		fprintf(f, "%6.2f%%%c %-15s %9" PRIu64 "  %-*s  ", r->share * 100,
+			r->rank_uncertain ? '~' : ' ', ci, r->samples, LOC_WIDTH, loc);
+		put_column(f, fn, fn_width);
+		fprintf(f, "  %s\n", r->dso ? path_base(r->dso) : "");
 		uncertain |= r->rank_uncertain;
 	}
 	if (o->omitted)

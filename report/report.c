@@ -48,15 +48,16 @@ static const char usage_text[] =
     "      --pid/--tid LIST   only samples of these process / thread ids (comma-separated)\n"
     "      --comm LIST        only samples of threads with these names\n"
     "      --dso LIST         only samples in these mapped files (path or base name)\n"
-    "      --function LIST    only samples in these functions\n"
+    "      --function LIST    only samples in these functions (a C++ function by its\n"
+    "                         base name, e.g. ns::work, or its linkage name)\n"
     "      --event NAME       with several sampling events: the one to show (default:\n"
     "                         the first)\n"
     "      --kallsyms FILE    kernel symbols (default /proc/kallsyms)\n"
     "  -h, --help             this text\n"
     "\n"
     "Each row's share has a 95% interval (Wilson); '~' marks rows whose order against a\n"
-    "neighbour the samples do not settle. Exit status: 0 ok, 1 partial (file cut short),\n"
-    "2 error, 64 usage.\n";
+    "neighbour the samples do not settle. Exit status: 0 ok, 1 partial (file cut short,\n"
+    "over 1% of the samples lost, a DSO rebuilt or deleted since), 2 error, 64 usage.\n";
 
 enum {
 	OPT_PERCENT = 256,
@@ -89,6 +90,43 @@ static const struct option long_options[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* stdout through a stream that keeps the errno of the first write that failed: after it,
+ * stdio reports only that something failed, and errno may have moved on. */
+struct sink {
+	int fd;
+	int err;
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t len)
+{
+	struct sink *s = cookie;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(s->fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!s->err)
+				s->err = n < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static FILE *output_open(struct sink *s)
+{
+	cookie_io_functions_t io = {.write = sink_write};
+	FILE *f = fopencookie(s, "w", io);
+
+	if (!f)
+		die("out of memory");
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	return f;
+}
 
 static void push(const char ***v, size_t *n, const char *s)
 {
@@ -203,6 +241,8 @@ int cmd_report(int argc, char **argv)
 	struct profile_row *rows = NULL;
 	size_t nrows = 0, shown = 0;
 	char err[1024] = "";
+	struct sink sink = {.fd = STDOUT_FILENO};
+	FILE *out;
 	int nkeys, ret = EXIT_FATAL, r;
 
 	parse_options(argc, argv, &o);
@@ -229,13 +269,15 @@ int cmd_report(int argc, char **argv)
 	r = profile_load(&p, &po, err, sizeof(err));
 	if (r < 0) {
 		error("%s", err);
-		goto out;
+		goto done;
 	}
 	for (size_t i = 0; i < p->nwarnings; i++)
 		warning("%s", p->warnings[i]);
+	for (size_t i = 0; i < p->nnotes; i++)
+		note("%s", p->notes[i]);
 	if (profile_rows(p, keys, (size_t)nkeys, &rows, &nrows) < 0) {
 		error("out of memory grouping %zu locations", p->nlocs);
-		goto out;
+		goto done;
 	}
 	if (o.limit < 0)
 		o.limit = o.format == CLI_FORMAT_TEXT ? 40 : 0;
@@ -249,20 +291,23 @@ int cmd_report(int argc, char **argv)
 	    .inline_mode = o.inline_mode,
 	    .omitted = nrows - shown,
 	};
+	out = output_open(&sink);
 	if (o.format == CLI_FORMAT_JSON)
-		r = output_json(stdout, p, rows, shown, &oo);
+		r = output_json(out, p, rows, shown, &oo);
 	else if (o.format == CLI_FORMAT_CSV)
-		r = output_csv(stdout, p, rows, shown, &oo);
+		r = output_csv(out, p, rows, shown, &oo);
 	else
-		r = output_text(stdout, p, rows, shown, &oo);
-	if (r == 0 && fflush(stdout) != 0)
-		r = -errno;
-	if (r < 0) {
-		error("writing the report: %s (check the output's disk or pipe)", strerror(-r));
-		goto out;
+		r = output_text(out, p, rows, shown, &oo);
+	if (fclose(out) != 0 && r == 0)
+		r = -EIO;
+	/* The first failed write's errno (ENOSPC, EPIPE), not what stdio says after it. */
+	if (r < 0 || sink.err) {
+		error("writing the report: %s (check the output's disk or pipe)",
+		      strerror(sink.err ? sink.err : -r));
+		goto done;
 	}
 	ret = p->partial ? EXIT_PARTIAL : EXIT_OK;
-out:
+done:
 	free(rows);
 	profile_free(p);
 	free(o.inputs);

@@ -1,5 +1,6 @@
 /* test_lines.c - annotate's per-line model (annotate/lines.h) on a hand-built profile. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -113,7 +114,7 @@ Test(lines, inline_function_shown_within_its_caller)
 	struct ann_view *v;
 	long title, r;
 
-	cr_assert_eq(ann_model_find(m, "fill_pages", idx, 4), 0,
+	cr_assert_eq(ann_model_find(m, "fill_pages", idx, 4, NULL, 0), 0,
 		     "an inline function is no function of its own");
 	v = ann_view_build(m, 0, src);
 	title = row_containing(v, ANN_ROW_TITLE, "inlined fill_pages");
@@ -206,11 +207,12 @@ Test(lines, find_by_name_and_closest_names)
 	struct ann_model *mm = ann_model_build(&p);
 	size_t idx[4], n;
 
-	cr_assert_eq(ann_model_find(mm, "step", idx, 4), 1);
-	cr_assert_eq(ann_model_find(mm, "ns::Walker::step", idx, 4), 1);
-	cr_assert_eq(ann_model_find(mm, "ns::Walker::step(int) const", idx, 4), 1);
-	cr_assert_eq(ann_model_find(mm, "touch_pages", idx, 4), 1, "clone suffix");
-	cr_assert_eq(ann_model_find(mm, "Walker", idx, 4), 0);
+	cr_assert_eq(ann_model_find(mm, "step", idx, 4, NULL, 0), 1);
+	cr_assert_eq(ann_model_find(mm, "ns::Walker::step", idx, 4, NULL, 0), 1);
+	cr_assert_eq(ann_model_find(mm, "ns::Walker::step(int) const", idx, 4, NULL, 0), 1);
+	cr_assert_eq(ann_model_find(mm, "touch_pages", idx, 4, NULL, 0), 1, "clone suffix");
+	cr_assert_eq(ann_model_find(mm, "Walker", idx, 4, NULL, 0), 0);
+	cr_assert_eq(ann_model_find(mm, "Walker::step", idx, 4, NULL, 0), 1);
 	n = ann_model_closest(mm, "wrok", idx, 4);
 	cr_assert_eq(n, 3);
 	cr_assert_str_eq(mm->funcs[idx[0]].name, "work");
@@ -292,5 +294,39 @@ Test(lines, empty_profile)
 	struct ann_model *mm = ann_model_build(&p);
 
 	cr_assert_eq(mm->nfuncs, 0);
+	ann_model_free(mm);
+}
+
+/* F25: a C++ function by its base name (no return type, template arguments or parameters),
+ * by its linkage name, and a base name shared by several functions (an error listing them). */
+Test(lines, cxx_base_and_linkage_names)
+{
+	static struct profile_loc locs[4] = {
+	    {.dso = "a", .samples = 5, .period = 5,
+	     .function = "long work<int, long>(std::map<int, long, std::less<int>, "
+			 "std::allocator<std::pair<int const, long> > >&)"},
+	    {.dso = "a", .function = "ns::Box<int>::get(int) const", .samples = 4, .period = 4},
+	    {.dso = "a", .function = "ns::Box<long>::get(int) const", .samples = 3, .period = 3},
+	    {.dso = "a", .function = "ns::Box<long>::get(int) const [clone .cold]", .samples = 1,
+	     .period = 1},
+	};
+	struct profile p = { .locs = locs, .nlocs = 4, .samples = 13, .period = 13 };
+	struct ann_model *mm = ann_model_build(&p);
+	char cands[512] = "";
+	size_t idx[4];
+
+	cr_assert_eq(ann_model_find(mm, "work", idx, 4, NULL, 0), 1);
+	cr_assert_str_eq(mm->funcs[idx[0]].name, locs[0].function);
+	cr_assert_eq(ann_model_find(mm, "work<int, long>", idx, 4, NULL, 0), 1);
+	cr_assert_eq(ann_model_find(mm, "_Z4workIilElRSt3mapIT_T0_St4lessIS1_ESaISt4pairIKS1_S2_EEE",
+				    idx, 4, NULL, 0), 1, "linkage name");
+	cr_assert_eq(ann_model_find(mm, "get", idx, 4, cands, sizeof(cands)), -EINVAL);
+	cr_assert(strstr(cands, "ns::Box<int>::get(int) const") &&
+		  strstr(cands, "ns::Box<long>::get(int) const") && !strstr(cands, "clone"),
+		  "%s", cands);
+	cr_assert_eq(ann_model_find(mm, "ns::Box::get", idx, 4, NULL, 0), -EINVAL);
+	/* The whole name picks one, and its clone goes with it. */
+	cr_assert_eq(ann_model_find(mm, "ns::Box<long>::get(int) const", idx, 4, NULL, 0), 2);
+	cr_assert_eq(ann_model_find(mm, "ns::Box<long>::get", idx, 4, NULL, 0), 2);
 	ann_model_free(mm);
 }

@@ -6,6 +6,9 @@ import ctypes.util
 import io
 import json
 import os
+import pty
+import re
+import select
 import subprocess
 import sys
 import shutil
@@ -34,6 +37,39 @@ def hot_line(src, token):
 
 def report(*args):
     return subprocess.run([HWPROF, "report", *args], capture_output=True, text=True)
+
+
+def annotate(*args):
+    return subprocess.run([HWPROF, "annotate", *args], capture_output=True, text=True)
+
+
+def gen_case(out, binary, *kv):
+    """A synthetic recording of BINARY (gen_case.c): lost samples, several events, ..."""
+    r = subprocess.run([os.environ["RPT_GEN_CASE"], out, binary, *kv], capture_output=True,
+                       text=True)
+    check(r.returncode == 0, "gen_case %s: %s" % (" ".join(kv), r.stderr))
+    return out
+
+
+def on_terminal(argv):
+    """Runs ARGV with stdout and stderr on one pseudo-terminal; returns (status, output)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(argv[0], argv)
+    out = b""
+    while True:
+        ready, _, _ = select.select([fd], [], [], 20)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
 
 
 def one_line_error(r, code, words, what):
@@ -120,6 +156,171 @@ def check_kernel(tmp):
     kernel = [row for row in rows if row["dso"] == "[kernel]"]
     check(kernel and all(row["function"] for row in kernel[:3]),
           "kernel rows without names: %r" % kernel[:3])
+
+
+def check_lost(tmp):
+    """F23: over 1% lost: a warning with the numbers and the way out, partial, exit 1, in
+    report and annotate; a few lost (under 1%) stay a plain success."""
+    prog = os.environ["RPT_INLINE"]
+    lost = gen_case(os.path.join(tmp, "lost.data"), prog, "samples=1000", "lost=500")
+    want = "500 of 1500 samples (33.3 %) were lost while recording; shares may be biased " \
+        "(record with a larger -m or a larger -c / lower -F)"
+    r = report("-i", lost)
+    check(r.returncode == 1, "lost: exit %d, want 1" % r.returncode)
+    check(want in r.stderr, "lost: warning %r" % r.stderr)
+    r = report("-i", lost, "-f", "json")
+    h = json.loads(r.stdout)["header"]
+    check(h["partial"] is True and any(want in w for w in h["warnings"]),
+          "lost: json %r %r" % (h["partial"], h["warnings"]))
+    r = annotate("-i", lost, "--stdio")
+    check(r.returncode == 1 and want in r.stderr, "annotate lost: %d %r" % (r.returncode,
+                                                                         r.stderr))
+    few = gen_case(os.path.join(tmp, "few.data"), prog, "samples=1000", "lost=5")
+    r = report("-i", few, "-f", "json")
+    check(r.returncode == 0 and "were lost" not in r.stderr and
+          json.loads(r.stdout)["header"]["partial"] is False, "0.5%% lost: %d %r" %
+          (r.returncode, r.stderr))
+
+
+def check_events(tmp):
+    """F14/F24: every event recorded is named (header and warning); annotate has --event."""
+    ev = gen_case(os.path.join(tmp, "ev.data"), os.environ["RPT_INLINE"], "samples=100",
+                  "other=page-faults:5", "other=minor-faults:3")
+    r = report("-i", ev)
+    head = [l for l in r.stdout.splitlines() if l.startswith("# events recorded:")]
+    check(len(head) == 1 and "cpu-clock (shown, 100 samples)" in head[0] and
+          "page-faults (5 samples)" in head[0] and "minor-faults (3 samples)" in head[0],
+          "text header events: %r" % r.stdout[:400])
+    check("5 samples of 'page-faults' and 3 of 'minor-faults' are not shown" in r.stderr and
+          "maybe" not in r.stderr, "other events warning: %r" % r.stderr)
+    j = json.loads(report("-i", ev, "-f", "json", "--event", "minor-faults").stdout)
+    check([(e["name"], e["shown"], e["samples"]) for e in j["header"].get("events", [])] ==
+          [("cpu-clock", False, 100), ("page-faults", False, 5), ("minor-faults", True, 3)],
+          "json events %r" % j["header"].get("events"))
+    check(j["header"]["samples"] == 3, "--event minor-faults: %r" % j["header"]["samples"])
+    r = annotate("-i", ev, "--stdio", "--event", "page-faults")
+    check(r.returncode == 0, "annotate --event: exit %d %r" % (r.returncode, r.stderr))
+    check(re.search(r"^event: page-faults", r.stdout, re.M) and
+          "page-faults (shown, 5 samples)" in r.stdout and "samples: 5" in r.stdout,
+          "annotate --event header: %r" % r.stdout[:600])
+    check("1,000" not in r.stdout and "100 samples of 'cpu-clock' and 3 of 'minor-faults'"
+          in r.stderr, "annotate other events: %r" % r.stderr)
+    one_line_error(annotate("-i", ev, "--stdio", "--event", "bogus"), 2,
+                   ["--event 'bogus'", "cpu-clock", "page-faults"], "annotate --event bogus")
+    r = annotate("--help")
+    check("--event NAME" in r.stdout, "annotate --help lacks --event")
+
+
+def check_cxx_names(tmp):
+    """F25: a C++ function by its base name or linkage name, in report --function and
+    annotate FUNCTION; an ambiguous base name lists the candidates. F26: long names cut with
+    '…' in text (the dso column stays aligned), whole in CSV and JSON."""
+    prog = os.environ.get("RPT_TMPL")
+    if not prog:
+        print("skip C++ names: no C++ compiler")
+        return
+    data = os.path.join(tmp, "tmpl.data")
+    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
+                          prog, "300", "x"], capture_output=True, text=True)
+    check(rec.returncode == 0, "record tmpl: %s" % rec.stderr)
+    full = "long hw::work<int, long>(std::map<int, long, std::less<int>, " \
+        "std::allocator<std::pair<int const, long> > >&, char volatile*, unsigned long)"
+    nm = subprocess.run(["nm", prog], capture_output=True, text=True).stdout
+    mangled = re.search(r"\b(_ZN2hw4work\S*)", nm)
+    work = hot_line("wl_tmpl.cpp", "work")
+    for name in ("work", "hw::work", mangled.group(1) if mangled else "work"):
+        r = report("-i", data, "--function", name, "-f", "json")
+        rows = json.loads(r.stdout)["rows"] if r.returncode == 0 else []
+        check(rows and all(x["function"] == full for x in rows) and rows[0]["line"] == work
+              and rows[0]["samples"] >= 290, "report --function %s: %d %r %r" % (
+                  name, r.returncode, rows[:1], r.stderr))
+        r = annotate("-i", data, "--stdio", name)
+        check(r.returncode == 0 and "== " + full in r.stdout,
+              "annotate %s: %d %r" % (name, r.returncode, r.stderr))
+    for run in (lambda: report("-i", data, "--function", "fill"),
+                lambda: annotate("-i", data, "--stdio", "fill")):
+        r = run()
+        one_line_error(r, 2, ["'fill'", "hw::Filler<int>::fill(unsigned long)",
+                              "hw::Filler<long>::fill(unsigned long)"], "ambiguous fill")
+    r = report("-i", data, "-s", "function", "-n", "0")
+    lines = r.stdout.splitlines()
+    title = [l for l in lines if l.lstrip().startswith("share")]
+    rows = [l for l in lines if re.match(r"^ *\d+\.\d+%", l)]
+    col = title[0].index("dso") if title else -1
+    cut = [l for l in rows if "long hw::work<int, long>" in l]
+    check(cut and "\u2026" in cut[0] and full not in r.stdout, "no cut name: %r" % cut)
+    check(all(len(l) > col and l[col - 2:col] == "  " and l[col] != " " for l in rows),
+          "dso column not aligned:\n" + "\n".join(rows))
+    r = report("-i", data, "-s", "function", "-f", "csv")
+    check(full in {row["function"] for row in csv.DictReader(io.StringIO(r.stdout))},
+          "csv cut the long name")
+    # "No line known" reads "??" whatever the sort.
+    for keys in ("line", "function", "function,line"):
+        r = report("-i", data, "-s", keys, "-n", "0")
+        stl = [l for l in r.stdout.splitlines() if "libstdc++" in l]
+        check(all(" ?? " in l for l in stl), "-s %s: libstdc++ rows %r" % (keys, stl))
+
+
+def check_merging(tmp):
+    """F20: one file twice (same inode, any spelling) is read once, with a warning; merged
+    recordings that differ get one note naming the differences."""
+    prog = os.environ["RPT_INLINE"]
+    a = gen_case(os.path.join(tmp, "a.data"), prog, "samples=200", "freq=100")
+    b = gen_case(os.path.join(tmp, "b.data"), prog, "samples=100", "period=16",
+                 "cmd=./other")
+    link = os.path.join(tmp, "a-link.data")
+    os.link(a, link)
+    r = report("-i", a, "-i", link, "-i", a, "-f", "json")
+    h = json.loads(r.stdout)["header"]
+    check(h["samples"] == 200, "same file thrice: %d samples, want 200" % h["samples"])
+    check(r.stderr.count("the same file as") == 2 and "read once" in r.stderr,
+          "same file warning: %r" % r.stderr)
+    r = report("-i", a, "-i", b, "-f", "json")
+    h = json.loads(r.stdout)["header"]
+    notes = [l for l in r.stderr.splitlines() if ": note: " in l]
+    check(len(notes) == 1 and "100 Hz" in notes[0] and "period 16" in notes[0] and
+          "./other" in notes[0] and "b.data" in notes[0], "merge note: %r" % r.stderr)
+    check(h["notes"] == [notes[0].split(": note: ", 1)[1]] if notes else False,
+          "json notes %r" % h.get("notes"))
+    check(h["samples"] == 300 and r.returncode == 0, "merged: %d %d" % (h["samples"],
+                                                                       r.returncode))
+
+
+def check_changed_dso(tmp):
+    """F18: a DSO rebuilt or deleted since the recording: warning, exit 1; annotate --stdio
+    on a terminal says the warning once."""
+    prog = os.path.join(tmp, "rebuilt")
+    shutil.copy(os.environ["RPT_INLINE"], prog)
+    data = gen_case(os.path.join(tmp, "rebuilt.data"), prog, "samples=300")
+    other = os.environ.get("RPT_DWARF_GCC_5") or os.environ["RPT_TMPL"]
+    shutil.copy(other, prog)
+    for what in ("rebuilt", "deleted"):
+        r = report("-i", data, "-f", "json")
+        check(r.returncode == 1 and what in r.stderr, "%s: report exit %d %r" % (
+            what, r.returncode, r.stderr))
+        check(json.loads(r.stdout)["header"]["partial"] is True, "%s: partial" % what)
+        r = annotate("-i", data, "--stdio")
+        check(r.returncode == 1, "%s: annotate exit %d" % (what, r.returncode))
+        status, out = on_terminal([HWPROF, "annotate", "-i", data, "--stdio"])
+        check(status == 1 and out.count(what + " since the recording" if what == "rebuilt"
+                                        else "deleted") == 1,
+              "%s: annotate on a terminal: %d, %d times:\n%s" % (
+                  what, status, out.count(what), out[:1500]))
+        if what == "rebuilt":
+            os.unlink(prog)
+
+
+def check_paths_and_disk(tmp, data):
+    """F19: a directory as -i names a sample file in it; F34: a full disk is named."""
+    d = os.path.join(tmp, "adir")
+    os.mkdir(d)
+    one_line_error(report("-i", d), 2, ["adir", "name a sample file with -i",
+                                        d + "/hwprof.data"], "report -i DIR")
+    one_line_error(annotate("-i", d), 2, ["name a sample file with -i"], "annotate -i DIR")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([HWPROF, "report", "-i", data, "-n", "0"], stdout=full,
+                           stderr=subprocess.PIPE, text=True)
+    one_line_error(r, 2, ["writing the report", "No space left on device"], "report > full")
 
 
 def main():
@@ -220,6 +421,12 @@ def main():
 
     check_debuginfod(tmp)
     check_kernel(tmp)
+    check_lost(tmp)
+    check_events(tmp)
+    check_cxx_names(tmp)
+    check_merging(tmp)
+    check_changed_dso(tmp)
+    check_paths_and_disk(tmp, data)
 
     shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "builder.h"
+#include "filter.h"
 #include "model.h"
 #include "output.h"
 
@@ -804,7 +805,6 @@ Test(report, one_sampling_event_at_a_time)
 		p = finish(b, err, sizeof(err), k == 2 ? -EINVAL : 0);
 		if (k == 0) {
 			cr_expect_eq(p->samples, 3);
-			cr_expect(has_warning(p, "7 samples of 'page-faults'", "--event"));
 			cr_expect_str_eq(p->header.events[p->event].name, "cpu-clock");
 		} else if (k == 1) {
 			cr_expect_eq(p->samples, 7);
@@ -934,4 +934,138 @@ Test(report, dso_rows_show_only_the_dso)
 			  "row %zu shows more than its DSO", i);
 	}
 	free(rows);
+}
+
+/* ---- findings F20, F23, F25, F26 (model.c, filter.c, output_text.c) ------------------------ */
+
+/* A synthetic recording of PROG through gen_case.c with KV (NULL-terminated). */
+static void gen_case(const char *out, const char *prog, const char *kv1, const char *kv2)
+{
+	char *argv[] = {(char *)need_env("RPT_GEN_CASE"), (char *)out, (char *)prog,
+			(char *)kv1, (char *)kv2, NULL};
+
+	cr_assert_eq(run(argv), 0, "gen_case %s %s", kv1 ? kv1 : "", kv2 ? kv2 : "");
+}
+
+Test(report, cxx_base_names_and_matching)
+{
+	static const char full[] = "long hw::work<int, long>(std::map<int, long, std::less<int>, "
+				   "std::allocator<std::pair<int const, long> > >&)";
+	static const struct {
+		const char *name, *base;
+	} cases[] = {
+	    {full, "hw::work"},
+	    {"ns::Box<int>::get(int) const", "ns::Box::get"},
+	    {"touch_pages.constprop.0", "touch_pages"},
+	    {"ns::f(int) [clone .cold]", "ns::f"},
+	    {"std::ostream& operator<< <char>(std::ostream&, Foo const&)", "operator<<"},
+	    {"Foo::operator()(int) const", "Foo::operator()"},
+	    {"Foo::operator unsigned long() const", "Foo::operator unsigned long"},
+	    {"(anonymous namespace)::helper(char const*, ...)", "(anonymous namespace)::helper"},
+	    {"main", "main"},
+	};
+	char buf[256];
+	struct fn_query q;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_str_eq(fn_base_name(cases[i].name, buf, sizeof(buf)), cases[i].base);
+	fn_query_init(&q, "work");
+	cr_expect_eq(fn_query_match(&q, full), FN_MATCH_BASE);
+	cr_expect_eq(fn_query_match(&q, "hw::network(int)"), FN_MATCH_NONE);
+	fn_query_release(&q);
+	fn_query_init(&q, "hw::work<int, long>");
+	cr_expect_eq(fn_query_match(&q, full), FN_MATCH_FULL);
+	fn_query_release(&q);
+	fn_query_init(&q, "_ZN2hw4workIilEElRSt3mapIT_T0_St4lessIS2_ESaISt4pairIKS2_S3_EEE");
+	cr_expect_eq(fn_query_match(&q, full), FN_MATCH_FULL, "linkage name: %s", q.demangled);
+	fn_query_release(&q);
+}
+
+Test(report, lost_samples_over_one_percent_make_it_partial)
+{
+	char out[PATH_MAX];
+	struct profile *p;
+
+	tmp_path(out, sizeof(out), "lost.data");
+	gen_case(out, need_env("RPT_INLINE"), "lost=500", NULL);
+	p = load1(out, INLINE_CALLEE);
+	cr_expect(p->partial);
+	cr_expect(has_warning(p, "500 of 1500 samples (33.3 %) were lost", "larger -m"));
+	profile_free(p);
+	gen_case(out, need_env("RPT_INLINE"), "lost=10", NULL); /* 1.0%: not over */
+	p = load1(out, INLINE_CALLEE);
+	cr_expect(!p->partial && !has_warning(p, "were lost", NULL));
+	profile_free(p);
+	unlink(out);
+}
+
+Test(report, same_file_twice_is_read_once_and_differences_noted)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	const char *in[3] = {a, a, b};
+	struct profile_options o = {.inputs = in, .ninputs = 2};
+	struct profile *p;
+
+	tmp_path(a, sizeof(a), "twice.data");
+	tmp_path(b, sizeof(b), "other.data");
+	gen_case(a, need_env("RPT_INLINE"), "samples=100", NULL);
+	gen_case(b, need_env("RPT_INLINE"), "samples=50", "period=16");
+	p = load_opts(&o);
+	cr_expect_eq(p->samples, 100);
+	cr_expect(has_warning(p, "the same file as", "read once"));
+	cr_expect_eq(p->nnotes, 0);
+	profile_free(p);
+	o.ninputs = 3;
+	p = load_opts(&o);
+	cr_expect_eq(p->samples, 150);
+	cr_assert_eq(p->nnotes, 1);
+	cr_expect(strstr(p->notes[0], "4000 Hz") && strstr(p->notes[0], "period 16"), "%s",
+		  p->notes[0]);
+	profile_free(p);
+	unlink(a);
+	unlink(b);
+}
+
+Test(report, text_cuts_long_function_names_and_keeps_the_dso_column)
+{
+	static const char longfn[] = "long hw::work<int, long>(std::map<int, long, std::less<int>, "
+				     "std::allocator<std::pair<int const, long> > >&)";
+	struct profile_loc locs[] = {
+	    {.dso = "/bin/prog", .function = longfn, .file = "w.cc", .line = 3, .samples = 3,
+	     .period = 3},
+	    {.dso = "/bin/prog", .function = "main", .file = "w.cc", .line = 9, .samples = 2,
+	     .period = 2},
+	    {.dso = "/lib/libc.so.6", .function = "memset", .samples = 1, .period = 1},
+	};
+	struct profile p = {.locs = locs, .nlocs = 3, .samples = 6, .period = 6, .samples_read = 6};
+	enum profile_key key = PROFILE_KEY_LINE;
+	struct output_opts oo = {.keys = &key, .nkeys = 1};
+	struct profile_row *rows;
+	char *text = NULL, *at;
+	size_t n, len = 0;
+	FILE *f = open_memstream(&text, &len);
+	long col[3];
+
+	cr_assert_eq(profile_rows(&p, &key, 1, &rows, &n), 0);
+	cr_assert_eq(output_text(f, &p, rows, n, &oo), 0);
+	fclose(f);
+	/* Cut to the widest column (72 characters, the "…" included), not dropped. */
+	cr_expect(!strstr(text, longfn) && strstr(text, "long hw::work<int, long>(std::map<int, long, "
+							"std::less<int>, std::alloc\u2026  prog"),
+		  "%s", text);
+	/* The dso column starts at the same character on every row ("…" is one character). */
+	at = text;
+	for (int i = 0; i < 3; i++) {
+		char *row = strstr(at, i == 2 ? "memset" : i ? "main" : "long hw"), *dso;
+		cr_assert(row);
+		dso = strstr(row, i == 2 ? "libc.so.6" : "prog");
+		while (row > text && row[-1] != '\n')
+			row--;
+		col[i] = (long)(dso - row) - (i == 0 ? 2 : 0);
+	}
+	cr_expect(col[0] == col[1] && col[1] == col[2], "%ld %ld %ld\n%s", col[0], col[1], col[2],
+		  text);
+	cr_expect(strstr(text, "?" "?") != NULL, "memset without a line");
+	free(rows);
+	free(text);
 }

@@ -1,0 +1,85 @@
+/* gen_case.c - writes a small synthetic recording of BINARY for report_cli.py and annotate's
+ * tests: the cases a real recording gives only by chance (lost samples) or slowly.
+ *
+ * usage: gen_case OUT BINARY [samples=N] [lost=N] [freq=HZ | period=P] [cmd=WORD]
+ *                            [other=NAME:N]...
+ * Samples fall on the first executable segment of BINARY (event 0, "cpu-clock"); each other=
+ * adds a sampling event NAME with N samples of its own. lost= goes to a LOST record and the
+ * trailer, as record writes them. */
+#include "synth.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_EVENTS 8
+
+int main(int argc, char **argv)
+{
+	struct hwprof_file_event ev[MAX_EVENTS] = {{.name = "cpu-clock",
+						    .type = 1,
+						    .sampling = true,
+						    .freq = true,
+						    .period_or_freq = 4000}};
+	uint64_t nsamples = 1000, lost = 0, per_event[MAX_EVENTS] = {0}, period = 250000;
+	const char *cmd = NULL;
+	struct hwprof_file_trailer t = {.exit_status = 0};
+	struct hwprof_record r;
+	struct synth s;
+	uint32_t nev = 1;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: gen_case OUT BINARY [key=value]...\n");
+		return 64;
+	}
+	for (int i = 3; i < argc; i++) {
+		const char *a = argv[i], *v = strchr(a, '=');
+		if (!v)
+			return 64;
+		v++;
+		if (!strncmp(a, "samples=", 8))
+			nsamples = strtoull(v, NULL, 0);
+		else if (!strncmp(a, "lost=", 5))
+			lost = strtoull(v, NULL, 0);
+		else if (!strncmp(a, "freq=", 5))
+			ev[0].period_or_freq = strtoull(v, NULL, 0);
+		else if (!strncmp(a, "period=", 7))
+			ev[0].freq = false, ev[0].period_or_freq = period = strtoull(v, NULL, 0);
+		else if (!strncmp(a, "cmd=", 4))
+			cmd = v;
+		else if (!strncmp(a, "other=", 6) && nev < MAX_EVENTS && strchr(v, ':')) {
+			ev[nev] = (struct hwprof_file_event){
+			    .type = 1, .sampling = true, .period_or_freq = 1};
+			snprintf(ev[nev].name, sizeof(ev[nev].name), "%.*s",
+				 (int)(strchr(v, ':') - v), v);
+			per_event[nev++] = strtoull(strchr(v, ':') + 1, NULL, 0);
+		} else
+			return 64;
+	}
+	if (synth_begin(&s, "gen_case", argv[1], argv[2], cmd ? cmd : argv[2], "case", ev, nev))
+		return 2;
+	per_event[0] = nsamples;
+	for (uint32_t k = 0; k < nev; k++)
+		for (uint64_t i = 0; i < per_event[k]; i++) {
+			r.type = HWPROF_REC_SAMPLE;
+			r.sample = (struct hwprof_rec_sample){.pid = 1000,
+							      .tid = 1000,
+							      .time = 10 + t.samples * 1000,
+							      .ip = s.base + s.off +
+								    (i * 64) % s.filesz,
+							      .period = k ? 1 : period,
+							      .event = (uint16_t)k};
+			if (hwprof_writer_add(s.w, &r) < 0)
+				return 2;
+			t.samples++;
+		}
+	if (lost) {
+		r.type = HWPROF_REC_LOST;
+		r.lost = (struct hwprof_rec_lost){.time = 10 + t.samples * 1000, .lost = lost};
+		hwprof_writer_add(s.w, &r);
+	}
+	t.lost = lost;
+	t.duration_ns = t.samples * 1000;
+	return synth_end(&s, &t);
+}
