@@ -93,7 +93,7 @@ int hwprof_region_end(const char *name);
 /* One line about the last failure of the calling thread ("" when none). Owned by the library. */
 const char *hwprof_strerror_last(void);
 
-/* ---- additions (helper E) ---------------------------------------------------------------- */
+/* ---- groups read member by member, the default set --------------------------------------- */
 
 /* Whether G is read one member at a time: the kernel refused inherit together with
  * PERF_FORMAT_GROUP (EINVAL on kernels before 6.x), so G was reopened without
@@ -106,7 +106,8 @@ bool hwprof_group_read_one_by_one(const struct hwprof_group *g);
  * {branches,branch-misses}" (pairs grouped so each ratio comes from one time window), without
  * one "{task-clock,context-switches:uk,cpu-migrations:uk,page-faults}" when the kernel may be
  * measured (hwprof_kernel_countable(): root, CAP_PERFMON or perf_event_paranoid <= 1), else
- * the same without :uk, and those two then read as not counted (hwprof_count_why_not()). HOST_HAS_PMU is usually hwprof_host_has_pmu(). Static string. */
+ * the same without :uk, and those two then read as not counted (hwprof_count_why_not()).
+ * HOST_HAS_PMU is usually hwprof_host_has_pmu(). Static string. */
 const char *hwprof_count_default_spec(bool host_has_pmu);
 
 /* Writes the region table of every thread so far, as at exit: to $HWPROF_OUTPUT (JSON when the
@@ -118,7 +119,7 @@ const char *hwprof_count_default_spec(bool host_has_pmu);
  * file could not be written; hwprof_strerror_last() says why). */
 int hwprof_region_report(void);
 
-/* ---- additions (helper J) ---------------------------------------------------------------- */
+/* ---- kernel work ------------------------------------------------------------------------- */
 
 /* Whether this process may count kernel work: a test perf_event_open(2) of context-switches
  * with exclude_kernel = 0 on the calling thread, through hwprof_sys(), succeeds (root,
