@@ -31,9 +31,9 @@ const char *hwprof_paranoid_allows(int level)
 	if (level <= -1)
 		return "everything: kernel, CPU-wide and raw tracepoint events for every user";
 	if (level == 0)
-		return "user and kernel profiling and CPU-wide (-a) events, no raw tracepoints";
+		return "user and kernel profiling and CPU-wide events, no raw tracepoints";
 	if (level == 1)
-		return "user and kernel profiling of your own processes, no CPU-wide (-a) events";
+		return "user and kernel profiling of your own processes, no CPU-wide events";
 	if (level == 2)
 		return "user-space profiling of your own processes only";
 	return "no perf events at all for unprivileged users (distribution patch)";
@@ -53,7 +53,11 @@ static const char *advice_paranoid(const struct hwprof_event *ev, char *buf, siz
 	else if (level == 2 && ev && !ev->exclude_kernel)
 		fix = "count user space only with ':u', or sysctl kernel.perf_event_paranoid=1";
 	else
-		fix = "CPU-wide (-a) needs sysctl kernel.perf_event_paranoid=0";
+		/* Refused although the level allows the event: a process that is not the
+		 * caller's (another user's, set-user-ID), or a CPU-wide open. No option names
+		 * here: record has no -a, and stat adds its own clause for -a. */
+		fix = "profile a process of your own; counting every CPU needs sysctl "
+		      "kernel.perf_event_paranoid=0";
 	snprintf(buf, len,
 		 "permission denied: perf_event_paranoid is %s, which allows %s (run as root, "
 		 "grant CAP_PERFMON with 'setcap cap_perfmon+ep', or: %s)",

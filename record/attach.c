@@ -2,12 +2,14 @@
 #include "attach.h"
 
 #include <dirent.h>
+#include <pwd.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 int attach_threads(pid_t pid, pid_t **out)
 {
@@ -160,4 +162,115 @@ int attach_synthesize(pid_t pid, const pid_t *tids, size_t n, uint64_t time, att
 	}
 	fclose(f);
 	return ret;
+}
+
+int attach_inspect(pid_t pid, struct attach_target *t)
+{
+	char path[64], buf[1024], *open_p, *close_p;
+	unsigned long flags = 0;
+	FILE *f;
+	int n;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : n;
+	/* "PID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...": COMM may hold ')' itself. */
+	open_p = strchr(buf, '(');
+	close_p = strrchr(buf, ')');
+	if (!open_p || !close_p || close_p < open_p ||
+	    sscanf(close_p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return -EINVAL;
+	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)(close_p - open_p - 1), open_p + 1);
+	t->kthread = (flags & 0x00200000ul) != 0; /* PF_KTHREAD, include/linux/sched.h */
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	int got = 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		unsigned a, b, c;
+
+		if (sscanf(buf, "Uid: %u %u %u", &a, &b, &c) == 3) {
+			t->uid[0] = a, t->uid[1] = b, t->uid[2] = c;
+			got |= 1;
+		} else if (sscanf(buf, "Gid: %u %u %u", &a, &b, &c) == 3) {
+			t->gid[0] = a, t->gid[1] = b, t->gid[2] = c;
+			got |= 2;
+		}
+	}
+	fclose(f);
+	t->ids_known = got == 3;
+	return 0;
+}
+
+bool attach_privileged(void)
+{
+	/* include/uapi/linux/capability.h */
+	const unsigned long long want = 1ull << 19 /* CAP_SYS_PTRACE */ |
+					1ull << 21 /* CAP_SYS_ADMIN */ |
+					1ull << 38 /* CAP_PERFMON */;
+	char line[256];
+	unsigned long long eff = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff & want) != 0;
+}
+
+static const char *user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+
+	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
+		snprintf(buf, len, "%s", res->pw_name);
+	else
+		snprintf(buf, len, "uid %u", (unsigned)uid);
+	return buf;
+}
+
+const char *attach_denied(pid_t pid, const struct attach_target *t, char *buf, size_t len)
+{
+	static const char way_out[] =
+	    "profile your own processes, or run as root / with CAP_PERFMON";
+	uid_t me = getuid();
+	gid_t my_gid = getgid();
+	char who[64];
+
+	if (!t->ids_known || attach_privileged())
+		return NULL;
+	if (t->uid[0] != me) {
+		snprintf(buf, len, "process %d belongs to %s, not to you (%s)", (int)pid,
+			 user_name(t->uid[0], who, sizeof(who)), way_out);
+		return buf;
+	}
+	/* Your own user started it, but a set-user-ID or set-group-ID program runs with
+	 * other credentials, and the kernel compares all of them. */
+	for (int i = 1; i < 3; i++) {
+		if (t->uid[i] != me) {
+			snprintf(buf, len,
+				 "process %d runs as %s (a set-user-ID program), not as you "
+				 "(%s)",
+				 (int)pid, user_name(t->uid[i], who, sizeof(who)), way_out);
+			return buf;
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		if (t->gid[i] != my_gid) {
+			snprintf(buf, len,
+				 "process %d runs with group id %u (a set-group-ID "
+				 "program or another group), not yours (%s)",
+				 (int)pid, (unsigned)t->gid[i], way_out);
+			return buf;
+		}
+	}
+	return NULL;
 }

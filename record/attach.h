@@ -8,6 +8,8 @@
 #ifndef HWPROF_RECORD_ATTACH_H
 #define HWPROF_RECORD_ATTACH_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -30,5 +32,31 @@ typedef int (*attach_record_fn)(struct hwprof_record *rec, void *arg);
  * are valid during the call. Returns 0, FN's non-zero return, or -errno from /proc. */
 int attach_synthesize(pid_t pid, const pid_t *tids, size_t n, uint64_t time, attach_record_fn fn,
 		      void *arg);
+
+/* What decides whether PID can be profiled at all, from /proc/PID/stat and /proc/PID/status
+ * (proc(5)). */
+struct attach_target {
+	char comm[64];	/* the name in /proc/PID/stat, e.g. "kthreadd" */
+	bool kthread;	/* PF_KTHREAD in the flags: a kernel thread, no user space */
+	uid_t uid[3];	/* real, effective, saved set-user-ID */
+	gid_t gid[3];	/* real, effective, saved set-group-ID */
+	bool ids_known; /* uid and gid were read */
+};
+
+/* Reads PID's name, kernel-thread flag and ids into *T. Returns 0, -ESRCH when PID does not
+ * exist, or another -errno from /proc. */
+int attach_inspect(pid_t pid, struct attach_target *t);
+
+/* Whether this process may open per-task perf events on a process that is not its own:
+ * CAP_PERFMON, CAP_SYS_ADMIN or CAP_SYS_PTRACE in /proc/self/status CapEff (the kernel's
+ * perf_check_permission: perfmon_capable() or ptrace_may_access(PTRACE_MODE_READ_REALCREDS)). */
+bool attach_privileged(void);
+
+/* Why the caller may not profile T (PID), as the kernel decides for perf_event_open(2) on a
+ * task (ptrace_may_access with real credentials: the caller's real uid and gid must equal
+ * the target's real, effective and saved ones), e.g. "process 42 belongs to root, not to you
+ * (profile your own processes, or run as root / with CAP_PERFMON)". Written to BUF and
+ * returned; NULL when nothing stands in the way (own process, or attach_privileged()). */
+const char *attach_denied(pid_t pid, const struct attach_target *t, char *buf, size_t len);
 
 #endif

@@ -71,14 +71,23 @@ const char *launch_strerror(const char *file, int err, char *buf, size_t len)
 
 int launch_check(const char *file)
 {
+	return launch_resolve(file, NULL, 0);
+}
+
+int launch_resolve(const char *file, char *out, size_t outlen)
+{
 	const char *path, *p;
 	char buf[PATH_MAX];
 	int err = ENOENT;
 
 	if (!*file)
 		return ENOENT;
-	if (strchr(file, '/'))
-		return check_path(file);
+	if (strchr(file, '/')) {
+		err = check_path(file);
+		if (!err && out && snprintf(out, outlen, "%s", file) >= (int)outlen)
+			return ENAMETOOLONG;
+		return err;
+	}
 	path = getenv("PATH");
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
@@ -90,8 +99,11 @@ int launch_check(const char *file)
 		if (snprintf(buf, sizeof(buf), "%.*s%s%s", len, p, len ? "/" : "", file) <
 		    (int)sizeof(buf)) {
 			e = check_path(buf);
-			if (!e)
+			if (!e) {
+				if (out && snprintf(out, outlen, "%s", buf) >= (int)outlen)
+					return ENAMETOOLONG;
 				return 0;
+			}
 			/* A file found but not executable explains more than "not found". */
 			if (e != ENOENT && e != ENOTDIR)
 				err = e;

@@ -26,6 +26,11 @@ struct launch {
  * has the last word (launch_go). */
 int launch_check(const char *file);
 
+/* launch_check() that also writes the path execvp(3) would run to OUT (OUTLEN bytes; FILE
+ * itself when it has a '/'), so that a caller can tell whether another file is the program.
+ * OUT may be NULL. Returns 0, an errno as launch_check, or ENAMETOOLONG when OUT is short. */
+int launch_resolve(const char *file, char *out, size_t outlen);
+
 /* One line for an exec failure of FILE with errno ERR (from launch_check or launch_go), for
  * record and stat alike: the cause and what to do, e.g. "./run.sh: bad interpreter
  * '/no/such/sh' (check the #! line)" when ENOENT comes from a missing interpreter, or

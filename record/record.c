@@ -714,7 +714,11 @@ static void print_summary(const struct recording *r, const struct hwprof_file_tr
 		"%s (%.0f KiB)\n",
 		(unsigned long long)r->samples, (unsigned long long)r->lost,
 		(unsigned long long)r->throttles, per_sample, rate, r->opt.output, bytes / 1024);
-	if (!r->samples)
+	if (!r->samples && r->pidfd >= 0)
+		warning("no samples (PID %d was recorded for %.2f s; it may have been idle then, "
+			"else lower -c or raise -F)",
+			(int)r->opt.pid, secs);
+	else if (!r->samples)
 		warning("no samples (the command ran %.2f s; lower -c or raise -F)", secs);
 	if (r->lost)
 		warning("%llu samples lost: the ring buffer filled up (try a larger -m, a larger "
@@ -770,12 +774,20 @@ static void record_cleanup(struct recording *r, bool failed)
 /* Without -p: checks the command and the output, then forks the target (waiting). */
 static int setup_launch(struct recording *r)
 {
-	char msg[PATH_MAX + 256];
-	int ret = launch_check(r->argv[0]);
+	char msg[PATH_MAX + 256], prog[PATH_MAX];
+	struct stat st_prog, st_out;
+	int ret = launch_resolve(r->argv[0], prog, sizeof(prog));
 
 	if (ret) {
 		error("%s", launch_strerror(r->argv[0], ret, msg, sizeof(msg)));
 		return 127;
+	}
+	/* prepare_output() would move the program aside and leave an empty file to exec. */
+	if (stat(prog, &st_prog) == 0 && stat(r->opt.output, &st_out) == 0 &&
+	    st_prog.st_dev == st_out.st_dev && st_prog.st_ino == st_out.st_ino) {
+		error("-o %s is the program being recorded (choose another file with -o)",
+		      r->opt.output);
+		return EXIT_USAGE;
 	}
 	if (prepare_output(r) < 0)
 		return EXIT_FATAL;
@@ -794,9 +806,21 @@ static int setup_launch(struct recording *r)
 static int setup_attach(struct recording *r)
 {
 	pid_t pid = (pid_t)r->opt.pid;
-	char **argv = NULL;
+	struct attach_target t;
+	char **argv = NULL, why[256];
 	int n;
 
+	/* Causes the kernel would answer with a bare EACCES, or with nothing at all: a kernel
+	 * thread opens fine and never gives a user-space sample. */
+	n = attach_inspect(pid, &t);
+	if (n == 0 && t.kthread)
+		return error("PID %d (%s) is a kernel thread: hwprof record samples user "
+			     "space (choose a user process; 'hwprof stat -p %d' counts its CPU "
+			     "time)",
+			     (int)pid, t.comm, (int)pid),
+		       EXIT_FATAL;
+	if (n == 0 && attach_denied(pid, &t, why, sizeof(why)))
+		return error("-p %d: %s", (int)pid, why), EXIT_FATAL;
 	n = attach_threads(pid, &r->pids);
 	if (n < 0)
 		return error("-p %d: %s (see 'ps' for running processes)", (int)pid,

@@ -6,6 +6,7 @@
  */
 #include "builtin.h"
 #include "cli.h"
+#include "attach.h"
 #include "launch.h"
 #include "host.h"
 #include "textfmt.h"
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,7 +76,7 @@ struct stat_run {
 };
 
 static const char usage_text[] =
-    "usage: hwprof stat [-e EVENTS] [-r N] [-p PID | -a] [--format text|csv|json] [-o FILE]\n"
+    "usage: hwprof stat [-e EVENTS] [-r N] [-p PID | -a] [-f text|csv|json] [-o FILE]\n"
     "                   [--] [CMD [ARGS...]]\n"
     "\n"
     "Counts events while CMD runs (or PID, or the whole system with -a, until CMD ends or\n"
@@ -84,9 +86,10 @@ static const char usage_text[] =
     "  -e, --event EVENTS   event list, e.g. 'cycles,{instructions,branches}:u' (see\n"
     "                       'hwprof list'); default: the host's default set\n"
     "  -r, --repeat N       run CMD N times; print mean, stddev %, min and max\n"
-    "  -p, --pid PID        count an existing process (and its threads)\n"
+    "  -p, --pid PID        count an existing process (and its threads); a kernel thread\n"
+    "                       has kernel work only (task-clock, :k events as root)\n"
     "  -a, --all-cpus       count every CPU (perf_event_paranoid <= 0 or CAP_PERFMON)\n"
-    "      --format FMT     text (default), csv or json\n"
+    "  -f, --format FMT     text (default), csv or json\n"
     "  -o, --output FILE    write the counts to FILE instead of stdout\n"
     "  -h, --help           this text\n"
     "\n"
@@ -119,13 +122,13 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 	static const struct option longopts[] = {
 	    {"event", required_argument, NULL, 'e'},  {"repeat", required_argument, NULL, 'r'},
 	    {"pid", required_argument, NULL, 'p'},    {"all-cpus", no_argument, NULL, 'a'},
-	    {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
+	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},	      {0},
 	};
 	int c;
 
 	optind = 0; /* glibc: full re-initialisation, so cmd_stat can run twice (tests) */
-	while ((c = getopt_long(argc, argv, "+e:r:p:ao:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:r:p:af:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			o->events = optarg;
@@ -139,7 +142,7 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 		case 'a':
 			o->system_wide = true;
 			break;
-		case 'F':
+		case 'f':
 			o->format = cli_parse_format(optarg);
 			break;
 		case 'o':
@@ -801,10 +804,9 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 		}
 		fprintf(f, " %20s  %-24s %-5s", fmt_count(mean_of(s), unit, a, sizeof(a)),
 			list->ev[i].spec, unit);
+		/* 78 columns with the spread: min and max get a table of their own below. */
 		if (rd->kept > 1)
-			fprintf(f, " ( +- %5.2f%% )  min %s  max %s", stddev_pct(s),
-				fmt_count(s->min, unit, b, sizeof(b)),
-				fmt_count(s->max, unit, c, sizeof(c)));
+			fprintf(f, " ( +- %5.2f%% )", stddev_pct(s));
 		fprintf(f, "  [%5.1f%%]", running_pct(s));
 		if (running_pct(s) < 90.0)
 			fprintf(f, "  multiplexed: counted %.1f%% of the time (< 90%%), scaled",
@@ -812,6 +814,18 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 		if (s->counted_runs < rd->kept)
 			fprintf(f, "  (counted in %u of %lld runs)", s->counted_runs, rd->kept);
 		fputc('\n', f);
+	}
+	if (rd->kept > 1) {
+		fprintf(f, "\n min and max over the %lld runs:\n", rd->kept);
+		for (size_t i = 0; i < list->n; i++) {
+			const struct ev_stat *s = &st[i];
+			const char *unit = ev_unit(&list->ev[i]);
+			if (!s->counted_runs)
+				continue;
+			fprintf(f, " %20s  %20s  %s%s%s\n", fmt_count(s->min, unit, b, sizeof(b)),
+				fmt_count(s->max, unit, c, sizeof(c)), list->ev[i].spec,
+				*unit ? " " : "", unit);
+		}
 	}
 	if (nm) {
 		fprintf(f, "\n");
@@ -943,6 +957,36 @@ static void note_interrupted(const struct runs_done *rd)
 		     rd->interrupted, rd->asked);
 }
 
+/* -p: a process of another user is refused by the kernel with a bare EACCES that reads like
+ * perf_event_paranoid; say whose it is. A kernel thread is counted (its CPU time and kernel
+ * work), with a note that it has no user space to count. Returns 0, or -1 after reporting. */
+static int check_pid(pid_t pid)
+{
+	struct attach_target t;
+	char why[256];
+
+	if (attach_inspect(pid, &t) < 0)
+		return 0; /* /proc unreadable: the open has the last word */
+	if (attach_denied(pid, &t, why, sizeof(why)))
+		return error("-p %d: %s", (int)pid, why);
+	if (t.kthread)
+		note("PID %d (%s) is a kernel thread: it runs no user space, so user-space counts "
+		     "read 0 (task-clock counts its CPU time; kernel work with :k needs root or "
+		     "CAP_PERFMON)",
+		     (int)pid, t.comm);
+	return 0;
+}
+
+/* Whether OUTPUT is the file the command FILE would run: -o writes over it after the run. */
+static bool same_file_as_program(const char *file, const char *output)
+{
+	char prog[PATH_MAX];
+	struct stat a, b;
+
+	return launch_resolve(file, prog, sizeof(prog)) == 0 && stat(prog, &a) == 0 &&
+	       stat(output, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = {
@@ -970,6 +1014,12 @@ int cmd_stat(int argc, char **argv)
 	if (o.pid > 0 && kill(o.pid, 0) < 0 && errno == ESRCH)
 		return error("-p %d: no such process (check the PID with 'ps')", (int)o.pid),
 		       EXIT_FATAL;
+	if (o.pid > 0 && check_pid(o.pid) < 0)
+		return EXIT_FATAL;
+	if (o.argv && o.output && same_file_as_program(o.argv[0], o.output))
+		return error("-o %s is the program being counted (choose another file with -o)",
+			     o.output),
+		       EXIT_USAGE;
 	/* The command first, as record does: a typo is the likelier news than the host. */
 	if (o.argv && (r = launch_check(o.argv[0])) != 0)
 		return error("%s", launch_strerror(o.argv[0], r, msg, sizeof(msg))),

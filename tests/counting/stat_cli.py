@@ -77,6 +77,34 @@ with tempfile.TemporaryDirectory() as tmp:
                             "counted"], f"csv columns {list(rows[0])}")
     check(rows[0]["event"] == "page-faults" and float(rows[0]["mean"]) > 10, "csv values")
 
+    # M7: -f is --format's short spelling, as in report.
+    rc, text, err = stat("-f", "json", "-e", "page-faults", "--", "true")
+    check(rc == 0 and json.loads(text)["events"][0]["event"] == "page-faults",
+          f"-f json: rc {rc} {err!r}")
+    rc, _, err = stat("-f", "xml", "true")
+    check(rc == 64 and "xml" in err, f"-f xml: rc {rc} {err!r}")
+
+    # M8: -r N text fits 80 columns; min and max in a table of their own, with the same
+    # spread as the JSON above (runs of +0/1000/2000 pages).
+    rc, text, err = stat("-r", "3", "-e", "page-faults,task-clock,context-switches", "--",
+                         TOUCH, "1000", state + "2")
+    check(rc == 0, f"-r 3 text: rc {rc}: {err}")
+    # The title line echoes the command (a long temporary path here), and a "<not counted>"
+    # line carries its reason: neither is a row of counted values.
+    wide = [l for l in text.splitlines() if len(l) > 80 and "counter stats for" not in l
+            and "<not counted>" not in l]
+    check(not wide, f"-r 3 text lines over 80 columns: {wide}")
+    rows = text.split("min and max over the 3 runs")
+    check(len(rows) == 2, f"-r 3 text: a min/max table: {text}")
+    mm = [l.split() for l in rows[-1].splitlines() if l.strip().endswith("page-faults")]
+    if mm:
+        lo, hi = (float(v.replace(",", "")) for v in mm[0][:2])
+        check(abs((hi - lo) - 2000) <= 40, f"-r 3 text: max - min {hi - lo}: {text}")
+    else:
+        check(False, f"-r 3 text: page-faults row in the min/max table: {text}")
+    main = [l for l in text.split("min and max")[0].splitlines() if "page-faults" in l]
+    check(main and "( +-" in main[0] and "[100.0%]" in main[0], f"-r 3 main row: {main}")
+
     # Text: command, CPU, the PMU note on hosts without one.
     rc, text, err = stat("--", "true")
     check(rc == 0, f"text rc {rc}")
@@ -185,6 +213,48 @@ else:
     check(p.returncode == 2, f"-a as nobody: rc {p.returncode}")
     check(len(lines) == 1 and f"perf_event_paranoid is {paranoid}" in lines[0]
           and "-a" in lines[0] and "CAP_PERFMON" in lines[0], f"-a as nobody: {p.stderr!r}")
+
+# M2: as nobody, stat -p of root's process names the owner, not perf_event_paranoid.
+if not can_drop:
+    print("skip: -p of root's process as nobody (not root, or no user nobody)")
+else:
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        p = subprocess.run([HWPROF, "stat", "-p", str(sleeper.pid)], user="nobody",
+                           capture_output=True, text=True, timeout=10)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    lines = p.stderr.splitlines()
+    want = (f"process {sleeper.pid} belongs to root, not to you (profile your own processes, "
+            "or run as root / with CAP_PERFMON)")
+    check(p.returncode == 2, f"-p root's process as nobody: rc {p.returncode}")
+    check(len(lines) == 1 and want in lines[0], f"-p root's process as nobody: {p.stderr!r}")
+    check("paranoid" not in p.stderr, f"-p root's process as nobody: {p.stderr!r}")
+
+# M3: stat -p of a kernel thread counts its kernel-side software events (as root) and says
+# that it has no user space; docs/stat.md.
+kthread = None
+for pid in sorted((int(x) for x in os.listdir("/proc") if x.isdigit())):
+    try:
+        text = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        continue
+    if int(text.rsplit(")", 1)[1].split()[6]) & 0x00200000:
+        kthread = (pid, text[text.index("(") + 1:text.rindex(")")])
+        break
+if os.geteuid() != 0 or not kthread:
+    print("skip: stat -p of a kernel thread (not root, or none visible)")
+else:
+    p = subprocess.Popen([HWPROF, "stat", "-e", "task-clock", "-p", str(kthread[0])],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    import signal, time
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out_text, err = p.communicate(timeout=20)
+    check(p.returncode == 0, f"stat -p kernel thread: rc {p.returncode}: {err!r}")
+    check(f"PID {kthread[0]} ({kthread[1]}) is a kernel thread" in err, f"stat -p kthread: {err!r}")
+    check("task-clock" in out_text, out_text)
 
 # H F22/F31: context switches and migrations are kernel work. Where the kernel may be measured
 # (root here) stat and record's counted totals both count them (:uk) and see the sleeps; where

@@ -751,6 +751,23 @@ Test(events, eacces_advice_names_level)
 	unsetenv("HWPROF_PROC_ROOT");
 }
 
+/* M2: the EACCES advice of a user-space event at level 2 serves record too, which has no -a:
+ * it names the process's owner as the likely cause and never suggests -a (stat adds its own
+ * -a clause for a CPU-wide count). */
+Test(events, eacces_advice_user_space_no_dash_a)
+{
+	for (int level = 0; level <= 2; level++) {
+		fake_paranoid(level);
+		struct hwprof_event ev = one("cpu-clock");
+		char buf[512];
+		hwprof_open_advice(&ev, EACCES, buf, sizeof(buf));
+		cr_assert_null(strstr(buf, "-a"), "level %d: %s", level, buf);
+		cr_assert_not_null(strstr(buf, "your own"), "level %d: %s", level, buf);
+		cr_assert_not_null(strstr(buf, "CAP_PERFMON"), "level %d: %s", level, buf);
+	}
+	unsetenv("HWPROF_PROC_ROOT");
+}
+
 Test(events, other_advice)
 {
 	struct hwprof_event ev = one("cycles");

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """hwprof record's answers to bad input and its exit status (suite 'record').
 
-usage: record_cli.py HWPROF WL_PAGEFAULT
+usage: record_cli.py HWPROF WL_PAGEFAULT [HOTLOOP]
 
 Each bad input must give one line on stderr that names the cause, a non-zero exit, and the
 target must not have run. The exit status of the target must pass through.
 """
 import os
+import shutil
 import stat
 import subprocess
 import sys
 import tempfile
 
 HWPROF, WL = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+HOTLOOP = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
 failures = []
 
 
@@ -139,6 +141,105 @@ with tempfile.TemporaryDirectory() as d:
     n = [int(w) for w in err.split() if w.isdigit()]
     check("pagefault samples >= 3000", n and n[0] >= 3000, err)
     check("pagefault nothing lost", " 0 lost" in err, err)
+
+
+def kernel_thread():
+    """(pid, comm) of a kernel thread (PF_KTHREAD in /proc/PID/stat), or None."""
+    for p in sorted(os.listdir("/proc"), key=lambda x: (len(x), x)):
+        if not p.isdigit():
+            continue
+        try:
+            text = open(f"/proc/{p}/stat").read()
+        except OSError:
+            continue
+        comm = text[text.index("(") + 1:text.rindex(")")]
+        flags = int(text.rsplit(")", 1)[1].split()[6])
+        if flags & 0x00200000:
+            return int(p), comm
+    return None
+
+
+with tempfile.TemporaryDirectory() as d:
+    # M6: -o naming the command's own executable is refused before anything is renamed.
+    victim = os.path.join(d, "victim")
+    shutil.copy("/bin/true", victim)
+    before = open(victim, "rb").read()
+    for name, args, env in [
+        ("-o the program (path)", ["-o", "victim", "--", "./victim"], None),
+        ("-o the program (PATH lookup)", ["-o", victim, "--", "victim"],
+         dict(os.environ, PATH=d + ":/usr/bin:/bin")),
+    ]:
+        p = subprocess.run([HWPROF, "record"] + args, cwd=d, capture_output=True, text=True,
+                           timeout=30, env=env)
+        lines = [l for l in p.stderr.splitlines() if l.strip() and "--help'" not in l]
+        check(name + " exit 64", p.returncode == 64, f"rc={p.returncode} {p.stderr!r}")
+        check(name + " one line", len(lines) == 1, p.stderr)
+        check(name + " names the cause",
+              "is the program being recorded (choose another file with -o)" in p.stderr,
+              p.stderr)
+        check(name + " program intact", open(victim, "rb").read() == before and
+              os.access(victim, os.X_OK), os.listdir(d))
+        check(name + " nothing renamed", not os.path.exists(victim + ".old"), os.listdir(d))
+
+    # M3: a kernel thread has no user space to sample: refused at once, exit 2.
+    kt = kernel_thread()
+    if not kt:
+        print("skip -p kernel thread: none visible in /proc")
+    else:
+        try:
+            p = subprocess.run([HWPROF, "record", "-o", os.path.join(d, "kt.data"), "-p",
+                                str(kt[0])], capture_output=True, text=True, timeout=10)
+            rc, err = p.returncode, p.stderr
+        except subprocess.TimeoutExpired as e:
+            rc, err = None, f"still recording after 10 s: {e.stderr!r}"
+        lines = [l for l in (err or "").splitlines() if l.strip()]
+        check("-p kernel thread exit 2", rc == 2, f"rc={rc} {err!r}")
+        check("-p kernel thread names the cause", len(lines) == 1 and
+              f"PID {kt[0]} ({kt[1]}) is a kernel thread: hwprof record samples user space"
+              in lines[0], err)
+        check("-p kernel thread: no file left", not os.path.exists(os.path.join(d, "kt.data")),
+              os.listdir(d))
+
+    # M2: as nobody, -p of root's process names the owner, not perf_event_paranoid, and
+    # never advises -a (record has none).
+    if os.geteuid() != 0:
+        print("skip -p of another user's process: needs root to run as nobody")
+    else:
+        import pwd
+        try:
+            pwd.getpwnam("nobody")
+            have_nobody = True
+        except KeyError:
+            have_nobody = False
+        if not have_nobody:
+            print("skip -p of another user's process: no user nobody")
+        else:
+            os.chmod(d, 0o777)
+            sleeper = subprocess.Popen(["sleep", "30"])
+            try:
+                p = subprocess.run([HWPROF, "record", "-o", os.path.join(d, "n.data"), "-p",
+                                    str(sleeper.pid)], user="nobody", capture_output=True,
+                                   text=True, timeout=10)
+            finally:
+                sleeper.kill()
+                sleeper.wait()
+            lines = [l for l in p.stderr.splitlines() if l.strip()]
+            want = (f"process {sleeper.pid} belongs to root, not to you (profile your own "
+                    "processes, or run as root / with CAP_PERFMON)")
+            check("nobody -p root's process: exit 2", p.returncode == 2,
+                  f"rc={p.returncode} {p.stderr!r}")
+            check("nobody -p root's process: one line naming the owner",
+                  len(lines) == 1 and want in lines[0], p.stderr)
+            check("nobody -p root's process: no -a advice", "-a" not in p.stderr, p.stderr)
+            check("nobody -p root's process: no file left",
+                  not os.path.exists(os.path.join(d, "n.data")), os.listdir(d))
+
+# M9: the bundled example's line reads as a count of pages, never a negative number.
+if HOTLOOP:
+    p = subprocess.run([HOTLOOP, "1000"], capture_output=True, text=True, timeout=30)
+    check("hotloop exit 0", p.returncode == 0, p)
+    check("hotloop: touched 20000 pages", "touched 20000 pages" in p.stdout, p.stdout)
+    check("hotloop: no negative number", " -" not in p.stdout, p.stdout)
 
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

@@ -222,6 +222,27 @@ def test_no_samples(d):
     clean("no samples", err)
 
 
+def test_no_samples_attached(d):
+    """M3: with -p nothing was run: the 0-samples warning does not say "the command ran"."""
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        p = subprocess.Popen([HWPROF, "record", "-e", "page-faults", "-c", "1000000000", "-o",
+                              f"{d}/attached.data", "-p", str(sleeper.pid)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.7)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=20)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    check("no samples -p: exit 0", p.returncode == 0, f"rc={p.returncode} {err!r}")
+    check("no samples -p: a warning", "warning: no samples" in err, err)
+    check("no samples -p: not 'the command ran'", "the command ran" not in err, err)
+    check("no samples -p: names the PID and the time",
+          re.search(rf"no samples \(PID {sleeper.pid} was recorded for [0-9.]+ s", err), err)
+    clean("no samples -p", err)
+
+
 def test_rate_per_cpu_second(d):
     """F32: -F is met per CPU-second of the target, not per wall-clock second."""
     spin = own_spin(d, "rate")
@@ -303,6 +324,7 @@ def test_pipeline_keeps_terminal(d):
 
 with tempfile.TemporaryDirectory() as d:
     for t in (test_sigterm_ends_the_group, test_terminal, test_pipeline_keeps_terminal, test_no_samples,
+              test_no_samples_attached,
               test_rate_per_cpu_second, test_cpu_clock_period, test_descendants_left):
         print(f"--- {t.__name__}")
         t(d)

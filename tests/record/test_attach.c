@@ -114,3 +114,48 @@ Test(attach, synthesize_self)
 	cr_assert_eq(s.self, 1, "our own executable's code mapping");
 	cr_assert_geq(s.libc, 1);
 }
+
+/* M2/M3: what decides whether -p may profile a process. */
+Test(attach, inspect_self_and_a_kernel_thread)
+{
+	struct attach_target t;
+	char buf[256];
+
+	cr_assert_eq(attach_inspect(getpid(), &t), 0);
+	cr_assert_not(t.kthread);
+	cr_assert(t.ids_known);
+	cr_assert_eq(t.uid[0], getuid());
+	cr_assert_eq(t.gid[0], getgid());
+	cr_assert_null(attach_denied(getpid(), &t, buf, sizeof(buf)), "own process: %s", buf);
+	cr_assert_eq(attach_inspect(INT_MAX - 1, &t), -ESRCH);
+
+	/* kthreadd is PID 2 outside of a PID namespace; skip where it is not. */
+	if (attach_inspect(2, &t) == 0 && !strcmp(t.comm, "kthreadd"))
+		cr_assert(t.kthread, "kthreadd has PF_KTHREAD");
+	else
+		cr_log_info("PID 2 is no kthreadd here: kernel-thread flag not checked");
+}
+
+Test(attach, denied_names_the_owner)
+{
+	struct attach_target t;
+	char buf[256];
+	const char *why;
+
+	cr_assert_eq(attach_inspect(getpid(), &t), 0);
+	t.uid[0] = t.uid[1] = t.uid[2] = getuid() == 0 ? 65534 : 0;
+	why = attach_denied(1234, &t, buf, sizeof(buf));
+	if (attach_privileged()) {
+		cr_assert_null(why, "CAP_PERFMON/CAP_SYS_ADMIN/CAP_SYS_PTRACE may profile it");
+		return;
+	}
+	cr_assert_not_null(why);
+	cr_assert_not_null(strstr(why, "process 1234 belongs to root, not to you (profile your "
+				       "own processes, or run as root / with CAP_PERFMON)"),
+			   "%s", why);
+	/* A set-user-ID program started by you: the effective id differs. */
+	t.uid[0] = getuid();
+	why = attach_denied(1234, &t, buf, sizeof(buf));
+	cr_assert_not_null(why);
+	cr_assert_not_null(strstr(why, "set-user-ID"), "%s", why);
+}
