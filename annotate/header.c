@@ -80,18 +80,10 @@ static void topic_begin(struct topic *t, const char *prefix)
 	t->indent = t->len;
 }
 
-static void topic_add(struct topic *t, bool warn, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void topic_add(struct topic *t, bool warn, const char *fmt, ...)
+/* Adds the N bytes of ITEM to the topic's line, or to a new, indented one when it does not fit
+ * after the items already there. */
+static void topic_put(struct topic *t, bool warn, const char *item, size_t n)
 {
-	char item[512];
-	va_list ap;
-	size_t n;
-
-	va_start(ap, fmt);
-	vsnprintf(item, sizeof(item), fmt, ap);
-	va_end(ap);
-	n = strlen(item);
 	if (t->len > t->indent && t->width > 0 && t->len + 2 + n > (size_t)t->width) {
 		size_t indent = t->indent;
 
@@ -106,9 +98,46 @@ static void topic_add(struct topic *t, bool warn, const char *fmt, ...)
 		memcpy(t->cur + t->len, "  ", 2);
 		t->len += 2;
 	}
-	memcpy(t->cur + t->len, item, n + 1);
+	memcpy(t->cur + t->len, item, n);
 	t->len += n;
+	t->cur[t->len] = '\0';
 	t->warn |= warn;
+}
+
+/* Narrower than this after the indent, an item is not cut: the screen is too small anyway. */
+#define ITEM_MIN_WIDTH 16
+
+static void topic_add(struct topic *t, bool warn, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void topic_add(struct topic *t, bool warn, const char *fmt, ...)
+{
+	char item[1024];
+	const char *s = item;
+	size_t n, room;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(item, sizeof(item), fmt, ap);
+	va_end(ap);
+	n = strlen(item);
+	/* An item wider than the line (a warning naming a long path) is wrapped at its spaces:
+	 * cut at the edge, its end, which says the way out, would never be seen. */
+	room = t->width > 0 && (size_t)t->width > t->indent ? (size_t)t->width - t->indent : 0;
+	while (room >= ITEM_MIN_WIDTH && n > room) {
+		size_t cut = room;
+
+		while (cut && s[cut] != ' ')
+			cut--;
+		if (!cut)
+			cut = room; /* one word longer than the line */
+		topic_put(t, warn, s, cut);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		n = strlen(s);
+	}
+	if (n || s == item)
+		topic_put(t, warn, s, n);
 }
 
 static bool is_hardware(const struct hwprof_file_event *e)
@@ -223,6 +252,13 @@ static void counted_topic(struct topic *t, const struct profile *p)
 
 		in[i] = (struct hwprof_metric_input){
 		    .event = c->event, .value = v, .counted = c->counted && c->running_ns};
+		if (profile_count_partial(p, i)) {
+			/* Merged inputs, some without it: a sum over part of the run. */
+			in[i].counted = false;
+			topic_add(t, true, "%s counted in %u of %u inputs (no total)", c->event,
+				  p->count_inputs[i], p->ninputs);
+			continue;
+		}
 		if (!in[i].counted) {
 			topic_add(t, true, "%s not counted", c->event);
 			continue;

@@ -37,13 +37,21 @@ struct builder {
 	uint64_t input_lost, input_throttles;
 	int input_event;	 /* index of the shown event in this input's header */
 	const struct hwprof_file_header *input_header;
+	uint32_t *input_map;	 /* this input's event i is p->header.events[input_map[i]] */
+	uint32_t input_nevents;
+	/* The event shown of every input, by name: --event, else the first input's first
+	 * sampling event (its event 0 when it has none). */
+	char shown[sizeof(((struct hwprof_file_event *)0)->name)];
+	bool shown_set, shown_sampling;
 	bool event_found; /* some input has the --event */
+	uint32_t nevent_samples; /* entries of p->event_samples */
 	struct filter pids, tids, comms, dso_filter;
 	struct comm_slot *comm_of;
 	size_t comm_cap, comm_n;
 	const char *seen_comms[SEEN_MAX];
 	uint32_t seen_pids[SEEN_MAX], seen_tids[SEEN_MAX];
 	size_t nseen_comms, nseen_pids, nseen_tids;
+	bool more_comms, more_pids, more_tids; /* more than SEEN_MAX: the lists are cut */
 };
 
 static int add_warning(struct profile *p, const char *fmt, ...)
@@ -96,6 +104,7 @@ fail:
 	return ret;
 }
 
+/* SRC's facts and command line into DST; not its events (merge_events()). */
 static int copy_header(struct hwprof_file_header *dst, const struct hwprof_file_header *src)
 {
 	*dst = *src;
@@ -114,13 +123,64 @@ static int copy_header(struct hwprof_file_header *dst, const struct hwprof_file_
 			dst->argc++;
 		}
 	}
-	if (src->nevents && src->events) {
-		dst->events = calloc(src->nevents, sizeof(*dst->events));
-		if (!dst->events)
-			return -ENOMEM;
-		memcpy(dst->events, src->events, src->nevents * sizeof(*dst->events));
-		dst->nevents = src->nevents;
+	/* The events come from merge_events(), the same for every input. */
+	return 0;
+}
+
+/* The index in H of the event shown (see struct builder), or -1 when H lacks it. */
+static int pick_event(const struct builder *b, const struct hwprof_file_header *h)
+{
+	const char *want = b->opt->event ? b->opt->event : b->shown_set ? b->shown : NULL;
+
+	for (uint32_t i = 0; i < h->nevents; i++)
+		if (h->events[i].sampling && (!want || !strcmp(h->events[i].name, want)))
+			return (int)i;
+	if (!want)
+		return h->nevents ? 0 : -1;
+	if (b->shown_set && !b->shown_sampling)
+		for (uint32_t i = 0; i < h->nevents; i++)
+			if (!strcmp(h->events[i].name, want))
+				return (int)i;
+	return -1;
+}
+
+/* Adds H's events missing from the profile's header (by name) and maps H's events to it:
+ * the inputs' events are one list, as the events of one file are. */
+static int merge_events(struct builder *b, const struct hwprof_file_header *h)
+{
+	struct hwprof_file_header *ph = &b->p->header;
+	uint32_t *map = calloc(h->nevents + 1, sizeof(*map));
+	uint64_t *counts;
+
+	if (!map)
+		return -ENOMEM;
+	free(b->input_map);
+	b->input_map = map;
+	b->input_nevents = h->nevents;
+	for (uint32_t i = 0; i < h->nevents; i++) {
+		uint32_t k;
+		for (k = 0; k < ph->nevents && strcmp(ph->events[k].name, h->events[i].name); k++)
+			;
+		if (k == ph->nevents) {
+			struct hwprof_file_event *v =
+			    realloc(ph->events, (ph->nevents + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			ph->events = v;
+			v[ph->nevents++] = h->events[i];
+		} else if (!ph->events[k].sampling && h->events[i].sampling) {
+			/* Counted by one input, sampled by another: the sampling one says how. */
+			ph->events[k] = h->events[i];
+		}
+		map[i] = k;
 	}
+	counts = realloc(b->p->event_samples, (ph->nevents + 1) * sizeof(*counts));
+	if (!counts)
+		return -ENOMEM;
+	for (uint32_t k = b->nevent_samples; k < ph->nevents; k++)
+		counts[k] = 0;
+	b->p->event_samples = counts;
+	b->nevent_samples = ph->nevents;
 	return 0;
 }
 
@@ -128,6 +188,7 @@ int builder_begin_input(struct builder *b, const char *name,
 			const struct hwprof_file_header *header)
 {
 	struct profile *p = b->p;
+	int ret;
 
 	maps_free(b->maps);
 	b->comm_n = 0;
@@ -139,28 +200,31 @@ int builder_begin_input(struct builder *b, const char *name,
 	b->input = strpool_intern(p->strings, name);
 	b->input_lost = b->input_throttles = 0;
 	b->input_header = header;
-	b->input_event = -1;
-	/* The shown event: --event by name, else the first sampling event. */
-	for (uint32_t i = 0; i < header->nevents && b->input_event < 0; i++)
-		if (header->events[i].sampling &&
-		    (!b->opt->event || !strcmp(header->events[i].name, b->opt->event)))
-			b->input_event = (int)i;
-	if (b->input_event < 0 && !b->opt->event && header->nevents)
-		b->input_event = 0;
+	b->input_event = pick_event(b, header);
+	if (b->input_event >= 0 && !b->shown_set) {
+		snprintf(b->shown, sizeof(b->shown), "%s", header->events[b->input_event].name);
+		b->shown_sampling = header->events[b->input_event].sampling;
+		b->shown_set = true;
+	}
 	if (b->input_event >= 0)
 		b->event_found = true;
 	if (!b->ninputs++) {
-		p->event = b->input_event >= 0 ? (uint32_t)b->input_event : 0;
-		return copy_header(&p->header, header);
+		ret = copy_header(&p->header, header);
+		if (ret < 0)
+			return ret;
 	}
-	if (b->input_event >= 0 && p->header.nevents &&
-	    strcmp(p->header.events[p->event].name, header->events[b->input_event].name))
-		return add_warning(p,
-				   "%s sampled '%s' where the first input sampled '%s': "
-				   "merged anyway, shares mix both events",
-				   name, header->events[b->input_event].name,
-				   p->header.events[p->event].name);
-	return 0;
+	p->ninputs = (uint32_t)b->ninputs;
+	ret = merge_events(b, header);
+	if (ret == 0 && b->input_event >= 0)
+		p->event = b->input_map[b->input_event];
+	return ret;
+}
+
+int builder_input_event(const struct builder *b, const char **name)
+{
+	if (name)
+		*name = b->opt->event ? b->opt->event : b->shown_set ? b->shown : NULL;
+	return b->input_event;
 }
 
 static int comm_grow(struct builder *b)
@@ -218,27 +282,31 @@ static int set_comm(struct builder *b, uint32_t tid, const char *comm)
 	return 0;
 }
 
-static void seen_id(uint32_t *v, size_t *n, uint32_t id)
+static void seen_id(uint32_t *v, size_t *n, bool *more, uint32_t id)
 {
 	for (size_t i = 0; i < *n; i++)
 		if (v[i] == id)
 			return;
 	if (*n < SEEN_MAX)
 		v[(*n)++] = id;
+	else
+		*more = true;
 }
 
 static int add_sample(struct builder *b, const struct hwprof_rec_sample *s)
 {
 	const struct map *mp;
 
+	if (s->event < b->input_nevents)
+		b->p->event_samples[b->input_map[s->event]]++;
 	/* Other events' samples: their periods are in other units. profile_load() counts
 	 * them and says so. */
 	if ((int)s->event != b->input_event)
 		return 0;
 	b->p->samples_read++;
 	if (b->pids.n || b->tids.n) {
-		seen_id(b->seen_pids, &b->nseen_pids, s->pid);
-		seen_id(b->seen_tids, &b->nseen_tids, s->tid);
+		seen_id(b->seen_pids, &b->nseen_pids, &b->more_pids, s->pid);
+		seen_id(b->seen_tids, &b->nseen_tids, &b->more_tids, s->tid);
 	}
 	if (!filter_id(&b->pids, s->pid) || !filter_id(&b->tids, s->tid))
 		return 0;
@@ -285,12 +353,14 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 			return -ENOMEM;
 		if (c->exec && c->pid == c->tid)
 			maps_exec(b->maps, c->pid, c->time);
-		if (b->nseen_comms < SEEN_MAX) {
+		{
 			size_t i;
 			for (i = 0; i < b->nseen_comms && b->seen_comms[i] != comm; i++)
 				;
-			if (i == b->nseen_comms)
+			if (i == b->nseen_comms && i < SEEN_MAX)
 				b->seen_comms[b->nseen_comms++] = comm;
+			else if (i == b->nseen_comms)
+				b->more_comms = true;
 		}
 		return b->comms.n ? set_comm(b, c->tid, comm) : 0;
 	}
@@ -313,6 +383,45 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 	case HWPROF_REC_UNTHROTTLE:
 		return 0;
 	}
+	return 0;
+}
+
+/* Adds C to the profile's counted totals: summed per event name over the inputs that counted
+ * it (value, time enabled and time running, so the multiplexing ratio is of the whole run);
+ * p->count_inputs says how many did. */
+static int add_count(struct profile *p, const struct hwprof_file_count *c)
+{
+	struct hwprof_file_trailer *t = &p->trailer;
+	bool counted = c->counted && c->running_ns;
+	uint32_t k;
+
+	for (k = 0; k < t->ncounts && strcmp(t->counts[k].event, c->event); k++)
+		;
+	if (k == t->ncounts) {
+		struct hwprof_file_count *v = realloc(t->counts, (k + 1) * sizeof(*v));
+		uint32_t *n;
+		if (!v)
+			return -ENOMEM;
+		t->counts = v;
+		n = realloc(p->count_inputs, (k + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		p->count_inputs = n;
+		v[k] = *c;
+		n[k] = counted;
+		t->ncounts++;
+		return 0;
+	}
+	if (!counted)
+		return 0;
+	if (!p->count_inputs[k]) {
+		t->counts[k] = *c;
+	} else {
+		t->counts[k].value += c->value;
+		t->counts[k].enabled_ns += c->enabled_ns;
+		t->counts[k].running_ns += c->running_ns;
+	}
+	p->count_inputs[k]++;
 	return 0;
 }
 
@@ -339,19 +448,15 @@ int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trail
 	t->lost += trailer->lost;
 	t->throttles += trailer->throttles;
 	t->duration_ns += trailer->duration_ns;
-	if (p->have_trailer)
-		return 0;
-	p->have_trailer = true;
-	t->exit_status = trailer->exit_status;
-	memcpy(t->note, trailer->note, sizeof(t->note));
-	t->note[sizeof(t->note) - 1] = '\0';
-	if (trailer->ncounts && trailer->counts) {
-		t->counts = calloc(trailer->ncounts, sizeof(*t->counts));
-		if (!t->counts)
-			return -ENOMEM;
-		memcpy(t->counts, trailer->counts, trailer->ncounts * sizeof(*t->counts));
-		t->ncounts = trailer->ncounts;
+	if (!p->have_trailer) {
+		p->have_trailer = true;
+		t->exit_status = trailer->exit_status;
+		memcpy(t->note, trailer->note, sizeof(t->note));
+		t->note[sizeof(t->note) - 1] = '\0';
 	}
+	for (uint32_t i = 0; trailer->counts && i < trailer->ncounts; i++)
+		if (add_count(p, &trailer->counts[i]) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -456,32 +561,43 @@ static int check_filters(struct builder *b, char *err, size_t errlen)
 {
 	const char *seen_dsos[SEEN_MAX];
 	size_t nd = 0;
+	bool more_dsos = false, more;
 	struct filter *fs[] = {&b->pids, &b->tids, &b->comms, &b->dso_filter};
 	char seen[512];
 
-	for (size_t k = 0; k < b->agg.n && nd < SEEN_MAX; k++) {
+	for (size_t k = 0; k < b->agg.n && !more_dsos; k++) {
 		const char *d = b->dsos.v[b->agg.v[k].dso].path;
 		size_t i;
 		for (i = 0; i < nd && seen_dsos[i] != d; i++)
 			;
-		if (i == nd)
+		if (i < nd)
+			continue;
+		if (nd < SEEN_MAX)
 			seen_dsos[nd++] = d;
+		else
+			more_dsos = true;
 	}
 	for (size_t f = 0; f < sizeof(fs) / sizeof(fs[0]); f++) {
 		for (size_t i = 0; i < fs[f]->n; i++) {
 			if (fs[f]->hits[i])
 				continue;
-			if (fs[f] == &b->pids)
+			if (fs[f] == &b->pids) {
 				list_ids(seen, sizeof(seen), b->seen_pids, b->nseen_pids);
-			else if (fs[f] == &b->tids)
+				more = b->more_pids;
+			} else if (fs[f] == &b->tids) {
 				list_ids(seen, sizeof(seen), b->seen_tids, b->nseen_tids);
-			else if (fs[f] == &b->comms)
+				more = b->more_tids;
+			} else if (fs[f] == &b->comms) {
 				list_strs(seen, sizeof(seen), b->seen_comms, b->nseen_comms);
-			else
+				more = b->more_comms;
+			} else {
 				list_strs(seen, sizeof(seen), seen_dsos, nd);
+				more = more_dsos;
+			}
+			/* "..." only when the list was cut: it is read as "and others". */
 			snprintf(err, errlen, "%s '%s': no sample has it (the input%s: %s%s)",
 				 fs[f]->option, fs[f]->v[i], b->ninputs > 1 ? "s hold" : " holds",
-				 seen[0] ? seen : "nothing to match", seen[0] ? ", ..." : "");
+				 seen[0] ? seen : "nothing to match", seen[0] && more ? ", ..." : "");
 			return -EINVAL;
 		}
 	}
@@ -671,5 +787,6 @@ void builder_free(struct builder *b)
 	filter_release(&b->comms);
 	filter_release(&b->dso_filter);
 	free(b->comm_of);
+	free(b->input_map);
 	free(b);
 }

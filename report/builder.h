@@ -19,16 +19,24 @@ struct builder;
 int builder_new(struct builder **out, const struct profile_options *opt, char *err,
 		size_t errlen);
 
-/* Starts input NAME (for messages) with its HEADER (copied). Each input has its own processes.
- * Returns 0 or -ENOMEM. */
+/* Starts input NAME (for messages) with its HEADER (its facts copied from the first input, its
+ * events added by name to the profile's). Each input has its own processes. Returns 0 or
+ * -ENOMEM. */
 int builder_begin_input(struct builder *b, const char *name,
 			const struct hwprof_file_header *header);
+
+/* The event shown of the current input (after builder_begin_input): its index in the
+ * input's header.events, or -1 when the input lacks it. The inputs are one event at a time,
+ * matched by name: --event, else the first input's first sampling event. *NAME (NAME may be
+ * NULL) gets that event's name, NULL while no input has given it. */
+int builder_input_event(const struct builder *b, const char **name);
 
 /* Adds one record of the current input. Returns 0 or -ENOMEM. */
 int builder_add(struct builder *b, const struct hwprof_record *rec);
 
 /* Ends the current input: TRAILER may be NULL (cut short); STATUS and MSG as
- * hwprof_reader_status() gives them. Returns 0 or -ENOMEM. */
+ * hwprof_reader_status() gives them. Its counted totals are summed per event name (see
+ * profile.count_inputs). Returns 0 or -ENOMEM. */
 int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trailer,
 		      enum hwprof_read_status status, const char *msg);
 

@@ -1,4 +1,5 @@
-/* counts.c - the recording's counted totals: scaling and derived metrics. */
+/* counts.c - the recording's counted totals: scaling, partial sums over merged inputs, and
+ * derived metrics. */
 #include "model.h"
 
 #include "hwprof/metrics.h"
@@ -17,6 +18,12 @@ double profile_count_scaled(const struct hwprof_file_count *c)
 	return v * (c->scale > 0 ? c->scale : 1.0);
 }
 
+bool profile_count_partial(const struct profile *p, uint32_t i)
+{
+	return p->count_inputs && i < p->trailer.ncounts && p->count_inputs[i] &&
+	       p->count_inputs[i] < p->ninputs;
+}
+
 size_t profile_metrics(const struct profile *p, struct hwprof_metric *out, size_t max)
 {
 	const struct hwprof_file_trailer *t = &p->trailer;
@@ -30,7 +37,9 @@ size_t profile_metrics(const struct profile *p, struct hwprof_metric *out, size_
 		return 0;
 	for (uint32_t i = 0; i < t->ncounts; i++) {
 		in[i].event = t->counts[i].event;
-		in[i].counted = t->counts[i].counted && t->counts[i].running_ns;
+		/* A sum over part of the inputs would give a wrong ratio: not counted. */
+		in[i].counted = t->counts[i].counted && t->counts[i].running_ns &&
+				!profile_count_partial(p, i);
 		in[i].value = profile_count_scaled(&t->counts[i]);
 	}
 	n = hwprof_metrics_derive(in, t->ncounts, out, max);

@@ -34,15 +34,13 @@ struct loader {
 	struct input_id *ids;
 	size_t nids;
 	size_t nread;			/* inputs read */
-	/* The first input's recording, to compare the others with. */
-	char first_event[192];
-	bool first_freq;
-	uint64_t first_period_or_freq;
+	/* The first input that has the shown event, to compare the others' sampling with. */
+	const char *ref_path;
+	bool ref_freq;
+	uint64_t ref_period_or_freq;
+	/* The first input, to compare the others' command with. */
 	char *first_cmd;
 	const char *first_path;
-	char **first_events;		/* its event names */
-	uint64_t *event_samples;	/* per first_events[] */
-	uint32_t nfirst_events;
 	uint64_t all_samples;		/* samples of every event read */
 	char **warnings, **notes;	/* added to the profile at the end */
 	size_t nwarnings, nnotes;
@@ -51,7 +49,7 @@ struct loader {
 static int push_line(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int push_line(char ***v, size_t *n, const char *fmt, ...)
 {
-	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+	char **nv = realloc(*v, (*n + 1) * sizeof(*v));
 	va_list ap;
 	int ret;
 
@@ -65,16 +63,6 @@ static int push_line(char ***v, size_t *n, const char *fmt, ...)
 		return -ENOMEM;
 	(*n)++;
 	return 0;
-}
-
-/* The event the builder shows of HEADER (builder.c: --event by name, else the first sampling
- * event, else event 0); -1 when HEADER lacks --event. */
-static int shown_event(const struct hwprof_file_header *h, const char *want)
-{
-	for (uint32_t i = 0; i < h->nevents; i++)
-		if (h->events[i].sampling && (!want || !strcmp(h->events[i].name, want)))
-			return (int)i;
-	return !want && h->nevents ? 0 : -1;
 }
 
 static char *command_line(const struct hwprof_file_header *h)
@@ -101,35 +89,12 @@ static void sampling_label(char *buf, size_t len, bool freq, uint64_t v)
 		snprintf(buf, len, "period %" PRIu64, v);
 }
 
-static int remember_first(struct loader *l, const char *path, const struct hwprof_file_header *h,
+/* One note per later input whose recording differs from the earlier ones': merging them is
+ * allowed (same binaries), but the header shows one recording's facts. The shown event's
+ * sampling is compared with the first input that has it, the command with the first input's.
+ * An input without the shown event gets a warning instead (other_events_warning()). */
+static int compare_inputs(struct loader *l, const char *path, const struct hwprof_file_header *h,
 			  int shown)
-{
-	l->first_path = path;
-	if (shown >= 0) {
-		snprintf(l->first_event, sizeof(l->first_event), "%s", h->events[shown].name);
-		l->first_freq = h->events[shown].freq;
-		l->first_period_or_freq = h->events[shown].period_or_freq;
-	}
-	l->first_cmd = command_line(h);
-	if (!l->first_cmd)
-		return -ENOMEM;
-	if (!h->nevents)
-		return 0;
-	l->first_events = calloc(h->nevents, sizeof(*l->first_events));
-	l->event_samples = calloc(h->nevents, sizeof(*l->event_samples));
-	if (!l->first_events || !l->event_samples)
-		return -ENOMEM;
-	l->nfirst_events = h->nevents;
-	for (uint32_t i = 0; i < h->nevents; i++)
-		if (!(l->first_events[i] = strdup(h->events[i].name)))
-			return -ENOMEM;
-	return 0;
-}
-
-/* One note per later input whose recording differs from the first's: merging them is allowed
- * (same binaries), but the header shows the first's facts. */
-static int compare_with_first(struct loader *l, const char *path,
-			      const struct hwprof_file_header *h, int shown)
 {
 	char what[1024] = "", a[64], b[64], *cmd = command_line(h);
 	size_t o = 0;
@@ -137,19 +102,24 @@ static int compare_with_first(struct loader *l, const char *path,
 
 	if (!cmd)
 		return -ENOMEM;
-	if (shown >= 0 && strcmp(h->events[shown].name, l->first_event))
-		o += (size_t)snprintf(what + o, sizeof(what) - o, "%sevent '%s' (first: '%s')",
-				      o ? ", " : "", h->events[shown].name, l->first_event);
-	if (shown >= 0 && (h->events[shown].freq != l->first_freq ||
-			   h->events[shown].period_or_freq != l->first_period_or_freq)) {
+	if (!l->nread) {
+		l->first_path = path;
+		l->first_cmd = cmd;
+		cmd = NULL;
+	}
+	if (shown >= 0 && !l->ref_path) {
+		l->ref_path = path;
+		l->ref_freq = h->events[shown].freq;
+		l->ref_period_or_freq = h->events[shown].period_or_freq;
+	} else if (shown >= 0 && (h->events[shown].freq != l->ref_freq ||
+				  h->events[shown].period_or_freq != l->ref_period_or_freq)) {
 		sampling_label(a, sizeof(a), h->events[shown].freq,
 			       h->events[shown].period_or_freq);
-		sampling_label(b, sizeof(b), l->first_freq, l->first_period_or_freq);
-		if (o < sizeof(what))
-			o += (size_t)snprintf(what + o, sizeof(what) - o,
-					      "%ssampling %s (first: %s)", o ? ", " : "", a, b);
+		sampling_label(b, sizeof(b), l->ref_freq, l->ref_period_or_freq);
+		o += (size_t)snprintf(what + o, sizeof(what) - o, "sampling %s (%s: %s)", a,
+				      l->ref_path == l->first_path ? "first" : l->ref_path, b);
 	}
-	if (strcmp(cmd, l->first_cmd) && o < sizeof(what))
+	if (cmd && strcmp(cmd, l->first_cmd) && o < sizeof(what))
 		o += (size_t)snprintf(what + o, sizeof(what) - o, "%scommand '%s' (first: '%s')",
 				      o ? ", " : "", cmd, l->first_cmd);
 	if (o)
@@ -161,17 +131,19 @@ static int compare_with_first(struct loader *l, const char *path,
 	return ret;
 }
 
-/* "5 samples of 'page-faults' and 3 of 'minor-faults'" for the events not shown. */
+/* "5 samples of 'page-faults' and 3 of 'minor-faults'" for the events of PATH not shown: one
+ * event at a time, the same in one file and across inputs. */
 static int other_events_warning(struct loader *l, const char *path,
-				const struct hwprof_file_header *h, int shown,
+				const struct hwprof_file_header *h, int shown, const char *name,
 				const uint64_t *counts)
 {
 	char list[1024] = "";
 	size_t o = 0, nother = 0, k = 0;
+	uint32_t other = 0;
 
 	for (uint32_t i = 0; i < h->nevents; i++)
 		if ((int)i != shown && counts[i])
-			nother++;
+			nother++, other = i;
 	if (!nother)
 		return 0;
 	for (uint32_t i = 0; i < h->nevents && o < sizeof(list); i++) {
@@ -182,23 +154,21 @@ static int other_events_warning(struct loader *l, const char *path,
 				      k ? " of" : " samples of", h->events[i].name);
 		k++;
 	}
-	if (shown < 0)
+	if (!name)
 		return push_line(&l->warnings, &l->nwarnings,
-				 "%s: %s are not shown: the file has no '%s' (--event NAME shows "
-				 "one of them)",
-				 path, list, l->opt->event);
+				 "%s: %s are not shown (one event at a time; --event NAME shows "
+				 "one)",
+				 path, list);
 	if (nother == 1)
-		for (uint32_t i = 0; i < h->nevents; i++)
-			if ((int)i != shown && counts[i])
-				return push_line(&l->warnings, &l->nwarnings,
-						 "%s: %s are not shown (one event at a time: '%s' is "
-						 "shown; --event %s shows the other)",
-						 path, list, h->events[shown].name,
-						 h->events[i].name);
+		return push_line(&l->warnings, &l->nwarnings,
+				 "%s: %s are not shown (one event at a time: '%s' is shown; --event "
+				 "%s shows %s)",
+				 path, list, name, h->events[other].name,
+				 shown >= 0 ? "the other" : "them");
 	return push_line(&l->warnings, &l->nwarnings,
 			 "%s: %s are not shown (one event at a time: '%s' is shown; --event "
 			 "NAME shows another)",
-			 path, list, h->events[shown].name);
+			 path, list, name);
 }
 
 /* Whether PATH was read already (same device and inode); records it when not. */
@@ -220,22 +190,16 @@ static int seen_before(struct loader *l, const char *path, const struct stat *st
 	return 0;
 }
 
-static int add_record(struct loader *l, const struct hwprof_record *rec, int shown,
-		      const int *to_first, uint64_t *counts, uint32_t nevents)
+static int add_record(struct loader *l, const struct hwprof_record *rec, uint64_t *counts,
+		      uint32_t nevents)
 {
 	if (rec->type == HWPROF_REC_SAMPLE) {
-		uint16_t e = rec->sample.event;
 		l->all_samples++;
-		if (e < nevents) {
-			counts[e]++;
-			if (to_first[e] >= 0)
-				l->event_samples[to_first[e]]++;
-		}
-		/* Other events' samples never reach the builder: their periods are in other
-		 * units, and the warning about them is made here. */
-		if ((int)e != shown)
-			return 0;
+		if (rec->sample.event < nevents)
+			counts[rec->sample.event]++;
 	}
+	/* The builder keeps the shown event's samples only: other events' periods are in
+	 * other units. It counts every event's; the warning about them is made here. */
 	return builder_add(l->b, rec);
 }
 
@@ -244,12 +208,11 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 	struct hwprof_reader *r = NULL;
 	const struct hwprof_file_header *h;
 	struct hwprof_record rec;
-	const char *msg = NULL, *first = NULL;
+	const char *msg = NULL, *first = NULL, *name = NULL;
 	enum hwprof_read_status st;
 	uint64_t *counts = NULL;
-	int *to_first = NULL;
 	struct stat sb;
-	int ret, shown;
+	int ret, shown = -1;
 
 	if (stat(path, &sb) == 0) {
 		if (S_ISDIR(sb.st_mode)) {
@@ -275,25 +238,17 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 		return ret;
 	}
 	h = hwprof_reader_header(r);
-	shown = shown_event(h, l->opt->event);
-	ret = !l->nread ? remember_first(l, path, h, shown) : compare_with_first(l, path, h, shown);
 	counts = calloc(h->nevents + 1, sizeof(*counts));
-	to_first = calloc(h->nevents + 1, sizeof(*to_first));
-	if (!counts || !to_first)
-		ret = -ENOMEM;
-	for (uint32_t i = 0; ret == 0 && i < h->nevents; i++) {
-		to_first[i] = -1;
-		for (uint32_t k = 0; k < l->nfirst_events && to_first[i] < 0; k++)
-			if (!strcmp(h->events[i].name, l->first_events[k]))
-				to_first[i] = (int)k;
+	ret = counts ? builder_begin_input(l->b, path, h) : -ENOMEM;
+	if (ret == 0) {
+		shown = builder_input_event(l->b, &name);
+		ret = compare_inputs(l, path, h, shown);
 	}
 	l->nread++;
-	if (ret == 0)
-		ret = builder_begin_input(l->b, path, h);
 	while (ret == 0 && hwprof_reader_next(r, &rec) == 1)
-		ret = add_record(l, &rec, shown, to_first, counts, h->nevents);
+		ret = add_record(l, &rec, counts, h->nevents);
 	if (ret == 0)
-		ret = other_events_warning(l, path, h, shown, counts);
+		ret = other_events_warning(l, path, h, shown, name, counts);
 	if (ret == 0) {
 		st = hwprof_reader_status(r, &msg);
 		ret = builder_end_input(l->b, hwprof_reader_trailer(r), st, msg);
@@ -301,7 +256,6 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 	if (ret < 0)
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 	free(counts);
-	free(to_first);
 	hwprof_reader_close(r);
 	return ret;
 }
@@ -462,18 +416,28 @@ out:
 	return ret;
 }
 
+/* A counted total some inputs lack covers part of the run only: said once, no sum shown. */
+static int note_partial_counts(struct loader *l, const struct profile *p)
+{
+	for (uint32_t i = 0; i < p->trailer.ncounts; i++)
+		if (profile_count_partial(p, i) &&
+		    push_line(&l->notes, &l->nnotes,
+			      "%s counted in %" PRIu32 " of %" PRIu32 " inputs: its total and "
+			      "what derives from it are not shown (merge recordings made with the "
+			      "same counting events)",
+			      p->trailer.counts[i].event, p->count_inputs[i], p->ninputs) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 static void loader_release(struct loader *l)
 {
 	for (size_t i = 0; i < l->nwarnings; i++)
 		free(l->warnings[i]);
 	for (size_t i = 0; i < l->nnotes; i++)
 		free(l->notes[i]);
-	for (uint32_t i = 0; l->first_events && i < l->nfirst_events; i++)
-		free(l->first_events[i]);
 	free(l->warnings);
 	free(l->notes);
-	free(l->first_events);
-	free(l->event_samples);
 	free(l->first_cmd);
 	free(l->ids);
 	builder_free(l->b);
@@ -506,11 +470,9 @@ int profile_load(struct profile **out, const struct profile_options *opt, char *
 	if (ret == 0)
 		ret = move_lines(&p->warnings, &p->nwarnings, &l.warnings, &l.nwarnings);
 	if (ret == 0)
+		ret = note_partial_counts(&l, p);
+	if (ret == 0)
 		ret = move_lines(&p->notes, &p->nnotes, &l.notes, &l.nnotes);
-	if (ret == 0 && l.event_samples && p->header.nevents == l.nfirst_events) {
-		p->event_samples = l.event_samples;
-		l.event_samples = NULL;
-	}
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	if (ret < 0 && !err[0])
@@ -539,6 +501,7 @@ void profile_free(struct profile *p)
 		free(p->notes[i]);
 	free(p->notes);
 	free(p->event_samples);
+	free(p->count_inputs);
 	free(p->locs);
 	strpool_free(p->strings);
 	free(p);

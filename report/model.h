@@ -62,8 +62,14 @@ struct profile_loc {
 
 /* A loaded profile. Every string is owned by the profile. */
 struct profile {
-	struct hwprof_file_header header;	/* of the first input */
-	struct hwprof_file_trailer trailer;	/* summed over inputs; ncounts from the first */
+	struct hwprof_file_header header;	/* of the first input, but its events are those
+						 * of every input, matched by name (the first
+						 * input's first, then each new name in input
+						 * order; an event's fields from the first input
+						 * that has it) */
+	struct hwprof_file_trailer trailer;	/* summed over inputs; counts[] summed per event
+						 * name over the inputs that counted it (value,
+						 * enabled_ns, running_ns; see count_inputs) */
 	bool have_trailer;
 	uint64_t samples;		/* total after filters */
 	double period;			/* total period after filters */
@@ -83,11 +89,17 @@ struct profile {
 	size_t nnotes;
 	uint64_t *event_samples;	/* samples read per header.events[] entry (inputs matched
 					 * by event name), before filters; NULL when no events */
+	/* Added after the first contract (additive): */
+	uint32_t ninputs;		/* inputs read (a file given twice counts once) */
+	uint32_t *count_inputs;		/* per trailer.counts[]: how many inputs counted it
+					 * (counted and running); NULL: every input */
 };
 
 /* Loads and symbolizes. Returns 0 and *OUT, or -errno with ERR (one line: cause and way out).
  * Besides the builder's work it: reads a file given twice (same device and inode) once, with
- * a warning; notes how merged recordings differ (event, period or frequency, command); warns
+ * a warning; shows one sampling event across the inputs (by name; the others' samples left out
+ * with a warning per input); notes how merged recordings differ (the shown event's period or
+ * frequency, command) and counted totals some inputs lack; warns
  * and sets PARTIAL when over 1% of the samples were lost, or a sampled DSO was rebuilt or
  * deleted since; applies --function by fn_pick() (filter.h: base names, linkage names, an
  * ambiguous name is -EINVAL with the candidates); -EISDIR for a directory given as input. */
@@ -144,6 +156,11 @@ struct hwprof_metric;
 /* The multiplexing-scaled value of counted total C (value * enabled/running * scale;
  * 0 when it never ran). */
 double profile_count_scaled(const struct hwprof_file_count *c);
+
+/* Whether P's counted total I was counted by some inputs but not all (profile.count_inputs):
+ * its sum covers part of the run only, so it is shown as "counted in K of N inputs", with no
+ * value and no metric derived from it. */
+bool profile_count_partial(const struct profile *p, uint32_t i);
 
 /* Derived metrics (IPC, miss rates, MPKI) from P's counted totals, through
  * hwprof_metrics_derive(). Returns how many were written to OUT (room for MAX). */

@@ -52,23 +52,37 @@ static void header(FILE *f, const struct profile *p)
 	fputs(",\"counts\":[", f);
 	for (uint32_t i = 0; i < t->ncounts; i++) {
 		const struct hwprof_file_count *c = &t->counts[i];
-		bool counted = c->counted && c->running_ns;
+		bool partial = profile_count_partial(p, i);
+		bool counted = c->counted && c->running_ns && !partial;
+		uint32_t inputs_counted = p->count_inputs ? p->count_inputs[i]
+					  : c->counted && c->running_ns ? p->ninputs : 0;
 		fputs(i ? ",{\"event\":" : "{\"event\":", f);
 		hwprof_json_str(f, c->event);
-		fprintf(f,
-			",\"value\":%" PRIu64 ",\"enabled_ns\":%" PRIu64 ",\"running_ns\":%" PRIu64
-			",\"scaled\":",
-			c->value, c->enabled_ns, c->running_ns);
+		/* Counted by some inputs only: a sum over part of the run is no total. */
+		if (partial)
+			fputs(",\"value\":null,\"enabled_ns\":null,\"running_ns\":null", f);
+		else
+			fprintf(f,
+				",\"value\":%" PRIu64 ",\"enabled_ns\":%" PRIu64
+				",\"running_ns\":%" PRIu64,
+				c->value, c->enabled_ns, c->running_ns);
+		fputs(",\"scaled\":", f);
 		if (counted)
 			hwprof_json_double(f, profile_count_scaled(c), 10);
 		else
 			fputs("null", f);
 		fprintf(f, ",\"counted\":%s,\"running_ratio\":", counted ? "true" : "false");
-		hwprof_json_double(
-		    f, c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns : 0, 10);
+		if (partial)
+			fputs("null", f);
+		else
+			hwprof_json_double(f, c->enabled_ns ? (double)c->running_ns /
+							      (double)c->enabled_ns
+							    : 0,
+					   10);
 		fputs(",\"unit\":", f);
 		hwprof_json_str(f, c->unit);
-		fputc('}', f);
+		fprintf(f, ",\"inputs_counted\":%" PRIu32 ",\"inputs\":%" PRIu32 "}",
+			inputs_counted, p->ninputs);
 	}
 	fputs("],\"metrics\":[", f);
 	for (size_t i = 0; i < nm; i++) {

@@ -57,6 +57,12 @@ static void print_header(FILE *f, const struct profile *p)
 			const struct hwprof_file_count *c = &t->counts[i];
 			double ratio =
 			    c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns : 0;
+			if (profile_count_partial(p, i)) {
+				fprintf(f, "#   %-28s counted in %" PRIu32 " of %" PRIu32
+					   " inputs (no total)\n",
+					c->event, p->count_inputs[i], p->ninputs);
+				continue;
+			}
 			if (!c->counted || !c->running_ns) {
 				fprintf(f, "#   %-28s %18s\n", c->event, "not counted");
 				continue;

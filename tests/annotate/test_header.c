@@ -139,6 +139,45 @@ Test(header, wraps_at_the_width)
 	ann_header_release(&h);
 }
 
+/* M8: a warning longer than the screen is wrapped at spaces, so its way out stays visible;
+ * its continuation lines are flagged too. A word longer than the width is cut, not lost. */
+Test(header, long_warning_wraps_with_its_way_out)
+{
+	struct fixture f;
+	struct ann_header h;
+	char *warnings[1] = {
+	    "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30: no debug info, 994 samples shown by "
+	    "symbol only (no .debug_info section; build with -g, install its debug package, or "
+	    "give --debug-dir)"};
+	size_t first = 0, nwarn = 0;
+	char all[1024] = "";
+
+	fixture_init(&f);
+	f.p.warnings = warnings;
+	f.p.nwarnings = 1;
+	ann_header_build(&h, &f.p, 80);
+	for (size_t i = 0; i < h.n; i++) {
+		cr_assert_leq(strlen(h.lines[i].text), 80, "'%s'", h.lines[i].text);
+		if (!strncmp(h.lines[i].text, "warning: ", 9))
+			first = i, nwarn = 1;
+	}
+	cr_assert_eq(nwarn, 1);
+	for (size_t i = first; i < h.n; i++) {
+		cr_assert(h.lines[i].warn, "'%s'", h.lines[i].text);
+		strncat(all, h.lines[i].text, sizeof(all) - strlen(all) - 1);
+	}
+	cr_assert(strstr(all, "give") && strstr(h.lines[h.n - 1].text, "--debug-dir)"), "%s",
+		  all);
+	cr_assert(strstr(h.lines[first + 1].text, "         "), "continued, indented");
+	ann_header_release(&h);
+
+	/* Without a width (--stdio) the warning stays one line. */
+	ann_header_build(&h, &f.p, 0);
+	cr_assert(strstr(h.lines[h.n - 1].text, "libstdc++.so.6.0.30: no debug info") &&
+		  strstr(h.lines[h.n - 1].text, "--debug-dir)"));
+	ann_header_release(&h);
+}
+
 Test(header, digit_groups)
 {
 	char b[32];

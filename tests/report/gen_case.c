@@ -2,10 +2,11 @@
  * tests: the cases a real recording gives only by chance (lost samples) or slowly.
  *
  * usage: gen_case OUT BINARY [samples=N] [lost=N] [freq=HZ | period=P] [cmd=WORD]
- *                            [other=NAME:N]...
- * Samples fall on the first executable segment of BINARY (event 0, "cpu-clock"); each other=
- * adds a sampling event NAME with N samples of its own. lost= goes to a LOST record and the
- * trailer, as record writes them. */
+ *                            [event=NAME] [other=NAME:N]... [count=NAME:VALUE:ENABLED:RUNNING]...
+ * Samples fall on the first executable segment of BINARY (event 0, "cpu-clock" unless event=
+ * names it); each other= adds a sampling event NAME with N samples of its own. lost= goes to
+ * a LOST record and the trailer, as record writes them. Each count= adds a counted total to
+ * the trailer (ENABLED and RUNNING in ns). */
 #include "synth.h"
 
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #define MAX_EVENTS 8
+#define MAX_COUNTS 8
 
 int main(int argc, char **argv)
 {
@@ -25,6 +27,7 @@ int main(int argc, char **argv)
 	uint64_t nsamples = 1000, lost = 0, per_event[MAX_EVENTS] = {0}, period = 250000;
 	const char *cmd = NULL;
 	struct hwprof_file_trailer t = {.exit_status = 0};
+	struct hwprof_file_count counts[MAX_COUNTS];
 	struct hwprof_record r;
 	struct synth s;
 	uint32_t nev = 1;
@@ -48,6 +51,19 @@ int main(int argc, char **argv)
 			ev[0].freq = false, ev[0].period_or_freq = period = strtoull(v, NULL, 0);
 		else if (!strncmp(a, "cmd=", 4))
 			cmd = v;
+		else if (!strncmp(a, "event=", 6))
+			snprintf(ev[0].name, sizeof(ev[0].name), "%s", v);
+		else if (!strncmp(a, "count=", 6) && t.ncounts < MAX_COUNTS) {
+			struct hwprof_file_count *c = &counts[t.ncounts++];
+			unsigned long long val, en, run;
+			*c = (struct hwprof_file_count){.counted = true, .scale = 1.0};
+			if (sscanf(v, "%191[^:]:%llu:%llu:%llu", c->event, &val, &en, &run) != 4)
+				return 64;
+			c->value = val;
+			c->enabled_ns = en;
+			c->running_ns = run;
+			t.counts = counts;
+		}
 		else if (!strncmp(a, "other=", 6) && nev < MAX_EVENTS && strchr(v, ':')) {
 			ev[nev] = (struct hwprof_file_event){
 			    .type = 1, .sampling = true, .period_or_freq = 1};

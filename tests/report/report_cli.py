@@ -286,6 +286,51 @@ def check_merging(tmp):
                                                                        r.returncode))
 
 
+def check_merged_events_and_counts(tmp):
+    """M5: inputs of different events are shown one event at a time, like the events of one
+    file; M4: counted totals are summed over the inputs, an event not counted by every input
+    gets no partial sum; M8: a filter's list of what the inputs hold is never padded."""
+    prog = os.environ["RPT_INLINE"]
+    pf = gen_case(os.path.join(tmp, "mpf.data"), prog, "samples=300", "event=page-faults",
+                  "period=1", "count=task-clock:1000:100:100", "count=page-faults:300:100:100")
+    cc = gen_case(os.path.join(tmp, "mcc.data"), prog, "samples=100",
+                  "count=task-clock:3000:100:100")
+    r = report("-i", pf, "-i", cc)
+    check(r.returncode == 0, "mixed events: exit %d %r" % (r.returncode, r.stderr))
+    check("# event: page-faults, period 1" in r.stdout and
+          "# events recorded: page-faults (shown, 300 samples), cpu-clock (100 samples)"
+          in r.stdout, "mixed events header: %r" % r.stdout[:600])
+    check("mcc.data: 100 samples of 'cpu-clock' are not shown" in r.stderr and
+          "--event cpu-clock" in r.stderr and "merged anyway" not in r.stderr,
+          "mixed events warning: %r" % r.stderr)
+    check(re.search(r"^#   task-clock +4000 ", r.stdout, re.M) and
+          re.search(r"^#   page-faults +counted in 1 of 2 inputs", r.stdout, re.M),
+          "merged counts: %r" % r.stdout[:800])
+    j = json.loads(report("-i", pf, "-i", cc, "-f", "json").stdout)["header"]
+    check(j["samples"] == 300 and j["event"] == "page-faults" and
+          round(sum(x["share"] for x in json.loads(report("-i", pf, "-i", cc, "-f", "json")
+                                                    .stdout)["rows"]), 6) == 1,
+          "mixed events json: %r" % j)
+    counts = {c["event"]: c for c in j["counts"]}
+    check(counts["task-clock"]["value"] == 4000 and counts["task-clock"]["counted"] and
+          counts["page-faults"]["value"] is None and
+          counts["page-faults"]["inputs_counted"] == 1 and counts["page-faults"]["inputs"] == 2,
+          "json merged counts: %r" % j["counts"])
+    r = report("-i", pf, "-i", cc, "--event", "cpu-clock", "-f", "json")
+    j = json.loads(r.stdout)["header"]
+    check(j["event"] == "cpu-clock" and j.get("frequency_hz") == 4000 and j["samples"] == 100 and
+          [(e["name"], e["shown"]) for e in j["events"]] ==
+          [("page-faults", False), ("cpu-clock", True)], "--event of the 2nd input: %r" % j)
+    check("300 samples of 'page-faults' are not shown" in r.stderr and
+          "--event page-faults" in r.stderr and "merged anyway" not in r.stderr,
+          "--event cpu-clock warning: %r" % r.stderr)
+    for opt, val, held in (("--pid", "1", "(the inputs hold: 1000)"),
+                           ("--tid", "1", "(the inputs hold: 1000)"),
+                           ("--comm", "x", "(the inputs hold: case)")):
+        one_line_error(report("-i", pf, "-i", cc, opt, val), 2, [opt, held],
+                       "%s list" % opt)
+
+
 def check_changed_dso(tmp):
     """F18: a DSO rebuilt or deleted since the recording: warning, exit 1; annotate --stdio
     on a terminal says the warning once."""
@@ -425,6 +470,7 @@ def main():
     check_events(tmp)
     check_cxx_names(tmp)
     check_merging(tmp)
+    check_merged_events_and_counts(tmp)
     check_changed_dso(tmp)
     check_paths_and_disk(tmp, data)
 

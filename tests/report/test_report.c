@@ -10,6 +10,7 @@
 #include "filter.h"
 #include "model.h"
 #include "output.h"
+#include "hwprof/metrics.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -1068,4 +1069,178 @@ Test(report, text_cuts_long_function_names_and_keeps_the_dso_column)
 	cr_expect(strstr(text, "?" "?") != NULL, "memset without a line");
 	free(rows);
 	free(text);
+}
+
+/* ---- merged inputs of different events and counters (M4, M5) ---------------------------- */
+
+static void gen_casev(const char *out, const char *prog, const char *const *kv)
+{
+	char *argv[16] = {(char *)need_env("RPT_GEN_CASE"), (char *)out, (char *)prog};
+	size_t n = 3;
+
+	for (; *kv && n + 1 < sizeof(argv) / sizeof(argv[0]); kv++)
+		argv[n++] = (char *)*kv;
+	argv[n] = NULL;
+	cr_assert_eq(run(argv), 0, "gen_case %s", out);
+}
+
+/* P's report in FORMAT ("text" or "json") as a malloc'd string. */
+static char *render(const struct profile *p, const char *format)
+{
+	enum profile_key key = PROFILE_KEY_LINE;
+	struct output_opts oo = {.keys = &key, .nkeys = 1};
+	struct profile_row *rows = NULL;
+	size_t nrows = 0, len = 0;
+	char *s = NULL;
+	FILE *f = open_memstream(&s, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(profile_rows(p, &key, 1, &rows, &nrows), 0);
+	if (!strcmp(format, "json"))
+		cr_assert_eq(output_json(f, p, rows, nrows, &oo), 0);
+	else
+		cr_assert_eq(output_text(f, p, rows, nrows, &oo), 0);
+	fclose(f);
+	free(rows);
+	return s;
+}
+
+/* M5: inputs that sampled different events are one event at a time, as the events of one
+ * file are: the periods of page faults and of nanoseconds are never added. */
+Test(report, merged_inputs_of_different_events_show_one_event)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	const char *in[2] = {a, b};
+	const char *kva[] = {"samples=30", "event=page-faults", "period=1", NULL};
+	const char *kvb[] = {"samples=20", NULL};
+	struct profile_options o = {.inputs = in, .ninputs = 2};
+	struct profile *p;
+	char *text;
+
+	tmp_path(a, sizeof(a), "ev-pf.data");
+	tmp_path(b, sizeof(b), "ev-cc.data");
+	gen_casev(a, need_env("RPT_INLINE"), kva);
+	gen_casev(b, need_env("RPT_INLINE"), kvb);
+
+	p = load_opts(&o);
+	cr_expect_eq(p->samples, 30);
+	cr_expect_eq(p->period, 30.0);
+	cr_expect_str_eq(profile_sampling_event(p)->name, "page-faults");
+	cr_expect(has_warning(p, "20 samples of 'cpu-clock' are not shown", "--event cpu-clock"));
+	cr_expect(!has_warning(p, "merged anyway", NULL));
+	text = render(p, "text");
+	cr_expect(strstr(text, "# event: page-faults, period 1,"), "%s", text);
+	cr_expect(strstr(text, "# events recorded: page-faults (shown, 30 samples), cpu-clock (20 "
+			       "samples); --event NAME shows another"),
+		  "%s", text);
+	free(text);
+	profile_free(p);
+
+	/* --event picks the later input's event: the header names it, with its rate. */
+	o.event = "cpu-clock";
+	p = load_opts(&o);
+	cr_expect_eq(p->samples, 20);
+	cr_expect_eq(p->period, 20 * 250000.0);
+	cr_expect_str_eq(profile_sampling_event(p)->name, "cpu-clock");
+	cr_expect(profile_sampling_event(p)->freq);
+	cr_expect(has_warning(p, "30 samples of 'page-faults' are not shown",
+			      "--event page-faults"));
+	cr_expect(!has_warning(p, "merged anyway", NULL));
+	text = render(p, "text");
+	cr_expect(strstr(text, "# event: cpu-clock, 4000 Hz,"), "%s", text);
+	cr_expect(strstr(text, "page-faults (30 samples), cpu-clock (shown, 20 samples)"), "%s",
+		  text);
+	free(text);
+	text = render(p, "json");
+	cr_expect(strstr(text, "{\"event\":\"cpu-clock\","), "%s", text);
+	cr_expect(strstr(text, "\"events\":[{\"name\":\"page-faults\",\"shown\":false,\"samples\":"
+			       "30},{\"name\":\"cpu-clock\",\"shown\":true,\"samples\":20}]"),
+		  "%s", text);
+	free(text);
+	profile_free(p);
+	unlink(a);
+	unlink(b);
+}
+
+/* M4: counted totals are summed per event over the inputs, like samples and duration; an
+ * event some input did not count gets no total that covers only part of the run. */
+Test(report, merged_inputs_sum_counted_totals)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	const char *in[2] = {a, b};
+	const char *kva[] = {"samples=30", "count=instructions:3000:100:100",
+			     "count=cycles:1000:100:100", "count=page-faults:500:100:100", NULL};
+	const char *kvb[] = {"samples=20", "count=instructions:1000:100:100",
+			     "count=cycles:1000:100:50", NULL};
+	struct profile_options o = {.inputs = in, .ninputs = 2};
+	struct hwprof_metric m[8];
+	struct profile *p;
+	size_t nm;
+	char *text;
+
+	tmp_path(a, sizeof(a), "cnt-a.data");
+	tmp_path(b, sizeof(b), "cnt-b.data");
+	gen_casev(a, need_env("RPT_INLINE"), kva);
+	gen_casev(b, need_env("RPT_INLINE"), kvb);
+	p = load_opts(&o);
+	cr_assert_eq(p->trailer.ncounts, 3);
+	cr_expect_str_eq(p->trailer.counts[0].event, "instructions");
+	cr_expect_eq(p->trailer.counts[0].value, 4000);
+	cr_expect_eq(p->trailer.counts[0].enabled_ns, 200);
+	cr_expect_eq(p->trailer.counts[0].running_ns, 200);
+	cr_expect_eq(p->trailer.counts[1].value, 2000);
+	cr_expect_eq(p->trailer.counts[1].running_ns, 150);
+	cr_expect(!profile_count_partial(p, 0) && !profile_count_partial(p, 1));
+	cr_expect_str_eq(p->trailer.counts[2].event, "page-faults");
+	cr_expect(profile_count_partial(p, 2));
+	cr_expect_eq(p->ninputs, 2);
+	cr_assert_not_null(p->count_inputs);
+	cr_expect_eq(p->count_inputs[2], 1);
+	/* IPC from the sums: 4000 / (2000 * 200 / 150). */
+	nm = profile_metrics(p, m, sizeof(m) / sizeof(m[0]));
+	cr_assert_geq(nm, 1);
+	cr_expect_str_eq(m[0].name, "IPC");
+	cr_expect_float_eq(m[0].value, 4000.0 / (2000.0 * 200 / 150), 1e-9);
+	text = render(p, "text");
+	cr_expect(strstr(text, "page-faults") && strstr(text, "counted in 1 of 2 inputs"), "%s",
+		  text);
+	cr_expect(!strstr(text, " 500 "), "%s", text);
+	free(text);
+	text = render(p, "json");
+	cr_expect(strstr(text, "{\"event\":\"instructions\",\"value\":4000,\"enabled_ns\":200,"
+			       "\"running_ns\":200,"),
+		  "%s", text);
+	cr_expect(strstr(text, "{\"event\":\"page-faults\",\"value\":null,\"enabled_ns\":null,"
+			       "\"running_ns\":null,\"scaled\":null,\"counted\":false,"),
+		  "%s", text);
+	cr_expect(strstr(text, "\"inputs_counted\":1,\"inputs\":2"), "%s", text);
+	free(text);
+	profile_free(p);
+	unlink(a);
+	unlink(b);
+}
+
+/* M8: the list of what the input holds ends with "..." only when it was shortened. */
+Test(report, filter_error_lists_end_with_dots_only_when_cut)
+{
+	struct profile_options o = {.pids = "999"};
+	struct builder *b;
+	char err[256] = "";
+
+	finish(two_processes(&o, 0), err, sizeof(err), -EINVAL);
+	cr_expect(strstr(err, "(the input holds: 100, 200)"), "%s", err);
+	o = (struct profile_options){.comms = "gamma"};
+	finish(two_processes(&o, 0), err, sizeof(err), -EINVAL);
+	cr_expect(strstr(err, "(the input holds: alpha, beta, beta-worker)"), "%s", err);
+	o = (struct profile_options){.dsos = "nosuch"};
+	finish(two_processes(&o, 0), err, sizeof(err), -EINVAL);
+	cr_expect(!strstr(err, "..."), "%s", err);
+
+	o = (struct profile_options){.pids = "999"};
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "many");
+	for (uint32_t pid = 1; pid <= 12; pid++)
+		add_samples(b, pid, pid, 10, 0x1000, 1, false);
+	finish(b, err, sizeof(err), -EINVAL);
+	cr_expect(strstr(err, "(the input holds: 1, 2, 3, 4, 5, 6, 7, 8, ...)"), "%s", err);
 }
