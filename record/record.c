@@ -91,7 +91,9 @@ struct recording {
 	struct hwprof_event_list events;
 	struct hwprof_event_list counts;
 	struct sampler sampler;
-	struct hwprof_group *group;
+	struct hwprof_group *group;	  /* counting group on pids[0]; NULL: none */
+	struct hwprof_group **thread_groups; /* -p: one more per other thread of the process */
+	size_t nthread_groups;
 	struct hwprof_file_header header;
 	struct hwprof_writer *writer;
 	struct launch target;
@@ -335,8 +337,6 @@ static int open_counting(struct recording *r)
 		spec = hwprof_count_default_spec(hwprof_host_has_pmu());
 	if (!r->opt.count)
 		parse_events(spec, &r->counts);
-	/* With -p only the main thread and what it creates later are counted: a group per
-	 * existing thread would not sum in one read. */
 	ret = hwprof_group_open_list(&r->group, &r->counts, r->pids[0], -1,
 				     HWPROF_GROUP_INHERIT |
 					 (r->pidfd < 0 ? HWPROF_GROUP_ENABLE_ON_EXEC : 0));
@@ -347,6 +347,22 @@ static int open_counting(struct recording *r)
 			return error("--count %s: %s", spec, *why ? why : strerror(-ret));
 		warning("counting group %s not opened: %s (recording samples only)", spec,
 			*why ? why : strerror(-ret));
+		return 0;
+	}
+	/* With -p, inherit reaches only the threads a counted thread creates from now on: the
+	 * threads that already exist get a group each, summed when read. A thread that ended
+	 * in between (ESRCH) has nothing to count. */
+	r->thread_groups = xcalloc(r->npids, sizeof(*r->thread_groups));
+	for (size_t i = 1; r->pidfd >= 0 && i < r->npids; i++) {
+		struct hwprof_group *g;
+		ret = hwprof_group_open_list(&g, &r->counts, r->pids[i], -1,
+					     HWPROF_GROUP_INHERIT);
+		if (ret == 0)
+			r->thread_groups[r->nthread_groups++] = g;
+		else if (ret != -ESRCH)
+			warning("counting thread %d of -p %d: %s (its work is not in the counted "
+				"totals)",
+				(int)r->pids[i], (int)r->pids[0], strerror(-ret));
 	}
 	return 0;
 }
@@ -623,6 +639,23 @@ static int record_loop(struct recording *r, const sigset_t *unblocked, int *wsta
 	return ret;
 }
 
+/* Adds the counts of a -p thread's group to SUM: value, time_enabled and time_running add up
+ * over threads as they do over the children that inherit. */
+static int add_thread_counts(struct hwprof_group *g, struct hwprof_count *sum, size_t n)
+{
+	struct hwprof_count *c = xcalloc(n, sizeof(*c));
+	int ret = hwprof_group_read(g, c, n);
+
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		sum[i].value += c[i].value;
+		sum[i].enabled_ns += c[i].enabled_ns;
+		sum[i].running_ns += c[i].running_ns;
+		sum[i].counted |= c[i].counted;
+	}
+	free(c);
+	return ret;
+}
+
 static void read_counts(struct recording *r, struct hwprof_file_trailer *t)
 {
 	size_t n = r->group ? hwprof_group_size(r->group) : 0;
@@ -635,6 +668,8 @@ static void read_counts(struct recording *r, struct hwprof_file_trailer *t)
 	t->counts = xcalloc(n, sizeof(*t->counts));
 	t->ncounts = (uint32_t)n;
 	ret = hwprof_group_read(r->group, c, n);
+	for (size_t g = 0; ret == 0 && g < r->nthread_groups; g++)
+		ret = add_thread_counts(r->thread_groups[g], c, n);
 	if (ret < 0)
 		warning("reading the counting group: %s (counts not recorded)", strerror(-ret));
 	for (size_t i = 0; i < n; i++) {
@@ -756,6 +791,9 @@ static void record_cleanup(struct recording *r, bool failed)
 		free(r->argv);
 	}
 	hwprof_group_close(r->group);
+	for (size_t i = 0; i < r->nthread_groups; i++)
+		hwprof_group_close(r->thread_groups[i]);
+	free(r->thread_groups);
 	sampler_close(&r->sampler);
 	merge_free(&r->merge);
 	hwprof_header_release(&r->header);
@@ -865,6 +903,8 @@ static int start(struct recording *r)
 		sampler_enable(&r->sampler);
 		if (r->group)
 			hwprof_group_enable(r->group);
+		for (size_t i = 0; i < r->nthread_groups; i++)
+			hwprof_group_enable(r->thread_groups[i]);
 		return 0;
 	}
 	ret = launch_go(&r->target);

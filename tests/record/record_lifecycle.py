@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How `hwprof record` starts, stops and sums up its target (suite 'record').
 
-usage: record_lifecycle.py HWPROF SPIN
+usage: record_lifecycle.py HWPROF SPIN [IDLE_MAIN]
 
 SPIN burns CPU forever, or for argv[1] ms of CPU time. Each test copies it under a name of its
 own, so the processes of this test are found in /proc by their executable and nothing else.
@@ -13,6 +13,7 @@ own, so the processes of this test are found in /proc by their executable and no
 - the rate is per CPU-second beside the asked -F (H F32); the cpu-clock period note and
   "throttled once" (H F33); a note for descendants still running at the end (H F12).
 """
+import json
 import os
 import pty
 import re
@@ -24,6 +25,7 @@ import tempfile
 import time
 
 HWPROF, SPIN = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+IDLE_MAIN = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
 failures = []
 
 
@@ -322,8 +324,36 @@ def test_pipeline_keeps_terminal(d):
         end_pty(pid, master)
 
 
+def test_attach_counts_every_thread(d):
+    """-p of a process whose main thread sleeps while another works: the counted totals
+    cover every thread, not the main thread alone (which would read 'not counted')."""
+    if not IDLE_MAIN:
+        print("skip: no idle_main workload given")
+        return
+    target = subprocess.Popen([IDLE_MAIN])
+    try:
+        time.sleep(0.3)
+        data = os.path.join(d, "attach.data")
+        p = subprocess.Popen([HWPROF, "record", "-o", data, "-p", str(target.pid)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=20)
+        check("attach: record -p ends on SIGINT", p.returncode == 0, (p.returncode, err))
+        r = subprocess.run([HWPROF, "report", "-i", data, "--format", "json"],
+                           capture_output=True, text=True, timeout=30)
+        counts = {c["event"].split(":")[0]: c for c in json.loads(r.stdout)["header"]["counts"]}
+        tc = counts.get("task-clock", {})
+        # The worker spun for about 1.5 s; at least 0.7 s of it is counted.
+        check("attach: task-clock counts the working thread",
+              tc.get("value") is not None and tc["value"] >= 0.7e9, tc)
+    finally:
+        target.kill()
+        target.wait()
+
+
 with tempfile.TemporaryDirectory() as d:
-    for t in (test_sigterm_ends_the_group, test_terminal, test_pipeline_keeps_terminal, test_no_samples,
+    for t in (test_attach_counts_every_thread, test_sigterm_ends_the_group, test_terminal, test_pipeline_keeps_terminal, test_no_samples,
               test_no_samples_attached,
               test_rate_per_cpu_second, test_cpu_clock_period, test_descendants_left):
         print(f"--- {t.__name__}")
