@@ -115,7 +115,8 @@ int launch_resolve(const char *file, char *out, size_t outlen)
 	return err;
 }
 
-static _Noreturn void child(pid_t parent, int go_rd, int err_wr, char *const argv[])
+static _Noreturn void child(pid_t parent, int go_rd, int err_wr, bool own_group,
+			    char *const argv[])
 {
 	sigset_t none;
 	char c = 0;
@@ -126,8 +127,8 @@ static _Noreturn void child(pid_t parent, int go_rd, int err_wr, char *const arg
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(127);
-	/* A group of its own, as a shell gives a job: the parent signals the whole group. */
-	setpgid(0, 0);
+	if (own_group)
+		setpgid(0, 0);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
@@ -143,13 +144,28 @@ static _Noreturn void child(pid_t parent, int go_rd, int err_wr, char *const arg
 	_exit(127);
 }
 
+/* Whether hwprof has a controlling terminal: then a shell's job control owns the group. */
+static bool has_controlling_tty(void)
+{
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 int launch_prepare(struct launch *l, char *const argv[])
 {
 	int go[2], err[2];
 	pid_t pid, parent = getpid();
+	bool own_group = !has_controlling_tty();
 
 	l->pid = -1;
 	l->go_fd = l->err_fd = -1;
+	l->pgid = 0;
+	l->have_modes = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp() &&
+			tcgetattr(STDIN_FILENO, &l->modes) == 0;
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(err, O_CLOEXEC) < 0) {
@@ -162,7 +178,7 @@ int launch_prepare(struct launch *l, char *const argv[])
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child(parent, go[0], err[1], argv);
+		child(parent, go[0], err[1], own_group, argv);
 	}
 	close(go[0]);
 	close(err[1]);
@@ -175,51 +191,10 @@ int launch_prepare(struct launch *l, char *const argv[])
 	l->pid = pid;
 	l->go_fd = go[1];
 	l->err_fd = err[0];
-	l->tty = false;
-	/* Also here, so the group exists before launch_go hands it the terminal. */
-	l->pgid = setpgid(pid, pid) == 0 ? pid : 0;
+	/* Also here, so the group exists whichever side runs first. */
+	if (own_group)
+		l->pgid = setpgid(pid, pid) == 0 ? pid : 0;
 	return 0;
-}
-
-/* The first of stdin, stdout, stderr that is a terminal, or -1: `CMD < file` still runs on
- * the terminal of its output. */
-static int tty_fd(void)
-{
-	for (int fd = 0; fd <= 2; fd++)
-		if (isatty(fd))
-			return fd;
-	return -1;
-}
-
-/* tcsetpgrp(3) with SIGTTOU blocked: a background group may then take the terminal instead
- * of being stopped. Returns 0 or -1 (errno). */
-static int set_foreground(pid_t pgrp)
-{
-	sigset_t ttou, old;
-	int ret;
-
-	sigemptyset(&ttou);
-	sigaddset(&ttou, SIGTTOU);
-	sigprocmask(SIG_BLOCK, &ttou, &old);
-	ret = tcsetpgrp(tty_fd(), pgrp);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return ret;
-}
-
-/* Whether hwprof's group is the foreground group of its terminal and hwprof alone in it. In
- * a pipeline (`hwprof record -- CMD | less`) the other commands of the job share the group
- * and may read the terminal: handing it to the target would stop the pager until CMD ends,
- * so the target stays in the background of the job, and ^C reaches hwprof, which forwards
- * it. */
-static bool in_foreground(void)
-{
-	int fd = tty_fd();
-	struct stat st;
-
-	for (int i = 0; i <= 1; i++)
-		if (fstat(i, &st) == 0 && S_ISFIFO(st.st_mode))
-			return false;
-	return fd >= 0 && tcgetpgrp(fd) == getpgrp();
 }
 
 int launch_kill(const struct launch *l, int sig)
@@ -229,26 +204,34 @@ int launch_kill(const struct launch *l, int sig)
 	return ret < 0 ? -errno : 0;
 }
 
-void launch_reclaim_tty(struct launch *l)
+void launch_restore_tty(const struct launch *l, int wstatus)
 {
-	if (!l->tty)
+	sigset_t ttou, old;
+
+	if (!l->have_modes || !WIFSIGNALED(wstatus))
 		return;
-	l->tty = false;
-	if (tty_fd() >= 0 && tcgetpgrp(tty_fd()) == l->pgid)
-		set_foreground(getpgrp());
+	/* Blocked: should hwprof have been put in the background meanwhile, the modes are still
+	 * set rather than hwprof stopped. */
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	tcsetattr(STDIN_FILENO, TCSADRAIN, &l->modes);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-void launch_suspend(struct launch *l, int sig)
+void launch_die_like(int sig, int wstatus)
 {
-	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+	sigset_t one;
+
+	if (!WIFSIGNALED(wstatus) || (sig != SIGINT && sig != SIGTERM && sig != SIGHUP))
 		return;
-	launch_reclaim_tty(l);
-	/* SIGSTOP, not SIG: a SIGTSTP of an orphaned group would be discarded by the kernel. */
-	raise(SIGSTOP);
-	/* Continued: by `fg` when the terminal is ours again, by `bg` otherwise. */
-	if (l->pgid > 0 && in_foreground())
-		l->tty = set_foreground(l->pgid) == 0;
-	launch_kill(l, SIGCONT);
+	fflush(stdout);
+	fflush(stderr);
+	signal(sig, SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
 }
 
 int launch_go(struct launch *l)
@@ -256,8 +239,6 @@ int launch_go(struct launch *l)
 	ssize_t n;
 	int e = 0;
 
-	if (l->pgid > 0 && in_foreground())
-		l->tty = set_foreground(l->pgid) == 0;
 	do
 		n = write(l->go_fd, "g", 1);
 	while (n < 0 && errno == EINTR);
@@ -277,8 +258,6 @@ int launch_go(struct launch *l)
 out:
 	close(l->err_fd);
 	l->err_fd = -1;
-	if (e)
-		launch_reclaim_tty(l);
 	return e;
 }
 
@@ -289,7 +268,6 @@ void launch_abort(struct launch *l)
 	if (l->err_fd >= 0)
 		close(l->err_fd);
 	l->go_fd = l->err_fd = -1;
-	launch_reclaim_tty(l);
 	if (l->pid > 0) {
 		while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR)
 			;

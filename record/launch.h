@@ -11,13 +11,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <termios.h>
 
 struct launch {
 	pid_t pid;  /* the child, or -1 */
 	int go_fd;  /* write end of the handshake pipe: one byte releases the child */
 	int err_fd; /* read end of the exec-error pipe (the child's errno, 4 bytes) */
-	pid_t pgid; /* the child's own process group (its pid), or 0 when setpgid failed */
-	bool tty;   /* the terminal was handed to the child's group (tcsetpgrp) */
+	pid_t pgid; /* the child's own process group (its pid) when hwprof has no controlling
+		     * terminal; 0: the child shares hwprof's group (see launch_prepare) */
+	bool have_modes;       /* MODES holds the terminal's modes before the launch */
+	struct termios modes;  /* of stdin, when hwprof ran in its terminal's foreground */
 };
 
 /* Whether FILE can be executed as execvp(3) would find it: searched in $PATH when it has no
@@ -38,36 +41,35 @@ int launch_resolve(const char *file, char *out, size_t outlen);
 const char *launch_strerror(const char *file, int err, char *buf, size_t len);
 
 /* Forks a child that waits for launch_go() and then runs execvp(ARGV[0], ARGV). The child
- * restores the signal mask it inherited to an empty one and is put in a process group of its
- * own (setpgid, by both sides: whichever runs first), so that stopping the target reaches its
- * children too (launch_kill), as a shell does for a job. Returns 0 with L filled, or -errno
- * (pipe/fork failed). */
+ * restores the signal mask it inherited to an empty one. On a terminal the child stays in
+ * hwprof's process group, as perf's target does: the shell's job control (^C, ^Z, fg, a
+ * pipeline whose commands all read the terminal) then works on hwprof and the target as one
+ * job. Without a controlling terminal (a script, CI, a daemon) nobody else would end the
+ * target's children, so the child gets a group of its own (setpgid, by both sides) for
+ * launch_kill. Saves the terminal's modes when hwprof is in its foreground
+ * (launch_restore_tty). Returns 0 with L filled, or -errno (pipe/fork failed). */
 int launch_prepare(struct launch *l, char *const argv[]);
 
-/* Releases the child and waits for its exec. When hwprof is in the foreground of its
- * terminal (the first of stdin, stdout, stderr that is one), the terminal is first handed to
- * the child's group (tcsetpgrp(3)), so that ^C, ^Z and a full-screen target work as without
- * hwprof; launch_reclaim_tty() takes it back (launch_go itself when the exec failed).
- * Returns 0 when the exec succeeded, the positive errno of execvp when it failed (the child
+/* Releases the child and waits for its exec. Returns 0 when the exec succeeded, the positive errno of execvp when it failed (the child
  * then exits with 127; the caller still reaps it), or -errno when the handshake itself
  * failed. Closes both pipe ends. */
 int launch_go(struct launch *l);
 
-/* Sends SIG to the child's process group (to the child alone when it has none). Returns 0
- * or -errno of kill(2): -ESRCH when no process of the group is left. SIG 0 probes. */
+/* Sends SIG to the child's own process group, or to the child alone when it shares hwprof's
+ * (the caller then signals the descendants it knows). Returns 0 or -errno of kill(2): -ESRCH
+ * when nothing is left. SIG 0 probes. */
 int launch_kill(const struct launch *l, int sig);
 
-/* Takes the terminal back from the child's group when launch_go() handed it over and the
- * group still has it (a shell that took it meanwhile keeps it). SIGTTOU is blocked around
- * tcsetpgrp(3): hwprof is then a background group of the terminal. */
-void launch_reclaim_tty(struct launch *l);
+/* After the child ended with wait status WSTATUS: when a signal killed it, the terminal's
+ * modes saved at launch_prepare are set again (a full-screen target killed in raw mode leaves
+ * it so), as a job-control shell does for a job killed by a signal. */
+void launch_restore_tty(const struct launch *l, int wstatus);
 
-/* For a child found stopped by signal SIG (waitpid WUNTRACED): a job-control stop (SIGTSTP,
- * SIGTTIN, SIGTTOU) stops hwprof too, with the terminal given back, so the shell sees its job
- * stopped; when hwprof is continued (fg, bg) the terminal goes to the child's group again if
- * hwprof is in the foreground, and the group gets SIGCONT. Other stops (SIGSTOP from a
- * debugger, say) are left alone. */
-void launch_suspend(struct launch *l, int sig);
+/* For hwprof stopped by signal SIG (SIGINT, SIGTERM, SIGHUP) whose child then died by a
+ * signal (wait status WSTATUS): hwprof ends itself by SIG, as perf does, so that the shell
+ * sees a job killed by a signal (a script's loop stops at ^C; the exit status is 128+SIG).
+ * For after the caller's last output. Returns when it does not apply. */
+void launch_die_like(int sig, int wstatus);
 
 /* Ends a child that was never released (closing the handshake pipe makes it exit) and reaps
  * it. Accepts a launch whose pid is -1. */

@@ -548,6 +548,31 @@ static int exit_status_of(int wstatus)
 	return EXIT_FATAL;
 }
 
+/* Sends SIG to the target and what it started: its own group, or (sharing hwprof's group on
+ * a terminal) the launched process and the descendants the FORK records named. A stopped
+ * process (SIGSTOP) is continued so that it can take the signal. Returns whether any of them
+ * was still there. */
+static bool signal_target(struct recording *r, int sig)
+{
+	bool any = launch_kill(&r->target, sig) == 0;
+
+	if (sig && sig != SIGKILL)
+		launch_kill(&r->target, SIGCONT);
+	if (r->target.pgid > 0)
+		return any;
+	for (size_t i = 0; i < r->nforked; i++) {
+		if (!process_alive(r->forked[i]))
+			continue;
+		any = true;
+		if (sig) {
+			kill(r->forked[i], sig);
+			if (sig != SIGKILL)
+				kill(r->forked[i], SIGCONT);
+		}
+	}
+	return any;
+}
+
 /* Passes a stop signal on to the launched target: a terminal's ^C reached it too, so it gets
  * a moment to go by itself first; in the end SIGKILL. */
 static void stop_target(struct recording *r, uint64_t *stop_at, int *forwarded)
@@ -557,25 +582,22 @@ static void stop_target(struct recording *r, uint64_t *stop_at, int *forwarded)
 	if (!*stop_at)
 		*stop_at = t;
 	if (!*forwarded && t - *stop_at > 100000000ull) {
-		launch_kill(&r->target, got_stop);
+		signal_target(r, got_stop);
 		*forwarded = 1;
 	} else if (*forwarded == 1 && t - *stop_at > 3000000000ull) {
-		launch_kill(&r->target, SIGKILL);
+		signal_target(r, SIGKILL);
 		*forwarded = 2;
 	}
 }
 
 /* Reaps the launched target without blocking. Returns true when it has ended (*WSTATUS set).
- * A job-control stop of the target stops hwprof with it. */
+ * Stops of the target are left to the shell's job control (it shares hwprof's group on a
+ * terminal) or to whoever stopped it. */
 static bool reap_target(struct recording *r, int *wstatus)
 {
 	int st = 0;
-	pid_t w = waitpid(r->target.pid, &st, WNOHANG | WUNTRACED);
+	pid_t w = waitpid(r->target.pid, &st, WNOHANG);
 
-	if (w == r->target.pid && WIFSTOPPED(st)) {
-		launch_suspend(&r->target, WSTOPSIG(st));
-		return false;
-	}
 	if (w == r->target.pid) {
 		*wstatus = st;
 		return true;
@@ -630,7 +652,7 @@ static int record_loop(struct recording *r, const sigset_t *unblocked, int *wsta
 		/* Without a stop signal, what the target leaves running is not ours to end. After
 		 * the SIGKILL nothing of the group runs on: only zombies an init that does not reap
 		 * (a container's) may keep the group, and kill(2) still finds them. */
-		if (reaped && (!got_stop || forwarded == 2 || launch_kill(&r->target, 0) < 0))
+		if (reaped && (!got_stop || forwarded == 2 || !signal_target(r, 0)))
 			break;
 		if (got_stop)
 			stop_target(r, &stop_at, &forwarded);
@@ -777,7 +799,6 @@ static void record_cleanup(struct recording *r, bool failed)
 		launch_kill(&r->target, SIGKILL);
 		launch_abort(&r->target);
 	}
-	launch_reclaim_tty(&r->target);
 	free(r->forked);
 	if (r->writer)
 		hwprof_writer_close(r->writer, NULL);
@@ -1051,14 +1072,20 @@ int cmd_record(int argc, char **argv)
 	status = start(r);
 	if (status || record_loop(r, &unblocked, &wstatus) < 0)
 		goto out;
-	r->target.pid = -1;		/* reaped */
-	launch_reclaim_tty(&r->target); /* before the summary is printed */
+	r->target.pid = -1; /* reaped */
+	if (r->pidfd < 0)
+		launch_restore_tty(&r->target, wstatus); /* before the summary is printed */
 	if (finish(r, wstatus, t0) < 0) {
 		status = EXIT_FATAL;
 		goto out;
 	}
 	record_cleanup(r, false);
-	return r->pidfd >= 0 ? EXIT_OK : exit_status_of(wstatus);
+	if (r->pidfd >= 0)
+		return EXIT_OK;
+	/* Stopped by a signal: end as the target did, so that the shell sees the ^C. */
+	if (got_stop)
+		launch_die_like(got_stop, wstatus);
+	return exit_status_of(wstatus);
 out:
 	if (!status)
 		status = EXIT_FATAL;

@@ -547,10 +547,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Waits for the launched target to end; a job-control stop (^Z) stops hwprof with it
- * (launch_suspend). Returns its exit status (128+N when signal N ended it); sets *SIGINT_END
- * when SIGINT ended it: the terminal's ^C, which reaches the target's group and not hwprof
- * when the target holds the terminal, ends the repeats as it ends a shell's loop. */
+/* Waits for the launched target to end (stops are the shell's business: on a terminal the
+ * target shares hwprof's group). Returns its exit status (128+N when signal N ended it); sets
+ * *SIGINT_END when SIGINT ended it: the terminal's ^C ends the repeats as it ends a shell's
+ * loop. */
 static int wait_target(struct launch *l, bool *sigint_end)
 {
 	int status, ret = EXIT_FATAL;
@@ -559,14 +559,10 @@ static int wait_target(struct launch *l, bool *sigint_end)
 	if (stop_requested)
 		launch_kill(l, stop_signal);
 	for (;;) {
-		if (waitpid(l->pid, &status, WUNTRACED) < 0) {
+		if (waitpid(l->pid, &status, 0) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
-		}
-		if (WIFSTOPPED(status)) {
-			launch_suspend(l, WSTOPSIG(status));
-			continue;
 		}
 		if (WIFEXITED(status))
 			ret = WEXITSTATUS(status);
@@ -577,7 +573,8 @@ static int wait_target(struct launch *l, bool *sigint_end)
 	}
 	stop_target = 0;
 	l->pid = -1;
-	launch_reclaim_tty(l);
+	if (ret != EXIT_FATAL)
+		launch_restore_tty(l, status);
 	return ret;
 }
 

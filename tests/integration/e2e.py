@@ -123,7 +123,7 @@ def case_chase(d):
 
 
 def case_sigint(d):
-    """SIGINT to hwprof mid-run: the target is stopped, the file is complete, exit 128+2."""
+    """SIGINT to hwprof mid-run: the target is stopped, the file is complete, status 128+2."""
     out = os.path.join(d, "t.data")
     p = subprocess.Popen([HWPROF, "record", "-e", "cpu-clock", "-o", out, "--"] + PROG,
                          stderr=subprocess.PIPE, text=True)
@@ -133,7 +133,9 @@ def case_sigint(d):
     _, err = p.communicate(timeout=20)
     print(err, end="")
     check("sigint: hwprof stops promptly", time.monotonic() - t0 < 5, time.monotonic() - t0)
-    check("sigint: exit 130 (the target's 128+SIGINT)", p.returncode == 130, p.returncode)
+    # hwprof ends by the SIGINT it got once the target died of it (as perf does): 130 to a
+    # shell, -2 to Popen.
+    check("sigint: ended by SIGINT (130)", p.returncode in (130, -signal.SIGINT), p.returncode)
     check("sigint: summary printed", "samples" in err, err)
     doc, rerr = report(out)
     check("sigint: file complete (no truncation warning)", not doc["header"].get("partial")
