@@ -775,6 +775,14 @@ static void print_summary(const struct recording *r, const struct hwprof_file_tr
 		warning("no samples (PID %d was recorded for %.2f s; it may have been idle then, "
 			"else lower -c or raise -F)",
 			(int)r->opt.pid, secs);
+	else if (!r->samples && f->type == PERF_TYPE_SOFTWARE &&
+		 (f->config == PERF_COUNT_SW_CPU_CLOCK || f->config == PERF_COUNT_SW_TASK_CLOCK) &&
+		 cpu_secs < 0.01)
+		/* A clock event samples running code only: a higher rate cannot help a command
+		 * that sleeps. */
+		warning("no samples (the command ran %.2f s but used %.3f CPU-s: %s samples running "
+			"code only; record a run that computes, or count it with 'hwprof stat')",
+			secs, cpu_secs, f->name);
 	else if (!r->samples)
 		warning("no samples (the command ran %.2f s; lower -c or raise -F)", secs);
 	if (r->lost)

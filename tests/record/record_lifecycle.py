@@ -209,6 +209,11 @@ def test_no_samples(d):
           re.search(r"warning: no samples \(the command ran [0-9.]+ s; lower -c or raise -F\)",
                     err), err)
     clean("no samples", err)
+    # P5: a command that sleeps gives cpu-clock nothing to sample: a higher -F cannot help.
+    rc, err = record(d, ["-e", "cpu-clock", "-F", "100", "--", "/bin/sleep", "0.3"])
+    if "warning: no samples" in err:
+        check("no samples, idle command: says it used no CPU time",
+              "CPU" in err and "raise -F" not in err, err)
 
 
 def test_no_samples_attached(d):
