@@ -968,9 +968,10 @@ static int check_pid(pid_t pid)
 		return error("-p %d: %s", (int)pid, why);
 	if (t.kthread)
 		note("PID %d (%s) is a kernel thread: it runs no user space, so user-space counts "
-		     "read 0 (task-clock counts its CPU time; kernel work with :k needs root or "
-		     "CAP_PERFMON)",
-		     (int)pid, t.comm);
+		     "read 0 (task-clock counts its CPU time; %s)",
+		     (int)pid, t.comm,
+		     hwprof_kernel_countable() ? "count its kernel work with :k"
+					       : "kernel work with :k needs root or CAP_PERFMON");
 	return 0;
 }
 

@@ -254,6 +254,9 @@ else:
     out_text, err = p.communicate(timeout=20)
     check(p.returncode == 0, f"stat -p kernel thread: rc {p.returncode}: {err!r}")
     check(f"PID {kthread[0]} ({kthread[1]}) is a kernel thread" in err, f"stat -p kthread: {err!r}")
+    # P4: root is told how to count the kernel work, not that it needs root.
+    check("count its kernel work with :k" in err and "needs root" not in err,
+          f"stat -p kthread as root: {err!r}")
     check("task-clock" in out_text, out_text)
 
 # H F22/F31: context switches and migrations are kernel work. Where the kernel may be measured
