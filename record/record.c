@@ -954,14 +954,17 @@ static void block_signals(sigset_t *unblocked)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP); /* the terminal closed: stop as for SIGTERM, file complete */
 	sigaddset(&block, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &block, unblocked);
 	sigdelset(unblocked, SIGINT);
 	sigdelset(unblocked, SIGTERM);
+	sigdelset(unblocked, SIGHUP);
 	sigdelset(unblocked, SIGCHLD);
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
 }

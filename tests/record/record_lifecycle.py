@@ -123,6 +123,29 @@ def test_sigterm_ends_the_group(d):
         errf.close()
 
 
+def test_sighup_completes_the_file(d):
+    """A closed terminal (SIGHUP) stops the recording like SIGTERM: the file is complete."""
+    spin = own_spin(d, "hup")
+    data = os.path.join(d, "hup.data")
+    p = subprocess.Popen([HWPROF, "record", "-e", "page-faults", "-o", data, "--", spin],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: procs_of(spin), 5)
+        time.sleep(0.3)
+        p.send_signal(signal.SIGHUP)
+        _, err = p.communicate(timeout=10)
+        check("sighup: hwprof ends by SIGHUP", p.returncode in (-1, 129), (p.returncode, err))
+        r = subprocess.run([HWPROF, "report", "-i", data], capture_output=True, text=True,
+                           timeout=30)
+        check("sighup: the file is complete", r.returncode == 0 and "cut short" not in r.stderr,
+              (r.returncode, r.stderr))
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        kill_all(spin)
+
+
 def children_of(pid):
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
@@ -436,7 +459,7 @@ def test_sigstop_of_target(d):
 
 
 with tempfile.TemporaryDirectory() as d:
-    for t in (test_pipeline_target_reads_terminal, test_raw_terminal_restored,
+    for t in (test_sighup_completes_the_file, test_pipeline_target_reads_terminal, test_raw_terminal_restored,
               test_sigstop_of_target, test_attach_counts_every_thread, test_sigterm_ends_the_group, test_terminal, test_pipeline_keeps_terminal, test_no_samples,
               test_no_samples_attached,
               test_rate_per_cpu_second, test_cpu_clock_period, test_descendants_left):
