@@ -169,6 +169,55 @@ char *xstrdup(const char *s)
 	return p ? p : oom(strlen(s) + 1);
 }
 
+int cli_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static ssize_t output_write(void *cookie, const char *buf, size_t len)
+{
+	struct cli_output *o = cookie;
+	int e = cli_write_all(o->fd, buf, len);
+
+	if (!e)
+		return (ssize_t)len;
+	if (!o->err)
+		o->err = e;
+	return -1;
+}
+
+FILE *cli_output_open(struct cli_output *o, int fd)
+{
+	cookie_io_functions_t io = {.write = output_write};
+	FILE *f;
+
+	o->fd = fd;
+	o->err = 0;
+	f = fopencookie(o, "w", io);
+	if (!f)
+		oom(sizeof(*f));
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	return f;
+}
+
+int cli_output_close(FILE *f, struct cli_output *o)
+{
+	int failed = fclose(f) != 0;
+
+	return o->err ? o->err : failed ? EIO : 0;
+}
+
 bool cli_stdout_is_tty(void)
 {
 	return isatty(STDOUT_FILENO);

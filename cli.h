@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum {
 	EXIT_OK = 0,
@@ -69,6 +70,26 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+
+/* Writes LEN bytes of BUF to FD whole, over short writes and EINTR. Returns 0, or the errno
+ * of the write(2) that failed (EIO when one wrote nothing): the cause a full disk or a closed
+ * pipe should be reported with. */
+int cli_write_all(int fd, const void *buf, size_t len);
+
+/* Output whose failure is reported with its real cause: stdio says only that a write failed,
+ * and errno may have moved on by the time it says so. */
+struct cli_output {
+	int fd;	 /* written to, not closed */
+	int err; /* errno of the first write that failed, 0 */
+};
+
+/* A fully buffered stdio stream on FD that records the first failed write in O->err. Dies
+ * like the x* allocators when the stream cannot be made. Close it with cli_output_close(). */
+FILE *cli_output_open(struct cli_output *o, int fd);
+
+/* Flushes and closes F (not O->fd). Returns 0, or the errno of the first failed write (EIO
+ * when stdio failed without one). */
+int cli_output_close(FILE *f, struct cli_output *o);
 
 /* Whether stdout is a terminal; used to choose colours and the TUI. */
 bool cli_stdout_is_tty(void);

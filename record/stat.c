@@ -920,15 +920,7 @@ static int write_counts(const struct stat_opts *o, const char *text, size_t len)
 			return error("-o '%s': %s (check the directory and its permissions)",
 				     o->output, strerror(errno));
 	}
-	while (len && !e) {
-		ssize_t n = write(fd, text, len);
-		if (n < 0 && errno != EINTR)
-			e = errno;
-		else if (n > 0) {
-			text += n;
-			len -= (size_t)n;
-		}
-	}
+	e = cli_write_all(fd, text, len);
 	if (o->output && close(fd) < 0 && !e)
 		e = errno;
 	if (!e)

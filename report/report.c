@@ -91,43 +91,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* stdout through a stream that keeps the errno of the first write that failed: after it,
- * stdio reports only that something failed, and errno may have moved on. */
-struct sink {
-	int fd;
-	int err;
-};
-
-static ssize_t sink_write(void *cookie, const char *buf, size_t len)
-{
-	struct sink *s = cookie;
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(s->fd, buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!s->err)
-				s->err = n < 0 ? errno : EIO;
-			return done ? (ssize_t)done : -1;
-		}
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
-static FILE *output_open(struct sink *s)
-{
-	cookie_io_functions_t io = {.write = sink_write};
-	FILE *f = fopencookie(s, "w", io);
-
-	if (!f)
-		die("out of memory");
-	setvbuf(f, NULL, _IOFBF, 1 << 16);
-	return f;
-}
-
 static void push(const char ***v, size_t *n, const char *s)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
@@ -241,9 +204,9 @@ int cmd_report(int argc, char **argv)
 	struct profile_row *rows = NULL;
 	size_t nrows = 0, shown = 0;
 	char err[1024] = "";
-	struct sink sink = {.fd = STDOUT_FILENO};
+	struct cli_output sink;
 	FILE *out;
-	int nkeys, ret = EXIT_FATAL, r;
+	int nkeys, ret = EXIT_FATAL, r, r2;
 
 	parse_options(argc, argv, &o);
 	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
@@ -291,19 +254,18 @@ int cmd_report(int argc, char **argv)
 	    .inline_mode = o.inline_mode,
 	    .omitted = nrows - shown,
 	};
-	out = output_open(&sink);
+	out = cli_output_open(&sink, STDOUT_FILENO);
 	if (o.format == CLI_FORMAT_JSON)
 		r = output_json(out, p, rows, shown, &oo);
 	else if (o.format == CLI_FORMAT_CSV)
 		r = output_csv(out, p, rows, shown, &oo);
 	else
 		r = output_text(out, p, rows, shown, &oo);
-	if (fclose(out) != 0 && r == 0)
-		r = -EIO;
 	/* The first failed write's errno (ENOSPC, EPIPE), not what stdio says after it. */
-	if (r < 0 || sink.err) {
+	r2 = cli_output_close(out, &sink);
+	if (r < 0 || r2) {
 		error("writing the report: %s (check the output's disk or pipe)",
-		      strerror(sink.err ? sink.err : -r));
+		      strerror(r2 ? r2 : -r));
 		goto done;
 	}
 	ret = p->partial ? EXIT_PARTIAL : EXIT_OK;
