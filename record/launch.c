@@ -199,7 +199,10 @@ int launch_prepare(struct launch *l, char *const argv[])
 
 int launch_kill(const struct launch *l, int sig)
 {
-	int ret = l->pgid > 0 ? kill(-l->pgid, sig) : l->pid > 0 ? kill(l->pid, sig) : 0;
+	int ret = l->pgid > 0 ? kill(-l->pgid, sig) : l->pid > 0 ? kill(l->pid, sig) : -1;
+
+	if (ret < 0 && l->pgid <= 0 && l->pid <= 0)
+		return -ESRCH;
 
 	return ret < 0 ? -errno : 0;
 }

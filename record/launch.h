@@ -34,7 +34,7 @@ int launch_check(const char *file);
  * OUT may be NULL. Returns 0, an errno as launch_check, or ENAMETOOLONG when OUT is short. */
 int launch_resolve(const char *file, char *out, size_t outlen);
 
-/* One line for an exec failure of FILE with errno ERR (from launch_check or launch_go), for
+/* One line for an exec failure of FILE with the positive errno ERR (from launch_check or launch_go), for
  * record and stat alike: the cause and what to do, e.g. "./run.sh: bad interpreter
  * '/no/such/sh' (check the #! line)" when ENOENT comes from a missing interpreter, or
  * "adir: Is a directory (name a program, not a directory)". Written to BUF, returned. */

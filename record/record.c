@@ -317,7 +317,7 @@ static void note_clock_period(const struct recording *r)
 						      f->config == PERF_COUNT_SW_TASK_CLOCK)) {
 			note(
 			    "-c %lld: %s periods are in ns; the kernel's minimum is about 10000 ns "
-			    "(10 µs)",
+			    "(10 µs): give -c 10000 or more, or a rate with -F",
 			    r->opt.period, f->name);
 			return;
 		}
@@ -491,7 +491,8 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 		break;
 	case HWPROF_REC_FORK:
 	case HWPROF_REC_EXIT:
-		track_process(r, &rec);
+		if (r->pidfd < 0) /* -p: nothing of it is ours to end or to wait for */
+			track_process(r, &rec);
 		break;
 	case HWPROF_REC_MMAP:
 		if (!r->sampler.kernel_build_id || !rec.mmap.build_id_size)
@@ -561,7 +562,9 @@ static bool signal_target(struct recording *r, int sig)
 	if (r->target.pgid > 0)
 		return any;
 	for (size_t i = 0; i < r->nforked; i++) {
-		if (!process_alive(r->forked[i]))
+		/* Still in hwprof's group: a pid whose EXIT record was lost and which was
+		 * reused by an unrelated process must not be signalled. */
+		if (!process_alive(r->forked[i]) || getpgid(r->forked[i]) != getpgrp())
 			continue;
 		any = true;
 		if (sig) {
@@ -709,8 +712,9 @@ static void read_counts(struct recording *r, struct hwprof_file_trailer *t)
 		fc->running_ns = c[i].running_ns;
 		/* Stored as not counted, never as a 0 that says nothing; the file has no room
 		 * for the reason, so it is said here. */
-		if (!c[i].counted && hwprof_count_why_not(ev))
-			note("%s: not counted (%s)", ev->spec, hwprof_count_why_not(ev));
+		const char *why = c[i].counted ? NULL : hwprof_count_why_not(ev);
+		if (why)
+			note("%s: not counted (%s)", ev->spec, why);
 	}
 	free(c);
 }

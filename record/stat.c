@@ -609,7 +609,9 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 		}
 		e = launch_prepare(&l, o->argv);
 		if (e < 0)
-			return error("cannot start '%s': %s", o->argv[0], strerror(-e)),
+			return error("cannot start '%s': %s (too many processes or open files? "
+				     "check ulimit -u and -n)",
+				     o->argv[0], strerror(-e)),
 			       MEASURE_FAILED;
 	}
 	if (run_open(&r, o, o->pid > 0 ? o->pid : l.pid) < 0)

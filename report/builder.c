@@ -36,14 +36,12 @@ struct builder {
 	size_t ninputs;
 	uint64_t input_lost, input_throttles;
 	int input_event;	 /* index of the shown event in this input's header */
-	const struct hwprof_file_header *input_header;
 	uint32_t *input_map;	 /* this input's event i is p->header.events[input_map[i]] */
 	uint32_t input_nevents;
 	/* The event shown of every input, by name: --event, else the first input's first
 	 * sampling event (its event 0 when it has none). */
 	char shown[sizeof(((struct hwprof_file_event *)0)->name)];
 	bool shown_set, shown_sampling;
-	bool event_found; /* some input has the --event */
 	uint32_t nevent_samples; /* entries of p->event_samples */
 	struct filter pids, tids, comms, dso_filter;
 	struct comm_slot *comm_of;
@@ -54,26 +52,7 @@ struct builder {
 	bool more_comms, more_pids, more_tids; /* more than SEEN_MAX: the lists are cut */
 };
 
-static int add_warning(struct profile *p, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int add_warning(struct profile *p, const char *fmt, ...)
-{
-	char **v = realloc(p->warnings, (p->nwarnings + 1) * sizeof(*v));
-	va_list ap;
-	int ret;
-
-	if (!v)
-		return -ENOMEM;
-	p->warnings = v;
-	va_start(ap, fmt);
-	ret = vasprintf(&v[p->nwarnings], fmt, ap);
-	va_end(ap);
-	if (ret < 0)
-		return -ENOMEM;
-	p->nwarnings++;
-	return 0;
-}
+#define add_warning(p, ...) profile_push_line(&(p)->warnings, &(p)->nwarnings, __VA_ARGS__)
 
 int builder_new(struct builder **out, const struct profile_options *opt, char *err, size_t errlen)
 {
@@ -199,15 +178,12 @@ int builder_begin_input(struct builder *b, const char *name,
 		return -ENOMEM;
 	b->input = strpool_intern(p->strings, name);
 	b->input_lost = b->input_throttles = 0;
-	b->input_header = header;
 	b->input_event = pick_event(b, header);
 	if (b->input_event >= 0 && !b->shown_set) {
 		snprintf(b->shown, sizeof(b->shown), "%s", header->events[b->input_event].name);
 		b->shown_sampling = header->events[b->input_event].sampling;
 		b->shown_set = true;
 	}
-	if (b->input_event >= 0)
-		b->event_found = true;
 	if (!b->ninputs++) {
 		ret = copy_header(&p->header, header);
 		if (ret < 0)
@@ -431,7 +407,6 @@ int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trail
 	struct profile *p = b->p;
 	struct hwprof_file_trailer *t = &p->trailer;
 
-	b->input_header = NULL;
 	if (status != HWPROF_READ_OK) {
 		p->partial = true;
 		if (add_warning(p, "%s: %s", b->input, msg ? msg : "file cut short") < 0)
@@ -749,7 +724,7 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	p->nlocs = keep;
 	qsort(p->locs, p->nlocs, sizeof(*p->locs), by_period);
 	ret = check_filters(b, err, errlen);
-	if (ret == 0 && b->opt->event && !b->event_found) {
+	if (ret == 0 && b->opt->event && !b->shown_set) {
 		char names[512];
 		const char *v[SEEN_MAX];
 		size_t n = 0;
@@ -757,8 +732,8 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 			if (p->header.events[i].sampling)
 				v[n++] = p->header.events[i].name;
 		list_strs(names, sizeof(names), v, n);
-		snprintf(err, errlen, "--event '%s': no input sampled it (sampled: %s)",
-			 b->opt->event, n ? names : "none");
+		snprintf(err, errlen, "--event '%s': no input sampled it (sampled: %s%s; give one of "
+			 "those)", b->opt->event, n ? names : "none", n == SEEN_MAX ? ", ..." : "");
 		ret = -EINVAL;
 	}
 	if (ret < 0)

@@ -36,19 +36,23 @@ struct dwarf_index {
 	size_t ncus;
 	bool cus_built;
 	struct cu_functions *tab;	/* open addressing by CU offset */
-	size_t cap, n;
+	size_t cap, n;			/* slots in TAB (a power of two, or 0), CUs indexed */
 };
 
-/* Prepares X for MOD; nothing is read until the first lookup. */
+/* Prepares X for MOD, which must outlive X (the Dwfl owns it); nothing is read until the
+ * first lookup. */
 void dwarf_index_init(struct dwarf_index *x, Dwfl_Module *mod);
 
 /* The function frames at module address ADDR into FRAMES (room for MAX), innermost first:
  * inlined_subroutine DIEs, then the subprogram last. Sets *CU (NULL when no CU holds ADDR)
  * and *BIAS. Returns how many frames (0 when no function DIE holds ADDR). Only the CU of
- * ADDR is indexed, so a profile touching few CUs of a large library reads few. */
+ * ADDR is indexed, so a profile touching few CUs of a large library reads few. Out of memory
+ * gives 0 frames (the address then shows by symbol only). Not thread-safe: one thread per X
+ * (symbolization runs one job per DSO). */
 int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames, int max,
 		       Dwarf_Die **cu, Dwarf_Addr *bias);
 
+/* Frees what X indexed; not MOD. */
 void dwarf_index_release(struct dwarf_index *x);
 
 #endif

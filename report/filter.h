@@ -56,6 +56,7 @@ struct fn_query {
 
 /* Prepares Q for TEXT. Never fails (a name that does not demangle is kept as typed). */
 void fn_query_init(struct fn_query *q, const char *text);
+/* Frees what fn_query_init() allocated in Q (not Q itself). */
 void fn_query_release(struct fn_query *q);
 
 /* How Q matches the (demangled) function NAME. */

@@ -46,10 +46,9 @@ struct loader {
 	size_t nwarnings, nnotes;
 };
 
-static int push_line(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int push_line(char ***v, size_t *n, const char *fmt, ...)
+int profile_push_line(char ***v, size_t *n, const char *fmt, ...)
 {
-	char **nv = realloc(*v, (*n + 1) * sizeof(*v));
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
 	va_list ap;
 	int ret;
 
@@ -123,7 +122,7 @@ static int compare_inputs(struct loader *l, const char *path, const struct hwpro
 		o += (size_t)snprintf(what + o, sizeof(what) - o, "%scommand '%s' (first: '%s')",
 				      o ? ", " : "", cmd, l->first_cmd);
 	if (o)
-		ret = push_line(&l->notes, &l->nnotes,
+		ret = profile_push_line(&l->notes, &l->nnotes,
 				"%s was recorded differently from %s: %s; merged, the header "
 				"shows %s's recording",
 				path, l->first_path, what, l->first_path);
@@ -155,17 +154,17 @@ static int other_events_warning(struct loader *l, const char *path,
 		k++;
 	}
 	if (!name)
-		return push_line(&l->warnings, &l->nwarnings,
+		return profile_push_line(&l->warnings, &l->nwarnings,
 				 "%s: %s are not shown (one event at a time; --event NAME shows "
 				 "one)",
 				 path, list);
 	if (nother == 1)
-		return push_line(&l->warnings, &l->nwarnings,
+		return profile_push_line(&l->warnings, &l->nwarnings,
 				 "%s: %s are not shown (one event at a time: '%s' is shown; --event "
 				 "%s shows %s)",
 				 path, list, name, h->events[other].name,
 				 shown >= 0 ? "the other" : "them");
-	return push_line(&l->warnings, &l->nwarnings,
+	return profile_push_line(&l->warnings, &l->nwarnings,
 			 "%s: %s are not shown (one event at a time: '%s' is shown; --event "
 			 "NAME shows another)",
 			 path, list, name);
@@ -226,7 +225,7 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 		if (ret < 0)
 			return ret;
 		if (ret)
-			return push_line(&l->warnings, &l->nwarnings,
+			return profile_push_line(&l->warnings, &l->nwarnings,
 					 "%s: the same file as %s (given twice with -i): read once, "
 					 "not counted twice",
 					 path, first);
@@ -288,7 +287,7 @@ static int check_lost(struct loader *l, struct profile *p)
 	if (!p->lost || (double)p->lost * 100 <= LOST_PERCENT_WARN * (double)all)
 		return 0;
 	p->partial = true;
-	return push_line(&l->warnings, &l->nwarnings,
+	return profile_push_line(&l->warnings, &l->nwarnings,
 			 "%s%s%" PRIu64 " of %" PRIu64 " samples (%.1f %%) were lost while "
 			 "recording; shares may be biased (record with a larger -m or a larger "
 			 "-c / lower -F)",
@@ -406,8 +405,6 @@ static int filter_functions(struct profile *p, const char *list, size_t ninputs,
 	p->nlocs = keep;
 	ret = 0;
 out:
-	if (ret == -EINVAL && !err[0])
-		snprintf(err, errlen, "--function: no such function");
 	free(refs);
 	free(names);
 	free(pick);
@@ -421,7 +418,7 @@ static int note_partial_counts(struct loader *l, const struct profile *p)
 {
 	for (uint32_t i = 0; i < p->trailer.ncounts; i++)
 		if (profile_count_partial(p, i) &&
-		    push_line(&l->notes, &l->nnotes,
+		    profile_push_line(&l->notes, &l->nnotes,
 			      "%s counted in %" PRIu32 " of %" PRIu32 " inputs: its total and "
 			      "what derives from it are not shown (merge recordings made with the "
 			      "same counting events)",

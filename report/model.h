@@ -166,4 +166,9 @@ bool profile_count_partial(const struct profile *p, uint32_t i);
  * hwprof_metrics_derive(). Returns how many were written to OUT (room for MAX). */
 size_t profile_metrics(const struct profile *p, struct hwprof_metric *out, size_t max);
 
+/* Appends the printf-formatted line FMT to the array *V of *N malloc'd strings (warnings,
+ * notes); *V is realloc'd and owns the line. Returns 0 or -ENOMEM (*V and *N then unchanged
+ * in content). */
+int profile_push_line(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -81,8 +81,7 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 			 getenv("DEBUGINFOD_URLS") ? " and debuginfod" : "");
 	if (n < 2 || n > 20)
 		return;
-	for (int i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	dso_build_id_hex(id, (size_t)n, hex);
 	for (size_t i = 0; i <= ndirs; i++) {
 		const char *dir = i < ndirs ? dirs[i] : "/usr/lib/debug";
 		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
