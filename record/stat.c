@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "attach.h"
 #include "launch.h"
+#include "pmu.h"
+#include "sampler.h"
 #include "host.h"
 #include "textfmt.h"
 #include "hwprof/hwprof.h"
@@ -293,63 +295,20 @@ static const char *next_cpu_range(const char *p, long *a, long *b)
 	return *end == ',' ? end + 1 : end;
 }
 
-/* CPUs online, from sysfs ("0-3,6"). Returns the count, CPUS filled (caller frees). */
-static size_t online_cpus(int **cpus)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	char buf[4096] = "";
-	size_t n = 0, cap = 64;
-	const char *p;
-	long a, b;
-
-	*cpus = xmalloc(cap * sizeof(**cpus));
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	for (p = buf; (p = next_cpu_range(p, &a, &b));) {
-		for (long c = a; c <= b; c++) {
-			if (n == cap)
-				*cpus = xrealloc(*cpus, (cap *= 2) * sizeof(**cpus));
-			(*cpus)[n++] = (int)c;
-		}
-	}
-	if (!n) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-		for (long i = 0; i < (c > 0 ? c : 1); i++) {
-			if (n == cap)
-				*cpus = xrealloc(*cpus, (cap *= 2) * sizeof(**cpus));
-			(*cpus)[n++] = (int)i;
-		}
-	}
-	return n;
-}
-
-/* Whether the sysfs PMU of EV lists CPU in its cpumask (uncore PMUs count on one CPU per
- * socket; opening them on every CPU would count each socket many times). No cpumask: every
- * CPU. */
+/* Whether the sysfs PMU of EV covers CPU (pmu_cpus(): uncore PMUs count on one CPU per
+ * socket, opening them on every CPU would count each socket many times; a hybrid core PMU
+ * covers its own cores). A PMU that lists none covers every CPU. */
 static bool pmu_covers(const struct hwprof_event *ev, int cpu)
 {
-	char path[4096], buf[4096];
-	FILE *f;
-	bool yes = false;
+	char buf[4096];
+	long a, b;
 
-	if (ev->kind != HWPROF_EV_PMU || !ev->pmu[0])
+	if (ev->kind != HWPROF_EV_PMU || !ev->pmu[0] || pmu_cpus(ev->pmu, buf, sizeof(buf)) < 0)
 		return true;
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/cpumask", hwprof_sysfs_root(),
-		 ev->pmu);
-	f = fopen(path, "r");
-	if (!f)
-		return true;
-	if (fgets(buf, sizeof(buf), f)) {
-		long a, b;
-		for (const char *p = buf; (p = next_cpu_range(p, &a, &b));)
-			if (cpu >= a && cpu <= b)
-				yes = true;
-	}
-	fclose(f);
-	return yes;
+	for (const char *p = buf; (p = next_cpu_range(p, &a, &b));)
+		if (cpu >= a && cpu <= b)
+			return true;
+	return false;
 }
 
 static bool is_uncore(const struct hwprof_event *ev)
@@ -466,9 +425,10 @@ static int open_threads(struct stat_run *r, const struct stat_opts *o)
 static int run_open(struct stat_run *r, const struct stat_opts *o, pid_t target)
 {
 	if (o->system_wide) {
-		int *cpus, rc = 0;
-		size_t n = online_cpus(&cpus);
-		for (size_t i = 0; i < n && rc >= 0; i++)
+		int *cpus, rc = 0, n = sampler_online_cpus(&cpus);
+		if (n < 0)
+			die("out of memory");
+		for (int i = 0; i < n && rc >= 0; i++)
 			rc = open_one(r, o, -1, cpus[i], HWPROF_GROUP_START_DISABLED, false);
 		free(cpus);
 		return rc < 0 ? -1 : 0;
