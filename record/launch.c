@@ -115,6 +115,24 @@ int launch_resolve(const char *file, char *out, size_t outlen)
 	return err;
 }
 
+bool launch_is_program(const char *file, const char *path)
+{
+	char prog[PATH_MAX];
+	struct stat a, b;
+
+	return launch_resolve(file, prog, sizeof(prog)) == 0 && stat(prog, &a) == 0 &&
+	       stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int launch_exit_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 2; /* EXIT_FATAL of cli.h; the launcher does not depend on the CLI */
+}
+
 static _Noreturn void child(pid_t parent, int go_rd, int err_wr, bool own_group,
 			    char *const argv[])
 {

@@ -34,6 +34,15 @@ int launch_check(const char *file);
  * OUT may be NULL. Returns 0, an errno as launch_check, or ENAMETOOLONG when OUT is short. */
 int launch_resolve(const char *file, char *out, size_t outlen);
 
+/* Whether PATH names the very file (same device and inode) that FILE runs, FILE found as
+ * execvp(3) would: -o must not write over the program it measures. False when either is
+ * missing. */
+bool launch_is_program(const char *file, const char *path);
+
+/* A wait status as a shell's exit status: the exit code, 128+N for a death by signal N,
+ * EXIT_FATAL (2) for anything else. */
+int launch_exit_status(int wstatus);
+
 /* One line for an exec failure of FILE with the positive errno ERR (from launch_check or launch_go), for
  * record and stat alike: the cause and what to do, e.g. "./run.sh: bad interpreter
  * '/no/such/sh' (check the #! line)" when ENOENT comes from a missing interpreter, or

@@ -540,14 +540,6 @@ static int drain(struct recording *r, bool final)
 	return 0;
 }
 
-static int exit_status_of(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return EXIT_FATAL;
-}
 
 /* Sends SIG to the target and what it started: its own group, or (sharing hwprof's group on
  * a terminal) the launched process and the descendants the FORK records named. A stopped
@@ -845,17 +837,15 @@ static void record_cleanup(struct recording *r, bool failed)
 /* Without -p: checks the command and the output, then forks the target (waiting). */
 static int setup_launch(struct recording *r)
 {
-	char msg[PATH_MAX + 256], prog[PATH_MAX];
-	struct stat st_prog, st_out;
-	int ret = launch_resolve(r->argv[0], prog, sizeof(prog));
+	char msg[PATH_MAX + 256];
+	int ret = launch_check(r->argv[0]);
 
 	if (ret) {
 		error("%s", launch_strerror(r->argv[0], ret, msg, sizeof(msg)));
 		return 127;
 	}
 	/* prepare_output() would move the program aside and leave an empty file to exec. */
-	if (stat(prog, &st_prog) == 0 && stat(r->opt.output, &st_out) == 0 &&
-	    st_prog.st_dev == st_out.st_dev && st_prog.st_ino == st_out.st_ino) {
+	if (launch_is_program(r->argv[0], r->opt.output)) {
 		error("-o %s is the program being recorded (choose another file with -o)",
 		      r->opt.output);
 		return EXIT_USAGE;
@@ -1100,7 +1090,7 @@ int cmd_record(int argc, char **argv)
 	/* Stopped by a signal: end as the target did, so that the shell sees the ^C. */
 	if (got_stop)
 		launch_die_like(got_stop, wstatus);
-	return exit_status_of(wstatus);
+	return launch_exit_status(wstatus);
 out:
 	if (!status)
 		status = EXIT_FATAL;

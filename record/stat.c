@@ -514,27 +514,20 @@ static double now_s(void)
 static int wait_target(struct launch *l, bool *sigint_end)
 {
 	int status, ret = EXIT_FATAL;
+	pid_t w;
 
 	stop_target = l->pgid > 0 ? -l->pgid : l->pid;
 	if (stop_requested)
 		launch_kill(l, stop_signal);
-	for (;;) {
-		if (waitpid(l->pid, &status, 0) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (WIFEXITED(status))
-			ret = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status))
-			ret = 128 + WTERMSIG(status);
+	while ((w = waitpid(l->pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (w == l->pid) {
+		ret = launch_exit_status(status);
 		*sigint_end = WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
-		break;
+		launch_restore_tty(l, status);
 	}
 	stop_target = 0;
 	l->pid = -1;
-	if (ret != EXIT_FATAL)
-		launch_restore_tty(l, status);
 	return ret;
 }
 
@@ -929,16 +922,6 @@ static int check_pid(pid_t pid)
 	return 0;
 }
 
-/* Whether OUTPUT is the file the command FILE would run: -o writes over it after the run. */
-static bool same_file_as_program(const char *file, const char *output)
-{
-	char prog[PATH_MAX];
-	struct stat a, b;
-
-	return launch_resolve(file, prog, sizeof(prog)) == 0 && stat(prog, &a) == 0 &&
-	       stat(output, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = {
@@ -968,7 +951,7 @@ int cmd_stat(int argc, char **argv)
 		       EXIT_FATAL;
 	if (o.pid > 0 && check_pid(o.pid) < 0)
 		return EXIT_FATAL;
-	if (o.argv && o.output && same_file_as_program(o.argv[0], o.output))
+	if (o.argv && o.output && launch_is_program(o.argv[0], o.output))
 		return error("-o %s is the program being counted (choose another file with -o)",
 			     o.output),
 		       EXIT_USAGE;

@@ -165,7 +165,15 @@ int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames
 	Dwarf_Addr pc;
 	int n = 0;
 
-	*cu = dwfl_module_addrdie(x->mod, addr, bias);
+	/* Once the CU table was needed (no .debug_aranges), it answers first: asking libdw
+	 * again would fail the same way for every address. */
+	c = x->cus_built ? find(x->cus, x->ncus, addr) : NULL;
+	if (c) {
+		*cu = (Dwarf_Die *)&c->cu;
+		*bias = c->bias;
+	} else {
+		*cu = dwfl_module_addrdie(x->mod, addr, bias);
+	}
 	if (!*cu) {
 		if (!x->cus_built)
 			build_cus(x);
