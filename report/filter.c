@@ -311,10 +311,16 @@ int fn_pick(const struct fn_query *q, const char *const *names, size_t n, bool *
 	int picked = 0;
 	bool several = false;
 
+	/* Each name is matched once (demangling and base names are not cheap). */
+	unsigned char *level = malloc(n ? n : 1);
+
+	if (!level)
+		return -ENOMEM;
 	if (len)
 		cands[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		enum fn_match m = fn_query_match(q, names[i]);
+		level[i] = (unsigned char)m;
 		pick[i] = m != FN_MATCH_NONE;
 		if (m > best)
 			best = m;
@@ -322,7 +328,7 @@ int fn_pick(const struct fn_query *q, const char *const *names, size_t n, bool *
 	for (size_t i = 0; i < n; i++) {
 		if (!pick[i])
 			continue;
-		if (fn_query_match(q, names[i]) != best) {
+		if (level[i] != best) {
 			pick[i] = false;
 			continue;
 		}
@@ -338,8 +344,10 @@ int fn_pick(const struct fn_query *q, const char *const *names, size_t n, bool *
 			several = true;
 		}
 	}
-	if (!several)
+	if (!several) {
+		free(level);
 		return picked;
+	}
 	for (size_t i = 0; i < n; i++) {
 		bool dup = false;
 		size_t l;
@@ -348,12 +356,13 @@ int fn_pick(const struct fn_query *q, const char *const *names, size_t n, bool *
 		pick[i] = false;
 		l = clone_len(names[i], strlen(names[i]));
 		for (size_t k = 0; k < i && !dup; k++)
-			dup = names[k] && fn_query_match(q, names[k]) == FN_MATCH_BASE &&
+			dup = names[k] && level[k] == best &&
 			      clone_len(names[k], strlen(names[k])) == l &&
 			      !memcmp(names[k], names[i], l);
 		if (!dup && o < len)
 			o += (size_t)snprintf(cands + o, len - o, "%s%.*s", o ? "; " : "", (int)l,
 					      names[i]);
 	}
+	free(level);
 	return -EINVAL;
 }

@@ -69,8 +69,8 @@ const char *fn_base_name(const char *name, char *buf, size_t len);
 /* Which of the function names NAMES[0..N) Q means: every FULL match; failing those, the BASE
  * matches when they are all one function. Sets PICK[i] (N entries) and returns the number
  * picked (0: none). When several different functions match by base name only, picks nothing,
- * writes them to CANDS ("a; b; c", LEN bytes) and returns -EINVAL. Duplicates in NAMES are
- * allowed (one function in several DSOs). */
+ * writes them to CANDS ("a; b; c", LEN bytes) and returns -EINVAL; -ENOMEM when out of
+ * memory. Duplicates in NAMES are allowed (one function in several DSOs). */
 int fn_pick(const struct fn_query *q, const char *const *names, size_t n, bool *pick,
 	    char *cands, size_t len);
 

@@ -366,6 +366,10 @@ static int filter_functions(struct profile *p, const char *list, size_t ninputs,
 		fn_query_init(&q, f.v[v]);
 		got = fn_pick(&q, names, n, pick, cands, sizeof(cands));
 		fn_query_release(&q);
+		if (got == -ENOMEM) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		if (got == -EINVAL) {
 			snprintf(err, errlen,
 				 "--function '%s': several functions have that name (%s; give "
