@@ -107,7 +107,8 @@ try:
 
         if MODE == "keys":
             start("a", 80, 24, command(data, "a"))
-            s = wait_for("a", r"^event: page-faults")
+            # The status line is drawn last: before it, the pane may be half drawn.
+            s = wait_for("a", r"hot \d+/\d+")
             lines = s.split("\n")
             check("first screen: the header", re.search(r"^event: page-faults", s, re.M), s)
             check("first screen: samples and lost", re.search(r"^samples: [\d,]+  lost: 0", s,
