@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -133,6 +134,21 @@ int launch_exit_status(int wstatus)
 	return 2; /* EXIT_FATAL of cli.h; the launcher does not depend on the CLI */
 }
 
+/* The limit hwprof started with, once launch_raise_fd_limit changed it. */
+static struct rlimit fd_limit_at_start;
+static bool fd_limit_raised;
+
+void launch_raise_fd_limit(void)
+{
+	struct rlimit lim;
+
+	if (fd_limit_raised || getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur >= lim.rlim_max)
+		return;
+	fd_limit_at_start = lim;
+	lim.rlim_cur = lim.rlim_max;
+	fd_limit_raised = setrlimit(RLIMIT_NOFILE, &lim) == 0;
+}
+
 static _Noreturn void child(pid_t parent, int go_rd, int err_wr, bool own_group,
 			    char *const argv[])
 {
@@ -149,6 +165,8 @@ static _Noreturn void child(pid_t parent, int go_rd, int err_wr, bool own_group,
 		setpgid(0, 0);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (fd_limit_raised)
+		setrlimit(RLIMIT_NOFILE, &fd_limit_at_start);
 	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
 		;
 	close(go_rd);

@@ -324,6 +324,28 @@ static void note_clock_period(const struct recording *r)
 	}
 }
 
+/* A counting group of thread PIDS[I] of -p did not open (-ERR): closes every group opened, so
+ * that no total short of some threads is written. Fatal for a --count the user gave. */
+static int counting_threads_failed(struct recording *r, const char *spec, size_t i, int err)
+{
+	const char *way = err == -EMFILE ? " (raise 'ulimit -n': each thread needs a file "
+					   "descriptor per counted event)"
+					 : "";
+
+	for (size_t g = 0; g < r->nthread_groups; g++)
+		hwprof_group_close(r->thread_groups[g]);
+	r->nthread_groups = 0;
+	hwprof_group_close(r->group);
+	r->group = NULL;
+	if (r->opt.count)
+		return error("--count %s: thread %d of -p %d: %s%s", spec, (int)r->pids[i],
+			     (int)r->pids[0], strerror(-err), way);
+	warning("counting group %s not opened for thread %d of -p %d: %s; recording samples "
+		"only%s",
+		spec, (int)r->pids[i], (int)r->pids[0], strerror(-err), way);
+	return 0;
+}
+
 /* Opens the counting group beside the samples. The default set is best effort; a set the
  * user asked for must open. */
 static int open_counting(struct recording *r)
@@ -351,7 +373,8 @@ static int open_counting(struct recording *r)
 	}
 	/* With -p, inherit reaches only the threads a counted thread creates from now on: the
 	 * threads that already exist get a group each, summed when read. A thread that ended
-	 * in between (ESRCH) has nothing to count. */
+	 * in between (ESRCH) has nothing to count; any other failure would leave totals short
+	 * of some threads' work, so the file gets no counted totals at all. */
 	r->thread_groups = xcalloc(r->npids, sizeof(*r->thread_groups));
 	for (size_t i = 1; r->pidfd >= 0 && i < r->npids; i++) {
 		struct hwprof_group *g;
@@ -360,9 +383,7 @@ static int open_counting(struct recording *r)
 		if (ret == 0)
 			r->thread_groups[r->nthread_groups++] = g;
 		else if (ret != -ESRCH)
-			warning("counting thread %d of -p %d: %s (its work is not in the counted "
-				"totals)",
-				(int)r->pids[i], (int)r->pids[0], strerror(-ret));
+			return counting_threads_failed(r, spec, i, ret);
 	}
 	return 0;
 }
@@ -1046,6 +1067,7 @@ int cmd_record(int argc, char **argv)
 		parse_events(r->opt.event, &r->events);
 	if (r->opt.count)
 		parse_events(r->opt.count, &r->counts);
+	launch_raise_fd_limit();
 	status = r->opt.pid ? setup_attach(r) : setup_launch(r);
 	if (status)
 		goto out;

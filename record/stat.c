@@ -15,9 +15,9 @@
 #include "hwprof/hwprof.h"
 #include "hwprof/metrics.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -396,27 +396,17 @@ static int open_one(struct stat_run *r, const struct stat_opts *o, pid_t pid, in
  * skipped. */
 static int open_threads(struct stat_run *r, const struct stat_opts *o)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int rc = 0;
+	pid_t *tids = NULL;
+	int n = attach_threads(o->pid, &tids), rc = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)o->pid);
-	dir = opendir(path);
-	if (!dir)
-		return open_one(r, o, o->pid, -1,
-				HWPROF_GROUP_INHERIT | HWPROF_GROUP_START_DISABLED, false) < 0
-			   ? -1
-			   : 0;
-	while (rc >= 0 && (d = readdir(dir))) {
-		char *end;
-		long tid = strtol(d->d_name, &end, 10);
-		if (*end || tid <= 0)
-			continue;
-		rc = open_one(r, o, (pid_t)tid, -1,
+	if (n == -ENOMEM)
+		die("out of memory");
+	if (n < 0)
+		return open_error(o, n);
+	for (int i = 0; i < n && rc >= 0; i++)
+		rc = open_one(r, o, tids[i], -1,
 			      HWPROF_GROUP_INHERIT | HWPROF_GROUP_START_DISABLED, true);
-	}
-	closedir(dir);
+	free(tids);
 	if (rc >= 0 && !r->ngroups)
 		rc = open_error(o, -ESRCH);
 	return rc < 0 ? -1 : 0;
@@ -945,6 +935,7 @@ int cmd_stat(int argc, char **argv)
 	FILE *out;
 
 	parse_args(argc, argv, &o);
+	launch_raise_fd_limit();
 	rd.asked = o.runs;
 	if (o.pid > 0 && kill(o.pid, 0) < 0 && errno == ESRCH)
 		return error("-p %d: no such process (check the PID with 'ps')", (int)o.pid),

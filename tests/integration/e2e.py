@@ -204,6 +204,66 @@ def case_attach(d):
           top)
 
 
+def case_attach_threads(d):
+    """-p of a process whose N threads all exist before the attach, each faulting P pages
+    afterwards: every fault is sampled on the marked line and counted in the totals, also
+    under a soft 'ulimit -n' of 64 (record raises it to the hard limit, as the fds need). With
+    a hard limit too small for the counting groups: one warning naming 'ulimit -n', samples
+    only, no counted total short of some threads. A launched target keeps the soft limit it
+    was given."""
+    import resource
+    nthreads, pages = int(PROG[1]), int(PROG[2])
+    line = hot_line("manythreads.c", "thread_fault")
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    for name, limit in (("soft 64", (64, hard)), ("hard 400", (400, 400))):
+        out = os.path.join(d, "t.data")
+        target = subprocess.Popen(PROG)
+        try:
+            deadline = time.monotonic() + 10
+            while (len(os.listdir("/proc/%d/task" % target.pid)) < nthreads + 1 and
+                   time.monotonic() < deadline):
+                time.sleep(0.05)
+            p = subprocess.Popen([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", out,
+                                  "-p", str(target.pid)], stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=lambda: resource.setrlimit(
+                                     resource.RLIMIT_NOFILE, limit))
+            time.sleep(1.0)
+            target.send_signal(signal.SIGUSR1)
+            _, err = p.communicate(timeout=30)
+            print(err, end="")
+        finally:
+            if target.poll() is None:
+                target.kill()
+            target.wait()
+        check("attach threads %s: record exit 0" % name, p.returncode == 0, p.returncode)
+        check("attach threads %s: target exit 0" % name, target.returncode == 0,
+              target.returncode)
+        warnings = [l for l in err.splitlines() if "warning" in l]
+        doc, _ = report(out)
+        at = samples_at(doc["rows"], "manythreads.c", line)
+        check("attach threads %s: every fault sampled on the line" % name,
+              at == nthreads * pages, (at, nthreads * pages))
+        counts = {c["event"]: c for c in doc["header"].get("counts", [])}
+        if name == "soft 64":
+            check("attach threads soft 64: no warning", not warnings, warnings)
+            pf = counts.get("page-faults", {}).get("value")
+            check("attach threads soft 64: counted page-faults hold every thread's faults",
+                  pf is not None and pf >= nthreads * pages, (pf, counts))
+        else:
+            check("attach threads hard 400: one warning naming ulimit -n",
+                  len(warnings) == 1 and "ulimit -n" in warnings[0], warnings)
+            check("attach threads hard 400: no counted totals", not counts, counts)
+    limit_file = os.path.join(d, "limit")
+    p = subprocess.run([HWPROF, "record", "-e", "page-faults", "-o", os.path.join(d, "l.data"),
+                        "--", "sh", "-c", "ulimit -n > " + limit_file], capture_output=True,
+                       text=True, preexec_fn=lambda: resource.setrlimit(
+                           resource.RLIMIT_NOFILE, (64, hard)))
+    with open(limit_file) as f:
+        got = f.read().strip()
+    check("launched target keeps its soft ulimit -n", p.returncode == 0 and got == "64",
+          (p.returncode, got, p.stderr))
+
+
 def case_pmu_default(d):
     """On a host with a hardware PMU: the default event is a miss event, sampled precisely
     where the host allows; requested and obtained precise_ip are in the header. Skipped (exit
