@@ -98,44 +98,19 @@ void ann_model_free(struct ann_model *m)
 	free(m);
 }
 
-/* NAME without its argument list: length of "ns::f" in "ns::f(int) const". Operator names
- * ("operator()") keep their first parenthesis pair. */
-static size_t bare_len(const char *name)
+/* The last "::" part of a base name: "ns::Box::work" -> "work". */
+static const char *last_part(const char *base)
 {
-	const char *par = strchr(name, '(');
+	const char *last = base;
 
-	if (par && par - name >= 8 && !strncmp(par - 8, "operator", 8) && par[1] == ')')
-		par = strchr(par + 2, '(');
-	return par && par > name ? (size_t)(par - name) : strlen(name);
-}
-
-/* Length of NAME's first N bytes without a compiler clone suffix: "f.constprop.0", "f.isra.0",
- * "f.part.1", "f.cold" are copies of f made by the optimiser. */
-static size_t unclone_len(const char *name, size_t n)
-{
-	const char *dot = memchr(name, '.', n);
-
-	return dot && dot > name ? (size_t)(dot - name) : n;
-}
-
-/* Start of the last "::" component within the first N bytes of NAME. */
-static const char *last_component(const char *name, size_t n)
-{
-	const char *last = name;
-
-	for (size_t i = 0; i + 1 < n; i++)
-		if (name[i] == ':' && name[i + 1] == ':')
-			last = name + i + 2;
+	for (const char *s = base; (s = strstr(s, "::")); s += 2)
+		last = s + 2;
 	return last;
 }
 
-const char *ann_name_ident(const char *name, size_t *len)
+const char *ann_name_ident(const char *name, char *buf, size_t len)
 {
-	size_t n = bare_len(name);
-	const char *ident = last_component(name, n);
-
-	*len = unclone_len(ident, (size_t)(name + n - ident));
-	return ident;
+	return last_part(fn_base_name(name, buf, len));
 }
 
 long ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max,
@@ -173,12 +148,16 @@ size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *ou
 		return 0;
 	score = xmalloc(max * sizeof(*score));
 	for (size_t i = 0; i < m->nfuncs; i++) {
-		const char *fn = m->funcs[i].name;
-		size_t n = bare_len(fn), d, d2, pos;
-		const char *last = last_component(fn, n);
+		const char *fn = m->funcs[i].name, *last;
+		char base[1024];
+		size_t d, d2, pos;
 
-		d = hwprof_edit_distance_n(fn, n, name, strlen(name));
-		d2 = hwprof_edit_distance_n(last, (size_t)(fn + n - last), name, strlen(name));
+		/* Scored on the base name: a return type or parameter list is no part of what
+		 * the user would type. */
+		fn_base_name(fn, base, sizeof(base));
+		last = last_part(base);
+		d = hwprof_edit_distance_n(base, strlen(base), name, strlen(name));
+		d2 = hwprof_edit_distance_n(last, strlen(last), name, strlen(name));
 		d = d2 < d ? d2 : d;
 		if (strcasestr(fn, name))
 			d = 0;

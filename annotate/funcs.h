@@ -56,9 +56,10 @@ long ann_model_find(const struct ann_model *m, const char *name, size_t *out, si
 size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *out, size_t max);
 
 /* The identifier in a function name, as it appears where the function is defined: the last
- * "::" part, without argument list or compiler clone suffix ("ns::f(int)" -> "f",
- * "touch_pages.constprop.0" -> "touch_pages"). Returns a pointer into NAME and sets *LEN. */
-const char *ann_name_ident(const char *name, size_t *len);
+ * "::" part of fn_base_name() ("long ns::Box<int>::f(int) const" -> "f",
+ * "touch_pages.constprop.0" -> "touch_pages"). Written to BUF (LEN bytes, truncated to fit);
+ * returns a pointer into BUF. */
+const char *ann_name_ident(const char *name, char *buf, size_t len);
 
 /* Whether TEXT contains PATTERN: case-insensitive unless PATTERN has an upper-case letter. */
 bool ann_text_matches(const char *text, const char *pattern);

@@ -196,8 +196,9 @@ static bool defines(const char *text, const char *ident, size_t n)
  * type on the line above ("static int\nf(void)") is included. */
 static int find_start(const struct source_file *f, const char *name, int first)
 {
-	size_t len;
-	const char *ident = ann_name_ident(name, &len);
+	char buf[1024];
+	const char *ident = ann_name_ident(name, buf, sizeof(buf));
+	size_t len = strlen(ident);
 
 	for (int l = first; l >= 1 && l > first - 400; l--) {
 		if (!defines(f->lines[l - 1], ident, len))

@@ -222,6 +222,21 @@ Test(lines, find_by_name_and_closest_names)
 	ann_model_free(mm);
 }
 
+Test(lines, identifier_where_the_function_is_defined)
+{
+	char buf[256];
+
+	cr_assert_str_eq(ann_name_ident("long ns::Box<int>::work(int) const", buf, sizeof(buf)),
+			 "work");
+	cr_assert_str_eq(ann_name_ident("touch_pages.constprop.0", buf, sizeof(buf)),
+			 "touch_pages");
+	/* A template argument with its own "::" is no part of the identifier. */
+	cr_assert_str_eq(
+	    ann_name_ident("void ns::put<std::string>(std::string const&)", buf, sizeof(buf)),
+	    "put");
+	cr_assert_str_eq(ann_name_ident("main", buf, sizeof(buf)), "main");
+}
+
 Test(lines, heat_levels)
 {
 	cr_assert_eq(ann_heat_of(0), ANN_HEAT_NONE);
