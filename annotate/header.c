@@ -4,27 +4,13 @@
 #include "cli.h"
 #include "hwprof/metrics.h"
 #include "output.h"
+#include "textfmt.h"
 
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-char *ann_group_digits(unsigned long long n, char *buf, size_t len)
-{
-	char digits[32];
-	int nd = snprintf(digits, sizeof(digits), "%llu", n);
-	size_t o = 0;
-
-	for (int i = 0; i < nd && o + 1 < len; i++) {
-		if (i && (nd - i) % 3 == 0 && o + 2 < len)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
 
 int ann_digits(unsigned long long n)
 {
@@ -35,18 +21,6 @@ int ann_digits(unsigned long long n)
 		d++;
 	}
 	return d;
-}
-
-double ann_count_scaled(const struct hwprof_file_count *c)
-{
-	double v;
-
-	if (!c->counted || !c->running_ns)
-		return 0;
-	v = (double)c->value;
-	if (c->running_ns < c->enabled_ns)
-		v *= (double)c->enabled_ns / (double)c->running_ns;
-	return c->scale > 0 ? v * c->scale : v;
 }
 
 /* Builds one topic ("counted: a  b  c") as items, wrapping at the width with an indent. */
@@ -192,7 +166,7 @@ static void samples_topic(struct topic *t, const struct profile *p)
 	char num[32];
 
 	topic_begin(t, "samples: ");
-	topic_add(t, false, "%s", ann_group_digits(p->samples, num, sizeof(num)));
+	topic_add(t, false, "%s", hwprof_group_digits(p->samples, num, sizeof(num)));
 	if (!p->have_trailer) {
 		topic_add(t, true, "lost: unknown (the file has no trailer)");
 	} else {
@@ -200,7 +174,7 @@ static void samples_topic(struct topic *t, const struct profile *p)
 
 		if (tr->lost)
 			topic_add(t, true, "lost: %s (%.1f%%)",
-				  ann_group_digits(tr->lost, num, sizeof(num)),
+				  hwprof_group_digits(tr->lost, num, sizeof(num)),
 				  all ? 100.0 * (double)tr->lost / (double)all : 0.0);
 		else
 			topic_add(t, false, "lost: 0");
@@ -229,7 +203,6 @@ static void samples_topic(struct topic *t, const struct profile *p)
 static void counted_topic(struct topic *t, const struct profile *p)
 {
 	const struct hwprof_file_trailer *tr = &p->trailer;
-	struct hwprof_metric_input *in;
 	struct hwprof_metric metrics[32];
 	size_t nmetrics;
 	double worst = 1.0;
@@ -245,26 +218,22 @@ static void counted_topic(struct topic *t, const struct profile *p)
 		topic_add(t, false, "none (recorded without a counting group)");
 		return;
 	}
-	in = xcalloc(tr->ncounts, sizeof(*in));
 	for (uint32_t i = 0; i < tr->ncounts; i++) {
 		const struct hwprof_file_count *c = &tr->counts[i];
-		double v = ann_count_scaled(c);
+		double v = profile_count_scaled(c);
 
-		in[i] = (struct hwprof_metric_input){
-		    .event = c->event, .value = v, .counted = c->counted && c->running_ns};
 		if (profile_count_partial(p, i)) {
 			/* Merged inputs, some without it: a sum over part of the run. */
-			in[i].counted = false;
 			topic_add(t, true, "%s counted in %u of %u inputs (no total)", c->event,
 				  p->count_inputs[i], p->ninputs);
 			continue;
 		}
-		if (!in[i].counted) {
+		if (!c->counted || !c->running_ns) {
 			topic_add(t, true, "%s not counted", c->event);
 			continue;
 		}
 		topic_add(t, false, "%s %s%s%s", c->event,
-			  ann_group_digits((unsigned long long)(v + 0.5), num, sizeof(num)),
+			  hwprof_group_digits((unsigned long long)(v + 0.5), num, sizeof(num)),
 			  c->unit[0] ? " " : "", c->unit);
 		if (c->enabled_ns && (double)c->running_ns / (double)c->enabled_ns < worst) {
 			worst = (double)c->running_ns / (double)c->enabled_ns;
@@ -276,9 +245,7 @@ static void counted_topic(struct topic *t, const struct profile *p)
 		topic_add(t, false, "multiplexing: lowest %s ran %.0f%%", worst_event, 100 * worst);
 	else if (!worst_event)
 		topic_add(t, false, "multiplexing: none");
-	nmetrics =
-	    hwprof_metrics_derive(in, tr->ncounts, metrics, sizeof(metrics) / sizeof(metrics[0]));
-	free(in);
+	nmetrics = profile_metrics(p, metrics, sizeof(metrics) / sizeof(metrics[0]));
 	if (nmetrics) {
 		topic_begin(t, "metrics: ");
 		for (size_t i = 0; i < nmetrics; i++) {

@@ -33,13 +33,6 @@ void ann_header_build(struct ann_header *h, const struct profile *p, int width);
 /* Frees H's lines and empties it. */
 void ann_header_release(struct ann_header *h);
 
-/* The multiplexing-scaled value of C: value * time_enabled / time_running * scale (events);
- * 0 when C was not counted or never ran. */
-double ann_count_scaled(const struct hwprof_file_count *c);
-
-/* Writes N with thousands separators ("1,234,567") into BUF (LEN bytes); returns BUF. */
-char *ann_group_digits(unsigned long long n, char *buf, size_t len);
-
 /* How many decimal digits N has (1 for 0): the width of a samples or line-number column. */
 int ann_digits(unsigned long long n);
 

@@ -1,5 +1,6 @@
 /* stdio.c - annotate as plain text (--stdio): the header, then function after function. */
 #include "header.h"
+#include "textfmt.h"
 #include "views.h"
 
 #include "cli.h"
@@ -54,7 +55,7 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 	lw = lw < 4 ? 4 : lw;
 	fprintf(out, "\n== %s  [%s]  %.2f%% of all samples (%s sample%s", fn->name,
 		slash ? slash + 1 : fn->dso, 100 * fn->share,
-		ann_group_digits(fn->samples, num, sizeof(num)), fn->samples == 1 ? "" : "s");
+		hwprof_group_digits(fn->samples, num, sizeof(num)), fn->samples == 1 ? "" : "s");
 	if (fn->ninlined)
 		fprintf(out, ", %zu inlined function%s", fn->ninlined, fn->ninlined > 1 ? "s" : "");
 	fprintf(out, ") ==\n");

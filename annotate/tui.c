@@ -10,6 +10,7 @@
  * which is what die() calls.
  */
 #include "header.h"
+#include "textfmt.h"
 #include "views.h"
 
 #include <curses.h>
@@ -301,7 +302,7 @@ static void source_draw(struct tui *t)
 	draw_header(t);
 	snprintf(title, sizeof(title), "%s [%s]  %.1f%% of all samples, %s sample%s%s", fn->name,
 		 slash ? slash + 1 : fn->dso, 100 * fn->share,
-		 ann_group_digits(fn->samples, num, sizeof(num)), fn->samples == 1 ? "" : "s",
+		 hwprof_group_digits(fn->samples, num, sizeof(num)), fn->samples == 1 ? "" : "s",
 		 fn->ninlined ? ", with inlined code" : "");
 	attron(A_BOLD | A_UNDERLINE);
 	mvhline(y0, 0, ' ', t->cols);

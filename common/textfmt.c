@@ -72,3 +72,18 @@ void hwprof_csv_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+char *hwprof_group_digits(unsigned long long n, char *buf, size_t len)
+{
+	char digits[32];
+	int nd = snprintf(digits, sizeof(digits), "%llu", n);
+	size_t o = 0;
+
+	for (int i = 0; i < nd && o + 1 < len; i++) {
+		if (i && (nd - i) % 3 == 0 && o + 2 < len)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}

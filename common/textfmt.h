@@ -1,5 +1,6 @@
-/* textfmt.h - strings and numbers in the machine-readable outputs (JSON, CSV) of region
- * reports, 'hwprof stat', 'hwprof list' and 'hwprof report'. Internal: not installed. */
+/* textfmt.h - strings and numbers in the outputs of region reports, 'hwprof stat', 'hwprof
+ * list', 'hwprof report' and 'hwprof annotate': JSON and CSV quoting, counts for people.
+ * Internal: not installed. */
 #ifndef HWPROF_TEXTFMT_H
 #define HWPROF_TEXTFMT_H
 
@@ -18,5 +19,9 @@ void hwprof_json_double(FILE *f, double v, int digits);
 /* Writes S to F as one CSV field (RFC 4180): as is, or quoted with '"' doubled when it holds
  * ',' '"' '\n' or '\r'. A NULL S writes nothing (an empty field). */
 void hwprof_csv_str(FILE *f, const char *s);
+
+/* Writes N with thousands separators ("1,234,567") into BUF (LEN bytes, truncated to fit);
+ * returns BUF. */
+char *hwprof_group_digits(unsigned long long n, char *buf, size_t len);
 
 #endif

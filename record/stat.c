@@ -628,25 +628,11 @@ static double running_pct(const struct ev_stat *s)
  * in a sysfs unit (MiB, Joules) with 2 decimals. */
 static const char *fmt_count(double v, const char *unit, char *buf, size_t len)
 {
-	char tmp[64];
-	size_t n, j = 0;
-	int lead;
-
-	if ((unit[0] && strcmp(unit, "ns")) || fabs(v) >= 1e18) {
+	if ((unit[0] && strcmp(unit, "ns")) || v < 0 || v >= 1e18) {
 		snprintf(buf, len, "%.2f", v);
 		return buf;
 	}
-	snprintf(tmp, sizeof(tmp), "%.0f", round(v));
-	n = strlen(tmp);
-	lead = tmp[0] == '-';
-	for (size_t i = 0; i < n && j + 2 < len; i++) {
-		buf[j++] = tmp[i];
-		size_t left = n - i - 1;
-		if (i >= (size_t)lead && left && left % 3 == 0)
-			buf[j++] = ',';
-	}
-	buf[j] = '\0';
-	return buf;
+	return hwprof_group_digits((unsigned long long)llround(v), buf, len);
 }
 
 static char *command_line(const struct stat_opts *o)

@@ -6,6 +6,7 @@
 
 #include "fixture.h"
 #include "header.h"
+#include "textfmt.h"
 #include "views.h"
 
 static const struct ann_header_line *find(const struct ann_header *h, const char *text)
@@ -182,10 +183,10 @@ Test(header, digit_groups)
 {
 	char b[32];
 
-	cr_assert_str_eq(ann_group_digits(0, b, sizeof(b)), "0");
-	cr_assert_str_eq(ann_group_digits(999, b, sizeof(b)), "999");
-	cr_assert_str_eq(ann_group_digits(1000, b, sizeof(b)), "1,000");
-	cr_assert_str_eq(ann_group_digits(12345678, b, sizeof(b)), "12,345,678");
+	cr_assert_str_eq(hwprof_group_digits(0, b, sizeof(b)), "0");
+	cr_assert_str_eq(hwprof_group_digits(999, b, sizeof(b)), "999");
+	cr_assert_str_eq(hwprof_group_digits(1000, b, sizeof(b)), "1,000");
+	cr_assert_str_eq(hwprof_group_digits(12345678, b, sizeof(b)), "12,345,678");
 }
 
 /* --stdio on the hand-built profile: the rows of the hottest function, exactly. */
