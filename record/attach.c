@@ -164,11 +164,10 @@ int attach_synthesize(pid_t pid, const pid_t *tids, size_t n, uint64_t time, att
 	return ret;
 }
 
-int attach_inspect(pid_t pid, struct attach_target *t)
+int attach_proc_stat(pid_t pid, struct attach_target *t)
 {
 	char path[64], buf[1024], *open_p, *close_p;
 	unsigned long flags = 0;
-	FILE *f;
 	int n;
 
 	memset(t, 0, sizeof(*t));
@@ -180,11 +179,21 @@ int attach_inspect(pid_t pid, struct attach_target *t)
 	open_p = strchr(buf, '(');
 	close_p = strrchr(buf, ')');
 	if (!open_p || !close_p || close_p < open_p ||
-	    sscanf(close_p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+	    sscanf(close_p + 1, " %c %*d %*d %*d %*d %*d %lu", &t->state, &flags) != 2)
 		return -EINVAL;
 	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)(close_p - open_p - 1), open_p + 1);
 	t->kthread = (flags & 0x00200000ul) != 0; /* PF_KTHREAD, include/linux/sched.h */
+	return 0;
+}
 
+int attach_inspect(pid_t pid, struct attach_target *t)
+{
+	char path[64], buf[1024];
+	FILE *f;
+	int n = attach_proc_stat(pid, t);
+
+	if (n < 0)
+		return n;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)

@@ -37,13 +37,19 @@ int attach_synthesize(pid_t pid, const pid_t *tids, size_t n, uint64_t time, att
  * (proc(5)). */
 struct attach_target {
 	char comm[64];	/* the name in /proc/PID/stat, e.g. "kthreadd" */
+	char state;	/* R, S, D, T, Z (zombie), X (dead)... (proc(5)) */
 	bool kthread;	/* PF_KTHREAD in the flags: a kernel thread, no user space */
 	uid_t uid[3];	/* real, effective, saved set-user-ID */
 	gid_t gid[3];	/* real, effective, saved set-group-ID */
 	bool ids_known; /* uid and gid were read */
 };
 
-/* Reads PID's name, kernel-thread flag and ids into *T. Returns 0, -ESRCH when PID does not
+/* Reads PID's name, state and kernel-thread flag from /proc/PID/stat into *T (the ids are
+ * left unknown). Returns 0, -ESRCH when PID does not exist, -EINVAL for a line that does not
+ * parse, or another -errno from /proc. */
+int attach_proc_stat(pid_t pid, struct attach_target *t);
+
+/* Reads PID's name, state, kernel-thread flag and ids into *T. Returns 0, -ESRCH when PID does not
  * exist, or another -errno from /proc. */
 int attach_inspect(pid_t pid, struct attach_target *t);
 

@@ -476,18 +476,9 @@ static void track_process(struct recording *r, const struct hwprof_record *rec)
 /* Whether PID is a process that still runs (not a zombie left for its new parent). */
 static bool process_alive(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
-	bool alive = false;
+	struct attach_target t;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		alive = p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-	fclose(f);
-	return alive;
+	return attach_proc_stat(pid, &t) == 0 && t.state != 'Z' && t.state != 'X';
 }
 
 /* One perf record from a ring: translated, tallied, queued for the time-ordered write. */
@@ -738,19 +729,20 @@ static uint64_t target_cpu_ns(const struct recording *r, const struct hwprof_fil
 {
 	uint64_t ns = 0;
 
-	for (uint32_t i = 0; i < t->ncounts; i++) {
-		const struct hwprof_file_count *c = &t->counts[i];
-		size_t len = strlen("task-clock");
+	for (uint32_t i = 0; r->group && i < t->ncounts; i++) {
+		const struct hwprof_event *ev = hwprof_group_event(r->group, i);
+		const struct hwprof_file_count *fc = &t->counts[i];
+		struct hwprof_count c = {.value = fc->value,
+					 .enabled_ns = fc->enabled_ns,
+					 .running_ns = fc->running_ns};
 
-		if (strncmp(c->event, "task-clock", len) || (c->event[len] && c->event[len] != ':'))
+		if (ev->type != PERF_TYPE_SOFTWARE || ev->config != PERF_COUNT_SW_TASK_CLOCK)
 			continue;
-		if (!c->counted || !c->value || !c->running_ns)
+		if (!fc->counted || !fc->value)
 			break;
 		/* Scaled as hwprof stat does when the event was multiplexed. */
-		return c->running_ns < c->enabled_ns
-			   ? (uint64_t)((double)c->value * (double)c->enabled_ns /
-					(double)c->running_ns)
-			   : c->value;
+		hwprof_count_scale(&c, 1.0);
+		return c.counted ? (uint64_t)c.scaled : 0;
 	}
 	return sampler_running_ns(&r->sampler, &ns) < 0 ? 0 : ns;
 }

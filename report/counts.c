@@ -2,20 +2,22 @@
  * derived metrics. */
 #include "model.h"
 
+#include "hwprof/hwprof.h"
 #include "hwprof/metrics.h"
 
 #include <stdlib.h>
 
 double profile_count_scaled(const struct hwprof_file_count *c)
 {
-	double v;
+	struct hwprof_count k = {
+	    .value = c->value, .enabled_ns = c->enabled_ns, .running_ns = c->running_ns};
 
-	if (!c->counted || !c->running_ns)
+	if (!c->counted)
 		return 0;
-	/* Multiplexed: the event ran part of the time; extrapolate to the enabled time
-	 * (perf_event_open(2), "time_enabled / time_running"). */
-	v = (double)c->value * ((double)c->enabled_ns / (double)c->running_ns);
-	return v * (c->scale > 0 ? c->scale : 1.0);
+	/* Multiplexed: the event ran part of the time; extrapolated to the enabled time
+	 * (perf_event_open(2), "time_enabled / time_running") as libhwprof does. */
+	hwprof_count_scale(&k, c->scale > 0 ? c->scale : 1.0);
+	return k.scaled;
 }
 
 bool profile_count_partial(const struct profile *p, uint32_t i)

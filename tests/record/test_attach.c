@@ -116,6 +116,26 @@ Test(attach, synthesize_self)
 }
 
 /* M2/M3: what decides whether -p may profile a process. */
+Test(attach, proc_stat_state_of_self_and_a_zombie)
+{
+	struct attach_target t;
+	pid_t child;
+
+	cr_assert_eq(attach_proc_stat(getpid(), &t), 0);
+	cr_assert_eq(t.state, 'R');
+	cr_assert_not(t.ids_known);
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	cr_assert_gt(child, 0);
+	/* Not reaped: a zombie until waitpid. */
+	for (int i = 0; i < 200 && attach_proc_stat(child, &t) == 0 && t.state != 'Z'; i++)
+		usleep(5000);
+	cr_assert_eq(t.state, 'Z');
+	waitpid(child, NULL, 0);
+	cr_assert_eq(attach_proc_stat(child, &t), -ESRCH);
+}
+
 Test(attach, inspect_self_and_a_kernel_thread)
 {
 	struct attach_target t;

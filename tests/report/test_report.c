@@ -1244,3 +1244,20 @@ Test(report, filter_error_lists_end_with_dots_only_when_cut)
 	finish(b, err, sizeof(err), -EINVAL);
 	cr_expect(strstr(err, "(the input holds: 1, 2, 3, 4, 5, 6, 7, 8, ...)"), "%s", err);
 }
+
+Test(report, counted_total_scaled_up_never_down)
+{
+	/* time_running a tick past time_enabled (seen on some kernels): the value as read. */
+	struct hwprof_file_count over = {.event = "task-clock", .value = 1000, .enabled_ns = 999,
+					 .running_ns = 1000, .counted = true, .scale = 1.0};
+	struct hwprof_file_count half = {.event = "cycles", .value = 1000, .enabled_ns = 2000,
+					 .running_ns = 1000, .counted = true, .scale = 0.5};
+	struct hwprof_file_count never = {.event = "cycles", .value = 0, .enabled_ns = 2000,
+					  .running_ns = 0, .counted = true, .scale = 1.0};
+
+	cr_expect(profile_count_scaled(&over) == 1000.0, "%f", profile_count_scaled(&over));
+	cr_expect(profile_count_scaled(&half) == 1000.0, "%f", profile_count_scaled(&half));
+	cr_expect(profile_count_scaled(&never) == 0.0);
+	over.counted = false;
+	cr_expect(profile_count_scaled(&over) == 0.0);
+}
