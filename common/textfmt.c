@@ -4,6 +4,29 @@
 #include <math.h>
 #include <string.h>
 
+/* Length of the well-formed UTF-8 sequence at S (Unicode 15, table 3-7: no overlong forms,
+ * no surrogates, nothing past U+10FFFF), or 0 when S does not start one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, lo = s[0] == 0xe0 ? 0xa0 : 0x80, hi = s[0] == 0xed ? 0x9f : 0xbf;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, lo = s[0] == 0xf0 ? 0x90 : 0x80, hi = s[0] == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 void hwprof_json_str(FILE *f, const char *s)
 {
 	if (!s) {
@@ -38,12 +61,24 @@ void hwprof_json_str(FILE *f, const char *s)
 			esc = "\\t";
 			break;
 		}
-		if (esc)
+		if (esc) {
 			fputs(esc, f);
-		else if (c < 0x20)
+		} else if (c < 0x20) {
 			fprintf(f, "\\u%04x", c);
-		else
+		} else if (c < 0x80) {
 			fputc(c, f);
+		} else {
+			size_t n = utf8_len((const unsigned char *)s);
+
+			/* JSON text is UTF-8 (RFC 8259, 8.1): a byte of another encoding (a
+			 * Latin-1 file name) becomes U+FFFD, as a UTF-8 decoder shows it. */
+			if (n) {
+				fwrite(s, 1, n, f);
+				s += n - 1;
+			} else {
+				fputs("\\ufffd", f);
+			}
+		}
 	}
 	fputc('"', f);
 }

@@ -7,9 +7,10 @@
 #include <stdio.h>
 
 /* Writes S to F as a JSON string (RFC 8259): quoted, '"' and '\' escaped, \b \f \n \r \t in
- * their short form and every other control character (< 0x20) as \u00XX. Bytes >= 0x80 pass
- * through (the input is taken to be UTF-8). A NULL S writes null. Write errors stay in
- * ferror(F). */
+ * their short form and every other control character (< 0x20) as \u00XX. Well-formed UTF-8
+ * passes through; each byte that starts no well-formed sequence (Latin-1 in a file name or
+ * argv) is written as \ufffd, so that the output is always valid UTF-8 (RFC 8259, 8.1). A
+ * NULL S writes null. Write errors stay in ferror(F). */
 void hwprof_json_str(FILE *f, const char *s);
 
 /* Writes V to F as a JSON number with DIGITS significant digits (%.*g), or null when V is

@@ -50,6 +50,20 @@ Test(textfmt, json_escapes_quotes_backslash_and_every_control_char)
 	EXPECT(hwprof_json_str, NULL, "null");
 }
 
+Test(textfmt, json_is_valid_utf8_whatever_the_bytes)
+{
+	/* Well-formed 2-, 3- and 4-byte sequences pass through. */
+	EXPECT(hwprof_json_str, "\xe2\x82\xac \xf0\x9f\x98\x80", "\"\xe2\x82\xac \xf0\x9f\x98\x80\"");
+	/* Latin-1 bytes, a lone continuation byte, an overlong '/', a surrogate, a sequence
+	 * cut by the end of the string: one U+FFFD per byte that starts nothing. */
+	EXPECT(hwprof_json_str, "d\xff\xfe.c", "\"d\\ufffd\\ufffd.c\"");
+	EXPECT(hwprof_json_str, "\x80", "\"\\ufffd\"");
+	EXPECT(hwprof_json_str, "\xc0\xaf", "\"\\ufffd\\ufffd\"");
+	EXPECT(hwprof_json_str, "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+	EXPECT(hwprof_json_str, "a\xe2\x82", "\"a\\ufffd\\ufffd\"");
+	EXPECT(hwprof_json_str, "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+}
+
 Test(textfmt, json_double_is_null_for_nan_and_infinity)
 {
 	char *s = render_double(1.5, 10);
