@@ -192,8 +192,10 @@ int hwprof_group_open_list(struct hwprof_group **out, const struct hwprof_event_
 	size_t maxn = 0;
 	int r;
 
-	*out = NULL;
 	count_clear_error();
+	if (!out)
+		return count_fail(-EINVAL, "hwprof_group_open: no place for the group (OUT is NULL)");
+	*out = NULL;
 	if (!list || !list->n)
 		return count_fail(-EINVAL, "empty event list (give at least one event, see "
 					   "'hwprof list')");
@@ -260,8 +262,10 @@ int hwprof_group_open(struct hwprof_group **out, const char *spec, pid_t pid, in
 	char err[256] = "";
 	int r;
 
-	*out = NULL;
 	count_clear_error();
+	if (!out)
+		return count_fail(-EINVAL, "hwprof_group_open: no place for the group (OUT is NULL)");
+	*out = NULL;
 	r = hwprof_events_parse(spec ? spec : "", &list, err, sizeof(err));
 	if (r < 0) {
 		r = count_fail(r, "%s", err[0] ? err : "malformed event spec");
@@ -291,6 +295,8 @@ bool hwprof_group_read_one_by_one(const struct hwprof_group *g)
 static int ioctl_leaders(struct hwprof_group *g, unsigned long req, const char *what)
 {
 	count_clear_error();
+	if (!g)
+		return count_fail(-EINVAL, "%s: no group (G is NULL)", what);
 	for (size_t k = 0; k < g->nkg; k++) {
 		int fd = g->fds[g->kg[k].first];
 		int r = hwprof_sys()->ioctl(fd, req, PERF_IOC_FLAG_GROUP);
@@ -318,6 +324,8 @@ int hwprof_group_reset(struct hwprof_group *g)
 
 void hwprof_count_scale(struct hwprof_count *c, double scale)
 {
+	if (!c)
+		return;
 	c->counted = c->running_ns > 0;
 	if (!c->counted) {
 		c->scaled = 0;

@@ -446,3 +446,23 @@ Test(group, kernel_work_counted_user_only_is_not_counted)
 	hwprof_group_close(g);
 	fake_kernel_uninstall();
 }
+
+Test(group, null_arguments_are_einval_not_a_crash)
+{
+	struct hwprof_group *g = NULL;
+	struct hwprof_count c = {0};
+
+	cr_assert_eq(hwprof_group_open(NULL, "task-clock", 0, -1, 0), -EINVAL);
+	cr_assert_eq(hwprof_group_open_list(NULL, NULL, 0, -1, 0), -EINVAL);
+	cr_assert_eq(hwprof_group_enable(NULL), -EINVAL);
+	cr_assert_not_null(strstr(hwprof_strerror_last(), "PERF_EVENT_IOC_ENABLE"));
+	cr_assert_eq(hwprof_group_disable(NULL), -EINVAL);
+	cr_assert_eq(hwprof_group_reset(NULL), -EINVAL);
+	cr_assert_eq(hwprof_group_read(NULL, &c, 1), -EINVAL);
+	cr_assert_eq(hwprof_group_size(NULL), 0);
+	cr_assert_null(hwprof_group_event(NULL, 0));
+	hwprof_count_scale(NULL, 1.0);
+	hwprof_group_close(NULL);
+	cr_assert_eq(hwprof_group_open(&g, NULL, 0, -1, 0), -EINVAL);
+	cr_assert_null(g);
+}

@@ -51,8 +51,8 @@ enum {
  * CPU) on CPU (-1 = any). Each {group} of the spec becomes one kernel group with
  * PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING; events outside braces are
  * groups of one. Returns 0 and *OUT, or -errno of the first event that failed
- * (ENOENT: not supported on this host; EACCES: perf_event_paranoid; EINVAL: malformed spec or
- * refused attribute) with hwprof_strerror_last() naming the event. */
+ * (ENOENT: not supported on this host; EACCES: perf_event_paranoid; EINVAL: malformed spec,
+ * refused attribute or OUT NULL) with hwprof_strerror_last() naming the event. */
 int hwprof_group_open(struct hwprof_group **out, const char *spec, pid_t pid, int cpu,
 		      unsigned flags);
 
@@ -65,7 +65,7 @@ size_t hwprof_group_size(const struct hwprof_group *g);
 const struct hwprof_event *hwprof_group_event(const struct hwprof_group *g, size_t i);
 
 /* PERF_EVENT_IOC_ENABLE / DISABLE / RESET on every group leader with PERF_IOC_FLAG_GROUP.
- * Return 0 or -errno. */
+ * Return 0 or -errno (EINVAL for a NULL G). */
 int hwprof_group_enable(struct hwprof_group *g);
 int hwprof_group_disable(struct hwprof_group *g);
 int hwprof_group_reset(struct hwprof_group *g);
@@ -74,10 +74,12 @@ int hwprof_group_reset(struct hwprof_group *g);
  * hwprof_group_size(g), else -ENOSPC). Returns 0 or -errno. */
 int hwprof_group_read(struct hwprof_group *g, struct hwprof_count *out, size_t n);
 
-/* Closes every fd and frees G. Accepts NULL. */
+/* Closes every fd and frees G; G is invalid afterwards (closing it twice is a double free).
+ * Accepts NULL. */
 void hwprof_group_close(struct hwprof_group *g);
 
-/* Scales one raw reading: value * enabled/running * scale; sets ratio and counted. */
+/* Scales one raw reading: value * enabled/running * scale; sets ratio and counted. A NULL C
+ * is ignored. */
 void hwprof_count_scale(struct hwprof_count *c, double scale);
 
 /* ---- regions --------------------------------------------------------------------------- */
