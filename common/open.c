@@ -1,6 +1,7 @@
 /* open.c - perf_event_open(2) with the precise_ip step-down; see hwprof/event.h. */
 #include "hwprof/event.h"
 #include "hwprof/sys.h"
+#include "task.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -28,6 +29,10 @@ int hwprof_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int grou
 			first_err = fd;
 	}
 	*attr = want;
+	/* A thread that ended meanwhile: its member events fail with ENODEV or EINVAL, which
+	 * would read as an event the kernel lacks. */
+	if (pid > 0 && first_err != -ESRCH && hwprof_task_gone(pid))
+		return -ESRCH;
 	return first_err;
 }
 

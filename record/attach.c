@@ -1,5 +1,6 @@
 /* attach.c - threads, command line and executable mappings of a running process from /proc. */
 #include "attach.h"
+#include "task.h"
 
 #include <dirent.h>
 #include <pwd.h>
@@ -166,23 +167,15 @@ int attach_synthesize(pid_t pid, const pid_t *tids, size_t n, uint64_t time, att
 
 int attach_proc_stat(pid_t pid, struct attach_target *t)
 {
-	char path[64], buf[1024], *open_p, *close_p;
-	unsigned long flags = 0;
-	int n;
+	struct hwprof_task task;
+	int n = hwprof_task_read(pid, &task);
 
 	memset(t, 0, sizeof(*t));
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	n = read_small(path, buf, sizeof(buf));
 	if (n < 0)
-		return n == -ENOENT ? -ESRCH : n;
-	/* "PID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...": COMM may hold ')' itself. */
-	open_p = strchr(buf, '(');
-	close_p = strrchr(buf, ')');
-	if (!open_p || !close_p || close_p < open_p ||
-	    sscanf(close_p + 1, " %c %*d %*d %*d %*d %*d %lu", &t->state, &flags) != 2)
-		return -EINVAL;
-	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)(close_p - open_p - 1), open_p + 1);
-	t->kthread = (flags & 0x00200000ul) != 0; /* PF_KTHREAD, include/linux/sched.h */
+		return n;
+	snprintf(t->comm, sizeof(t->comm), "%s", task.comm);
+	t->state = task.state;
+	t->kthread = (task.flags & 0x00200000ul) != 0; /* PF_KTHREAD, include/linux/sched.h */
 	return 0;
 }
 

@@ -2,6 +2,7 @@
  * precise_ip step-down through the fake kernel, errno advice. */
 #include "fake_kernel.h"
 #include "pmu.h"
+#include "task.h"
 
 #include "hwprof/event.h"
 #include "hwprof/sys.h"
@@ -790,6 +791,39 @@ Test(events, other_advice)
 	ev = one("msr/tsc/");
 	hwprof_open_advice(&ev, EINVAL, buf, sizeof(buf));
 	cr_assert_not_null(strstr(buf, "CPU-wide only"), "%s", buf);
+}
+
+/* A child that has exited and is not reaped yet: a zombie, as a thread is while it ends. */
+static pid_t zombie(void)
+{
+	struct hwprof_task t = {0};
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	cr_assert_gt(pid, 0);
+	for (int i = 0; i < 400 && hwprof_task_read(pid, &t) == 0 && t.state != 'Z'; i++)
+		usleep(5000);
+	cr_assert_eq(t.state, 'Z');
+	return pid;
+}
+
+Test(events, ended_task_is_esrch_whatever_the_kernel_said)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	struct perf_event_attr a;
+	pid_t z = zombie();
+
+	cfg.has_pmu = false;
+	fake_kernel_install(&cfg);
+	a = attr_for("cycles");
+	/* The fake answers ENOENT (no PMU) for both; only the ended task is ESRCH. */
+	cr_assert_eq(hwprof_event_open(&a, getpid(), -1, -1, 0, NULL), -ENOENT);
+	cr_assert_eq(hwprof_event_open(&a, z, -1, -1, 0, NULL), -ESRCH);
+	cr_assert(hwprof_task_gone(z));
+	cr_assert_not(hwprof_task_gone(getpid()));
+	waitpid(z, NULL, 0);
+	cr_assert(hwprof_task_gone(z));
 }
 
 Test(events, emfile_through_stepdown)

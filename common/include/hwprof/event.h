@@ -97,8 +97,9 @@ int hwprof_max_precise(void);
  * attr->precise_ip to 0 on any error (kernels answer EINVAL or EOPNOTSUPP for an unsupported
  * level, see perf_event_open(2)), restoring every other attr field between tries.
  * Returns the fd, or -errno of the try at the requested level when every level fails (the
- * first error is the one that explains the failure). *OBTAINED receives the level that
- * opened (may be NULL). */
+ * first error is the one that explains the failure), but -ESRCH whenever PID > 0 has ended
+ * or is a zombie by then (a group member of a thread that exits fails with ENODEV or
+ * EINVAL). *OBTAINED receives the level that opened (may be NULL). */
 int hwprof_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 		      unsigned long flags, int *obtained);
 
