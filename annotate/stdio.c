@@ -38,7 +38,8 @@ static void print_trimmed(FILE *out, const char *fmt, ...)
 		die("out of memory");
 	while (n > 0 && line[n - 1] == ' ')
 		n--;
-	fprintf(out, "%.*s\n", n, line);
+	/* Names and paths come from the binary and the sample file: no control bytes. */
+	fprintf(out, "%.*s\n", n, hwprof_text_tame(line));
 	free(line);
 }
 
@@ -49,16 +50,18 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 	struct ann_view *v = ann_view_build(m, fi, src);
 	int sw = ann_digits(v->max_samples), lw = ann_digits((unsigned long long)v->max_line);
 	const char *slash = strrchr(fn->dso, '/');
-	char num[32];
+	char num[32], inl[32];
 
 	sw = sw < 7 ? 7 : sw;
 	lw = lw < 4 ? 4 : lw;
-	fprintf(out, "\n== %s  [%s]  %.2f%% of all samples (%s sample%s", fn->name,
-		slash ? slash + 1 : fn->dso, 100 * fn->share,
-		hwprof_group_digits(fn->samples, num, sizeof(num)), fn->samples == 1 ? "" : "s");
-	if (fn->ninlined)
-		fprintf(out, ", %zu inlined function%s", fn->ninlined, fn->ninlined > 1 ? "s" : "");
-	fprintf(out, ") ==\n");
+	fputc('\n', out);
+	print_trimmed(out, "== %s  [%s]  %.2f%% of all samples (%s sample%s%s%s%s) ==", fn->name,
+		      slash ? slash + 1 : fn->dso, 100 * fn->share,
+		      hwprof_group_digits(fn->samples, num, sizeof(num)),
+		      fn->samples == 1 ? "" : "s", fn->ninlined ? ", " : "",
+		      fn->ninlined ? hwprof_group_digits(fn->ninlined, inl, sizeof(inl)) : "",
+		      fn->ninlined ? (fn->ninlined > 1 ? " inlined functions" : " inlined function")
+				   : "");
 	fprintf(out, "   func%%  total%% %*s %*s  source\n", sw, "samples", lw, "line");
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct ann_row *r = &v->rows[i];
@@ -77,12 +80,13 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 				      st, sw, ns, lw, nl, r->text ? r->text : "");
 			break;
 		case ANN_ROW_TITLE:
-			fprintf(out, "  %6s %6s %*s %*s  -- %s\n", sf, st, sw, ns, lw, "", r->text);
+			print_trimmed(out, "  %6s %6s %*s %*s  -- %s", sf, st, sw, ns, lw, "",
+				      r->text);
 			break;
 		case ANN_ROW_GAP:
 		case ANN_ROW_NOTE:
-			fprintf(out, "  %6s %6s %*s %*s  %s%s\n", "", "", sw, "", lw, "",
-				r->kind == ANN_ROW_NOTE ? "note: " : "", r->text);
+			print_trimmed(out, "  %6s %6s %*s %*s  %s%s", "", "", sw, "", lw, "",
+				      r->kind == ANN_ROW_NOTE ? "note: " : "", r->text);
 			break;
 		}
 	}
@@ -96,7 +100,7 @@ int ann_stdio(FILE *out, const struct ann_model *m, struct source_cache *src, co
 
 	ann_header_build(&h, m->profile, 100);
 	for (size_t i = 0; i < h.n; i++)
-		fprintf(out, "%s\n", h.lines[i].text);
+		print_trimmed(out, "%s", h.lines[i].text);
 	ann_header_release(&h);
 	for (size_t i = 0; i < nfuncs; i++)
 		print_function(out, m, src, funcs[i]);

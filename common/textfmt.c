@@ -2,6 +2,7 @@
 #include "textfmt.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 /* Length of the well-formed UTF-8 sequence at S (Unicode 15, table 3-7: no overlong forms,
@@ -121,4 +122,23 @@ char *hwprof_group_digits(unsigned long long n, char *buf, size_t len)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+char *hwprof_text_tame(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (is_control((unsigned char)*p))
+			*p = '?';
+	return s;
+}
+
+void hwprof_text_put(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(is_control((unsigned char)*s) ? '?' : *s, f);
 }

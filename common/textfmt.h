@@ -25,4 +25,13 @@ void hwprof_csv_str(FILE *f, const char *s);
  * returns BUF. */
 char *hwprof_group_digits(unsigned long long n, char *buf, size_t len);
 
+/* Replaces every control byte of S (< 0x20 and 0x7f) with '?', in place, and returns S: a
+ * name read from a binary or a sample file made elsewhere ("evil\x1b]0;...") must neither
+ * drive the terminal nor break a table's line. For text meant for people only; JSON and CSV
+ * keep the bytes (hwprof_json_str, hwprof_csv_str). */
+char *hwprof_text_tame(char *s);
+
+/* Writes S to F as hwprof_text_tame() would show it, without changing S. */
+void hwprof_text_put(FILE *f, const char *s);
+
 #endif

@@ -1,5 +1,6 @@
 /* label.c - how a row's function and location read, the same in every format. */
 #include "output.h"
+#include "textfmt.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -28,7 +29,7 @@ const char *row_function_label(const struct profile_row *r, char *buf, size_t le
 		snprintf(buf, len, "%s (inlined into %s)", r->function, r->inlined_into);
 	else
 		snprintf(buf, len, "%s", r->function);
-	return buf;
+	return hwprof_text_tame(buf);
 }
 
 const char *row_location_label(const struct profile_row *r, bool full, char *buf, size_t len)
@@ -47,7 +48,7 @@ const char *row_location_label(const struct profile_row *r, bool full, char *buf
 		snprintf(buf, len, "%s:%d", file, r->line);
 	else
 		snprintf(buf, len, "%s", file);
-	return buf;
+	return hwprof_text_tame(buf);
 }
 
 const struct hwprof_file_event *profile_sampling_event(const struct profile *p)

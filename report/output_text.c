@@ -1,5 +1,6 @@
 /* output_text.c - the human report: a header of recording facts, then aligned rows. */
 #include "output.h"
+#include "textfmt.h"
 
 #include "hwprof/metrics.h"
 
@@ -44,8 +45,10 @@ static void print_header(FILE *f, const struct profile *p)
 	fputc('\n', f);
 	if (p->header.argc) {
 		fprintf(f, "# command:");
-		for (uint32_t i = 0; i < p->header.argc; i++)
-			fprintf(f, " %s", p->header.argv[i]);
+		for (uint32_t i = 0; i < p->header.argc; i++) {
+			fputc(' ', f);
+			hwprof_text_put(f, p->header.argv[i]);
+		}
 		fputc('\n', f);
 	}
 	if (p->header.cpu_model[0] || p->header.kernel[0])
@@ -160,7 +163,9 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		fprintf(f, "%6.2f%%%c %-15s %9" PRIu64 "  %-*s  ", r->share * 100,
 			r->rank_uncertain ? '~' : ' ', ci, r->samples, LOC_WIDTH, loc);
 		put_column(f, fn, fn_width);
-		fprintf(f, "  %s\n", r->dso ? path_base(r->dso) : "");
+		fputs("  ", f);
+		hwprof_text_put(f, r->dso ? path_base(r->dso) : "");
+		fputc('\n', f);
 		uncertain |= r->rank_uncertain;
 	}
 	if (o->omitted)

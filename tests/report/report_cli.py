@@ -370,6 +370,27 @@ def check_paths_and_disk(tmp, data):
     one_line_error(r, 2, ["writing the report", "No space left on device"], "report > full")
 
 
+def check_control_bytes_tamed(tmp):
+    """Q-fmt-2: a file name with terminal escapes and a newline, from a binary built elsewhere:
+    the text views show '?' for each control byte and keep one row per line; JSON keeps the
+    bytes (escaped as JSON does)."""
+    data = os.path.join(tmp, "escape.data")
+    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
+                          os.environ["RPT_ESCAPE"]], capture_output=True, text=True)
+    check(rec.returncode == 0, "escape: record %s" % rec.stderr)
+    name = "evil\x1b]0;PWNED\x07\x1b[2J\x1b[31m\nred.c"
+    for what, r in (("report", report("-i", data, "-n", "3")),
+                    ("annotate --stdio", annotate("-i", data, "--stdio", "--limit", "1"))):
+        out = r.stdout + r.stderr
+        check(not any(chr(c) in out for c in list(range(8)) + list(range(11, 32)) + [127]),
+              "%s: control bytes reach the terminal: %r" % (what, out[:800]))
+        check(r.returncode == 0 and "evil?]0;PWNED??[2J?[31m?red.c" in out,
+              "%s: tamed name missing (exit %d): %r" % (what, r.returncode, out[:800]))
+    r = report("-i", data, "-f", "json")
+    files = {row["file"] for row in json.loads(r.stdout)["rows"] if row.get("file")}
+    check(any(f.endswith(name) for f in files), "escape: json keeps the bytes: %r" % files)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
     data = os.path.join(tmp, "inline.data")
@@ -475,6 +496,7 @@ def main():
     check_merged_events_and_counts(tmp)
     check_changed_dso(tmp)
     check_paths_and_disk(tmp, data)
+    check_control_bytes_tamed(tmp)
 
     shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))
