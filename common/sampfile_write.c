@@ -405,38 +405,52 @@ static void writer_free(struct hwprof_writer *w)
 	free(w);
 }
 
-int hwprof_writer_open(struct hwprof_writer **out, const char *path,
-		       const struct hwprof_file_header *header)
+int hwprof_writer_open_fd(struct hwprof_writer **out, int fd,
+			  const struct hwprof_file_header *header)
 {
 	struct hwprof_writer *w;
 	int ret;
 
 	*out = NULL;
-	if (!path || !header)
-		return -EINVAL;
-	if (header->events && header->nevents > UINT16_MAX + 1u)
-		return -EINVAL; /* a sample's event index is a u16 */
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		ret = -errno;
-		goto fail;
+	if (fd < 0 || !header || (header->events && header->nevents > UINT16_MAX + 1u)) {
+		/* a sample's event index is a u16 */
+		if (fd >= 0)
+			close(fd);
+		return fd < 0 ? -EBADF : -EINVAL;
 	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		close(fd);
+		return -ENOMEM;
+	}
+	w->fd = fd;
 	ret = write_header(w, header);
 	/* Flushed now so that a full disk or a bad device shows before a target is launched. */
 	if (!ret)
 		ret = hwprof_writer_flush(w);
-	if (ret)
-		goto fail;
+	if (ret) {
+		close(w->fd);
+		writer_free(w);
+		return ret;
+	}
 	*out = w;
 	return 0;
-fail:
-	if (w->fd >= 0)
-		close(w->fd);
-	writer_free(w);
-	return ret;
+}
+
+int hwprof_writer_open(struct hwprof_writer **out, const char *path,
+		       const struct hwprof_file_header *header)
+{
+	int fd;
+
+	*out = NULL;
+	if (!path || !header)
+		return -EINVAL;
+	if (header->events && header->nevents > UINT16_MAX + 1u)
+		return -EINVAL;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	return hwprof_writer_open_fd(out, fd, header);
 }
 
 int hwprof_writer_add(struct hwprof_writer *w, const struct hwprof_record *rec)

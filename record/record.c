@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -103,6 +104,8 @@ struct recording {
 	struct merge merge;
 	bool owned_argv;  /* ARGV was read from /proc (-p) and is ours to free */
 	bool created;	  /* the output file is ours to remove on failure */
+	int out_fd;	  /* the output, opened and locked by prepare_output; -1 once the
+			   * writer owns it */
 	bool renamed_old; /* FILE was renamed to FILE.old */
 	/* tallies */
 	uint64_t samples, lost, throttles, bad;
@@ -209,15 +212,44 @@ static void check_freq(long long freq)
 		    freq, max);
 }
 
+/* Whether another process holds the lock of the existing regular file PATH: a record writing
+ * it. Two records into one file would interleave their blocks into a corrupt file. */
+static bool output_busy(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), busy;
+	struct stat st;
+
+	if (fd < 0)
+		return false;
+	busy = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd); /* releases the lock it may have taken */
+	return busy;
+}
+
+static int output_error(const char *path, int err)
+{
+	if (err == EMFILE || err == ENFILE)
+		return error("%s: %s (raise 'ulimit -n')", path, strerror(err));
+	if (err == EWOULDBLOCK)
+		return error("%s: another 'hwprof record' is writing it (choose another file with "
+			     "-o)",
+			     path);
+	return error("%s: %s (choose a writable path with -o)", path, strerror(err));
+}
+
 /* Moves an existing FILE to FILE.old (as perf does) and creates FILE, so that an unwritable
- * path is reported before the target runs. */
+ * path is reported before the target runs. A regular file stays locked (flock) while this
+ * record writes it (r->out_fd goes to the writer). */
 static int prepare_output(struct recording *r)
 {
 	const char *path = r->opt.output;
 	struct stat st;
 	char old[4200];
-	int fd;
+	int fd, e;
 
+	if (output_busy(path))
+		return output_error(path, EWOULDBLOCK);
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old) < 0)
@@ -230,20 +262,34 @@ static int prepare_output(struct recording *r)
 		/* A FIFO would block until a reader comes; a socket cannot be opened. */
 		return error("%s: not a regular file (name a file with -o)", path);
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		int e = errno;
-		if (r->renamed_old) {
-			rename(old, path);
-			r->renamed_old = false;
-		}
-		return error("%s: %s (choose a writable path with -o)", path, strerror(e));
+	/* Truncated only once locked: a record that started meanwhile keeps its file. */
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
+		e = errno;
+		goto fail;
 	}
 	/* Only a regular file of ours may be removed when recording fails: never a device
 	 * such as /dev/null or /dev/full. */
-	r->created = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	close(fd);
+	r->created = S_ISREG(st.st_mode);
+	r->out_fd = fd;
 	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	/* The previous file back, unless another record holds the name now. */
+	if (r->renamed_old && e != EWOULDBLOCK) {
+		rename(old, path);
+		r->renamed_old = false;
+	}
+	return output_error(path, e);
 }
 
 /* Parses SPEC into LIST, or exits with a usage error naming it. */
@@ -837,6 +883,8 @@ static void record_cleanup(struct recording *r, bool failed)
 	hwprof_header_release(&r->header);
 	hwprof_events_free(&r->events);
 	hwprof_events_free(&r->counts);
+	if (r->out_fd >= 0)
+		close(r->out_fd);
 	if (failed && r->created) {
 		unlink(r->opt.output);
 		if (r->renamed_old) {
@@ -1040,6 +1088,7 @@ int cmd_record(int argc, char **argv)
 	r->target.pid = -1;
 	r->target.go_fd = r->target.err_fd = -1;
 	r->pidfd = -1;
+	r->out_fd = -1;
 	r->opt = (struct record_options){
 	    .pages = 256,
 	    .output = "hwprof.data",
@@ -1080,9 +1129,10 @@ int cmd_record(int argc, char **argv)
 	note_clock_period(r);
 	if (fill_header(r) < 0)
 		goto out;
-	status = hwprof_writer_open(&r->writer, r->opt.output, &r->header);
+	status = hwprof_writer_open_fd(&r->writer, r->out_fd, &r->header);
+	r->out_fd = -1;
 	if (status < 0) {
-		error("%s: %s (choose a writable path with -o)", r->opt.output, strerror(-status));
+		output_error(r->opt.output, -status);
 		status = EXIT_FATAL;
 		goto out;
 	}

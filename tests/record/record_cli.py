@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 HWPROF, WL = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HOTLOOP = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
@@ -119,6 +120,26 @@ with tempfile.TemporaryDirectory() as d:
                       "kill -TERM $$"], d)
     check("killed by SIGTERM -> 143", rc == 143, f"rc={rc} {err!r}")
     check("existing file kept as .old", os.path.exists(out_file + ".old"), os.listdir(d))
+
+    # Two records into one file: the second refuses (their blocks would interleave into a
+    # corrupt file), leaves the first's file alone and makes no .old of it.
+    busy = os.path.join(d, "busy.data")
+    first = subprocess.Popen([HWPROF, "record", "-e", "page-faults", "-o", busy, "--",
+                              "/bin/sleep", "1"], cwd=d, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not (os.path.exists(busy) and
+                                               os.path.getsize(busy) > 0):
+        time.sleep(0.02)
+    rc, _, err = run(["-e", "page-faults", "-o", busy, "--", "/bin/true"], d)
+    _, first_err = first.communicate(timeout=30)
+    check("-o being written: refused", rc == 2 and "another 'hwprof record' is writing it"
+          in err and len(err.strip().splitlines()) == 1, f"rc={rc} {err!r}")
+    check("-o being written: no .old of the live file", not os.path.exists(busy + ".old"),
+          os.listdir(d))
+    r = subprocess.run([HWPROF, "report", "-i", busy], capture_output=True, text=True)
+    check("-o being written: the first record's file is whole",
+          first.returncode == 0 and r.returncode == 0 and "sleep 1" in r.stdout,
+          f"{first.returncode} {first_err!r} {r.returncode} {r.stderr!r}")
 
     # A device as -o: a write error must not remove the node (it once unlinked /dev/full).
     if os.geteuid() == 0:

@@ -933,6 +933,14 @@ Test(sampfile, writer_errors)
 	tu_header(&h);
 	cr_assert_eq(hwprof_writer_open(&w, "/nonexistent/dir/hwprof.data", &h), -ENOENT);
 	cr_assert_null(w);
+	cr_assert_eq(hwprof_writer_open_fd(&w, -1, &h), -EBADF);
+	cr_assert_null(w);
+	/* A read-only fd: the header's write fails, and the writer closed the fd it owned. */
+	int ro = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(ro, 0);
+	cr_assert_eq(hwprof_writer_open_fd(&w, ro, &h), -EBADF);
+	cr_assert_null(w);
+	cr_assert_eq(fcntl(ro, F_GETFD), -1, "fd left open");
 	/* Only against the real device: where /dev/full is missing, O_CREAT would make a file. */
 	struct stat st;
 	if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode))

@@ -144,6 +144,12 @@ struct hwprof_writer;
 int hwprof_writer_open(struct hwprof_writer **out, const char *path,
 		       const struct hwprof_file_header *header);
 
+/* The same on FD, a file the caller opened for writing (empty, at offset 0), e.g. one it holds
+ * a lock on. The writer owns FD from the call on, failure included: hwprof_writer_close()
+ * closes it. Returns 0 and *OUT, or -errno (EBADF, ENOSPC, ...). */
+int hwprof_writer_open_fd(struct hwprof_writer **out, int fd,
+			  const struct hwprof_file_header *header);
+
 /* Appends one record (any type but SAMPLE goes out in order; samples are packed in per-thread
  * blocks, flushed before any other record so the file stays in time order per thread).
  * Returns 0 or -errno (a write error is sticky: later calls return it too); -EINVAL, not
