@@ -635,6 +635,7 @@ static const char *fmt_count(double v, const char *unit, char *buf, size_t len)
 	return hwprof_group_digits((unsigned long long)llround(v), buf, len);
 }
 
+/* CMD as one line (arguments with blanks or quotes quoted), or NULL without a command. */
 static char *command_line(const struct stat_opts *o)
 {
 	size_t len = 64;
@@ -642,9 +643,9 @@ static char *command_line(const struct stat_opts *o)
 
 	for (int i = 0; i < o->argc; i++)
 		len += strlen(o->argv[i]) + 3;
-	s = xcalloc(1, len);
 	if (!o->argv)
-		snprintf(s, len, o->system_wide ? "system-wide" : "pid %d", (int)o->pid);
+		return NULL;
+	s = xcalloc(1, len);
 	for (int i = 0; i < o->argc; i++) {
 		bool q = strpbrk(o->argv[i], " \t'\"") || !o->argv[i][0];
 		strcat(s, i ? " " : "");
@@ -708,11 +709,20 @@ static size_t derive(const struct hwprof_event_list *list, const struct ev_stat 
 
 static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
-		       double elapsed, double elapsed_sd, const char *cpu, const char *cmd)
+		       double elapsed, double elapsed_sd, const char *cpu, const char *cmd,
+		       const struct stat_opts *o)
 {
 	char a[64], b[64], c[64];
 
-	fprintf(f, "\n Performance counter stats for '%s'", cmd);
+	/* perf's wording; a command beside -p or -a only sets how long they are counted. */
+	if (o->pid > 0)
+		fprintf(f, "\n Performance counter stats for process id '%d'", (int)o->pid);
+	else if (o->system_wide)
+		fprintf(f, "\n Performance counter stats for 'system wide'");
+	if (cmd && (o->pid > 0 || o->system_wide))
+		fprintf(f, " while '%s' ran", cmd);
+	else if (cmd)
+		fprintf(f, "\n Performance counter stats for '%s'", cmd);
 	if (rd->asked > 1 && rd->interrupted && !rd->completed)
 		fprintf(f, " (run %lld of %lld, interrupted: partial counts)", rd->interrupted,
 			rd->asked);
@@ -783,10 +793,13 @@ static void json_num(FILE *f, const char *key, double v, bool valid, bool comma)
 
 static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
-		       const char *cpu, const char *cmd)
+		       const char *cpu, const char *cmd, const struct stat_opts *o)
 {
 	fputs("{\"command\": ", f);
 	hwprof_json_str(f, cmd);
+	if (o->pid > 0)
+		fprintf(f, ", \"pid\": %d", (int)o->pid);
+	fprintf(f, ", \"system_wide\": %s", o->system_wide ? "true" : "false");
 	fputs(", \"cpu\": ", f);
 	hwprof_json_str(f, cpu);
 	fprintf(f, ", \"runs\": %lld, \"interrupted\": %s,\n \"events\": [", rd->completed,
@@ -1007,11 +1020,11 @@ int cmd_stat(int argc, char **argv)
 	if (!out)
 		die("out of memory");
 	if (o.format == CLI_FORMAT_JSON)
-		print_json(out, &rd, &list, st, metrics, nm, cpu, cmd);
+		print_json(out, &rd, &list, st, metrics, nm, cpu, cmd, &o);
 	else if (o.format == CLI_FORMAT_CSV)
 		print_csv(out, &list, st);
 	else
-		print_text(out, &rd, &list, st, metrics, nm, elapsed, el_sd, cpu, cmd);
+		print_text(out, &rd, &list, st, metrics, nm, elapsed, el_sd, cpu, cmd, &o);
 	if (fclose(out) != 0)
 		die("out of memory");
 	if (write_counts(&o, text, text_len) < 0)

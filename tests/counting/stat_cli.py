@@ -49,7 +49,8 @@ with tempfile.TemporaryDirectory() as tmp:
                       "--", TOUCH, "1000", state)
     check(rc == 0, f"-r 3: rc {rc}: {err}")
     doc = json.load(open(out))
-    check(sorted(doc) == ["command", "cpu", "events", "interrupted", "metrics", "runs"],
+    check(sorted(doc) == ["command", "cpu", "events", "interrupted", "metrics", "runs",
+                          "system_wide"],
           f"keys {sorted(doc)}")
     check(doc["runs"] == 3, "runs")
     check(doc["command"] == f"{TOUCH} 1000 {state}", f"command {doc['command']}")
@@ -110,6 +111,22 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 0, f"text rc {rc}")
     check("Performance counter stats for 'true'" in text and "CPU:" in text, text)
     check("page-faults" in text and "task-clock" in text, "default software set")
+
+    # Q-stat-1: -p with a command counts the process for as long as the command runs; the
+    # heading names the process, not the command, as perf's does.
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        rc, text, err = stat("-e", "task-clock", "-p", str(sleeper.pid), "--", "sleep", "0.2")
+        check(rc == 0 and f"Performance counter stats for process id '{sleeper.pid}' while "
+              "'sleep 0.2' ran:" in text, f"-p with a command: rc {rc} {text!r} {err!r}")
+        rc, text, err = stat("-e", "task-clock", "-f", "json", "-p", str(sleeper.pid), "--",
+                             "sleep", "0.1")
+        j = json.loads(text) if rc == 0 else {}
+        check(j.get("pid") == sleeper.pid and j.get("command") == "sleep 0.1" and
+              j.get("system_wide") is False, f"-p with a command, json: {text[:200]!r}")
+    finally:
+        sleeper.kill()
+        sleeper.wait()
     if "no hardware PMU" not in err:
         print("note: this host has a PMU (no software-default note expected)")
 
