@@ -134,14 +134,17 @@ int launch_exit_status(int wstatus)
 	return 2; /* EXIT_FATAL of cli.h; the launcher does not depend on the CLI */
 }
 
-/* The limit hwprof started with, once launch_raise_fd_limit changed it. */
+/* What hwprof started with, once launch_adjust_limits changed it. */
 static struct rlimit fd_limit_at_start;
-static bool fd_limit_raised;
+static bool fd_limit_raised, sigxfsz_ignored;
 
-void launch_raise_fd_limit(void)
+void launch_adjust_limits(void)
 {
+	struct sigaction sa;
 	struct rlimit lim;
 
+	if (!sigxfsz_ignored && sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+		sigxfsz_ignored = signal(SIGXFSZ, SIG_IGN) != SIG_ERR;
 	if (fd_limit_raised || getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur >= lim.rlim_max)
 		return;
 	fd_limit_at_start = lim;
@@ -167,6 +170,8 @@ static _Noreturn void child(pid_t parent, int go_rd, int err_wr, bool own_group,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (fd_limit_raised)
 		setrlimit(RLIMIT_NOFILE, &fd_limit_at_start);
+	if (sigxfsz_ignored)
+		signal(SIGXFSZ, SIG_DFL);
 	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
 		;
 	close(go_rd);

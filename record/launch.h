@@ -49,13 +49,16 @@ int launch_exit_status(int wstatus);
  * "adir: Is a directory (name a program, not a directory)". Written to BUF, returned. */
 const char *launch_strerror(const char *file, int err, char *buf, size_t len);
 
-/* Raises this process's soft RLIMIT_NOFILE to its hard limit: record and stat hold one
- * perf_event fd per event, CPU and thread (perf_event_open(2)), and the usual soft limit of
- * 1024 runs out on a process of a few hundred threads. A target launched afterwards gets the
- * limit hwprof started with back before its exec (launch_prepare), since programs that use
- * select(2) rely on 1024. Idempotent; best effort (a failed getrlimit/setrlimit keeps the
- * limit, and the open that runs out says EMFILE). */
-void launch_raise_fd_limit(void);
+/* Adapts this process to the limits a recording meets, for record and stat:
+ * - raises the soft RLIMIT_NOFILE to its hard limit: they hold one perf_event fd per event,
+ *   CPU and thread (perf_event_open(2)), and the usual soft limit of 1024 runs out on a
+ *   process of a few hundred threads;
+ * - ignores SIGXFSZ (when it was not handled), so that an output past RLIMIT_FSIZE ('ulimit
+ *   -f') fails a write with EFBIG, which is reported, instead of killing hwprof silently.
+ * A target launched afterwards gets the limit and the disposition hwprof started with back
+ * before its exec (launch_prepare): programs that use select(2) rely on 1024. Idempotent;
+ * best effort (a failed getrlimit/setrlimit keeps the limit). */
+void launch_adjust_limits(void);
 
 /* Forks a child that waits for launch_go() and then runs execvp(ARGV[0], ARGV). The child
  * restores the signal mask it inherited to an empty one. On a terminal the child stays in

@@ -578,6 +578,21 @@ static int emit(const struct hwprof_record *rec, void *arg)
 	return 0;
 }
 
+/* The output failed with -ERR after the header: the blocks written before are whole and
+ * report reads them as a file cut short, so the file is kept (never lost data). */
+static int write_failed(struct recording *r, int err)
+{
+	const char *way = err == -ENOSPC	? "free some space or choose another -o"
+			  : err == -EFBIG	? "raise 'ulimit -f' or choose another -o"
+			  : err == -EDQUOT	? "raise the disk quota or choose another -o"
+						: "choose another -o";
+
+	r->created = false;
+	return error("%s: %s: recording stopped; the samples written before are kept, read as "
+		     "cut short (%s)",
+		     r->opt.output, strerror(-err), way);
+}
+
 /* Drains every ring, then writes what is older than the start of this round. */
 static int drain(struct recording *r, bool final)
 {
@@ -593,8 +608,11 @@ static int drain(struct recording *r, bool final)
 				     r->sampler.cpus[c].cpu, strerror((int)-ret));
 	}
 	upto = final ? UINT64_MAX : start > margin ? start - margin : 0;
-	if (merge_flush(&r->merge, upto, emit, r))
-		return error("%s: %s", r->opt.output, strerror(-r->write_err));
+	ret = merge_flush(&r->merge, upto, emit, r);
+	if (ret < 0 && r->write_err)
+		return write_failed(r, r->write_err);
+	if (ret < 0)
+		return error("ordering the records: %s", strerror((int)-ret));
 	return 0;
 }
 
@@ -1065,9 +1083,7 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 	r->writer = NULL;
 	if (ret < 0) {
 		free(trailer.counts);
-		return error(
-		    "%s: %s (the file is incomplete; free some space or choose another -o)",
-		    r->opt.output, strerror(-ret));
+		return write_failed(r, ret);
 	}
 	print_summary(r, &trailer);
 	free(trailer.counts);
@@ -1094,6 +1110,9 @@ int cmd_record(int argc, char **argv)
 	    .output = "hwprof.data",
 	};
 	parse_options(&r->opt, argc, argv);
+	if (!strcmp(r->opt.output, "-"))
+		die_usage("-o -: the samples go to a file, not to standard output (name one with "
+			  "-o, e.g. -o hwprof.data)");
 	if (r->opt.pid && optind < argc)
 		die_usage("-p %lld and a command exclude each other: attach, or launch",
 			  r->opt.pid);
@@ -1108,7 +1127,7 @@ int cmd_record(int argc, char **argv)
 		parse_events(r->opt.event, &r->events);
 	if (r->opt.count)
 		parse_events(r->opt.count, &r->counts);
-	launch_raise_fd_limit();
+	launch_adjust_limits();
 	status = r->opt.pid ? setup_attach(r) : setup_launch(r);
 	if (status)
 		goto out;

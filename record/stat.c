@@ -934,7 +934,7 @@ int cmd_stat(int argc, char **argv)
 	FILE *out;
 
 	parse_args(argc, argv, &o);
-	launch_raise_fd_limit();
+	launch_adjust_limits();
 	rd.asked = o.runs;
 	if (o.pid > 0 && kill(o.pid, 0) < 0 && errno == ESRCH)
 		return error("-p %d: no such process (check the PID with 'ps')", (int)o.pid),

@@ -6,7 +6,10 @@ usage: record_cli.py HWPROF WL_PAGEFAULT [HOTLOOP]
 Each bad input must give one line on stderr that names the cause, a non-zero exit, and the
 target must not have run. The exit status of the target must pass through.
 """
+import json
 import os
+import resource
+import signal
 import shutil
 import stat
 import subprocess
@@ -155,6 +158,30 @@ with tempfile.TemporaryDirectory() as d:
     fifo = os.path.join(d, "fifo")
     os.mkfifo(fifo)
     bad_input("-o a FIFO", ["-o", fifo] + touch, 2, "not a regular file", d, marker)
+    bad_input("-o -", ["-o", "-"] + touch, 64, "not to standard output", d, marker)
+
+    # Q-file-2: past 'ulimit -f' the write fails (no SIGXFSZ death): one line naming the
+    # limit, exit 2, and the samples written before kept, read as cut short.
+    big = os.path.join(d, "big.data")
+    p = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", big, "--", WL,
+                        "20000"], cwd=d, capture_output=True, text=True, timeout=30,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE,
+                                                             (8192, resource.RLIM_INFINITY)))
+    lines = [l for l in p.stderr.splitlines() if "note:" not in l]
+    check("ulimit -f: exit 2, one line naming the limit", p.returncode == 2 and
+          len(lines) == 1 and "File too large" in lines[0] and "ulimit -f" in lines[0],
+          f"rc={p.returncode} {p.stderr!r}")
+    r = subprocess.run([HWPROF, "report", "-i", big, "-f", "json"], capture_output=True,
+                       text=True)
+    check("ulimit -f: the partial file is kept and reads as cut short",
+          r.returncode == 1 and "cut short" in r.stderr and
+          json.loads(r.stdout)["header"]["samples"] > 0, f"{r.returncode} {r.stderr!r}")
+    # The target gets the SIGXFSZ disposition hwprof started with (the default).
+    rc, out, err = run(["-e", "page-faults", "-o", os.path.join(d, "x.data"), "--", "cat",
+                        "/proc/self/status"], d)
+    ign = [int(l.split()[1], 16) for l in out.splitlines() if l.startswith("SigIgn:")]
+    check("target's SIGXFSZ is the default", rc == 0 and ign and
+          not ign[0] & (1 << (signal.SIGXFSZ - 1)), f"rc={rc} {ign} {err!r}")
 
     # A recording of the page-fault workload: the summary counts every fault.
     rc, _, err = run(["-e", "page-faults", "-c", "1", "-o", out_file, "--", WL, "3000"], d)

@@ -364,6 +364,12 @@ def check_paths_and_disk(tmp, data):
     one_line_error(report("-i", d), 2, ["adir", "name a sample file with -i",
                                         d + "/hwprof.data"], "report -i DIR")
     one_line_error(annotate("-i", d), 2, ["name a sample file with -i"], "annotate -i DIR")
+    one_line_error(report("-i", "-"), 2, ["-i -", "not from standard input"], "report -i -")
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    one_line_error(report("-i", fifo), 2, ["fifo: not a regular file"], "report -i FIFO")
+    one_line_error(annotate("-i", fifo, "--stdio"), 2, ["fifo: not a regular file"],
+                   "annotate -i FIFO")
     with open("/dev/full", "w") as full:
         r = subprocess.run([HWPROF, "report", "-i", data, "-n", "0"], stdout=full,
                            stderr=subprocess.PIPE, text=True)
