@@ -213,21 +213,10 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 	struct stat sb;
 	int ret, shown = -1;
 
-	if (stat(path, &sb) < 0 && errno == ENOENT && !strcmp(path, "-")) {
-		snprintf(err, errlen,
-			 "-i -: a sample file is read from a file, not from standard input (save "
-			 "it first and name it with -i)");
-		return -EINVAL;
-	}
+	/* "-" is standard input (a pipe is read whole), unless a file has that name. */
+	if (!strcmp(path, "-") && stat(path, &sb) < 0 && errno == ENOENT)
+		path = "/dev/stdin";
 	if (stat(path, &sb) == 0) {
-		if (!S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode)) {
-			/* A FIFO would block the open until a writer comes; the reader seeks. */
-			snprintf(err, errlen,
-				 "%s: not a regular file (name a sample file written by 'hwprof "
-				 "record' with -i)",
-				 path);
-			return -EINVAL;
-		}
 		if (S_ISDIR(sb.st_mode)) {
 			snprintf(err, errlen,
 				 "%s: is a directory (name a sample file with -i, e.g. "
