@@ -10,6 +10,7 @@
  * first sample is handed out, so a block that does not decode cleanly yields no sample at all.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -467,6 +468,18 @@ static int dec_count(struct hwprof_reader *r, struct cur *c, struct hwprof_recor
 	k.running_ns = get_varint(c, "time_running");
 	k.scale = sf_bits_double(get_varint(c, "scale"));
 	get_str_fixed(c, k.unit, sizeof(k.unit), "unit");
+	/* time_running past time_enabled by more than a tick, or a scale that is no positive
+	 * number, is a damaged total: never a number to print (perf_event_open(2): running
+	 * is the part of enabled the event was on a counter). */
+	if (c->what)
+		return 0;
+	if (!isfinite(k.scale) || k.scale <= 0)
+		c->what = "counted total (a scale that is no positive number)";
+	else if (k.running_ns > k.enabled_ns + k.enabled_ns / 100 + 1000)
+		c->what = "counted total (time_running beyond time_enabled)";
+	else if (k.running_ns && !isfinite((double)k.value * k.scale *
+					   ((double)k.enabled_ns / (double)k.running_ns)))
+		c->what = "counted total (too large to scale)";
 	if (c->what)
 		return 0;
 	if (t->ncounts == UINT32_MAX) {

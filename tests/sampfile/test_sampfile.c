@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1033,6 +1034,63 @@ Test(sampfile, flushed_file_reads_while_writer_open)
 	cr_assert_eq(read_all(path, &out, &st, NULL), 0);
 	cr_assert_eq(st, HWPROF_READ_OK);
 	cr_assert_eq(out.n, 1000);
+	recs_free(&out);
+	unlink(path);
+	free(path);
+}
+
+Test(sampfile, impossible_counted_totals_read_as_damaged)
+{
+	static const struct {
+		uint64_t value, enabled, running;
+		double scale;
+		const char *why;
+	} bad[] = {
+	    {1000, 1000000, 5000000, 1.0, "time_running beyond time_enabled"},
+	    {1000, 1000, 1000, -1.0, "no positive number"},
+	    {1000, 1000, 1000, NAN, "no positive number"},
+	    {1000, 1000, 1000, INFINITY, "no positive number"},
+	    {UINT64_MAX, UINT64_MAX, 1, 1e300, "too large to scale"},
+	};
+	struct hwprof_file_header h;
+	struct hwprof_record in[32];
+	size_t n;
+
+	tu_header(&h);
+	n = sample_records(in);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct hwprof_file_count c = {.event = "task-clock", .counted = true,
+					      .value = bad[i].value, .enabled_ns = bad[i].enabled,
+					      .running_ns = bad[i].running, .scale = bad[i].scale};
+		struct hwprof_file_trailer t = {.samples = 7, .counts = &c, .ncounts = 1};
+		struct recs out = {0};
+		enum hwprof_read_status st;
+		struct hwprof_reader *r;
+		const char *msg;
+		char *path = tmp_path();
+
+		write_file(path, &h, in, n, &t);
+		cr_assert_eq(read_all(path, &out, &st, &r), 0);
+		cr_assert_eq(st, HWPROF_READ_CORRUPT, "case %zu", i);
+		hwprof_reader_status(r, &msg);
+		cr_assert(strstr(msg, bad[i].why), "case %zu: %s", i, msg);
+		cr_assert_eq(out.n, n, "the samples before are read");
+		hwprof_reader_close(r);
+		recs_free(&out);
+		unlink(path);
+		free(path);
+	}
+	/* A tick of overshoot, as some kernels report, is no damage. */
+	struct hwprof_file_count ok = {.event = "task-clock", .counted = true, .value = 5,
+				       .enabled_ns = 1000000, .running_ns = 1000100, .scale = 1.0};
+	struct hwprof_file_trailer t = {.samples = 7, .counts = &ok, .ncounts = 1};
+	struct recs out = {0};
+	enum hwprof_read_status st;
+	char *path = tmp_path();
+
+	write_file(path, &h, in, n, &t);
+	cr_assert_eq(read_all(path, &out, &st, NULL), 0);
+	cr_assert_eq(st, HWPROF_READ_OK);
 	recs_free(&out);
 	unlink(path);
 	free(path);
