@@ -199,6 +199,16 @@ int hwprof_group_open_list(struct hwprof_group **out, const struct hwprof_event_
 	if (!list || !list->n)
 		return count_fail(-EINVAL, "empty event list (give at least one event, see "
 					   "'hwprof list')");
+	if (flags & ~(unsigned)(HWPROF_GROUP_INHERIT | HWPROF_GROUP_ENABLE_ON_EXEC |
+				HWPROF_GROUP_START_DISABLED | HWPROF_GROUP_PINNED))
+		return count_fail(-EINVAL, "unknown flags 0x%x (see HWPROF_GROUP_* in hwprof.h)",
+				  flags);
+	/* perf_event_open(2): pid -1 means every process, which only a CPU can bound. */
+	if (pid == -1 && cpu < 0)
+		return count_fail(-EINVAL, "pid -1 (every process) needs a CPU >= 0");
+	if (cpu >= 0 && cpu >= sysconf(_SC_NPROCESSORS_CONF))
+		return count_fail(-EINVAL, "CPU %d does not exist (this host has CPUs 0-%ld)", cpu,
+				  sysconf(_SC_NPROCESSORS_CONF) - 1);
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return count_fail(-ENOMEM, "out of memory");

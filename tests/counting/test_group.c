@@ -466,3 +466,22 @@ Test(group, null_arguments_are_einval_not_a_crash)
 	cr_assert_eq(hwprof_group_open(&g, NULL, 0, -1, 0), -EINVAL);
 	cr_assert_null(g);
 }
+
+Test(group, bad_flags_pid_and_cpu_are_named)
+{
+	struct hwprof_group *g = NULL;
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	cr_assert_eq(hwprof_group_open(&g, "task-clock", 0, -1, 0xff00), -EINVAL);
+	cr_assert_not_null(strstr(hwprof_strerror_last(), "unknown flags 0xff00"));
+	cr_assert_eq(hwprof_group_open(&g, "task-clock", -1, -1, 0), -EINVAL);
+	cr_assert_not_null(strstr(hwprof_strerror_last(), "needs a CPU"));
+	cr_assert_eq(hwprof_group_open(&g, "task-clock", 0, (int)ncpus, 0), -EINVAL);
+	cr_assert_not_null(strstr(hwprof_strerror_last(), "does not exist"),
+			   "%s", hwprof_strerror_last());
+	cr_assert_null(g);
+	/* The real kernel: the calling thread on its last CPU opens. */
+	cr_assert_eq(hwprof_group_open(&g, "task-clock", 0, (int)ncpus - 1, 0), 0,
+		     "%s", hwprof_strerror_last());
+	hwprof_group_close(g);
+}

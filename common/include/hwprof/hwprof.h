@@ -52,7 +52,8 @@ enum {
  * PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING; events outside braces are
  * groups of one. Returns 0 and *OUT, or -errno of the first event that failed
  * (ENOENT: not supported on this host; EACCES: perf_event_paranoid; EINVAL: malformed spec,
- * refused attribute or OUT NULL) with hwprof_strerror_last() naming the event. */
+ * refused attribute, OUT NULL, unknown FLAGS bits, PID -1 without a CPU, or a CPU that does not
+ * exist) with hwprof_strerror_last() naming the event or the argument. */
 int hwprof_group_open(struct hwprof_group **out, const char *spec, pid_t pid, int cpu,
 		      unsigned flags);
 
