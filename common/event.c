@@ -570,7 +570,29 @@ static int parse_mods(struct parser *p, const char *m, size_t len, const char *w
 	return 0;
 }
 
-static void apply_mods(struct hwprof_event *ev, const struct mods *own, const struct mods *grp)
+/* A member of "{a,b}:u" is spelled "a:u" wherever it is named: its counts are user-only. The
+ * spec's modifiers are rewritten to the ones in effect, M ("{cycles:p,b}:u" -> "cycles:pu";
+ * an own privilege modifier wins over the group's: "{a:u}:k" stays "a:u"). */
+static void spec_set_mods(struct hwprof_event *ev, const struct mods *m)
+{
+	char *slash = strrchr(ev->spec, '/'), *colon = strchr(slash ? slash : ev->spec, ':');
+	size_t n;
+
+	if (colon)
+		*colon = '\0';
+	n = strlen(ev->spec);
+	snprintf(ev->spec + n, sizeof(ev->spec) - n, ":%s%s%s%.*s%s", m->any_priv && m->u ? "u" : "",
+		 m->any_priv && m->k ? "k" : "", m->any_priv && m->h ? "h" : "", m->p, "ppp",
+		 m->P ? "P" : "");
+	n = strlen(ev->spec);
+	if (ev->spec[n - 1] == ':')
+		ev->spec[n - 1] = '\0';
+}
+
+/* Sets EV's exclude_* and precise_ip from its own modifiers and its group's; returns the
+ * modifiers in effect. */
+static struct mods apply_mods(struct hwprof_event *ev, const struct mods *own,
+			      const struct mods *grp)
 {
 	struct mods m = *own;
 	if (!m.any_priv && grp->any_priv) {
@@ -597,6 +619,7 @@ static void apply_mods(struct hwprof_event *ev, const struct mods *own, const st
 	}
 	ev->precise_ip = m.p;
 	ev->precise_max = m.P;
+	return m;
 }
 
 /* ---- the list grammar --------------------------------------------------------------------- */
@@ -742,6 +765,7 @@ static int parse_group(struct parser *p)
 	}
 	p->pos++;
 	struct mods grp = {0};
+	bool grp_set = false;
 	if (s[p->pos] == ':') {
 		size_t ms = ++p->pos;
 		while (isalnum((unsigned char)s[p->pos]))
@@ -754,9 +778,13 @@ static int parse_group(struct parser *p)
 		int r = parse_mods(p, s + ms, p->pos - ms, where, &grp);
 		if (r < 0)
 			return r;
+		grp_set = true;
 	}
-	for (size_t i = first; i < p->out->n; i++)
-		apply_mods(&p->out->ev[i], &own[i - first], &grp);
+	for (size_t i = first; i < p->out->n; i++) {
+		struct mods m = apply_mods(&p->out->ev[i], &own[i - first], &grp);
+		if (grp_set)
+			spec_set_mods(&p->out->ev[i], &m);
+	}
 	p->out->ngroups++;
 	return 0;
 }

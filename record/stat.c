@@ -592,8 +592,9 @@ static const char *ev_unit(const struct hwprof_event *ev)
 {
 	if (ev->unit[0])
 		return ev->unit;
-	if (ev->kind == HWPROF_EV_SOFTWARE &&
-	    (!strcmp(ev->name, "task-clock") || !strcmp(ev->name, "cpu-clock")))
+	/* By what the event counts, not how it was spelled ("TASK-CLOCK" parses too). */
+	if (ev->type == PERF_TYPE_SOFTWARE &&
+	    (ev->config == PERF_COUNT_SW_TASK_CLOCK || ev->config == PERF_COUNT_SW_CPU_CLOCK))
 		return "ns";
 	return "";
 }

@@ -942,3 +942,21 @@ Test(events_real, real_paranoid_as_nobody)
 		cr_assert_eq(rk, 0);
 	}
 }
+
+Test(events, group_modifiers_show_in_each_member_spec)
+{
+	struct hwprof_event_list l = {0};
+	char err[256] = "";
+
+	cr_assert_eq(hwprof_events_parse("{task-clock:p,page-faults:u,minor-faults}:k,cpu-clock", &l,
+					 err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(l.n, 4);
+	cr_assert_str_eq(l.ev[0].spec, "task-clock:kp");
+	cr_assert_str_eq(l.ev[1].spec, "page-faults:u", "an own privilege modifier wins");
+	cr_assert(l.ev[1].exclude_kernel && !l.ev[1].exclude_user);
+	cr_assert_str_eq(l.ev[2].spec, "minor-faults:k");
+	cr_assert(l.ev[2].exclude_user && !l.ev[2].exclude_kernel);
+	cr_assert_str_eq(l.ev[3].spec, "cpu-clock", "outside the group: as written");
+	hwprof_events_free(&l);
+}
