@@ -1,6 +1,7 @@
 /* builder.c - replay records per input, filter by pid/tid/comm, aggregate by (DSO, offset);
  * then symbolize each distinct address once, filter by DSO/function, sort. */
 #include "builder.h"
+#include "vdso.h"
 
 #include "aggregate.h"
 #include "dso.h"
@@ -35,6 +36,7 @@ struct builder {
 	const char *input; /* name of the current input */
 	size_t ninputs;
 	uint64_t input_lost, input_throttles;
+	const char *input_kernel; /* uname -r of the current input's host */
 	int input_event;	 /* index of the shown event in this input's header */
 	uint32_t *input_map;	 /* this input's event i is p->header.events[input_map[i]] */
 	uint32_t input_nevents;
@@ -178,6 +180,9 @@ int builder_begin_input(struct builder *b, const char *name,
 		return -ENOMEM;
 	b->input = strpool_intern(p->strings, name);
 	b->input_lost = b->input_throttles = 0;
+	b->input_kernel = strpool_intern(p->strings, header->kernel);
+	if (!b->input_kernel)
+		return -ENOMEM;
 	b->input_event = pick_event(b, header);
 	if (b->input_event >= 0 && !b->shown_set) {
 		snprintf(b->shown, sizeof(b->shown), "%s", header->events[b->input_event].name);
@@ -309,9 +314,19 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 		return add_sample(b, &rec->sample);
 	case HWPROF_REC_MMAP: {
 		const struct hwprof_rec_mmap *m = &rec->mmap;
+		const uint8_t *build_id = m->build_id;
+		size_t build_id_size = m->build_id_size;
+		uint8_t vdso_id[20];
 		bool other = false;
-		int id = dso_table_get(&b->dsos, b->p->strings, m->filename ? m->filename : "",
-				       m->build_id, m->build_id_size, &other);
+		int id;
+
+		/* The kernel gives the vDSO no build-id: on the host that recorded, it is the
+		 * image report runs with (vdso.h), which dso_check() then opens. */
+		if (m->filename && !strcmp(m->filename, "[vdso]") && !build_id_size &&
+		    (build_id_size = vdso_build_id(b->input_kernel, vdso_id)))
+			build_id = vdso_id;
+		id = dso_table_get(&b->dsos, b->p->strings, m->filename ? m->filename : "",
+				   build_id, build_id_size, &other);
 		if (id < 0)
 			return id;
 		if (other && add_warning(b->p,
@@ -474,8 +489,9 @@ static int open_dso(struct builder *b, struct dso *d, uint64_t samples, uint64_t
 		d->state = DSO_NOT_ELF;
 		return job_warning(warning, "%s; its samples are shown as '[unknown]'", why);
 	}
-	/* Only DSOs that matter get a warning: libc without debug info is normal. */
-	if (!has_dwarf && samples * 100 >= total)
+	/* Only DSOs that matter get a warning: libc without debug info is normal, and the
+	 * kernel's vDSO has none to install. */
+	if (!has_dwarf && samples * 100 >= total && strcmp(d->path, "[vdso]"))
 		return job_warning(warning,
 				   "%s: no debug info, %" PRIu64 " samples shown by symbol only "
 				   "(%s; build with -g, install its debug package, or give "

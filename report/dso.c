@@ -1,5 +1,6 @@
 /* dso.c - DSO identity, the build-id check against the file as it is now, PT_LOAD segments. */
 #include "dso.h"
+#include "vdso.h"
 
 #include "strpool.h"
 #include "symbolize.h"
@@ -37,8 +38,9 @@ static int push(struct dso_table *t, struct strpool *pool, const char *path,
 		memcpy(d->build_id, build_id, build_id_size);
 	d->build_id_size = (uint8_t)build_id_size;
 	/* Kernel-made mappings and anonymous memory have no file to read. */
-	if (path[0] == '[' || !strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
-	    path[0] != '/')
+	if ((path[0] == '[' || !strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
+	     path[0] != '/') &&
+	    !(build_id_size && !strcmp(path, "[vdso]")))
 		d->state = DSO_PSEUDO;
 	return (int)t->n++;
 }
@@ -118,6 +120,16 @@ static int read_loads(struct dso *d, Elf *elf)
 	return d->nloads ? 0 : -1;
 }
 
+const char *dso_file(const struct dso *d)
+{
+	const char *image;
+
+	if (strcmp(d->path, "[vdso]"))
+		return d->path;
+	image = vdso_image_path();
+	return image ? image : d->path;
+}
+
 int dso_check(struct dso *d, char *why, size_t whylen)
 {
 	char want[41], have[41];
@@ -138,7 +150,7 @@ int dso_check(struct dso *d, char *why, size_t whylen)
 		goto out;
 	}
 	elf_version(EV_CURRENT);
-	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	fd = open(dso_file(d), O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		d->state = DSO_MISSING;
 		snprintf(why, whylen, "%s: %s since the recording", d->path,

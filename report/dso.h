@@ -61,6 +61,10 @@ int dso_table_get(struct dso_table *t, struct strpool *pool, const char *path,
 /* Frees T's arrays (and through symbolize.c each DSO's Dwfl). */
 void dso_table_release(struct dso_table *t);
 
+/* The file to read for D: its recorded path, or for a "[vdso]" with a build-id the image of
+ * the running vDSO (vdso.h). */
+const char *dso_file(const struct dso *d);
+
 /* Opens D's file and sets D->state and D->loads. On any state but DSO_OK writes one line to
  * WHY naming the file and the reason. Returns 0 when the DSO can be symbolized, else -1. */
 int dso_check(struct dso *d, char *why, size_t whylen);

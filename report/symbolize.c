@@ -119,7 +119,7 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 		goto fail;
 	dwfl_report_begin(s->dwfl);
 	/* Base 0 with add_p_vaddr: module addresses are the link-time p_vaddr space. */
-	s->mod = dwfl_report_elf(s->dwfl, base ? base + 1 : d->path, d->path, -1, 0, true);
+	s->mod = dwfl_report_elf(s->dwfl, base ? base + 1 : d->path, dso_file(d), -1, 0, true);
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || !s->mod)
 		goto fail;
 	*has_dwarf = dwfl_module_getdwarf(s->mod, &bias) != NULL;

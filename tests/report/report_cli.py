@@ -403,6 +403,25 @@ def check_control_bytes_tamed(tmp):
     check(any(f.endswith(name) for f in files), "escape: json keeps the bytes: %r" % files)
 
 
+def check_vdso(tmp):
+    """Q-rep-1: samples in the vDSO get their function's name (perf: __vdso_clock_gettime)
+    on the host that recorded, with no 'no debug info' warning for it."""
+    data = os.path.join(tmp, "vdso.data")
+    rec = subprocess.run([HWPROF, "record", "-e", "cpu-clock", "-o", data, "--",
+                          os.environ["RPT_VDSO"]], capture_output=True, text=True)
+    check(rec.returncode == 0, "vdso: record %s" % rec.stderr)
+    r = report("-i", data, "-s", "function,dso", "-f", "json")
+    rows = [x for x in json.loads(r.stdout)["rows"] if x["dso"] == "[vdso]"]
+    if not rows:
+        print("skip: no samples in [vdso] here (clock_gettime is a system call on this "
+              "host's clock source)")
+        return
+    named = sum(x["samples"] for x in rows if (x["function"] or "").startswith("__vdso_"))
+    check(named >= 0.9 * sum(x["samples"] for x in rows),
+          "vdso: samples without a __vdso_ name: %r" % rows)
+    check("[vdso]" not in r.stderr, "vdso: a warning about it: %r" % r.stderr)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
     data = os.path.join(tmp, "inline.data")
@@ -509,6 +528,7 @@ def main():
     check_changed_dso(tmp)
     check_paths_and_disk(tmp, data)
     check_control_bytes_tamed(tmp)
+    check_vdso(tmp)
 
     shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))

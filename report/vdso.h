@@ -1,0 +1,23 @@
+/* vdso.h - the kernel's vDSO image, so that samples in [vdso] get function names.
+ *
+ * A recording names the vDSO mapping "[vdso]": there is no file behind it. The image is the
+ * same for every process of one kernel build, so on the host that recorded (the same kernel
+ * release) report reads the one mapped into its own process (getauxval(AT_SYSINFO_EHDR),
+ * getauxval(3)) and identifies it by its build-id, as it does a file.
+ */
+#ifndef HWPROF_REPORT_VDSO_H
+#define HWPROF_REPORT_VDSO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The build-id of this process's vDSO into OUT (20 bytes of room), when KERNEL (the release
+ * a recording names, "uname -r") is the running one. Returns its length, or 0 when the
+ * kernel differs or the image has no build-id. */
+size_t vdso_build_id(const char *kernel, uint8_t *out);
+
+/* A path that opens a copy of this process's vDSO image as an ELF file ("/proc/self/fd/N",
+ * a memfd made on the first call, thread-safe), or NULL when there is none. */
+const char *vdso_image_path(void);
+
+#endif
