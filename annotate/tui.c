@@ -693,13 +693,21 @@ static void draw(struct tui *t)
 	refresh();
 }
 
-/* Whether the terminal on stdin/stdout can show the TUI; if not, WHY says why. */
-static bool usable(char *why, size_t whylen)
+/* Whether the terminal on stdout can show the TUI, its keys read from *KEYS (stdin, or the
+ * controlling terminal when the sample file came through stdin, as less(1) does: the caller
+ * fcloses a *KEYS other than stdin); if not, WHY says why. */
+static bool usable(FILE **keys, char *why, size_t whylen)
 {
 	struct winsize ws;
 	const char *term = getenv("TERM");
 
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+	*keys = stdin;
+	if (isatty(STDOUT_FILENO) && !isatty(STDIN_FILENO))
+		*keys = fopen("/dev/tty", "re");
+	if (!*keys || !isatty(fileno(*keys)) || !isatty(STDOUT_FILENO)) {
+		if (*keys && *keys != stdin)
+			fclose(*keys);
+		*keys = NULL;
 		snprintf(why, whylen, "not a terminal");
 		return false;
 	}
@@ -715,6 +723,12 @@ static bool usable(char *why, size_t whylen)
 		return false;
 	}
 	return true;
+}
+
+static void close_keys(FILE *keys)
+{
+	if (keys && keys != stdin)
+		fclose(keys);
 }
 
 static void start_colors(struct tui *t)
@@ -736,13 +750,17 @@ int ann_tui(const struct ann_model *m, struct source_cache *src, size_t func, ch
 {
 	struct tui t = {.m = m, .src = src, .stack = {&source_screen}, .depth = 1};
 	SCREEN *scr;
+	FILE *keys;
 	int errs = 0;
 
-	if (!usable(why, whylen))
+	if (!usable(&keys, why, whylen)) {
+		close_keys(keys);
 		return -1;
+	}
 	setlocale(LC_CTYPE, "");
-	scr = newterm(NULL, stdout, stdin);
+	scr = newterm(NULL, stdout, keys);
 	if (!scr) {
+		close_keys(keys);
 		snprintf(why, whylen, "ncurses cannot drive TERM '%s'", getenv("TERM"));
 		return -1;
 	}
@@ -785,6 +803,7 @@ int ann_tui(const struct ann_model *m, struct source_cache *src, size_t func, ch
 	tui_restore();
 	release_signals();
 	delscreen(scr);
+	close_keys(keys);
 	ann_view_free(t.view);
 	ann_header_release(&t.hdr);
 	return 0;

@@ -188,6 +188,18 @@ try:
 
             keys("a", "q")
             restored("a", "q", r"^EXIT=0$")
+
+            # The sample file through stdin (-i -): the keys come from the terminal.
+            start("p", 80, 24, f"cat {data} | {HWPROF} annotate -i -; echo EXIT=$?; "
+                  f"stty -a > {TMP}/stty.p; echo STTY; sleep 30")
+            s = wait_for("p", r"hot \d+/\d+")
+            check("-i - from a pipe: the TUI opens", re.search(r"^work \[annotate_work\]", s,
+                                                              re.M), s)
+            keys("p", "Tab")
+            s = wait_status("p", rf"line {SECOND} ")
+            check("-i - from a pipe: keys are read", f"line {SECOND} " in status(s), status(s))
+            keys("p", "q")
+            restored("p", "-i - from a pipe: q", r"^EXIT=0$")
         else:
             start("t", 80, 24, command(data, "t"))
             wait_for("t", r"^event: page-faults")
