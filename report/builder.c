@@ -500,8 +500,10 @@ static int open_dso(struct builder *b, struct dso *d, uint64_t samples, uint64_t
 	return 0;
 }
 
+/* Resolves E into LOC; adds E's samples to *SHADOWED when its line could not be told from a
+ * discarded function's (dwarf_index.h). */
 static int resolve(struct builder *b, const struct agg_entry *e, struct profile_loc *loc,
-		   const struct kallsyms *ks)
+		   const struct kallsyms *ks, uint64_t *shadowed)
 {
 	struct dso *d = &b->dsos.v[e->dso];
 	struct sym_result r;
@@ -531,6 +533,8 @@ static int resolve(struct builder *b, const struct agg_entry *e, struct profile_
 	loc->call_file = r.call_file;
 	loc->call_line = r.call_line;
 	loc->unknown = !r.function && !r.file;
+	if (r.shadowed)
+		*shadowed += e->samples;
 	return 0;
 }
 
@@ -600,6 +604,7 @@ struct dso_job {
 	uint32_t dso;
 	size_t first, n; /* its entries: order[first .. first + n) */
 	char *warning;	 /* malloc'd, or NULL */
+	uint64_t shadowed; /* samples whose line a discarded function hides */
 	int err;	 /* 0 or -ENOMEM */
 };
 
@@ -625,7 +630,8 @@ static void symbolize_dso(void *ctx, size_t k)
 	if (job->dso > DSO_ID_KERNEL && d->state != DSO_PSEUDO)
 		job->err = open_dso(b, d, w->dso_samples[job->dso], w->total, &job->warning);
 	for (size_t i = job->first; i < job->first + job->n && !job->err; i++)
-		job->err = resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks);
+		job->err = resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks,
+				   &job->shadowed);
 }
 
 static int by_job_samples(const void *a, const void *b, void *ctx)
@@ -677,6 +683,14 @@ static int symbolize_all(struct sym_jobs *w)
 		if (w->v[i].n && (st == DSO_MISSING || st == DSO_MISMATCH))
 			b->p->partial = true;
 		if (w->v[i].warning && add_warning(b->p, "%s", w->v[i].warning) < 0)
+			ret = -ENOMEM;
+		if (w->v[i].shadowed &&
+		    add_warning(b->p,
+				"%s: %" PRIu64 " samples shown by function only: their lines "
+				"cannot be told from those of code the linker discarded "
+				"(--gc-sections resolved its debug info to address 0; link "
+				"without --gc-sections to see them)",
+				b->dsos.v[i].path, w->v[i].shadowed) < 0)
 			ret = -ENOMEM;
 	}
 	free(start);

@@ -11,14 +11,29 @@ struct vec {
 	size_t n, cap;
 };
 
-static int add_ranges(struct vec *vec, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Addr bias)
+/* Whether [LO, HI) (DWARF addresses) is the range of code the linker discarded: with
+ * --gc-sections (and COMDAT folding) ld.bfd and gold resolve its addresses to 0, lld to 0 or
+ * a tombstone near UINT64_MAX. No code of a linked executable or shared object lies at 0 (the
+ * ELF header does), so such a range would claim the real code at low addresses. */
+static bool discarded(Dwarf_Addr lo, Dwarf_Addr hi)
+{
+	return lo == 0 || lo >= (Dwarf_Addr)-2 || hi <= lo;
+}
+
+/* Adds DIE's ranges but the discarded ones to VEC; raises *SHADOW (may be NULL) to the end of
+ * a discarded range that starts at 0 (DWARF addresses): the addresses it claims. */
+static int add_ranges(struct vec *vec, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Addr bias,
+		      Dwarf_Addr *shadow)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
 
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		if (hi <= lo)
+		if (discarded(lo, hi)) {
+			if (shadow && lo == 0 && hi > *shadow)
+				*shadow = hi;
 			continue;
+		}
 		if (vec->n == vec->cap) {
 			size_t cap = vec->cap ? vec->cap * 2 : 256;
 			struct dw_range *v = realloc(vec->v, cap * sizeof(*v));
@@ -34,7 +49,7 @@ static int add_ranges(struct vec *vec, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Addr
 
 /* Subprograms sit at CU level, or inside namespaces and classes (C++). */
 static int add_functions(struct vec *fns, Dwarf_Die *parent, Dwarf_Die *cu, Dwarf_Addr bias,
-			 int depth)
+			 int depth, Dwarf_Addr *shadow)
 {
 	Dwarf_Die child;
 
@@ -43,12 +58,12 @@ static int add_functions(struct vec *fns, Dwarf_Die *parent, Dwarf_Die *cu, Dwar
 	do {
 		int tag = dwarf_tag(&child);
 		if (tag == DW_TAG_subprogram) {
-			if (add_ranges(fns, &child, cu, bias) < 0)
+			if (add_ranges(fns, &child, cu, bias, shadow) < 0)
 				return -ENOMEM;
 		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
 			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
 			   tag == DW_TAG_module) {
-			if (add_functions(fns, &child, cu, bias, depth + 1) < 0)
+			if (add_functions(fns, &child, cu, bias, depth + 1, shadow) < 0)
 				return -ENOMEM;
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
@@ -76,7 +91,7 @@ static void build_cus(struct dwarf_index *x)
 
 	x->cus_built = true;
 	while ((cu = dwfl_module_nextcu(x->mod, cu, &bias)))
-		if (add_ranges(&cus, cu, cu, bias) < 0)
+		if (add_ranges(&cus, cu, cu, bias, NULL) < 0)
 			break;
 	if (cus.n)
 		qsort(cus.v, cus.n, sizeof(*cus.v), by_lo);
@@ -125,15 +140,21 @@ static const struct cu_functions *functions_of(struct dwarf_index *x, Dwarf_Die 
 	}
 	if ((x->n + 1) * 2 > x->cap && grow(x) < 0)
 		return NULL;
-	if (add_functions(&fns, cu, cu, bias, 0) < 0) {
+	struct vec own = {0};
+	Dwarf_Addr shadow = 0;
+
+	if (add_functions(&fns, cu, cu, bias, 0, &shadow) < 0 ||
+	    add_ranges(&own, cu, cu, bias, &shadow) < 0) {
 		free(fns.v);
+		free(own.v);
 		return NULL;
 	}
+	free(own.v);
 	if (fns.n)
 		qsort(fns.v, fns.n, sizeof(*fns.v), by_lo);
 	for (i = slot(off, x->cap); x->tab[i].cu_offset; i = (i + 1) & (x->cap - 1))
 		;
-	x->tab[i] = (struct cu_functions){off, fns.v, fns.n};
+	x->tab[i] = (struct cu_functions){off, fns.v, fns.n, shadow};
 	x->n++;
 	return &x->tab[i];
 }
@@ -157,7 +178,7 @@ static const struct dw_range *find(const struct dw_range *v, size_t n, Dwarf_Add
 }
 
 int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames, int max,
-		       Dwarf_Die **cu, Dwarf_Addr *bias)
+		       Dwarf_Die **cu, Dwarf_Addr *bias, bool *shadowed)
 {
 	const struct cu_functions *cf;
 	const struct dw_range *fn, *c;
@@ -165,6 +186,7 @@ int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames
 	Dwarf_Addr pc;
 	int n = 0;
 
+	*shadowed = false;
 	/* Once the CU table was needed (no .debug_aranges), it answers first: asking libdw
 	 * again would fail the same way for every address. */
 	c = x->cus_built ? find(x->cus, x->ncus, addr) : NULL;
@@ -185,6 +207,15 @@ int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames
 	}
 	cf = functions_of(x, *cu, *bias);
 	fn = cf ? find(cf->v, cf->n, addr) : NULL;
+	/* Under a discarded range that starts at 0 (in .debug_aranges and the line table alike)
+	 * the CU's line table mixes the discarded sequence's rows with the live ones, sorted by
+	 * address: no row can be trusted. Outside any live function of the CU, the address is
+	 * not even the CU's (code of another file, one without debug info). */
+	*shadowed = cf && addr - *bias < cf->discarded_hi;
+	if (!fn && *shadowed) {
+		*cu = NULL;
+		*shadowed = false;
+	}
 	if (!fn)
 		return 0;
 	pc = addr - fn->bias;

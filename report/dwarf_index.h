@@ -28,6 +28,8 @@ struct cu_functions {
 					 * as a DIE: the CU header comes first) */
 	struct dw_range *v;
 	size_t n;
+	Dwarf_Addr discarded_hi;	/* end of the CU's ranges the linker discarded, which
+					 * it resolved to start at 0 (DWARF addresses); 0: none */
 };
 
 struct dwarf_index {
@@ -44,13 +46,15 @@ struct dwarf_index {
 void dwarf_index_init(struct dwarf_index *x, Dwfl_Module *mod);
 
 /* The function frames at module address ADDR into FRAMES (room for MAX), innermost first:
- * inlined_subroutine DIEs, then the subprogram last. Sets *CU (NULL when no CU holds ADDR)
- * and *BIAS. Returns how many frames (0 when no function DIE holds ADDR). Only the CU of
+ * inlined_subroutine DIEs, then the subprogram last. Sets *CU (NULL when no CU holds ADDR,
+ * or when only a range the linker discarded, resolved to address 0, would) and *BIAS; sets
+ * *SHADOWED when ADDR lies in a live function but also under such a range, where the CU's
+ * line table cannot tell the two apart (--gc-sections: ld.bfd, gold). Returns how many frames (0 when no function DIE holds ADDR). Only the CU of
  * ADDR is indexed, so a profile touching few CUs of a large library reads few. Out of memory
  * gives 0 frames (the address then shows by symbol only). Not thread-safe: one thread per X
  * (symbolization runs one job per DSO). */
 int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames, int max,
-		       Dwarf_Die **cu, Dwarf_Addr *bias);
+		       Dwarf_Die **cu, Dwarf_Addr *bias, bool *shadowed);
 
 /* Frees what X indexed; not MOD. */
 void dwarf_index_release(struct dwarf_index *x);

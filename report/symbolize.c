@@ -243,8 +243,8 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 	if (!s)
 		return 0;
 	outer = symtab_find(&s->symtab, addr, pool);
-	n = dwarf_index_frames(&s->index, addr, frames, 32, &cu, &bias);
-	if (cu) {
+	n = dwarf_index_frames(&s->index, addr, frames, 32, &cu, &bias, &r->shadowed);
+	if (cu && !r->shadowed) {
 		dl = dwarf_getsrc_die(cu, addr - bias);
 		const char *f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
 		if (f && dwarf_lineno(dl, &line) == 0) {
@@ -252,14 +252,9 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 					      f, pool);
 			r->line = line;
 		}
-	} else {
-		Dwfl_Line *ln = dwfl_module_getsrc(s->mod, addr);
-		const char *f = ln ? dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL) : NULL;
-		if (f) {
-			r->file = source_path(dwfl_line_comp_dir(ln), f, pool);
-			r->line = line;
-		}
 	}
+	/* No CU: no line. (libdwfl's own dwfl_module_getsrc would ask the same .debug_aranges
+	 * that dwarf_index_frames has already found wanting.) */
 	/* No symbol (a static function of a file whose symbols are gone while its DWARF is
 	 * not): the DWARF subprogram's name. */
 	if (!outer && n > 0)

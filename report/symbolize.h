@@ -26,6 +26,8 @@ struct sym_result {
 	int line;
 	const char *call_file;		/* inlined: the outermost call site */
 	int call_line;
+	bool shadowed;			/* in a function whose lines a function the linker
+					 * discarded overlaps (dwarf_index.h): no line given */
 };
 
 /* Opens D (already dso_check()ed OK) for symbolization with extra debug directories DIRS.

@@ -422,6 +422,30 @@ def check_vdso(tmp):
     check("[vdso]" not in r.stderr, "vdso: a warning about it: %r" % r.stderr)
 
 
+def check_gc_sections(tmp):
+    """R-5: with --gc-sections the linker resolves a discarded function's debug info to address
+    0; that range covers code of another file without debug info, which must show by symbol
+    only ('??'), never with a line of the discarded function. The live function keeps its
+    exact line."""
+    data = os.path.join(tmp, "gc.data")
+    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
+                          os.environ["RPT_GC"], "300", "100"], capture_output=True, text=True)
+    check(rec.returncode == 0, "gc: record %s" % rec.stderr)
+    r = report("-i", data, "-f", "json", "-n", "0")
+    rows = json.loads(r.stdout)["rows"]
+    nodbg = [x for x in rows if x["function"] == "nodbg_work"]
+    check(sum(x["samples"] for x in nodbg) == 300 and
+          all(x["file"] is None and x["line"] is None for x in nodbg),
+          "gc: code without debug info got a line: %r" % nodbg)
+    # hot() lies under the discarded range too, where the line table mixes both functions'
+    # rows: its samples keep their function, and no line rather than big_unused's.
+    hot = [x for x in rows if x["function"] == "hot"]
+    check(len(hot) == 1 and hot[0]["samples"] == 100 and hot[0]["line"] is None,
+          "gc: the live function under the discarded range %r" % hot)
+    check("100 samples shown by function only" in r.stderr and "--gc-sections" in r.stderr,
+          "gc: the warning %r" % r.stderr)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
     data = os.path.join(tmp, "inline.data")
@@ -529,6 +553,7 @@ def main():
     check_paths_and_disk(tmp, data)
     check_control_bytes_tamed(tmp)
     check_vdso(tmp)
+    check_gc_sections(tmp)
 
     shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))
