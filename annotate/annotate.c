@@ -172,6 +172,18 @@ int cmd_annotate(int argc, char **argv)
 			goto out;
 		}
 		nfuncs = (size_t)found;
+		if (!nfuncs && (found = ann_model_find_inlined(m, o.function, funcs, m->nfuncs)) > 0) {
+			char list[512] = "";
+			size_t len = 0;
+
+			nfuncs = (size_t)found;
+			for (size_t i = 0; i < nfuncs && len < sizeof(list); i++)
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+							i ? ", " : "", m->funcs[funcs[i]].name);
+			note("'%s' has no code of its own in the profile, only inlined: showing %s, "
+			     "which %s it",
+			     o.function, list, nfuncs > 1 ? "inline" : "inlines");
+		}
 		if (!nfuncs) {
 			ret = unknown_function(m, o.function);
 			goto out;

@@ -140,6 +140,31 @@ long ann_model_find(const struct ann_model *m, const char *name, size_t *out, si
 	return got < 0 ? got : found;
 }
 
+long ann_model_find_inlined(const struct ann_model *m, const char *name, size_t *out,
+			    size_t max)
+{
+	struct fn_query q;
+	long found = 0;
+
+	fn_query_init(&q, name);
+	for (size_t i = 0; i < m->nfuncs; i++) {
+		const struct ann_func *f = &m->funcs[i];
+
+		for (size_t k = f->first; k < f->first + f->nlocs; k++) {
+			const struct profile_loc *l = m->locs[k];
+
+			if (!is_inlined(l) || fn_query_match(&q, l->function) == FN_MATCH_NONE)
+				continue;
+			if ((size_t)found < max)
+				out[found] = i;
+			found++;
+			break;
+		}
+	}
+	fn_query_release(&q);
+	return found;
+}
+
 size_t ann_model_closest(const struct ann_model *m, const char *name, size_t *out, size_t max)
 {
 	size_t *score, stored = 0;

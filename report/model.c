@@ -341,13 +341,18 @@ static int filter_functions(struct profile *p, const char *list, size_t ninputs,
 	if (ret < 0)
 		return ret;
 	ret = -ENOMEM;
-	refs = calloc(p->nlocs + 1, sizeof(*refs));
+	refs = calloc(2 * p->nlocs + 1, sizeof(*refs));
 	if (!refs)
 		goto out;
-	/* Distinct names (interned: one pointer each), hottest first. */
-	for (size_t i = 0; i < p->nlocs; i++)
+	/* Distinct names (interned: one pointer each), hottest first: a location answers to its
+	 * function and, when that is inlined, to the real function it is inlined into, as
+	 * perf's --symbols counts all of a function's code. */
+	for (size_t i = 0; i < p->nlocs; i++) {
 		if (p->locs[i].function)
 			refs[n++] = (struct name_ref){.name = p->locs[i].function, .first = i};
+		if (p->locs[i].inlined_into)
+			refs[n++] = (struct name_ref){.name = p->locs[i].inlined_into, .first = i};
+	}
 	qsort(refs, n, sizeof(*refs), by_name);
 	for (size_t i = 0, o = 0; i < n; i++)
 		if (!o || refs[o - 1].name != refs[i].name)
@@ -402,8 +407,9 @@ static int filter_functions(struct profile *p, const char *list, size_t ninputs,
 	p->samples = 0;
 	p->period = 0;
 	for (size_t i = 0; i < p->nlocs; i++) {
-		const char *fn = p->locs[i].function;
-		if (!fn || !bsearch(&fn, names, nchosen, sizeof(*names), by_ptr))
+		const char *fn = p->locs[i].function, *outer = p->locs[i].inlined_into;
+		if ((!fn || !bsearch(&fn, names, nchosen, sizeof(*names), by_ptr)) &&
+		    (!outer || !bsearch(&outer, names, nchosen, sizeof(*names), by_ptr)))
 			continue;
 		p->samples += p->locs[i].samples;
 		p->period += p->locs[i].period;

@@ -493,6 +493,27 @@ def main():
           "caller view top row %r" % j["rows"][0])
     check(len(j["rows"]) == 2, "--limit 2 gave %d rows" % len(j["rows"]))
 
+    # R-3: --function names a real function with the code inlined into it (perf's --symbols),
+    # or an inline function wherever it was inlined; annotate of an inline-only function
+    # shows the functions that inline it.
+    every = json.loads(report("-i", data, "-f", "json", "-n", "0").stdout)["rows"]
+    want = sum(x["samples"] for x in every
+               if x["function"] == "second" or x["inlined_into"] == "second")
+    got = json.loads(report("-i", data, "-f", "json", "-n", "0", "--function", "second")
+                     .stdout)
+    check(want > 0 and got["header"]["samples"] == want and
+          any(x["function"] == "poke" for x in got["rows"]),
+          "--function second: %d of %d, rows %r" % (got["header"]["samples"], want,
+                                                    got["rows"]))
+    got = json.loads(report("-i", data, "-f", "json", "-n", "0", "--function", "poke").stdout)
+    check(got["header"]["samples"] == sum(x["samples"] for x in every
+                                          if x["function"] == "poke"),
+          "--function poke: %r" % got["header"])
+    r = annotate("-i", data, "--stdio", "poke")
+    check(r.returncode == 0 and "'poke' has no code of its own" in r.stderr and
+          re.search(r"^== second ", r.stdout, re.M) and re.search(r"^== first ", r.stdout, re.M),
+          "annotate poke: %d %r %r" % (r.returncode, r.stderr, r.stdout[:400]))
+
     r = report("-i", data)
     check(r.returncode == 0 and "poke (inlined into second)" in r.stdout and
           "wl_inline.c:%d" % poke in r.stdout, "text view:\n" + r.stdout)
