@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum ann_heat ann_heat_of(double share)
 {
@@ -331,6 +332,19 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 		return;
 	}
 	if (f->path) {
+		const char *dso = b->v->model->funcs[b->v->func].dso;
+		struct stat st;
+
+		/* DWARF's lines are those of the source as compiled: a source saved after the
+		 * binary was linked may have moved them. */
+		if (dso && stat(dso, &st) == 0 &&
+		    (f->mtime.tv_sec > st.st_mtim.tv_sec ||
+		     (f->mtime.tv_sec == st.st_mtim.tv_sec && f->mtime.tv_nsec > st.st_mtim.tv_nsec)))
+			push_text(b, ANN_ROW_NOTE,
+				  xasprintf("%s changed after %s was built: the samples' lines "
+					    "are those of the source it was built from (rebuild "
+					    "and record again if lines moved)",
+					    base_name(f->path), base_name(dso)));
 		emit_found(b, s, f, s->inl ? s->inl : func_name);
 		return;
 	}

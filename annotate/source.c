@@ -122,6 +122,7 @@ static int read_lines(struct source_file *f, const char *path)
 		start = i + 1;
 	}
 	f->path = xstrdup(path);
+	f->mtime = st.st_mtim;
 out:
 	free(buf);
 	close(fd);

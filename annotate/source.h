@@ -14,6 +14,7 @@
 #define HWPROF_ANNOTATE_SOURCE_H
 
 #include <stddef.h>
+#include <time.h>
 
 struct source_options {
 	const char *const *source_dirs;		/* --source-dir, in the order given */
@@ -31,6 +32,7 @@ struct source_file {
 	size_t nlines;
 	char *looked_for;	/* when not found: one line, "PATH (errno text)" per candidate,
 				 * "; "-separated */
+	struct timespec mtime;	/* of the file read (st_mtim), to tell an edit after the build */
 };
 
 struct source_cache;

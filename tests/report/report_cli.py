@@ -514,6 +514,20 @@ def main():
           re.search(r"^== second ", r.stdout, re.M) and re.search(r"^== first ", r.stdout, re.M),
           "annotate poke: %d %r %r" % (r.returncode, r.stderr, r.stdout[:400]))
 
+    # a source saved after the binary was built may have moved lines: annotate says so.
+    r = annotate("-i", data, "--stdio", "second")
+    check(r.returncode == 0 and "changed after" not in r.stdout, "fresh source: %r" % r.stdout)
+    moved = os.path.join(tmp, "moved")
+    os.mkdir(moved)
+    shutil.copy(os.path.join(SRC, "wl_inline.c"), moved)
+    later = os.stat(os.environ["RPT_INLINE"]).st_mtime + 60
+    os.utime(os.path.join(moved, "wl_inline.c"), (later, later))
+    r = annotate("-i", data, "--stdio", "--prefix-map", os.path.realpath(SRC) + "=" + moved,
+                 "second")
+    check(r.returncode == 0 and re.search(r"note: wl_inline\.c changed after rpt_inline was "
+                                          r"built", r.stdout),
+          "edited source: %r" % r.stdout[:1500])
+
     r = report("-i", data)
     check(r.returncode == 0 and "poke (inlined into second)" in r.stdout and
           "wl_inline.c:%d" % poke in r.stdout, "text view:\n" + r.stdout)
