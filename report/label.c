@@ -19,7 +19,7 @@ const char *row_function_label(const struct profile_row *r, char *buf, size_t le
 {
 	if (r->function_mixed)
 		snprintf(buf, len, "%s", "");
-	else if (r->unknown && r->dso && !r->file_mixed)
+	else if (r->unknown && r->dso && !r->offset_mixed)
 		snprintf(buf, len, "[unknown] %s+0x%" PRIx64, path_base(r->dso), r->offset);
 	else if (r->unknown)
 		snprintf(buf, len, "[unknown]");

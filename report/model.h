@@ -134,6 +134,7 @@ struct profile_row {
 	bool rank_uncertain;		/* interval overlaps a neighbour's: order not settled */
 	bool file_mixed;		/* the row's locations lie in several files (file NULL) */
 	bool function_mixed;		/* ... in several functions (function NULL) */
+	bool offset_mixed;		/* ... at several addresses (offset 0): no one offset */
 };
 
 /* Parses a --sort list ("function,line") into KEYS (room for MAX). Returns the number of

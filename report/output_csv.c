@@ -27,7 +27,11 @@ int output_csv(FILE *f, const struct profile *p, const struct profile_row *rows,
 		hwprof_csv_str(f, r->inlined_into);
 		fputc(',', f);
 		hwprof_csv_str(f, r->dso);
-		fprintf(f, ",0x%" PRIx64 "\n", r->offset);
+		/* Empty for a row of several addresses: no one offset is the row's. */
+		if (r->offset_mixed)
+			fputs(",\n", f);
+		else
+			fprintf(f, ",0x%" PRIx64 "\n", r->offset);
 	}
 	return ferror(f) ? -EIO : 0;
 }

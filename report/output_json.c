@@ -140,7 +140,10 @@ int output_json(FILE *f, const struct profile *p, const struct profile_row *rows
 		hwprof_json_str(f, r->inlined_into);
 		fputs(",\"dso\":", f);
 		hwprof_json_str(f, r->dso);
-		fprintf(f, ",\"offset\":%" PRIu64 "}", r->offset);
+		if (r->offset_mixed)
+			fputs(",\"offset\":null}", f);
+		else
+			fprintf(f, ",\"offset\":%" PRIu64 "}", r->offset);
 	}
 	fputs("]}\n", f);
 	return ferror(f) ? -EIO : 0;

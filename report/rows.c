@@ -164,9 +164,8 @@ static void merge_loc(struct profile_row *r, const struct profile_loc *l, bool f
 		if (r->line != l->line)
 			r->line = 0;
 		r->unknown = r->unknown && l->unknown;
-		/* Unknown addresses at several offsets have no one location to show. */
-		if (r->offset != l->offset)
-			r->offset = 0, r->file_mixed = r->file_mixed || (!r->file && r->unknown);
+		if (r->offset != l->offset || r->dso != l->dso)
+			r->offset = 0, r->offset_mixed = true;
 	}
 	r->samples += l->samples;
 	r->period += l->period;
@@ -207,7 +206,7 @@ int profile_rows(const struct profile *p, const enum profile_key *keys, size_t n
 		r[i].line = 0;
 		r[i].unknown = false;
 		r[i].offset = 0;
-		r[i].file_mixed = r[i].function_mixed = true; /* printed empty */
+		r[i].file_mixed = r[i].function_mixed = r[i].offset_mixed = true; /* printed empty */
 	}
 	qsort(r, n, sizeof(*r), rowcmp);
 	for (size_t i = 0; i < n; i++) {

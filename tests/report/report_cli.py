@@ -533,6 +533,12 @@ def main():
           "wl_inline.c:%d" % poke in r.stdout, "text view:\n" + r.stdout)
     r = report("-i", data, "--percent-limit", "50", "-f", "json")
     check(len(json.loads(r.stdout)["rows"]) == 1, "--percent-limit 50")
+    # a row of several addresses has no one offset: null, not 0.
+    j = json.loads(report("-i", data, "-s", "dso", "-f", "json").stdout)
+    check(all(x["offset"] is None for x in j["rows"]), "-s dso offsets %r" % j["rows"])
+    t = list(csv.DictReader(io.StringIO(report("-i", data, "-s", "dso", "-f", "csv").stdout)))
+    check(all(x["offset"] == "" for x in t), "-s dso csv offsets %r" % t)
+    check(isinstance(top["offset"], int) and top["offset"] > 0, "one address: %r" % top)
     r = report("-i", data, "--sort", "dso", "-f", "json")
     check(json.loads(r.stdout)["rows"][0]["dso"].endswith("/rpt_inline"), "--sort dso")
 
