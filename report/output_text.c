@@ -142,7 +142,12 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 
 	print_header(f, p);
 	if (!n) {
-		fprintf(f, "no samples%s\n", p->samples_read ? " pass the filters" : "");
+		if (o->omitted)
+			fprintf(f, "no row reaches --percent-limit (%zu rows left out; lower it, or "
+				   "give --percent-limit 0)\n",
+				o->omitted);
+		else
+			fprintf(f, "no samples%s\n", p->samples_read ? " pass the filters" : "");
 		return ferror(f) ? -EIO : 0;
 	}
 	for (size_t i = 0; i < n && fn_width < FN_MAX_WIDTH; i++) {

@@ -531,6 +531,9 @@ def main():
     r = report("-i", data)
     check(r.returncode == 0 and "poke (inlined into second)" in r.stdout and
           "wl_inline.c:%d" % poke in r.stdout, "text view:\n" + r.stdout)
+    r = report("-i", data, "--percent-limit", "100")
+    check(r.returncode == 0 and "no row reaches --percent-limit" in r.stdout and
+          "filters" not in r.stdout, "--percent-limit 100: %r" % r.stdout[-300:])
     r = report("-i", data, "--percent-limit", "50", "-f", "json")
     check(len(json.loads(r.stdout)["rows"]) == 1, "--percent-limit 50")
     # a row of several addresses has no one offset: null, not 0.
