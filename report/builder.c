@@ -330,9 +330,10 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 		if (id < 0)
 			return id;
 		if (other && add_warning(b->p,
-					 "%s: the inputs hold different builds of it "
-					 "(build-ids differ); each build's samples are kept apart",
-					 m->filename) < 0)
+					 "%s: %s different builds of it (build-ids differ); each "
+					 "build's samples are kept apart",
+					 m->filename,
+					 b->ninputs > 1 ? "the inputs hold" : "the recording holds") < 0)
 			return -ENOMEM;
 		return maps_mmap(b->maps, m->pid, m->start, m->len, m->pgoff, (uint32_t)id,
 				 m->time);
