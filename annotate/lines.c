@@ -216,9 +216,52 @@ static int find_start(const struct source_file *f, const char *name, int first)
 	return 0;
 }
 
-/* The closing brace in column 0 at or after line LAST (1-based), or 0. */
-static int find_end(const struct source_file *f, int last)
+/* The line (1-based) of the brace that closes the first body opened at or after line START,
+ * skipping braces in comments, strings and character literals; 0 when none closes. What
+ * bounds a member function ("  void go() { ... }") or a one-line function, where a closing
+ * brace in column 0 belongs to a later function. */
+static int matching_brace(const struct source_file *f, int start)
 {
+	bool opened = false, in_comment = false;
+	int depth = 0;
+
+	for (int l = start; l >= 1 && l <= (int)f->nlines && l < start + 4000; l++) {
+		char quote = 0;
+
+		for (const char *s = f->lines[l - 1]; *s; s++) {
+			if (in_comment) {
+				if (s[0] == '*' && s[1] == '/')
+					in_comment = false, s++;
+			} else if (quote) {
+				if (*s == '\\' && s[1])
+					s++;
+				else if (*s == quote)
+					quote = 0;
+			} else if (s[0] == '/' && s[1] == '/') {
+				break;
+			} else if (s[0] == '/' && s[1] == '*') {
+				in_comment = true, s++;
+			} else if (*s == '"' || *s == '\'') {
+				quote = *s;
+			} else if (*s == '{') {
+				depth++, opened = true;
+			} else if (*s == '}' && opened && --depth == 0) {
+				return l;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The last line of the function whose samples end at LAST: the brace matching its body when
+ * START (its first line, or 0 when not found) is known and that brace is at or after LAST,
+ * else the first closing brace in column 0 at or after LAST; 0 when neither. */
+static int find_end(const struct source_file *f, int start, int last)
+{
+	int end = start ? matching_brace(f, start) : 0;
+
+	if (end >= last)
+		return end;
 	for (int l = last; l <= (int)f->nlines && l < last + 2000; l++)
 		if (f->lines[l - 1][0] == '}')
 			return l;
@@ -252,8 +295,8 @@ static void emit_found(struct builder *b, const struct section *s, const struct 
 	if (first > nlines)
 		goto beyond;
 	start = find_start(f, fname, first);
+	end = last <= nlines ? find_end(f, start, last) : 0;
 	start = start ? start : (first > ANN_CONTEXT ? first - ANN_CONTEXT : 1);
-	end = last <= nlines ? find_end(f, last) : 0;
 	if (!end)
 		end = last + ANN_CONTEXT < nlines ? last + ANN_CONTEXT : nlines;
 	shown = xcalloc((size_t)(end - start + 1), sizeof(*shown));

@@ -446,6 +446,22 @@ def check_gc_sections(tmp):
           "gc: the warning %r" % r.stderr)
 
 
+def check_annotate_range(tmp):
+    """R-8: annotate shows a function's own lines: a one-line function ends on its line, not
+    at the next column-0 brace (the next function's)."""
+    data = os.path.join(tmp, "oneline.data")
+    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
+                          os.environ["RPT_ONELINE"]], capture_output=True, text=True)
+    check(rec.returncode == 0, "oneline: record %s" % rec.stderr)
+    r = annotate("-i", data, "--stdio", "one")
+    one, after = hot_line("wl_oneline.c", "oneline"), hot_line("wl_oneline.c", "after")
+    shown = [int(m.group(1)) for m in re.finditer(r"^[#+.* ] .{20,30}?\s(\d+)  ", r.stdout,
+                                                    re.M)]
+    check(r.returncode == 0 and one in shown and not [l for l in shown if l > one],
+          "oneline: lines shown %r (function on %d, next function's line %d):\n%s" % (
+              shown, one, after, r.stdout[-800:]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
     data = os.path.join(tmp, "inline.data")
@@ -598,6 +614,7 @@ def main():
     check_control_bytes_tamed(tmp)
     check_vdso(tmp)
     check_gc_sections(tmp)
+    check_annotate_range(tmp)
 
     shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))
