@@ -23,12 +23,21 @@ struct dso_sym {
 	Dwfl_Module *mod;
 	struct symtab symtab;	  /* built at open */
 	struct dwarf_index index; /* built at open */
+	struct scoped_name *scoped; /* qualified names made by scoped_name(), by DIE offset */
+	size_t nscoped;
+};
+
+/* A name qualified through the DIE tree, kept: finding a DIE's scopes walks its CU. */
+struct scoped_name {
+	Dwarf_Off die;
+	const char *name;
 };
 
 void dso_sym_free(struct dso_sym *s)
 {
 	if (!s)
 		return;
+	free(s->scoped);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	symtab_release(&s->symtab);
@@ -187,10 +196,106 @@ static const char *source_path(const char *dir, const char *file, struct strpool
 	return r;
 }
 
+/* The declaration an inline or concrete DIE stands for: its DW_AT_abstract_origin, then
+ * that one's DW_AT_specification (an out-of-class definition names the member declared in
+ * the class). */
+static Dwarf_Die *declaration(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+
+	*out = *die;
+	for (int i = 0; i < 4; i++) {
+		if (!dwarf_attr(out, DW_AT_abstract_origin, &a) &&
+		    !dwarf_attr(out, DW_AT_specification, &a))
+			break;
+		if (!dwarf_formref_die(&a, out))
+			return NULL;
+	}
+	return out;
+}
+
+/* NAME (DW_AT_name of DIE, a C++ function without a linkage name: a lambda's operator() or a
+ * member of a local class) qualified by the scopes around its declaration, as the demangler
+ * writes an out-of-line one: "main::<lambda(int)>::operator()". NULL when nothing encloses
+ * it or on ENOMEM. */
+static const char *scoped_name(struct dso_sym *s, Dwarf_Die *die, const char *name,
+			       struct strpool *pool)
+{
+	Dwarf_Die decl, *scopes = NULL;
+	Dwarf_Off off;
+	size_t lo = 0, hi = s->nscoped, len = 0;
+	const char *r = NULL;
+	char buf[1024];
+	int n;
+
+	if (!declaration(die, &decl))
+		return NULL;
+	off = dwarf_dieoffset(&decl);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->scoped[mid].die == off)
+			return s->scoped[mid].name;
+		if (s->scoped[mid].die < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	n = dwarf_getscopes_die(&decl, &scopes);
+	/* scopes[0] is DECL, the last the CU: the named ones between, outermost first. */
+	for (int i = n - 2; i >= 1 && len < sizeof(buf); i--) {
+		int tag = dwarf_tag(&scopes[i]), line = 0;
+		const char *part = dwarf_diename(&scopes[i]), *file;
+
+		if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+		    tag != DW_TAG_subprogram)
+			continue;
+		if (part) {
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s::", part);
+		} else if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type) {
+			/* g++ leaves a lambda's closure type unnamed: where it is written tells
+			 * two lambdas of one function apart, as clang's names do. */
+			file = dwarf_decl_file(&scopes[i]);
+			dwarf_decl_line(&scopes[i], &line);
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+						"{lambda at %s:%d}::",
+						file ? (strrchr(file, '/') ? strrchr(file, '/') + 1
+									   : file)
+						     : "?",
+						line);
+		}
+	}
+	free(scopes);
+	if (len && len < sizeof(buf)) {
+		struct scoped_name *v;
+
+		snprintf(buf + len, sizeof(buf) - len, "%s", name);
+		r = strpool_intern(pool, buf);
+		v = r ? realloc(s->scoped, (s->nscoped + 1) * sizeof(*v)) : NULL;
+		if (v) {
+			memmove(v + lo + 1, v + lo, (s->nscoped - lo) * sizeof(*v));
+			v[lo] = (struct scoped_name){off, r};
+			s->scoped = v;
+			s->nscoped++;
+		}
+	}
+	return r;
+}
+
+static bool is_cxx(Dwarf_Die *cu)
+{
+	int lang = dwarf_srclang(cu);
+
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+	       lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+}
+
 /* A DIE's name for people: the linkage name demangled when there is one (C++ member
- * functions and templates carry the class and arguments only there), else DW_AT_name. Both
- * followed through DW_AT_abstract_origin / DW_AT_specification. */
-static const char *die_name(Dwarf_Die *die, struct strpool *pool)
+ * functions and templates carry the class and arguments only there), else DW_AT_name,
+ * qualified by its scopes in C++ (scoped_name). Both followed through DW_AT_abstract_origin
+ * / DW_AT_specification. */
+static const char *die_name(struct dso_sym *s, Dwarf_Die *die, Dwarf_Die *cu,
+			    struct strpool *pool)
 {
 	Dwarf_Attribute a;
 	const char *n = NULL, *r;
@@ -199,8 +304,11 @@ static const char *die_name(Dwarf_Die *die, struct strpool *pool)
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
 		n = dwarf_formstring(&a);
-	if (!n && dwarf_attr_integrate(die, DW_AT_name, &a))
+	if (!n && dwarf_attr_integrate(die, DW_AT_name, &a)) {
 		n = dwarf_formstring(&a);
+		if (n && cu && is_cxx(cu) && (r = scoped_name(s, die, n, pool)))
+			return r;
+	}
 	if (!n)
 		return NULL;
 	dem = demangle(n);
@@ -258,7 +366,7 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 	/* No symbol (a static function of a file whose symbols are gone while its DWARF is
 	 * not): the DWARF subprogram's name. */
 	if (!outer && n > 0)
-		outer = die_name(&frames[n - 1], pool);
+		outer = die_name(s, &frames[n - 1], cu, pool);
 	r->function = outer;
 	if (n < 2)
 		return 0;
@@ -270,7 +378,7 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 		r->line = r->call_line;
 		return 0;
 	}
-	r->function = die_name(&frames[0], pool);
+	r->function = die_name(s, &frames[0], cu, pool);
 	if (!r->function)
 		r->function = outer;
 	/* The real function, not an intermediate inline frame: the one the symbol table and

@@ -462,6 +462,33 @@ def check_annotate_range(tmp):
               shown, one, after, r.stdout[-800:]))
 
 
+def check_lambdas(tmp):
+    """R-6: two lambdas inlined into one function are two functions in the report, named by
+    their scope (g++ leaves the closure types unnamed: where each is written names it)."""
+    prog = os.environ.get("RPT_LAMBDA")
+    if not prog:
+        print("skip: no C++ compiler, no lambda workload")
+        return
+    data = os.path.join(tmp, "lambda.data")
+    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
+                          prog, "100"], capture_output=True, text=True)
+    check(rec.returncode == 0, "lambda: record %s" % rec.stderr)
+    rows = json.loads(report("-i", data, "-f", "json", "-n", "0").stdout)["rows"]
+    by_line = {}
+    for x in rows:
+        if x["file"] and x["file"].endswith("wl_lambda.cpp"):
+            by_line.setdefault(x["line"], set()).add(x["function"])
+            by_line.setdefault(("n", x["line"]), 0)
+            by_line[("n", x["line"])] += x["samples"]
+    once, twice = hot_line("wl_lambda.cpp", "lambda_once"), hot_line("wl_lambda.cpp",
+                                                                     "lambda_twice")
+    names = (by_line.get(once, set()), by_line.get(twice, set()))
+    check(by_line.get(("n", once)) == 100 and by_line.get(("n", twice)) == 200 and
+          len(names[0]) == 1 and len(names[1]) == 1 and names[0] != names[1] and
+          all("operator()" in next(iter(n)) and next(iter(n)) != "operator()" for n in names),
+          "lambda rows: %r" % by_line)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
     data = os.path.join(tmp, "inline.data")
@@ -615,6 +642,7 @@ def main():
     check_vdso(tmp)
     check_gc_sections(tmp)
     check_annotate_range(tmp)
+    check_lambdas(tmp)
 
     shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))
