@@ -142,8 +142,16 @@ static const struct cu_functions *functions_of(struct dwarf_index *x, Dwarf_Die 
 		return NULL;
 	struct vec own = {0};
 	Dwarf_Addr shadow = 0;
+	Dwarf_Die split, *body = cu;
+	uint8_t unit_type = 0;
 
-	if (add_functions(&fns, cu, cu, bias, 0, &shadow) < 0 ||
+	/* Split DWARF (-gsplit-dwarf): the skeleton unit holds the ranges and the line table,
+	 * the split unit in the .dwo (found by libdw from DW_AT_dwo_name) the functions and
+	 * their inline frames. */
+	if (dwarf_cu_info(cu->cu, NULL, &unit_type, NULL, &split, NULL, NULL, NULL) == 0 &&
+	    unit_type == DW_UT_skeleton && dwarf_tag(&split) == DW_TAG_compile_unit)
+		body = &split;
+	if (add_functions(&fns, body, cu, bias, 0, &shadow) < 0 ||
 	    add_ranges(&own, cu, cu, bias, &shadow) < 0) {
 		free(fns.v);
 		free(own.v);

@@ -489,6 +489,27 @@ def check_lambdas(tmp):
           "lambda rows: %r" % by_line)
 
 
+def check_split_dwarf(tmp):
+    """R-1: with -gsplit-dwarf the inline frames come from the .dwo: the same rows as the
+    ordinary build, callee and caller views alike."""
+    views = []
+    for prog in (os.environ["RPT_INLINE"], os.environ["RPT_SPLIT"]):
+        data = os.path.join(tmp, os.path.basename(prog) + ".split.data")
+        rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data,
+                              "--", prog, "1000"], capture_output=True, text=True)
+        check(rec.returncode == 0, "split: record %s" % rec.stderr)
+        view = []
+        for mode in ("callee", "caller"):
+            rows = json.loads(report("-i", data, "-f", "json", "-n", "0",
+                                     "--inline=" + mode).stdout)["rows"]
+            view.append(sorted((x["function"], x["inlined_into"], x["line"], x["samples"])
+                               for x in rows if x["file"] and
+                               x["file"].endswith("wl_inline.c")))
+        views.append(view)
+    check(views[0] == views[1] and any(r[0] == "poke" for r in views[1][0]),
+          "split DWARF rows differ:\n%r\n%r" % (views[0], views[1]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
     data = os.path.join(tmp, "inline.data")
@@ -643,6 +664,7 @@ def main():
     check_gc_sections(tmp)
     check_annotate_range(tmp)
     check_lambdas(tmp)
+    check_split_dwarf(tmp)
 
     shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))
