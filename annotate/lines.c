@@ -384,9 +384,9 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 		    (f->mtime.tv_sec > st.st_mtim.tv_sec ||
 		     (f->mtime.tv_sec == st.st_mtim.tv_sec && f->mtime.tv_nsec > st.st_mtim.tv_nsec)))
 			push_text(b, ANN_ROW_NOTE,
-				  xasprintf("%s changed after %s was built: the samples' lines "
-					    "are those of the source it was built from (rebuild "
-					    "and record again if lines moved)",
+				  xasprintf("%s is newer than %s: if it was edited after the "
+					    "build, lines may have moved under the samples "
+					    "(rebuild and record again)",
 					    base_name(f->path), base_name(dso)));
 		emit_found(b, s, f, s->inl ? s->inl : func_name);
 		return;

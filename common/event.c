@@ -874,6 +874,17 @@ bool hwprof_event_is_hw(const struct hwprof_event *ev)
 	return ev->kind != HWPROF_EV_SOFTWARE;
 }
 
+const char *hwprof_event_unit(const struct hwprof_event *ev)
+{
+	if (ev->unit[0])
+		return ev->unit;
+	/* By what the event counts, not how it was spelled ("TASK-CLOCK" parses too). */
+	if (ev->type == PERF_TYPE_SOFTWARE &&
+	    (ev->config == PERF_COUNT_SW_TASK_CLOCK || ev->config == PERF_COUNT_SW_CPU_CLOCK))
+		return "ns";
+	return "";
+}
+
 int hwprof_max_precise(void)
 {
 	static const char *const core[] = {"cpu", "cpu_core", "cpu_atom"};

@@ -280,11 +280,14 @@ int hwprof_region_end(const char *name)
 	int r = 0;
 
 	count_clear_error();
-	if (!name || !t || !t->depth || strcmp(t->stack[t->depth - 1].acc->name, name))
+	if (!name)
+		return count_fail(-EINVAL, "hwprof_region_end(NULL): no region name (pass the "
+					   "name given to hwprof_region_begin)");
+	if (!t || !t->depth || strcmp(t->stack[t->depth - 1].acc->name, name))
 		return count_fail(-EINVAL,
 				  "hwprof_region_end('%s'): not the innermost open region "
 				  "of this thread (%s%s%s)",
-				  name ? name : "(null)",
+				  name,
 				  t && t->depth ? "innermost is '" : "no region is open",
 				  t && t->depth ? t->stack[t->depth - 1].acc->name : "",
 				  t && t->depth ? "'" : "");

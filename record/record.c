@@ -771,7 +771,7 @@ static void read_counts(struct recording *r, struct hwprof_file_trailer *t)
 
 		snprintf(fc->event, sizeof(fc->event), "%s", ev->spec);
 		fc->scale = ev->scale ? ev->scale : 1.0;
-		snprintf(fc->unit, sizeof(fc->unit), "%s", ev->unit);
+		snprintf(fc->unit, sizeof(fc->unit), "%s", hwprof_event_unit(ev));
 		if (ret < 0)
 			continue;
 		fc->counted = c[i].counted;
@@ -933,7 +933,8 @@ static int setup_launch(struct recording *r)
 		return EXIT_FATAL;
 	ret = launch_prepare(&r->target, r->argv);
 	if (ret < 0) {
-		error("starting %s: %s", r->argv[0], strerror(-ret));
+		error("starting %s: %s%s", r->argv[0], strerror(-ret),
+		      ret == -EMFILE || ret == -ENFILE ? " (raise 'ulimit -n')" : "");
 		return EXIT_FATAL;
 	}
 	r->npids = 1;

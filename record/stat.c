@@ -588,17 +588,6 @@ fail:
 
 /* ---- output ---------------------------------------------------------------------------- */
 
-static const char *ev_unit(const struct hwprof_event *ev)
-{
-	if (ev->unit[0])
-		return ev->unit;
-	/* By what the event counts, not how it was spelled ("TASK-CLOCK" parses too). */
-	if (ev->type == PERF_TYPE_SOFTWARE &&
-	    (ev->config == PERF_COUNT_SW_TASK_CLOCK || ev->config == PERF_COUNT_SW_CPU_CLOCK))
-		return "ns";
-	return "";
-}
-
 static double mean_of(const struct ev_stat *s)
 {
 	return s->counted_runs ? s->sum / s->counted_runs : 0;
@@ -720,10 +709,13 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 		fprintf(f, "\n Performance counter stats for process id '%d'", (int)o->pid);
 	else if (o->system_wide)
 		fprintf(f, "\n Performance counter stats for 'system wide'");
-	if (cmd && (o->pid > 0 || o->system_wide))
-		fprintf(f, " while '%s' ran", cmd);
-	else if (cmd)
-		fprintf(f, "\n Performance counter stats for '%s'", cmd);
+	/* The command line as typed, its control bytes tamed (textfmt.h). */
+	if (cmd) {
+		fputs(o->pid > 0 || o->system_wide ? " while '" : "\n Performance counter stats for '",
+		      f);
+		hwprof_text_put(f, cmd);
+		fputs(o->pid > 0 || o->system_wide ? "' ran" : "'", f);
+	}
 	if (rd->asked > 1 && rd->interrupted && !rd->completed)
 		fprintf(f, " (run %lld of %lld, interrupted: partial counts)", rd->interrupted,
 			rd->asked);
@@ -734,7 +726,7 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 	fprintf(f, ":\n CPU: %s\n\n", cpu);
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
-		const char *unit = ev_unit(&list->ev[i]);
+		const char *unit = hwprof_event_unit(&list->ev[i]);
 		if (!s->counted_runs) {
 			const char *why = hwprof_count_why_not(&list->ev[i]);
 			fprintf(f, " %20s  %-24s%s%s%s\n", "<not counted>", list->ev[i].spec,
@@ -758,7 +750,7 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 		fprintf(f, "\n min and max over the %lld runs:\n", rd->kept);
 		for (size_t i = 0; i < list->n; i++) {
 			const struct ev_stat *s = &st[i];
-			const char *unit = ev_unit(&list->ev[i]);
+			const char *unit = hwprof_event_unit(&list->ev[i]);
 			if (!s->counted_runs)
 				continue;
 			fprintf(f, " %20s  %20s  %s%s%s\n", fmt_count(s->min, unit, b, sizeof(b)),
@@ -817,7 +809,7 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 		json_num(f, "max", s->max, ok, true);
 		json_num(f, "running_pct", running_pct(s), true, true);
 		fputs("\"unit\": ", f);
-		hwprof_json_str(f, ev_unit(&list->ev[i]));
+		hwprof_json_str(f, hwprof_event_unit(&list->ev[i]));
 		fprintf(f, ", \"counted\": %s}", ok ? "true" : "false");
 	}
 	fputs("],\n \"metrics\": [", f);
@@ -844,7 +836,7 @@ static void print_csv(FILE *f, const struct hwprof_event_list *list, const struc
 				s->min, s->max, running_pct(s));
 		else
 			fprintf(f, ",,,,,%.3f,", running_pct(s));
-		hwprof_csv_str(f, ev_unit(&list->ev[i]));
+		hwprof_csv_str(f, hwprof_event_unit(&list->ev[i]));
 		fprintf(f, ",%s\n", s->counted_runs ? "true" : "false");
 	}
 }
@@ -859,20 +851,21 @@ static int write_counts(const struct stat_opts *o, const char *text, size_t len)
 	int fd = STDOUT_FILENO, e = 0;
 
 	fflush(stdout);
-	if (o->output) {
+	/* "-o -" is standard output, as "-" is for most tools: never a file named "-". */
+	if (o->output && strcmp(o->output, "-")) {
 		fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (fd < 0)
 			return error("-o '%s': %s (check the directory and its permissions)",
 				     o->output, strerror(errno));
 	}
 	e = cli_write_all(fd, text, len);
-	if (o->output && close(fd) < 0 && !e)
+	if (fd != STDOUT_FILENO && close(fd) < 0 && !e)
 		e = errno;
 	if (!e)
 		return 0;
-	if (o->output)
-		return error("-o '%s': %s (choose a writable path with -o)", o->output,
-			     strerror(e));
+	if (fd != STDOUT_FILENO)
+		return error("-o '%s': %s (%s)", o->output, strerror(e),
+			     e == EFBIG ? "raise 'ulimit -f'" : "choose a writable path with -o");
 	return error("writing the counts: %s (check the output's disk or pipe, or write to a "
 		     "file with -o)",
 		     strerror(e));

@@ -213,8 +213,9 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 	struct stat sb;
 	int ret, shown = -1;
 
-	/* "-" is standard input (a pipe is read whole), unless a file has that name. */
-	if (!strcmp(path, "-") && stat(path, &sb) < 0 && errno == ENOENT)
+	/* "-" is standard input (a pipe is read whole), as for perf: a file of that name is
+	 * "./-". */
+	if (!strcmp(path, "-"))
 		path = "/dev/stdin";
 	if (stat(path, &sb) == 0) {
 		if (S_ISDIR(sb.st_mode)) {
@@ -327,8 +328,8 @@ static int by_ptr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int filter_functions(struct profile *p, const char *list, size_t ninputs, char *err,
-			    size_t errlen)
+static int filter_functions(struct profile *p, const char *list, size_t ninputs,
+			    enum inline_mode mode, char *err, size_t errlen)
 {
 	struct filter f = {0};
 	struct name_ref *refs = NULL;
@@ -389,9 +390,11 @@ static int filter_functions(struct profile *p, const char *list, size_t ninputs,
 		if (got <= 0) {
 			char seen[512];
 			list_strs(seen, sizeof(seen), names, n < 8 ? n : 8);
-			snprintf(err, errlen, "--function '%s': no sample has it (the input%s: %s%s)",
+			snprintf(err, errlen, "--function '%s': no sample has it (the input%s: %s%s%s)",
 				 f.v[v], ninputs > 1 ? "s hold" : " holds", seen[0] ? seen : "nothing to match",
-				 n > 8 ? ", ..." : "");
+				 n > 8 ? ", ..." : "",
+				 mode == INLINE_CALLER ? "; --inline=caller charges inlined "
+							 "functions to their callers" : "");
 			ret = -EINVAL;
 			goto out;
 		}
@@ -474,7 +477,8 @@ int profile_load(struct profile **out, const struct profile_options *opt, char *
 	if (ret == 0)
 		ret = builder_finish(l.b, &p, err, errlen);
 	if (ret == 0 && opt->functions)
-		ret = filter_functions(p, opt->functions, opt->ninputs, err, errlen);
+		ret = filter_functions(p, opt->functions, opt->ninputs, opt->inline_mode, err,
+				       errlen);
 	if (ret == 0)
 		ret = check_lost(&l, p);
 	if (ret == 0)

@@ -9,11 +9,12 @@ import csv
 import io
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 
-HWPROF, TOUCH = sys.argv[1], sys.argv[2]
+HWPROF, TOUCH = os.path.abspath(sys.argv[1]), sys.argv[2]
 failures = []
 
 
@@ -111,6 +112,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 0, f"text rc {rc}")
     check("Performance counter stats for 'true'" in text and "CPU:" in text, text)
     check("page-faults" in text and "task-clock" in text, "default software set")
+
+    # V: -o - is standard output, never a file named '-'; past 'ulimit -f' the message names it.
+    p = subprocess.run([HWPROF, "stat", "-e", "task-clock", "-o", "-", "--", "true"], cwd=tmp,
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and "Performance counter stats" in p.stdout and
+          not os.path.exists(os.path.join(tmp, "-")), f"stat -o -: {p.returncode} {p.stderr!r}")
+    p = subprocess.run([HWPROF, "stat", "-e", "task-clock", "-f", "json", "-o",
+                        os.path.join(tmp, "big.json"), "--", "true"], capture_output=True,
+                       text=True, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE,
+                                                                        (16, 16)))
+    check(p.returncode == 2 and "File too large" in p.stderr and "ulimit -f" in p.stderr,
+          f"stat -o past ulimit -f: {p.returncode} {p.stderr!r}")
 
     # Q-stat-1: -p with a command counts the process for as long as the command runs; the
     # heading names the process, not the command, as perf's does.

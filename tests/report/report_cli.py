@@ -16,7 +16,7 @@ import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
-HWPROF = sys.argv[1]
+HWPROF = os.path.abspath(sys.argv[1])
 SRC = os.environ["RPT_SRC"]
 FAILS = []
 
@@ -364,9 +364,16 @@ def check_paths_and_disk(tmp, data):
     one_line_error(report("-i", d), 2, ["adir", "name a sample file with -i",
                                         d + "/hwprof.data"], "report -i DIR")
     one_line_error(annotate("-i", d), 2, ["name a sample file with -i"], "annotate -i DIR")
-    # Q-file-5: -i - reads standard input (a pipe), as perf's does; not a file named '-'.
+    # Q-file-5: -i - reads standard input (a pipe), as perf's does; not a file named '-',
+    # even when one exists where report runs.
     with open(data, "rb") as f:
         whole = f.read()
+    with open(os.path.join(tmp, "-"), "wb") as f:
+        f.write(b"not a sample file")
+    r = subprocess.run([HWPROF, "report", "-i", "-", "-f", "json"], input=whole,
+                       capture_output=True, cwd=tmp)
+    check(r.returncode == 0 and json.loads(r.stdout)["header"]["samples"] > 0,
+          "-i - beside a file named '-': %d %r" % (r.returncode, r.stderr))
     for what in ("report", "annotate"):
         args = ["-i", "-"] + (["-f", "json"] if what == "report" else ["--stdio"])
         piped = subprocess.run([HWPROF, what] + args, input=whole, capture_output=True)
@@ -522,6 +529,9 @@ def main():
     check(r.returncode == 0, "json: exit %d %s" % (r.returncode, r.stderr))
     j = json.loads(r.stdout)
     h = j["header"]
+    units = {c["event"].split(":")[0]: c["unit"] for c in h["counts"]}
+    check(units.get("task-clock") == "ns" and units.get("page-faults") == "",
+          "count units as stat gives them: %r" % units)
     for k in ("event", "samples", "lost", "precise_ip_requested", "precise_ip_obtained",
               "counts"):
         check(k in h, "json header lacks %s" % k)
@@ -569,6 +579,9 @@ def main():
           any(x["function"] == "poke" for x in got["rows"]),
           "--function second: %d of %d, rows %r" % (got["header"]["samples"], want,
                                                     got["rows"]))
+    r = report("-i", data, "--function", "poke", "--inline=caller")
+    check(r.returncode == 2 and "--inline=caller charges inlined functions to their callers"
+          in r.stderr, "--function of an inline function under --inline=caller: %r" % r.stderr)
     got = json.loads(report("-i", data, "-f", "json", "-n", "0", "--function", "poke").stdout)
     check(got["header"]["samples"] == sum(x["samples"] for x in every
                                           if x["function"] == "poke"),
@@ -580,7 +593,7 @@ def main():
 
     # a source saved after the binary was built may have moved lines: annotate says so.
     r = annotate("-i", data, "--stdio", "second")
-    check(r.returncode == 0 and "changed after" not in r.stdout, "fresh source: %r" % r.stdout)
+    check(r.returncode == 0 and "is newer than" not in r.stdout, "fresh source: %r" % r.stdout)
     moved = os.path.join(tmp, "moved")
     os.mkdir(moved)
     shutil.copy(os.path.join(SRC, "wl_inline.c"), moved)
@@ -588,8 +601,8 @@ def main():
     os.utime(os.path.join(moved, "wl_inline.c"), (later, later))
     r = annotate("-i", data, "--stdio", "--prefix-map", os.path.realpath(SRC) + "=" + moved,
                  "second")
-    check(r.returncode == 0 and re.search(r"note: wl_inline\.c changed after rpt_inline was "
-                                          r"built", r.stdout),
+    check(r.returncode == 0 and re.search(r"note: wl_inline\.c is newer than rpt_inline: if it "
+                                          r"was edited", r.stdout),
           "edited source: %r" % r.stdout[:1500])
 
     r = report("-i", data)

@@ -88,6 +88,11 @@ void hwprof_event_to_attr(const struct hwprof_event *ev, struct perf_event_attr 
 /* Whether EV needs a hardware PMU (everything but HWPROF_EV_SOFTWARE). */
 bool hwprof_event_is_hw(const struct hwprof_event *ev);
 
+/* The unit EV counts in: its sysfs .unit ("MiB", "Joules"), "ns" for cpu-clock and
+ * task-clock (perf_event_open(2): they count nanoseconds), else "" (events). Never NULL;
+ * points into EV or at a literal. */
+const char *hwprof_event_unit(const struct hwprof_event *ev);
+
 /* The highest precise_ip the core PMU advertises: sysfs caps/max_precise of "cpu" (or
  * "cpu_core"/"cpu_atom" on hybrid parts), else 3 when unknown (the open step-down finds the
  * real level). */
