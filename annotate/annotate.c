@@ -21,6 +21,8 @@ struct annotate_options {
 	size_t nsource_dirs;
 	const char **prefix_maps;
 	size_t nprefix_maps;
+	const char **debug_dirs;	/* --debug-dir, as report's */
+	size_t ndebug_dirs;
 	long long limit;		/* functions in --stdio; 0: all */
 	const char *function;
 	const char *event;		/* --event: the sampling event shown (model.h) */
@@ -28,8 +30,8 @@ struct annotate_options {
 
 static const char usage_text[] =
     "usage: hwprof annotate [-i FILE]... [--stdio] [--source-dir DIR]...\n"
-    "                       [--prefix-map OLD=NEW]... [--limit N] [--event NAME]\n"
-    "                       [FUNCTION]\n"
+    "                       [--prefix-map OLD=NEW]... [--debug-dir DIR]... [--limit N]\n"
+    "                       [--event NAME] [FUNCTION]\n"
     "\n"
     "Shows the source lines of the sampled functions with their share of the samples: a\n"
     "terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
@@ -39,6 +41,7 @@ static const char usage_text[] =
     "      --stdio              print plain text: the header, then functions hottest first\n"
     "      --source-dir DIR     look for source files under DIR (by their trailing path)\n"
     "      --prefix-map OLD=NEW read sources recorded under OLD from NEW\n"
+    "      --debug-dir DIR      look for separate debug info in DIR, as hwprof report\n"
     "      --limit N            --stdio: the N hottest functions (default 20, 0: all)\n"
     "      --event NAME         with several sampling events: the one to show (default:\n"
     "                           the first)\n"
@@ -50,7 +53,7 @@ static const char usage_text[] =
     "line, / search, f function list, s share of function or of all samples, ? help, q quit.\n"
     "Without a terminal (or one smaller than 40x12) annotate prints --stdio output.\n";
 
-enum { OPT_STDIO = 256, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_LIMIT, OPT_EVENT };
+enum { OPT_STDIO = 256, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_LIMIT, OPT_EVENT, OPT_DEBUG_DIR };
 
 static void append(const char ***list, size_t *n, const char *s)
 {
@@ -67,6 +70,7 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 		{ "prefix-map", required_argument, NULL, OPT_PREFIX_MAP },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -92,6 +96,12 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			break;
 		case OPT_LIMIT:
 			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
+			break;
+		case OPT_DEBUG_DIR:
+			if (access(optarg, R_OK | X_OK) != 0)
+				warning("--debug-dir '%s': %s (no debug info will be found there)",
+					optarg, strerror(errno));
+			append(&o->debug_dirs, &o->ndebug_dirs, optarg);
 			break;
 		case OPT_EVENT:
 			o->event = optarg;
@@ -143,6 +153,8 @@ int cmd_annotate(int argc, char **argv)
 	popt.inputs = o.inputs;
 	popt.ninputs = o.ninputs;
 	popt.event = o.event;
+	popt.debug_dirs = o.debug_dirs;
+	popt.ndebug_dirs = o.ndebug_dirs;
 	rc = profile_load(&p, &popt, err, sizeof(err));
 	if (rc) {
 		error("%s", err[0] ? err : strerror(-rc));
@@ -236,6 +248,7 @@ out:
 	profile_free(p);
 	free(o.inputs);
 	free(o.source_dirs);
+	free(o.debug_dirs);
 	free(o.prefix_maps);
 	return ret;
 }

@@ -517,6 +517,28 @@ def check_split_dwarf(tmp):
           "split DWARF rows differ:\n%r\n%r" % (views[0], views[1]))
 
 
+def check_annotate_debug_dir(tmp):
+    """W: annotate takes --debug-dir as report does (its warning suggests it)."""
+    bare, debug = os.environ.get("RPT_DWARF_BARE"), os.environ.get("RPT_DWARF_DEBUG")
+    if not bare or not debug or not build_id(bare):
+        print("skip annotate --debug-dir: the split workload was not built")
+        return
+    bid = build_id(bare)
+    root = os.path.join(tmp, "dbgroot")
+    os.makedirs(os.path.join(root, ".build-id", bid[:2]))
+    os.symlink(debug, os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug"))
+    data = os.path.join(tmp, "bare-annotate.data")
+    subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--", bare,
+                    "1000"], capture_output=True)
+    without = annotate("-i", data, "--stdio", "--limit", "1")
+    got = annotate("-i", data, "--stdio", "--limit", "1", "--debug-dir", root)
+    line = hot_line("wl_dwarf.c", "dwarf")
+    check("--debug-dir" in without.stderr and
+          got.returncode == 0 and "wl_dwarf.c" in got.stdout and
+          re.search(r"^# .* %d  " % line, got.stdout, re.M),
+          "annotate --debug-dir: %d %r\n%s" % (got.returncode, got.stderr, got.stdout[:1200]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
     data = os.path.join(tmp, "inline.data")
@@ -678,6 +700,7 @@ def main():
     check_annotate_range(tmp)
     check_lambdas(tmp)
     check_split_dwarf(tmp)
+    check_annotate_debug_dir(tmp)
 
     shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))
