@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #define LOC_WIDTH 36
@@ -164,7 +165,9 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		row_location_label(r, false, loc, sizeof(loc));
 		row_function_label(r, fn, sizeof(fn));
 		fit(loc, LOC_WIDTH);
-		snprintf(ci, sizeof(ci), "[%.1f, %.1f]", r->ci_lo * 100, r->ci_hi * 100);
+		/* Rounded outward, so that the share (two decimals) stays inside. */
+		snprintf(ci, sizeof(ci), "[%.1f, %.1f]", floor(r->ci_lo * 1000) / 10,
+			 fmin(ceil(r->ci_hi * 1000) / 10, 100.0));
 		fprintf(f, "%6.2f%%%c %-15s %9" PRIu64 "  %-*s  ", r->share * 100,
 			r->rank_uncertain ? '~' : ' ', ci, r->samples, LOC_WIDTH, loc);
 		put_column(f, fn, fn_width);

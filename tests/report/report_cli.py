@@ -630,6 +630,16 @@ def main():
     r = report("-i", data)
     check(r.returncode == 0 and "poke (inlined into second)" in r.stdout and
           "wl_inline.c:%d" % poke in r.stdout, "text view:\n" + r.stdout)
+    # W: every share printed inside its own printed interval (rounded outward). About 15000
+    # samples: a one-sample row prints 0.01% with an upper bound under 0.05%.
+    big = os.path.join(tmp, "big-inline.data")
+    subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", big, "--",
+                    os.environ["RPT_INLINE"], "3700"], capture_output=True)
+    r = report("-i", big, "-n", "0")
+    rows = re.findall(r"^ *([\d.]+)%.? +\[([\d.]+), ([\d.]+)\]", r.stdout, re.M)
+    check(rows and all(float(lo) <= float(sh) <= float(hi) for sh, lo, hi in rows),
+          "shares outside their intervals: %r" % [x for x in rows
+                                                  if not float(x[1]) <= float(x[0]) <= float(x[2])])
     r = report("-i", data, "--percent-limit", "100")
     check(r.returncode == 0 and "no row reaches --percent-limit" in r.stdout and
           "filters" not in r.stdout, "--percent-limit 100: %r" % r.stdout[-300:])
