@@ -70,15 +70,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version") ||
+	    !strcmp(argv[1], "-v")) {
 		printf("hwprof %s\n", HWPROF_VERSION);
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return EXIT_OK;
-	}
-	if (!strcmp(argv[1], "help")) {
+	/* "hwprof --help record" as git and perf take it: the command's own help. */
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		if (argc > 2 && !strcmp(argv[2], "help")) {
+			usage(stdout);
+			return EXIT_OK;
+		}
 		if (argc > 2 && !find(argv[2]))
 			return not_a_command(argv[2]);
 		if (argc > 2) {
