@@ -684,8 +684,14 @@ static void draw(struct tui *t)
 	if (t->cols < ANN_TUI_MIN_COLS || t->rows < ANN_TUI_MIN_ROWS) {
 		char msg[128];
 
+		/* The longest wording that fits: the notice must not be cut itself. */
 		snprintf(msg, sizeof(msg), "terminal %dx%d is too small (need %dx%d); q quits",
 			 t->cols, t->rows, ANN_TUI_MIN_COLS, ANN_TUI_MIN_ROWS);
+		if ((int)strlen(msg) > t->cols)
+			snprintf(msg, sizeof(msg), "too small, need %dx%d; q quits",
+				 ANN_TUI_MIN_COLS, ANN_TUI_MIN_ROWS);
+		if ((int)strlen(msg) > t->cols)
+			snprintf(msg, sizeof(msg), "too small; q");
 		put_clipped(0, 0, msg, t->cols);
 	} else {
 		t->stack[t->depth - 1]->draw(t);
