@@ -185,6 +185,12 @@ try:
             check("resize to 60x20 redraws as a fresh start", s == fresh,
                   "\n--- resized ---\n" + s + "--- fresh ---\n" + fresh)
             check("60x20: no line wider than 60", all(len(l) <= 60 for l in s.split("\n")))
+            # Too small: a notice that fits, whole.
+            tmux("resize-window", "-t", "a", "-x", "20", "-y", "5")
+            s = wait_for("a", r"^too small; q$")
+            check("20x5: the notice fits", re.search(r"^too small; q$", s, re.M), s)
+            tmux("resize-window", "-t", "a", "-x", "80", "-y", "24")
+            wait_status("a", r"hot \d+/\d+")
 
             keys("a", "q")
             restored("a", "q", r"^EXIT=0$")
