@@ -50,11 +50,12 @@ static const struct named sw_events[] = {
     {"alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS},
     {"emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS},
     {"dummy", PERF_COUNT_SW_DUMMY},
+    {"cgroup-switches", PERF_COUNT_SW_CGROUP_SWITCHES},
     {"faults", PERF_COUNT_SW_PAGE_FAULTS},
     {"cs", PERF_COUNT_SW_CONTEXT_SWITCHES},
     {"migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
 };
-enum { SW_CANONICAL = 10 };
+enum { SW_CANONICAL = 11 };
 
 /* Hardware cache events: CACHE-OP[-RESULT], config = cache | op << 8 | result << 16. The first
  * spelling of each is the canonical one; `ops` says which operations the cache has. */

@@ -960,3 +960,14 @@ Test(events, group_modifiers_show_in_each_member_spec)
 	cr_assert_str_eq(l.ev[3].spec, "cpu-clock", "outside the group: as written");
 	hwprof_events_free(&l);
 }
+
+Test(events, cgroup_switches_is_a_software_event)
+{
+	struct hwprof_event_list l = {0};
+	char err[256] = "";
+
+	cr_assert_eq(hwprof_events_parse("cgroup-switches", &l, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(l.ev[0].type, PERF_TYPE_SOFTWARE);
+	cr_assert_eq(l.ev[0].config, PERF_COUNT_SW_CGROUP_SWITCHES);
+	hwprof_events_free(&l);
+}
