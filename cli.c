@@ -73,7 +73,7 @@ void die_usage(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
-void cli_bad_option(char **argv)
+void cli_bad_option(char **argv, const char *short_options)
 {
 	/* getopt leaves the offending word at argv[optind - 1]. For long options glibc sets
 	 * optopt to 0 when the name is unknown and to the option's val when its value is
@@ -93,9 +93,12 @@ void cli_bad_option(char **argv)
 		die_usage("'%.*s': missing its value", len, word);
 	}
 	/* A short option's value can be missing only when it is the last letter of the last
-	 * word; getopt does not say which of the two went wrong. */
-	if (at_end && word[0] == '-' && word[strlen(word) - 1] == optopt)
-		die_usage("'-%c': unknown option, or missing its value", optopt);
+	 * word: then the option is known, and SHORT_OPTIONS says it takes a value. */
+	const char *known = optopt && optopt != ':' ? strchr(short_options, optopt) : NULL;
+
+	if (at_end && known && known[1] == ':' && word[0] == '-' &&
+	    word[strlen(word) - 1] == optopt)
+		die_usage("'-%c': missing its value", optopt);
 	die_usage("'-%c': unknown option", optopt);
 }
 

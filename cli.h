@@ -46,8 +46,11 @@ _Noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 
 
 /* For getopt_long's '?' answer (hwprof.c sets opterr = 0, so getopt itself prints nothing):
  * prints "PREFIX: error: '--bogus': unknown option" (or "'--sort': missing its value",
- * "'--no-count': takes no value") plus the --help hint, and exits with EXIT_USAGE. ARGV is the subcommand's argv (uses optind/optopt). */
-_Noreturn void cli_bad_option(char **argv);
+ * "'-e': missing its value", "'--no-count': takes no value") plus the --help hint, and exits
+ * with EXIT_USAGE. ARGV is the subcommand's argv (uses optind/optopt); SHORT_OPTIONS the
+ * optstring it gave getopt_long, which tells a short option missing its value from an
+ * unknown one. */
+_Noreturn void cli_bad_option(char **argv, const char *short_options);
 
 /* Parses ARG as a decimal (or 0x hex) integer in [MIN, MAX] for option OPT (e.g. "-F").
  * On failure exits with EXIT_USAGE and a message naming the option and the reason:

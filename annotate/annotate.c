@@ -63,6 +63,7 @@ static void append(const char ***list, size_t *n, const char *s)
 
 static void parse_options(struct annotate_options *o, int argc, char **argv)
 {
+	static const char short_options[] = "i:h";
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
@@ -77,7 +78,7 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			append(&o->inputs, &o->ninputs, optarg);
@@ -110,7 +111,7 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			cli_bad_option(argv);
+			cli_bad_option(argv, short_options);
 		}
 	}
 	if (optind < argc)

@@ -376,6 +376,7 @@ static int print_pmus(const struct list_options *o)
 
 int cmd_list(int argc, char **argv)
 {
+	static const char short_options[] = "h";
 	struct list_options o = {.what = LIST_ALL, .json = false};
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, 'j'},
@@ -383,7 +384,7 @@ int cmd_list(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o.json = true;
@@ -392,7 +393,7 @@ int cmd_list(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return EXIT_OK;
 		default:
-			cli_bad_option(argv);
+			cli_bad_option(argv, short_options);
 		}
 	}
 	if (optind < argc) {

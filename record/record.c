@@ -130,6 +130,7 @@ static uint64_t now_ns(void)
 
 static void parse_options(struct record_options *o, int argc, char **argv)
 {
+	static const char short_options[] = "+e:c:F:m:o:p:h";
 	enum { OPT_COUNT = 256, OPT_NO_COUNT };
 	static const struct option longopts[] = {
 	    {"event", required_argument, NULL, 'e'},
@@ -147,7 +148,7 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 	int c;
 
 	/* '+': stop at the command, so its own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+e:c:F:m:o:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			o->event = optarg;
@@ -183,7 +184,7 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			cli_bad_option(argv);
+			cli_bad_option(argv, short_options);
 		}
 	}
 	if (o->period && o->freq)

@@ -121,6 +121,7 @@ static void on_stop(int sig, siginfo_t *info, void *uc)
 
 static void parse_args(int argc, char **argv, struct stat_opts *o)
 {
+	static const char short_options[] = "+e:r:p:af:o:h";
 	static const struct option longopts[] = {
 	    {"event", required_argument, NULL, 'e'},  {"repeat", required_argument, NULL, 'r'},
 	    {"pid", required_argument, NULL, 'p'},    {"all-cpus", no_argument, NULL, 'a'},
@@ -130,7 +131,7 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 	int c;
 
 	optind = 0; /* glibc: full re-initialisation, so cmd_stat can run twice (tests) */
-	while ((c = getopt_long(argc, argv, "+e:r:p:af:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			o->events = optarg;
@@ -154,7 +155,7 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			cli_bad_option(argv);
+			cli_bad_option(argv, short_options);
 		}
 	}
 	if (optind < argc) {

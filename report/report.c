@@ -121,10 +121,11 @@ static void check_ids(const char *opt, const char *list)
 
 static void parse_options(int argc, char **argv, struct report_options *o)
 {
+	static const char short_options[] = "i:s:n:f:h";
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:s:n:f:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			push(&o->inputs, &o->ninputs, optarg);
@@ -180,7 +181,7 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			cli_bad_option(argv);
+			cli_bad_option(argv, short_options);
 		}
 	}
 	check_ids("--pid", o->pids);

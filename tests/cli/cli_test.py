@@ -56,7 +56,10 @@ check("a value given to an option that takes none",
       rc == 64 and "'--no-count': takes no value" in err, (rc, err))
 rc, out, err = run("record", "-c")
 check("short option without its value",
-      rc == 64 and "'-c': unknown option, or missing its value" in err, (rc, err))
+      rc == 64 and "'-c': missing its value" in err and "unknown" not in err, (rc, err))
+rc, out, err = run("record", "-Z")
+check("unknown short option, last word", rc == 64 and "'-Z': unknown option" in err and
+      "value" not in err, (rc, err))
 rc, out, err = run("record", "-Z", "--", "true")
 check("unknown short option", rc == 64 and "'-Z': unknown option" in err, (rc, err))
 
