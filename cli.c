@@ -1,5 +1,6 @@
 /* cli.c - error reporting and number parsing for the hwprof subcommands (see cli.h). */
 #include "cli.h"
+#include "closest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -73,7 +74,7 @@ void die_usage(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
-void cli_bad_option(char **argv, const char *short_options)
+void cli_bad_option(char **argv, const char *short_options, const struct option *long_options)
 {
 	/* getopt leaves the offending word at argv[optind - 1]. For long options glibc sets
 	 * optopt to 0 when the name is unknown and to the option's val when its value is
@@ -86,8 +87,21 @@ void cli_bad_option(char **argv, const char *short_options)
 		const char *eq = strchr(word, '=');
 		int len = eq ? (int)(eq - word) : (int)strlen(word);
 
-		if (!optopt)
+		if (!optopt) {
+			struct hwprof_suggest sg;
+			char typed[128];
+			const char *best;
+
+			snprintf(typed, sizeof(typed), "%.*s", len - 2, word + 2);
+			hwprof_suggest_init(&sg, typed);
+			for (const struct option *o = long_options; o && o->name; o++)
+				hwprof_suggest_consider(&sg, o->name);
+			best = hwprof_suggest_result(&sg);
+			if (*best)
+				die_usage("'%.*s': unknown option (did you mean '--%s'?)", len, word,
+					  best);
 			die_usage("'%.*s': unknown option", len, word);
+		}
 		if (eq)
 			die_usage("'%.*s': takes no value", len, word);
 		die_usage("'%.*s': missing its value", len, word);

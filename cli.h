@@ -14,6 +14,7 @@
 #define HWPROF_CLI_H
 
 #include <stdarg.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,8 +50,9 @@ _Noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 
  * "'-e': missing its value", "'--no-count': takes no value") plus the --help hint, and exits
  * with EXIT_USAGE. ARGV is the subcommand's argv (uses optind/optopt); SHORT_OPTIONS the
  * optstring it gave getopt_long, which tells a short option missing its value from an
- * unknown one. */
-_Noreturn void cli_bad_option(char **argv, const char *short_options);
+ * unknown one; LONG_OPTIONS its table, for a "did you mean '--help'?" on a mistyped one. */
+_Noreturn void cli_bad_option(char **argv, const char *short_options,
+			       const struct option *long_options);
 
 /* Parses ARG as a decimal (or 0x hex) integer in [MIN, MAX] for option OPT (e.g. "-F").
  * On failure exits with EXIT_USAGE and a message naming the option and the reason:

@@ -111,7 +111,7 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			cli_bad_option(argv, short_options);
+			cli_bad_option(argv, short_options, longopts);
 		}
 	}
 	if (optind < argc)

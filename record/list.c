@@ -393,7 +393,7 @@ int cmd_list(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return EXIT_OK;
 		default:
-			cli_bad_option(argv, short_options);
+			cli_bad_option(argv, short_options, longopts);
 		}
 	}
 	if (optind < argc) {

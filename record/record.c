@@ -184,7 +184,7 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			cli_bad_option(argv, short_options);
+			cli_bad_option(argv, short_options, longopts);
 		}
 	}
 	if (o->period && o->freq)

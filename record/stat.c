@@ -155,7 +155,7 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			cli_bad_option(argv, short_options);
+			cli_bad_option(argv, short_options, longopts);
 		}
 	}
 	if (optind < argc) {

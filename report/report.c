@@ -181,7 +181,7 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		default:
-			cli_bad_option(argv, short_options);
+			cli_bad_option(argv, short_options, long_options);
 		}
 	}
 	check_ids("--pid", o->pids);

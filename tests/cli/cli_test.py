@@ -60,6 +60,12 @@ check("short option without its value",
 rc, out, err = run("record", "-Z")
 check("unknown short option, last word", rc == 64 and "'-Z': unknown option" in err and
       "value" not in err, (rc, err))
+rc, out, err = run("record", "--hlep")
+check("a mistyped long option gets a suggestion",
+      rc == 64 and "'--hlep': unknown option (did you mean '--help'?)" in err, (rc, err))
+rc, out, err = run("report", "--xyzzy")
+check("no suggestion for a word like no option",
+      rc == 64 and "'--xyzzy': unknown option" in err and "did you mean" not in err, (rc, err))
 rc, out, err = run("record", "-Z", "--", "true")
 check("unknown short option", rc == 64 and "'-Z': unknown option" in err, (rc, err))
 
