@@ -179,6 +179,31 @@ int hwprof_event_name_at(size_t i, char *buf, size_t len, enum hwprof_event_kind
 	return -ENOENT;
 }
 
+/* Other spellings of the canonical NAME in TABLE (N entries, the first CANON canonical). */
+static size_t aliases_in(const struct named *table, size_t n, size_t canon, const char *name,
+			 const char **out, size_t max)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < canon; i++) {
+		if (strcmp(table[i].name, name))
+			continue;
+		for (size_t j = canon; j < n; j++)
+			if (table[j].config == table[i].config && k < max)
+				out[k++] = table[j].name;
+	}
+	return k;
+}
+
+size_t hwprof_event_aliases(const char *name, const char **out, size_t max)
+{
+	size_t k = aliases_in(hw_events, sizeof(hw_events) / sizeof(*hw_events), HW_CANONICAL,
+			      name, out, max);
+
+	return k + aliases_in(sw_events, sizeof(sw_events) / sizeof(*sw_events), SW_CANONICAL,
+			      name, out + k, max - k);
+}
+
 /* ---- errors and suggestions --------------------------------------------------------------- */
 
 struct parser {

@@ -227,6 +227,11 @@ static void print_named(const struct list_options *o, bool *first)
 			continue;
 		struct hwprof_event ev;
 		struct probe p = probe_spec(name, &ev);
+		const char *alias[4];
+		size_t nalias = hwprof_event_aliases(name, alias, 4);
+		char shown[160];
+		size_t at;
+
 		if (o->json) {
 			printf("%s{\"name\":", *first ? "" : ",");
 			*first = false;
@@ -235,7 +240,12 @@ static void print_named(const struct list_options *o, bool *first)
 			    ",\"kind\":\"%s\",\"type\":%u,\"config\":\"0x%llx\",\"availability\":",
 			    kind_name(kind), ev.type, (unsigned long long)ev.config);
 			hwprof_json_str(stdout, p.state);
-			printf(",\"errno\":%d}", p.err);
+			printf(",\"errno\":%d,\"aliases\":[", p.err);
+			for (size_t k = 0; k < nalias; k++) {
+				printf("%s", k ? "," : "");
+				hwprof_json_str(stdout, alias[k]);
+			}
+			printf("]}");
 			continue;
 		}
 		if (kind != last) {
@@ -244,7 +254,11 @@ static void print_named(const struct list_options *o, bool *first)
 									    : "Software");
 			last = kind;
 		}
-		printf("  %-32s %-14s type %u config 0x%llx\n", name,
+		/* perf's way of naming the other spellings: "context-switches OR cs". */
+		at = (size_t)snprintf(shown, sizeof(shown), "%s", name);
+		for (size_t k = 0; k < nalias && at < sizeof(shown); k++)
+			at += (size_t)snprintf(shown + at, sizeof(shown) - at, " OR %s", alias[k]);
+		printf("  %-32s %-14s type %u config 0x%llx\n", shown,
 		       state_text(&p, st, sizeof(st)), ev.type, (unsigned long long)ev.config);
 	}
 }

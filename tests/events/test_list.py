@@ -41,6 +41,11 @@ def main():
         check(ev["cycles"]["availability"] == "not supported", "cycles not supported")
         check(d["max_precise"] is None, "no precise level without a PMU")
     check(ev["LLC-load-misses"]["config"] == "0x10002", "cache encoding")
+    # The other spellings perf accepts are listed with their event, as perf does.
+    check(ev["context-switches"]["aliases"] == ["cs"] and ev["cycles"]["aliases"] ==
+          ["cpu-cycles"] and ev["cpu-clock"]["aliases"] == [], "aliases")
+    rc, text, err = run(["sw"])
+    check(rc == 0 and "context-switches OR cs " in text, f"text aliases: {text}")
     check(any(p["name"] == "software" and p["type"] == 1 for p in d["pmus"]), "software PMU")
     with open("/proc/sys/kernel/perf_event_paranoid") as f:
         check(d["paranoid"]["level"] == int(f.read()), "paranoid level")

@@ -133,6 +133,11 @@ bool hwprof_host_has_pmu(void);
  * *KIND. Returns 0, or -ENOENT when I is past the end. */
 int hwprof_event_name_at(size_t i, char *buf, size_t len, enum hwprof_event_kind *kind);
 
+/* The other spellings perf accepts for the canonical generic or software event NAME
+ * ("context-switches" -> "cs"; "cycles" -> "cpu-cycles") into OUT (room for MAX; static
+ * strings). Returns how many were stored (0 for a name without aliases). */
+size_t hwprof_event_aliases(const char *name, const char **out, size_t max);
+
 /* What perf_event_paranoid LEVEL allows an unprivileged user (without CAP_PERFMON), as one
  * phrase, e.g. 2 -> "user-space profiling of your own processes only". See perf_event_open(2)
  * and the kernel's Documentation/admin-guide/perf-security.rst. Never NULL. */
