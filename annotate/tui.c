@@ -48,6 +48,8 @@ struct tui {
 	size_t cur, top;
 	/* The function list. */
 	size_t lcur, ltop;
+	/* The help: its first line shown, when it is longer than the screen. */
+	size_t htop;
 	/* Search: the pattern that n / N repeat, and the prompt being edited. */
 	char pattern[128];
 	char input[128];
@@ -586,22 +588,56 @@ static const char *const help_text[] = {
     "Press any key to go back.",
 };
 
+/* The help's lines that the screen holds below its status line. */
+static size_t help_rows(const struct tui *t)
+{
+	return t->rows > 1 ? (size_t)(t->rows - 1) : 1;
+}
+
 static void help_draw(struct tui *t)
 {
-	size_t n = sizeof(help_text) / sizeof(help_text[0]);
+	size_t n = sizeof(help_text) / sizeof(help_text[0]), rows = help_rows(t);
 
-	for (size_t i = 0; i < n && (int)i < t->rows - 1; i++) {
+	if (t->htop + rows > n)
+		t->htop = n > rows ? n - rows : 0;
+	for (size_t i = t->htop; i < n && i - t->htop < rows; i++) {
 		if (!i)
 			attron(A_BOLD);
-		put_clipped((int)i, 0, help_text[i], t->cols);
+		put_clipped((int)(i - t->htop), 0, help_text[i], t->cols);
 		attroff(A_BOLD);
 	}
-	draw_status(t, " help", "any key: back ");
+	/* Too short a screen for all of it: the arrows scroll, as in the source view. */
+	if (n > rows)
+		draw_status(t, " help (j k PgDn PgUp scroll)", "other keys: back ");
+	else
+		draw_status(t, " help", "any key: back ");
 }
 
 static void help_key(struct tui *t, int ch)
 {
-	(void)ch;
+	size_t n = sizeof(help_text) / sizeof(help_text[0]), rows = help_rows(t);
+
+	if (n > rows) {
+		switch (ch) {
+		case KEY_DOWN:
+		case 'j':
+			t->htop += t->htop + rows < n;
+			return;
+		case KEY_NPAGE:
+		case ' ':
+			t->htop = t->htop + 2 * rows < n ? t->htop + rows : n - rows;
+			return;
+		case KEY_UP:
+		case 'k':
+			t->htop -= t->htop > 0;
+			return;
+		case KEY_PPAGE:
+		case 'b':
+			t->htop = t->htop > rows ? t->htop - rows : 0;
+			return;
+		}
+	}
+	t->htop = 0;
 	pop(t);
 }
 

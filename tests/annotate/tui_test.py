@@ -195,6 +195,20 @@ try:
             keys("a", "q")
             restored("a", "q", r"^EXIT=0$")
 
+            # A help longer than the screen scrolls; other keys go back.
+            start("h", 45, 12, command(data, "h"))
+            wait_status("h", r"hot \d+/\d+")
+            keys("h", "?")
+            s = wait_status("h", r"scroll")
+            check("45x12 help: says it scrolls", "j k PgDn PgUp scroll" in status(s), status(s))
+            keys("h", "Space")
+            s = wait_for("h", r"^Press any key to go back")
+            check("45x12 help: PgDn shows its end", "Press any key" in s, s)
+            keys("h", "q")
+            s = wait_status("h", r"hot \d+/\d+")
+            check("45x12 help: q goes back", re.search(r"hot \d+/\d+", status(s)), status(s))
+            keys("h", "q")
+
             # The sample file through stdin (-i -): the keys come from the terminal.
             start("p", 80, 24, f"cat {data} | {HWPROF} annotate -i -; echo EXIT=$?; "
                   f"stty -a > {TMP}/stty.p; echo STTY; sleep 30")
