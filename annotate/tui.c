@@ -43,9 +43,10 @@ struct tui {
 	bool share_total; /* 's': share of the whole profile instead of the function */
 	const struct screen *stack[4];
 	int depth;
-	/* The source view. */
+	/* The source view; HSHIFT columns of source text scrolled off to the left. */
 	struct ann_view *view;
 	size_t cur, top;
+	int hshift;
 	/* The function list. */
 	size_t lcur, ltop;
 	/* The help: its first line shown, when it is longer than the screen. */
@@ -110,6 +111,34 @@ static void release_signals(void)
 }
 
 /* ---- drawing helpers --------------------------------------------------------------------- */
+
+/* S past its first COLS display columns (multi-byte characters by their width; a wide
+ * character cut in two is skipped whole). */
+static const char *skip_columns(const char *s, int cols)
+{
+	mbstate_t st;
+	size_t len = strlen(s), i = 0;
+	int used = 0;
+
+	memset(&st, 0, sizeof(st));
+	while (i < len && used < cols) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, s + i, len - i, &st);
+		int w;
+
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&st, 0, sizeof(st));
+			n = 1;
+			w = 1;
+		} else {
+			w = wcwidth(wc);
+			w = w < 0 ? 1 : w;
+		}
+		used += w;
+		i += n;
+	}
+	return s + i;
+}
 
 /* Writes S at (Y, X), at most COLS columns: multi-byte characters by their width, invalid
  * bytes as '?'. Returns the columns used. */
@@ -270,7 +299,7 @@ static void draw_row(struct tui *t, int y, const struct ann_row *r, int sw, int 
 	case ANN_ROW_LINE:
 		if (r->heat >= ANN_HEAT_HOT)
 			attron(A_BOLD);
-		put_clipped(y, x, r->text ? r->text : "", textw);
+		put_clipped(y, x, skip_columns(r->text ? r->text : "", t->hshift), textw);
 		attroff(A_BOLD);
 		break;
 	case ANN_ROW_TITLE:
@@ -327,6 +356,11 @@ static void source_draw(struct tui *t)
 	else
 		snprintf(left, sizeof(left), " row %zu/%zu  hot %zu/%zu  share of %s", t->cur + 1,
 			 v->nrows, hotpos, v->nhot, t->share_total ? "total" : "function");
+	if (t->hshift) {
+		size_t len = strlen(left);
+
+		snprintf(left + len, sizeof(left) - len, "  cols %d+", t->hshift + 1);
+	}
 	draw_status(t, left, "TAB:hot f:functions ?:help q:quit ");
 }
 
@@ -456,6 +490,15 @@ static void source_key(struct tui *t, int ch)
 	case 's':
 		t->share_total = !t->share_total;
 		break;
+	/* Long lines: the source text scrolls sideways, eight columns a key. */
+	case KEY_RIGHT:
+	case '>':
+		t->hshift += 8;
+		break;
+	case KEY_LEFT:
+	case '<':
+		t->hshift = t->hshift > 8 ? t->hshift - 8 : 0;
+		break;
 	case '?':
 	case 'h':
 	case KEY_F(1):
@@ -579,6 +622,7 @@ static const char *const help_text[] = {
     "  /                search the source text (or names in the list)",
     "  f Enter          function list; Enter opens a function",
     "  s                share of the function <-> share of all samples",
+    "  Left Right < >   scroll long source lines sideways",
     "  ?                this help",
     "  q                back; quit from the source view",
     "",

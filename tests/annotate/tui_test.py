@@ -143,6 +143,17 @@ try:
             s = wait_status("a", rf"line {SECOND} ")
             check("/ search finds the line", f"line {SECOND} " in status(s), status(s))
 
+            # Long lines scroll sideways; the status says from which column.
+            before = [l for l in screen("a").split("\n") if "HOT: sec" in l]
+            keys("a", "Right")
+            s = wait_status("a", r"cols 9\+")
+            after = [l for l in s.split("\n") if re.match(rf"^. +\S+ +\d+ +{SECOND} ", l)]
+            check("Right: the text scrolls by 8 columns", "cols 9+" in status(s) and before and
+                  after and after[0] != before[0], (status(s), before, after))
+            keys("a", "Left")
+            s = wait_status("a", r"^ line \d+  hot \d+/\d+  share of function  ")
+            check("Left: back to column 1", "cols" not in status(s), status(s))
+
             keys("a", "s")
             s = wait_status("a", "share of total")
             check("s: share of all samples", "share of total" in status(s), status(s))
