@@ -112,30 +112,37 @@ static void release_signals(void)
 
 /* ---- drawing helpers --------------------------------------------------------------------- */
 
-/* S past its first COLS display columns (multi-byte characters by their width; a wide
- * character cut in two is skipped whole). */
+/* The character at S + *I (LEN bytes in all): its bytes, and its display width in *W, or -1
+ * when it shows as '?' (an invalid byte, or one wcwidth() cannot place; a '?' is one column
+ * wide). Advances *I past it. */
+static size_t next_char(const char *s, size_t len, size_t *i, mbstate_t *st, int *w)
+{
+	wchar_t wc;
+	size_t n = mbrtowc(&wc, s + *i, len - *i, st);
+
+	if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+		memset(st, 0, sizeof(*st));
+		*w = -1;
+		n = 1;
+	} else {
+		*w = wcwidth(wc);
+		*w = *w < 0 ? -1 : *w;
+	}
+	*i += n;
+	return n;
+}
+
+/* S past its first COLS display columns (a wide character cut in two is skipped whole). */
 static const char *skip_columns(const char *s, int cols)
 {
 	mbstate_t st;
 	size_t len = strlen(s), i = 0;
-	int used = 0;
+	int used = 0, w;
 
 	memset(&st, 0, sizeof(st));
 	while (i < len && used < cols) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, s + i, len - i, &st);
-		int w;
-
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			memset(&st, 0, sizeof(st));
-			n = 1;
-			w = 1;
-		} else {
-			w = wcwidth(wc);
-			w = w < 0 ? 1 : w;
-		}
-		used += w;
-		i += n;
+		next_char(s, len, &i, &st, &w);
+		used += w < 0 ? 1 : w;
 	}
 	return s + i;
 }
@@ -145,35 +152,23 @@ static const char *skip_columns(const char *s, int cols)
 static int put_clipped(int y, int x, const char *s, int cols)
 {
 	mbstate_t st;
-	size_t len = strlen(s), i = 0;
-	int used = 0;
+	size_t len = strlen(s), i = 0, at, n;
+	int used = 0, w;
 
 	memset(&st, 0, sizeof(st));
 	move(y, x);
 	while (i < len && used < cols) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, s + i, len - i, &st);
-		int w;
-
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			memset(&st, 0, sizeof(st));
-			addch('?');
-			used++;
-			i++;
-			continue;
-		}
-		w = wcwidth(wc);
+		at = i;
+		n = next_char(s, len, &i, &st, &w);
 		if (w < 0) {
 			addch('?');
 			used++;
-			i += n;
 			continue;
 		}
 		if (used + w > cols)
 			break;
-		addnstr(s + i, (int)n);
+		addnstr(s + at, (int)n);
 		used += w;
-		i += n;
 	}
 	return used;
 }
