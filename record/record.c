@@ -92,9 +92,10 @@ struct recording {
 	struct hwprof_event_list events;
 	struct hwprof_event_list counts;
 	struct sampler sampler;
-	struct hwprof_group *group;	  /* counting group on pids[0]; NULL: none */
-	struct hwprof_group **thread_groups; /* -p: one more per other thread of the process */
-	size_t nthread_groups;
+	/* The counting groups: GROUPS[0] on pids[0] (inherited by what it starts), with -p one
+	 * more per other thread of the process, summed when read; NGROUPS 0: no counting. */
+	struct hwprof_group **groups;
+	size_t ngroups;
 	struct hwprof_file_header header;
 	struct hwprof_writer *writer;
 	struct launch target;
@@ -379,11 +380,9 @@ static int counting_threads_failed(struct recording *r, const char *spec, size_t
 					   "descriptor per counted event)"
 					 : "";
 
-	for (size_t g = 0; g < r->nthread_groups; g++)
-		hwprof_group_close(r->thread_groups[g]);
-	r->nthread_groups = 0;
-	hwprof_group_close(r->group);
-	r->group = NULL;
+	for (size_t g = 0; g < r->ngroups; g++)
+		hwprof_group_close(r->groups[g]);
+	r->ngroups = 0;
 	if (r->opt.count)
 		return error("--count %s: thread %d of -p %d: %s%s", spec, (int)r->pids[i],
 			     (int)r->pids[0], strerror(-err), way);
@@ -406,12 +405,12 @@ static int open_counting(struct recording *r)
 		spec = hwprof_count_default_spec(hwprof_host_has_pmu());
 	if (!r->opt.count)
 		parse_events(spec, &r->counts);
-	ret = hwprof_group_open_list(&r->group, &r->counts, r->pids[0], -1,
+	r->groups = xcalloc(r->npids, sizeof(*r->groups));
+	ret = hwprof_group_open_list(&r->groups[0], &r->counts, r->pids[0], -1,
 				     HWPROF_GROUP_INHERIT |
 					 (r->pidfd < 0 ? HWPROF_GROUP_ENABLE_ON_EXEC : 0));
 	if (ret < 0) {
 		const char *why = hwprof_strerror_last();
-		r->group = NULL;
 		if (r->opt.count)
 			return error("--count %s: %s", spec, *why ? why : strerror(-ret));
 		warning("counting group %s not opened: %s (recording samples only)", spec,
@@ -422,13 +421,12 @@ static int open_counting(struct recording *r)
 	 * threads that already exist get a group each, summed when read. A thread that ended
 	 * in between (ESRCH) has nothing to count; any other failure would leave totals short
 	 * of some threads' work, so the file gets no counted totals at all. */
-	r->thread_groups = xcalloc(r->npids, sizeof(*r->thread_groups));
+	r->ngroups = 1;
 	for (size_t i = 1; r->pidfd >= 0 && i < r->npids; i++) {
-		struct hwprof_group *g;
-		ret = hwprof_group_open_list(&g, &r->counts, r->pids[i], -1,
+		ret = hwprof_group_open_list(&r->groups[r->ngroups], &r->counts, r->pids[i], -1,
 					     HWPROF_GROUP_INHERIT);
 		if (ret == 0)
-			r->thread_groups[r->nthread_groups++] = g;
+			r->ngroups++;
 		else if (ret != -ESRCH)
 			return counting_threads_failed(r, spec, i, ret);
 	}
@@ -437,7 +435,7 @@ static int open_counting(struct recording *r)
 
 static int fill_header(struct recording *r)
 {
-	size_t nc = r->group ? r->counts.n : 0;
+	size_t nc = r->ngroups ? r->counts.n : 0;
 	int argc = 0, ret;
 
 	ret = hwprof_header_init(&r->header);
@@ -453,7 +451,7 @@ static int fill_header(struct recording *r)
 	r->header.events = xcalloc(r->header.nevents, sizeof(*r->header.events));
 	memcpy(r->header.events, r->sampler.fev, r->sampler.nevents * sizeof(*r->sampler.fev));
 	for (size_t i = 0; i < nc; i++) {
-		const struct hwprof_event *ev = hwprof_group_event(r->group, i);
+		const struct hwprof_event *ev = hwprof_group_event(r->groups[0], i);
 		struct hwprof_file_event *f = &r->header.events[r->sampler.nevents + i];
 
 		snprintf(f->name, sizeof(f->name), "%s", ev->spec);
@@ -752,7 +750,7 @@ static int add_thread_counts(struct hwprof_group *g, struct hwprof_count *sum, s
 
 static void read_counts(struct recording *r, struct hwprof_file_trailer *t)
 {
-	size_t n = r->group ? hwprof_group_size(r->group) : 0;
+	size_t n = r->ngroups ? hwprof_group_size(r->groups[0]) : 0;
 	struct hwprof_count *c;
 	int ret;
 
@@ -761,13 +759,13 @@ static void read_counts(struct recording *r, struct hwprof_file_trailer *t)
 	c = xcalloc(n, sizeof(*c));
 	t->counts = xcalloc(n, sizeof(*t->counts));
 	t->ncounts = (uint32_t)n;
-	ret = hwprof_group_read(r->group, c, n);
-	for (size_t g = 0; ret == 0 && g < r->nthread_groups; g++)
-		ret = add_thread_counts(r->thread_groups[g], c, n);
+	ret = hwprof_group_read(r->groups[0], c, n);
+	for (size_t g = 1; ret == 0 && g < r->ngroups; g++)
+		ret = add_thread_counts(r->groups[g], c, n);
 	if (ret < 0)
 		warning("reading the counting group: %s (counts not recorded)", strerror(-ret));
 	for (size_t i = 0; i < n; i++) {
-		const struct hwprof_event *ev = hwprof_group_event(r->group, i);
+		const struct hwprof_event *ev = hwprof_group_event(r->groups[0], i);
 		struct hwprof_file_count *fc = &t->counts[i];
 
 		snprintf(fc->event, sizeof(fc->event), "%s", ev->spec);
@@ -794,8 +792,8 @@ static uint64_t target_cpu_ns(const struct recording *r, const struct hwprof_fil
 {
 	uint64_t ns = 0;
 
-	for (uint32_t i = 0; r->group && i < t->ncounts; i++) {
-		const struct hwprof_event *ev = hwprof_group_event(r->group, i);
+	for (uint32_t i = 0; r->ngroups && i < t->ncounts; i++) {
+		const struct hwprof_event *ev = hwprof_group_event(r->groups[0], i);
 		const struct hwprof_file_count *fc = &t->counts[i];
 		struct hwprof_count c = {.value = fc->value,
 					 .enabled_ns = fc->enabled_ns,
@@ -893,10 +891,9 @@ static void record_cleanup(struct recording *r, bool failed)
 			free(*a);
 		free(r->argv);
 	}
-	hwprof_group_close(r->group);
-	for (size_t i = 0; i < r->nthread_groups; i++)
-		hwprof_group_close(r->thread_groups[i]);
-	free(r->thread_groups);
+	for (size_t i = 0; i < r->ngroups; i++)
+		hwprof_group_close(r->groups[i]);
+	free(r->groups);
 	sampler_close(&r->sampler);
 	merge_free(&r->merge);
 	hwprof_header_release(&r->header);
@@ -1005,10 +1002,8 @@ static int start(struct recording *r)
 			return error("-p %d: reading /proc: %s", (int)r->pids[0], strerror(-ret)),
 			       EXIT_FATAL;
 		sampler_enable(&r->sampler);
-		if (r->group)
-			hwprof_group_enable(r->group);
-		for (size_t i = 0; i < r->nthread_groups; i++)
-			hwprof_group_enable(r->thread_groups[i]);
+		for (size_t i = 0; i < r->ngroups; i++)
+			hwprof_group_enable(r->groups[i]);
 		return 0;
 	}
 	ret = launch_go(&r->target);
