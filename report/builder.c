@@ -36,7 +36,10 @@ struct builder {
 	const char *input; /* name of the current input */
 	size_t ninputs;
 	uint64_t input_lost, input_throttles;
-	const char *input_kernel; /* uname -r of the current input's host */
+	/* The running vDSO's build-id when the current input was recorded on this kernel
+	 * (vdso.h): what its "[vdso]" mappings are; size 0 otherwise. */
+	uint8_t vdso_id[20];
+	size_t vdso_id_size;
 	int input_event;	 /* index of the shown event in this input's header */
 	uint32_t *input_map;	 /* this input's event i is p->header.events[input_map[i]] */
 	uint32_t input_nevents;
@@ -180,9 +183,7 @@ int builder_begin_input(struct builder *b, const char *name,
 		return -ENOMEM;
 	b->input = strpool_intern(p->strings, name);
 	b->input_lost = b->input_throttles = 0;
-	b->input_kernel = strpool_intern(p->strings, header->kernel);
-	if (!b->input_kernel)
-		return -ENOMEM;
+	b->vdso_id_size = vdso_build_id(header->kernel, b->vdso_id);
 	b->input_event = pick_event(b, header);
 	if (b->input_event >= 0 && !b->shown_set) {
 		snprintf(b->shown, sizeof(b->shown), "%s", header->events[b->input_event].name);
@@ -316,15 +317,16 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 		const struct hwprof_rec_mmap *m = &rec->mmap;
 		const uint8_t *build_id = m->build_id;
 		size_t build_id_size = m->build_id_size;
-		uint8_t vdso_id[20];
 		bool other = false;
 		int id;
 
 		/* The kernel gives the vDSO no build-id: on the host that recorded, it is the
 		 * image report runs with (vdso.h), which dso_check() then opens. */
-		if (m->filename && !strcmp(m->filename, "[vdso]") && !build_id_size &&
-		    (build_id_size = vdso_build_id(b->input_kernel, vdso_id)))
-			build_id = vdso_id;
+		if (!build_id_size && b->vdso_id_size && m->filename &&
+		    !strcmp(m->filename, "[vdso]")) {
+			build_id = b->vdso_id;
+			build_id_size = b->vdso_id_size;
+		}
 		id = dso_table_get(&b->dsos, b->p->strings, m->filename ? m->filename : "",
 				   build_id, build_id_size, &other);
 		if (id < 0)

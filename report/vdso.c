@@ -5,7 +5,6 @@
 #include <gelf.h>
 #include <elfutils/libdwelf.h>
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -13,7 +12,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t id_once = PTHREAD_ONCE_INIT, file_once = PTHREAD_ONCE_INIT;
+static const Elf64_Ehdr *image;
+static size_t image_bytes;
 static char image_path[64];
 static uint8_t image_id[20];
 static size_t image_id_len;
@@ -31,35 +32,42 @@ static size_t image_size(const Elf64_Ehdr *eh)
 	return end;
 }
 
-static void make_image(void)
+/* Finds the image and its build-id in memory: every report asks, few need the file. */
+static void find_image(void)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
 	const void *id = NULL;
-	size_t size;
 	ssize_t len;
 	Elf *elf;
-	int fd;
 
 	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
 		return;
-	size = image_size(eh);
 	elf_version(EV_CURRENT);
-	elf = elf_memory((char *)eh, size);
+	elf = elf_memory((char *)eh, image_size(eh));
 	len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
 	if (len > 0 && (size_t)len <= sizeof(image_id)) {
 		memcpy(image_id, id, (size_t)len);
 		image_id_len = (size_t)len;
+		image = eh;
+		image_bytes = image_size(eh);
 	}
 	if (elf)
 		elf_end(elf);
-	fd = memfd_create("hwprof-vdso", MFD_CLOEXEC);
-	if (fd < 0)
+}
+
+/* Copies the image into a memfd, kept open for the process's life: libdwfl opens the path
+ * whenever it needs. */
+static void make_file(void)
+{
+	int fd;
+
+	pthread_once(&id_once, find_image);
+	if (!image || (fd = memfd_create("hwprof-vdso", MFD_CLOEXEC)) < 0)
 		return;
-	if (write(fd, eh, size) != (ssize_t)size) {
+	if (write(fd, image, image_bytes) != (ssize_t)image_bytes) {
 		close(fd);
 		return;
 	}
-	/* Kept open for the process's life: libdwfl opens the path whenever it needs. */
 	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d", fd);
 }
 
@@ -69,15 +77,13 @@ size_t vdso_build_id(const char *kernel, uint8_t *out)
 
 	if (!kernel || uname(&u) < 0 || strcmp(u.release, kernel))
 		return 0;
-	pthread_once(&once, make_image);
-	if (!image_path[0])
-		return 0;
+	pthread_once(&id_once, find_image);
 	memcpy(out, image_id, image_id_len);
 	return image_id_len;
 }
 
 const char *vdso_image_path(void)
 {
-	pthread_once(&once, make_image);
+	pthread_once(&file_once, make_file);
 	return image_path[0] ? image_path : NULL;
 }

@@ -13,11 +13,13 @@
 
 /* The build-id of this process's vDSO into OUT (20 bytes of room), when KERNEL (the release
  * a recording names, "uname -r") is the running one. Returns its length, or 0 when the
- * kernel differs or the image has no build-id. */
+ * kernel differs or the image has no build-id (then report leaves "[vdso]" unnamed: an
+ * image without a build-id could not be told from another kernel build's). Thread-safe. */
 size_t vdso_build_id(const char *kernel, uint8_t *out);
 
 /* A path that opens a copy of this process's vDSO image as an ELF file ("/proc/self/fd/N",
- * a memfd made on the first call, thread-safe), or NULL when there is none. */
+ * a memfd made on the first call and kept open; thread-safe), or NULL when there is none or
+ * the memfd failed (then dso_check() reports "[vdso]" as unreadable). */
 const char *vdso_image_path(void);
 
 #endif
