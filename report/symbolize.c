@@ -30,7 +30,7 @@ struct dso_sym {
 /* A name qualified through the DIE tree, kept: finding a DIE's scopes walks its CU. */
 struct scoped_name {
 	Dwarf_Off die;
-	const char *name;
+	const char *name; /* NULL: the declaration has no enclosing scope */
 };
 
 void dso_sym_free(struct dso_sym *s)
@@ -222,6 +222,7 @@ static const char *scoped_name(struct dso_sym *s, Dwarf_Die *die, const char *na
 			       struct strpool *pool)
 {
 	Dwarf_Die decl, *scopes = NULL;
+	struct scoped_name *v;
 	Dwarf_Off off;
 	size_t lo = 0, hi = s->nscoped, len = 0;
 	const char *r = NULL;
@@ -241,43 +242,43 @@ static const char *scoped_name(struct dso_sym *s, Dwarf_Die *die, const char *na
 			hi = mid;
 	}
 	n = dwarf_getscopes_die(&decl, &scopes);
-	/* scopes[0] is DECL, the last the CU: the named ones between, outermost first. */
+	/* scopes[0] is DECL, the last the CU: the named ones between, outermost first, spelled
+	 * as the demangler spells an out-of-line function's. */
 	for (int i = n - 2; i >= 1 && len < sizeof(buf); i--) {
 		int tag = dwarf_tag(&scopes[i]), line = 0;
-		const char *part = dwarf_diename(&scopes[i]), *file;
+		const char *part = dwarf_diename(&scopes[i]), *file, *slash;
 
-		if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
-		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
-		    tag != DW_TAG_subprogram)
-			continue;
-		if (part) {
+		if (part && (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			     tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			     tag == DW_TAG_subprogram)) {
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s::", part);
-		} else if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type) {
-			/* g++ leaves a lambda's closure type unnamed: where it is written tells
-			 * two lambdas of one function apart, as clang's names do. */
-			file = dwarf_decl_file(&scopes[i]);
-			dwarf_decl_line(&scopes[i], &line);
+		} else if (tag == DW_TAG_namespace) {
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
-						"{lambda at %s:%d}::",
-						file ? (strrchr(file, '/') ? strrchr(file, '/') + 1
-									   : file)
-						     : "?",
-						line);
+						"(anonymous namespace)::");
+		} else if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type) {
+			/* g++ leaves a lambda's closure type (a structure) unnamed: where it is
+			 * written tells two lambdas of one function apart, as clang's names do.
+			 * (A member function of an unnamed struct is named so too.) */
+			file = dwarf_decl_file(&scopes[i]);
+			slash = file ? strrchr(file, '/') : NULL;
+			dwarf_decl_line(&scopes[i], &line);
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "{lambda at %s:%d}::",
+						slash ? slash + 1 : file ? file : "?", line);
 		}
 	}
 	free(scopes);
 	if (len && len < sizeof(buf)) {
-		struct scoped_name *v;
-
 		snprintf(buf + len, sizeof(buf) - len, "%s", name);
 		r = strpool_intern(pool, buf);
-		v = r ? realloc(s->scoped, (s->nscoped + 1) * sizeof(*v)) : NULL;
-		if (v) {
-			memmove(v + lo + 1, v + lo, (s->nscoped - lo) * sizeof(*v));
-			v[lo] = (struct scoped_name){off, r};
-			s->scoped = v;
-			s->nscoped++;
-		}
+	}
+	/* Kept whatever the answer: a function at file scope (main in a C++ file) has no
+	 * scope, and asking again walks the CU for every one of its addresses. */
+	v = realloc(s->scoped, (s->nscoped + 1) * sizeof(*v));
+	if (v) {
+		memmove(v + lo + 1, v + lo, (s->nscoped - lo) * sizeof(*v));
+		v[lo] = (struct scoped_name){off, r};
+		s->scoped = v;
+		s->nscoped++;
 	}
 	return r;
 }
