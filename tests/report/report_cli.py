@@ -35,6 +35,14 @@ def hot_line(src, token):
     raise SystemExit("no HOT: %s in %s" % (token, src))
 
 
+def record_faults(path, *argv):
+    """Records ARGV with one sample per page fault (exact IPs) into PATH; returns PATH."""
+    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", path, "--",
+                          *argv], capture_output=True, text=True)
+    check(rec.returncode == 0, "record %s: %s" % (os.path.basename(path), rec.stderr))
+    return path
+
+
 def report(*args):
     return subprocess.run([HWPROF, "report", *args], capture_output=True, text=True)
 
@@ -124,8 +132,7 @@ def check_debuginfod(tmp):
     server = HTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     data = os.path.join(tmp, "bare.data")
-    subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--", bare,
-                    "1000"], capture_output=True)
+    record_faults(data, bare, "1000")
     env = dict(os.environ, DEBUGINFOD_URLS="http://127.0.0.1:%d" % server.server_port,
                DEBUGINFOD_CACHE_PATH=os.path.join(tmp, "cache"), DEBUGINFOD_TIMEOUT="10")
     r = subprocess.run([HWPROF, "report", "-i", data, "-f", "json"], capture_output=True,
@@ -220,9 +227,7 @@ def check_cxx_names(tmp):
         print("skip C++ names: no C++ compiler")
         return
     data = os.path.join(tmp, "tmpl.data")
-    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
-                          prog, "300", "x"], capture_output=True, text=True)
-    check(rec.returncode == 0, "record tmpl: %s" % rec.stderr)
+    record_faults(data, prog, "300", "x")
     full = "long hw::work<int, long>(std::map<int, long, std::less<int>, " \
         "std::allocator<std::pair<int const, long> > >&, char volatile*, unsigned long)"
     nm = subprocess.run(["nm", prog], capture_output=True, text=True).stdout
@@ -394,9 +399,7 @@ def check_control_bytes_tamed(tmp):
     the text views show '?' for each control byte and keep one row per line; JSON keeps the
     bytes (escaped as JSON does)."""
     data = os.path.join(tmp, "escape.data")
-    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
-                          os.environ["RPT_ESCAPE"]], capture_output=True, text=True)
-    check(rec.returncode == 0, "escape: record %s" % rec.stderr)
+    record_faults(data, os.environ["RPT_ESCAPE"])
     name = "evil\x1b]0;PWNED\x07\x1b[2J\x1b[31m\nred.c"
     for what, r in (("report", report("-i", data, "-n", "3")),
                     ("annotate --stdio", annotate("-i", data, "--stdio", "--limit", "1"))):
@@ -435,9 +438,7 @@ def check_gc_sections(tmp):
     only ('??'), never with a line of the discarded function. The live function keeps its
     exact line."""
     data = os.path.join(tmp, "gc.data")
-    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
-                          os.environ["RPT_GC"], "300", "100"], capture_output=True, text=True)
-    check(rec.returncode == 0, "gc: record %s" % rec.stderr)
+    record_faults(data, os.environ["RPT_GC"], "300", "100")
     r = report("-i", data, "-f", "json", "-n", "0")
     rows = json.loads(r.stdout)["rows"]
     nodbg = [x for x in rows if x["function"] == "nodbg_work"]
@@ -457,9 +458,7 @@ def check_annotate_range(tmp):
     """R-8: annotate shows a function's own lines: a one-line function ends on its line, not
     at the next column-0 brace (the next function's)."""
     data = os.path.join(tmp, "oneline.data")
-    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
-                          os.environ["RPT_ONELINE"]], capture_output=True, text=True)
-    check(rec.returncode == 0, "oneline: record %s" % rec.stderr)
+    record_faults(data, os.environ["RPT_ONELINE"])
     r = annotate("-i", data, "--stdio", "one")
     one, after = hot_line("wl_oneline.c", "oneline"), hot_line("wl_oneline.c", "after")
     shown = [int(m.group(1)) for m in re.finditer(r"^[#+.* ] .{20,30}?\s(\d+)  ", r.stdout,
@@ -477,9 +476,7 @@ def check_lambdas(tmp):
         print("skip: no C++ compiler, no lambda workload")
         return
     data = os.path.join(tmp, "lambda.data")
-    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
-                          prog, "100"], capture_output=True, text=True)
-    check(rec.returncode == 0, "lambda: record %s" % rec.stderr)
+    record_faults(data, prog, "100")
     rows = json.loads(report("-i", data, "-f", "json", "-n", "0").stdout)["rows"]
     by_line = {}
     for x in rows:
@@ -502,9 +499,7 @@ def check_split_dwarf(tmp):
     views = []
     for prog in (os.environ["RPT_INLINE"], os.environ["RPT_SPLIT"]):
         data = os.path.join(tmp, os.path.basename(prog) + ".split.data")
-        rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data,
-                              "--", prog, "1000"], capture_output=True, text=True)
-        check(rec.returncode == 0, "split: record %s" % rec.stderr)
+        record_faults(data, prog, "1000")
         view = []
         for mode in ("callee", "caller"):
             rows = json.loads(report("-i", data, "-f", "json", "-n", "0",
@@ -528,8 +523,7 @@ def check_annotate_debug_dir(tmp):
     os.makedirs(os.path.join(root, ".build-id", bid[:2]))
     os.symlink(debug, os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug"))
     data = os.path.join(tmp, "bare-annotate.data")
-    subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--", bare,
-                    "1000"], capture_output=True)
+    record_faults(data, bare, "1000")
     without = annotate("-i", data, "--stdio", "--limit", "1")
     got = annotate("-i", data, "--stdio", "--limit", "1", "--debug-dir", root)
     line = hot_line("wl_dwarf.c", "dwarf")
@@ -542,9 +536,7 @@ def check_annotate_debug_dir(tmp):
 def main():
     tmp = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
     data = os.path.join(tmp, "inline.data")
-    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", data, "--",
-                          os.environ["RPT_INLINE"], "1000"], capture_output=True, text=True)
-    check(rec.returncode == 0, "record: %s" % rec.stderr)
+    record_faults(data, os.environ["RPT_INLINE"], "1000")
     poke = hot_line("wl_inline.c", "poke")
 
     r = report("-i", data, "-f", "json")
@@ -633,8 +625,7 @@ def main():
     # W: every share printed inside its own printed interval (rounded outward). About 15000
     # samples: a one-sample row prints 0.01% with an upper bound under 0.05%.
     big = os.path.join(tmp, "big-inline.data")
-    subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", big, "--",
-                    os.environ["RPT_INLINE"], "3700"], capture_output=True)
+    record_faults(big, os.environ["RPT_INLINE"], "3700")
     r = report("-i", big, "-n", "0")
     rows = re.findall(r"^ *([\d.]+)%.? +\[([\d.]+), ([\d.]+)\]", r.stdout, re.M)
     check(rows and all(float(lo) <= float(sh) <= float(hi) for sh, lo, hi in rows),
