@@ -81,7 +81,14 @@ void cli_bad_option(char **argv, const char *short_options, const struct option 
 	 * missing or not allowed; that val is ours, not what the user typed, so the word is
 	 * named instead. */
 	const char *word = optind > 0 ? argv[optind - 1] : "";
-	bool at_end = argv[optind] == NULL;
+	const char *cur = argv[optind];
+	bool at_end = cur == NULL;
+
+	/* An unknown letter inside a bundle ("-xa") leaves optind on that word: the word
+	 * before it is not the culprit. */
+	if (cur && cur[0] == '-' && cur[1] && cur[1] != '-' && optopt > 0 && optopt < 128 &&
+	    strchr(cur + 1, optopt))
+		word = cur;
 
 	if (word[0] == '-' && word[1] == '-') {
 		const char *eq = strchr(word, '=');

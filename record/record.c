@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "task.h"
 #include "buildid.h"
 #include "decode.h"
 #include "hwprof/event.h"
@@ -521,9 +522,7 @@ static void track_process(struct recording *r, const struct hwprof_record *rec)
 /* Whether PID is a process that still runs (not a zombie left for its new parent). */
 static bool process_alive(pid_t pid)
 {
-	struct attach_target t;
-
-	return attach_proc_stat(pid, &t) == 0 && t.state != 'Z' && t.state != 'X';
+	return !hwprof_task_gone(pid);
 }
 
 /* One perf record from a ring: translated, tallied, queued for the time-ordered write. */
@@ -545,11 +544,6 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 		break;
 	case HWPROF_REC_THROTTLE:
 		r->throttles++;
-		break;
-	case HWPROF_REC_FORK:
-	case HWPROF_REC_EXIT:
-		if (r->pidfd < 0) /* -p: nothing of it is ours to end or to wait for */
-			track_process(r, &rec);
 		break;
 	case HWPROF_REC_MMAP:
 		if (!r->sampler.kernel_build_id || !rec.mmap.build_id_size)
@@ -574,6 +568,11 @@ static int emit(const struct hwprof_record *rec, void *arg)
 	}
 	if (rec->type == HWPROF_REC_SAMPLE)
 		r->samples++;
+	/* In time order here, after the merge: a child's EXIT drained from its CPU's ring
+	 * before its FORK from the parent's would leave the pid tracked for good. With -p,
+	 * nothing of it is ours to end or to wait for. */
+	else if ((rec->type == HWPROF_REC_FORK || rec->type == HWPROF_REC_EXIT) && r->pidfd < 0)
+		track_process(r, rec);
 	return 0;
 }
 
@@ -670,6 +669,8 @@ static bool reap_target(struct recording *r, int *wstatus)
 
 	if (w == r->target.pid) {
 		*wstatus = st;
+		/* Reaped: the pid may be reused at once, so nothing signals it any more. */
+		r->target.pid = -1;
 		return true;
 	}
 	return w < 0 && errno == ECHILD;
