@@ -183,7 +183,7 @@ int builder_begin_input(struct builder *b, const char *name,
 		return -ENOMEM;
 	b->input = strpool_intern(p->strings, name);
 	b->input_lost = b->input_throttles = 0;
-	b->vdso_id_size = vdso_build_id(header->kernel, b->vdso_id);
+	b->vdso_id_size = vdso_build_id(header->hostname, header->kernel, b->vdso_id);
 	b->input_event = pick_event(b, header);
 	if (b->input_event >= 0 && !b->shown_set) {
 		snprintf(b->shown, sizeof(b->shown), "%s", header->events[b->input_event].name);

@@ -221,8 +221,19 @@ int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames
 	 * not even the CU's (code of another file, one without debug info). */
 	*shadowed = cf && addr - *bias < cf->discarded_hi;
 	if (!fn && *shadowed) {
-		*cu = NULL;
+		/* .debug_aranges led here through the discarded range: the CU table, which
+		 * leaves such ranges out, knows the CU that really holds ADDR, if any. */
 		*shadowed = false;
+		if (!x->cus_built)
+			build_cus(x);
+		c = find(x->cus, x->ncus, addr);
+		*cu = c && c->cu.addr != (*cu)->addr ? (Dwarf_Die *)&c->cu : NULL;
+		if (!*cu)
+			return 0;
+		*bias = c->bias;
+		cf = functions_of(x, *cu, *bias);
+		fn = cf ? find(cf->v, cf->n, addr) : NULL;
+		*shadowed = cf && addr - *bias < cf->discarded_hi;
 	}
 	if (!fn)
 		return 0;

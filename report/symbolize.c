@@ -29,7 +29,8 @@ struct dso_sym {
 
 /* A name qualified through the DIE tree, kept: finding a DIE's scopes walks its CU. */
 struct scoped_name {
-	Dwarf_Off die;
+	uintptr_t die; /* the declaration's DIE data (Dwarf_Die.addr): unique across the main
+			* file, a .dwo and a dwz file, where offsets repeat */
 	const char *name; /* NULL: the declaration has no enclosing scope */
 };
 
@@ -223,7 +224,7 @@ static const char *scoped_name(struct dso_sym *s, Dwarf_Die *die, const char *na
 {
 	Dwarf_Die decl, *scopes = NULL;
 	struct scoped_name *v;
-	Dwarf_Off off;
+	uintptr_t off;
 	size_t lo = 0, hi = s->nscoped, len = 0;
 	const char *r = NULL;
 	char buf[1024];
@@ -231,7 +232,7 @@ static const char *scoped_name(struct dso_sym *s, Dwarf_Die *die, const char *na
 
 	if (!declaration(die, &decl))
 		return NULL;
-	off = dwarf_dieoffset(&decl);
+	off = (uintptr_t)decl.addr;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (s->scoped[mid].die == off)
@@ -283,9 +284,12 @@ static const char *scoped_name(struct dso_sym *s, Dwarf_Die *die, const char *na
 	return r;
 }
 
-static bool is_cxx(Dwarf_Die *cu)
+/* Whether DIE's own unit is C++: with split DWARF that is the split unit in the .dwo, the
+ * skeleton has no DW_AT_language. */
+static bool is_cxx(Dwarf_Die *die)
 {
-	int lang = dwarf_srclang(cu);
+	Dwarf_Die unit;
+	int lang = dwarf_diecu(die, &unit, NULL, NULL) ? dwarf_srclang(&unit) : -1;
 
 	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
 	       lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
@@ -295,8 +299,7 @@ static bool is_cxx(Dwarf_Die *cu)
  * functions and templates carry the class and arguments only there), else DW_AT_name,
  * qualified by its scopes in C++ (scoped_name). Both followed through DW_AT_abstract_origin
  * / DW_AT_specification. */
-static const char *die_name(struct dso_sym *s, Dwarf_Die *die, Dwarf_Die *cu,
-			    struct strpool *pool)
+static const char *die_name(struct dso_sym *s, Dwarf_Die *die, struct strpool *pool)
 {
 	Dwarf_Attribute a;
 	const char *n = NULL, *r;
@@ -307,7 +310,7 @@ static const char *die_name(struct dso_sym *s, Dwarf_Die *die, Dwarf_Die *cu,
 		n = dwarf_formstring(&a);
 	if (!n && dwarf_attr_integrate(die, DW_AT_name, &a)) {
 		n = dwarf_formstring(&a);
-		if (n && cu && is_cxx(cu) && (r = scoped_name(s, die, n, pool)))
+		if (n && is_cxx(die) && (r = scoped_name(s, die, n, pool)))
 			return r;
 	}
 	if (!n)
@@ -367,7 +370,7 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 	/* No symbol (a static function of a file whose symbols are gone while its DWARF is
 	 * not): the DWARF subprogram's name. */
 	if (!outer && n > 0)
-		outer = die_name(s, &frames[n - 1], cu, pool);
+		outer = die_name(s, &frames[n - 1], pool);
 	r->function = outer;
 	if (n < 2)
 		return 0;
@@ -379,7 +382,7 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 		r->line = r->call_line;
 		return 0;
 	}
-	r->function = die_name(s, &frames[0], cu, pool);
+	r->function = die_name(s, &frames[0], pool);
 	if (!r->function)
 		r->function = outer;
 	/* The real function, not an intermediate inline frame: the one the symbol table and

@@ -71,11 +71,13 @@ static void make_file(void)
 	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d", fd);
 }
 
-size_t vdso_build_id(const char *kernel, uint8_t *out)
+size_t vdso_build_id(const char *host, const char *kernel, uint8_t *out)
 {
 	struct utsname u;
 
-	if (!kernel || uname(&u) < 0 || strcmp(u.release, kernel))
+	/* Another host may run a kernel of the same release built otherwise. */
+	if (!host || !kernel || uname(&u) < 0 || strcmp(u.nodename, host) ||
+	    strcmp(u.release, kernel))
 		return 0;
 	pthread_once(&id_once, find_image);
 	memcpy(out, image_id, image_id_len);

@@ -11,11 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The build-id of this process's vDSO into OUT (20 bytes of room), when KERNEL (the release
- * a recording names, "uname -r") is the running one. Returns its length, or 0 when the
+/* The build-id of this process's vDSO into OUT (20 bytes of room), when HOST and KERNEL (the
+ * host name and release a recording names, "uname -n" and "uname -r") are this host's and the
+ * running kernel's. (A 32-bit process's vDSO is another image; hwprof records 64-bit
+ * processes' mappings as theirs.) Returns its length, or 0 when the
  * kernel differs or the image has no build-id (then report leaves "[vdso]" unnamed: an
  * image without a build-id could not be told from another kernel build's). Thread-safe. */
-size_t vdso_build_id(const char *kernel, uint8_t *out);
+size_t vdso_build_id(const char *host, const char *kernel, uint8_t *out);
 
 /* A path that opens a copy of this process's vDSO image as an ELF file ("/proc/self/fd/N",
  * a memfd made on the first call and kept open; thread-safe), or NULL when there is none or
