@@ -111,12 +111,14 @@ static volatile sig_atomic_t stop_target;
 static void on_stop(int sig, siginfo_t *info, void *uc)
 {
 	pid_t to = stop_target;
+	int saved = errno; /* the interrupted code may be reading errno */
 
 	(void)uc;
 	stop_requested = 1;
 	stop_signal = sig;
 	if (to < 0 || (to > 0 && info->si_code != SI_KERNEL))
 		kill(to, sig);
+	errno = saved;
 }
 
 static void parse_args(int argc, char **argv, struct stat_opts *o)
@@ -499,10 +501,10 @@ static double now_s(void)
 }
 
 /* Waits for the launched target to end (stops are the shell's business: on a terminal the
- * target shares hwprof's group). Returns its exit status (128+N when signal N ended it); sets
- * *SIGINT_END when SIGINT ended it: the terminal's ^C ends the repeats as it ends a shell's
- * loop. */
-static int wait_target(struct launch *l, bool *sigint_end)
+ * target shares hwprof's group, and the terminal's ^C reaches on_stop too). Returns its exit
+ * status (128+N when signal N ended it). A target that ends itself by SIGINT is no ^C: the
+ * repeats go on. */
+static int wait_target(struct launch *l)
 {
 	int status, ret = EXIT_FATAL;
 	pid_t w;
@@ -512,12 +514,12 @@ static int wait_target(struct launch *l, bool *sigint_end)
 		launch_kill(l, stop_signal);
 	while ((w = waitpid(l->pid, &status, 0)) < 0 && errno == EINTR)
 		;
+	/* Reaped: the handler must not signal a pid that may be reused. */
+	stop_target = 0;
 	if (w == l->pid) {
 		ret = launch_exit_status(status);
-		*sigint_end = WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
 		launch_restore_tty(l, status);
 	}
-	stop_target = 0;
 	l->pid = -1;
 	return ret;
 }
@@ -537,7 +539,7 @@ static void wait_stop(pid_t pid)
 /* One measurement, read into the run fields of ST. Returns the target's exit status (>= 0), or
  * MEASURE_FAILED / MEASURE_EXEC_FAILED after reporting. *SIGINT_END: see wait_target. */
 static int measure(const struct stat_opts *o, const struct hwprof_event_list *list,
-		   struct ev_stat *st, double *elapsed, bool *one_by_one, bool *sigint_end)
+		   struct ev_stat *st, double *elapsed, bool *one_by_one)
 {
 	struct stat_run r = {.list = list};
 	struct launch l = {.pid = -1, .go_fd = -1, .err_fd = -1};
@@ -571,7 +573,7 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 			launch_abort(&l);
 			return e > 0 ? MEASURE_EXEC_FAILED : MEASURE_FAILED;
 		}
-		status = wait_target(&l, sigint_end);
+		status = wait_target(&l);
 	} else {
 		wait_stop(o->pid);
 	}
@@ -969,19 +971,16 @@ int cmd_stat(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	for (long long i = 0; i < o.runs && !stop_requested; i++) {
 		double el = 0;
-		bool sigint_end = false;
 
-		status = measure(&o, &list, st, &el, &one_by_one, &sigint_end);
+		status = measure(&o, &list, st, &el, &one_by_one);
 		if (status == MEASURE_EXEC_FAILED)
 			rc = EXIT_NOT_EXECUTED;
 		if (status < 0)
 			goto out;
-		if (o.argv && (stop_requested || sigint_end)) {
+		if (o.argv && stop_requested) {
 			/* An interrupted run is cut short: its counts would pull every mean
 			 * down. Only when no run completed are they all there is to show. */
 			rd.interrupted = i + 1;
-			if (!stop_requested)
-				stop_signal = SIGINT;
 			if (rd.completed)
 				break;
 		}

@@ -125,6 +125,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check(p.returncode == 2 and "File too large" in p.stderr and "ulimit -f" in p.stderr,
           f"stat -o past ulimit -f: {p.returncode} {p.stderr!r}")
 
+    # A command that ends itself by SIGINT is no ^C: every run of -r 3 is made.
+    rc, text, err = stat("-r", "3", "-e", "page-faults", "-f", "json", "--", "sh", "-c",
+                         "kill -INT $$")
+    doc = json.loads(text) if text.strip().startswith("{") else {}
+    check(doc.get("runs") == 3 and doc.get("interrupted") is False,
+          f"self-SIGINT command under -r 3: rc {rc} {text[:200]!r} {err!r}")
+
     # Q-stat-1: -p with a command counts the process for as long as the command runs; the
     # heading names the process, not the command, as perf's does.
     sleeper = subprocess.Popen(["sleep", "30"])
