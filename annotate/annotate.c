@@ -178,6 +178,8 @@ int cmd_annotate(int argc, char **argv)
 		char cands[768] = "";
 		long found = ann_model_find(m, o.function, funcs, m->nfuncs, cands, sizeof(cands));
 
+		if (found == -ENOMEM)
+			die("out of memory");
 		if (found < 0) {
 			error("FUNCTION '%s': several functions have that name (%s; give one as "
 			      "the function list names it)",

@@ -45,15 +45,16 @@ void ann_model_free(struct ann_model *m);
  * argument list or return type, the linkage (mangled) name, or the base name ("step" or
  * "Walker::step" for "ns::Walker::step(int) const", "work" for "long work<int>(...)") when it
  * names one function; compiler clones ("touch_pages.constprop.0") count as their function.
- * Returns the number found (may exceed MAX; only MAX stored), or -EINVAL when the base name
- * fits several functions: then CANDS (LEN bytes; may be NULL) lists them. */
+ * Returns the number found (may exceed MAX; only MAX stored), -EINVAL when the base name
+ * fits several functions: then CANDS (LEN bytes; may be NULL) lists them; -ENOMEM. */
 long ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max,
 		    char *cands, size_t len);
 
 /* Indexes of the functions that hold code of the inline function NAME (matched as
  * ann_model_find does), hottest first, into OUT (room for MAX): what "annotate touch" shows
  * when touch() exists only inlined into fc() and fd(). Returns the number found (may exceed
- * MAX; only MAX stored). */
+ * MAX; only MAX stored). Unlike ann_model_find, every inline function the name matches
+ * (full or base name) counts: no ambiguity error. */
 long ann_model_find_inlined(const struct ann_model *m, const char *name, size_t *out,
 			    size_t max);
 
