@@ -50,9 +50,9 @@ void ann_model_free(struct ann_model *m);
 long ann_model_find(const struct ann_model *m, const char *name, size_t *out, size_t max,
 		    char *cands, size_t len);
 
-/* Indexes of the functions that hold code of the inline function NAME (matched as
- * ann_model_find does), hottest first, into OUT (room for MAX): what "annotate touch" shows
- * when touch() exists only inlined into fc() and fd(). Returns the number found (may exceed
+/* Indexes of the functions that hold code of the inline function NAME (any name
+ * fn_query_match() accepts), hottest first, into OUT (room for MAX): what "annotate touch"
+ * shows when touch() exists only inlined into fc() and fd(). Returns the number found (may exceed
  * MAX; only MAX stored). Unlike ann_model_find, every inline function the name matches
  * (full or base name) counts: no ambiguity error. */
 long ann_model_find_inlined(const struct ann_model *m, const char *name, size_t *out,

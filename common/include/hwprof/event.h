@@ -49,7 +49,8 @@ enum hwprof_event_kind {
 /* One parsed event. Plain data: copy it freely. */
 struct hwprof_event {
 	char name[128];		/* as the user wrote it, without modifiers: "LLC-load-misses" */
-	char spec[192];		/* as written, with modifiers: "LLC-load-misses:pp" */
+	char spec[192];		/* as written, with modifiers: "LLC-load-misses:pp"; a member of
+				 * "{a,b}:u" gets the modifiers in effect: "a:u" */
 	char pmu[64];		/* sysfs PMU name for HWPROF_EV_PMU, else "" */
 	enum hwprof_event_kind kind;
 	uint32_t type;		/* perf_event_attr.type (PERF_TYPE_* or a sysfs PMU type) */
