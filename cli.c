@@ -105,8 +105,8 @@ void cli_bad_option(char **argv, const char *short_options, const struct option 
 				hwprof_suggest_consider(&sg, o->name);
 			best = hwprof_suggest_result(&sg);
 			if (*best)
-				die_usage("'%.*s': unknown option (did you mean '--%s'?)", len, word,
-					  best);
+				die_usage("'%.*s': unknown option (did you mean '--%s'?)", len,
+					  word, best);
 			die_usage("'%.*s': unknown option", len, word);
 		}
 		if (eq)

@@ -52,7 +52,7 @@ _Noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 
  * optstring it gave getopt_long, which tells a short option missing its value from an
  * unknown one; LONG_OPTIONS its table, for a "did you mean '--help'?" on a mistyped one. */
 _Noreturn void cli_bad_option(char **argv, const char *short_options,
-			       const struct option *long_options);
+			      const struct option *long_options);
 
 /* Parses ARG as a decimal (or 0x hex) integer in [MIN, MAX] for option OPT (e.g. "-F").
  * On failure exits with EXIT_USAGE and a message naming the option and the reason:

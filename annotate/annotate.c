@@ -14,18 +14,18 @@
 #include <unistd.h>
 
 struct annotate_options {
-	const char **inputs;		/* -i, repeatable; default hwprof.data */
+	const char **inputs; /* -i, repeatable; default hwprof.data */
 	size_t ninputs;
 	bool stdio;
 	const char **source_dirs;
 	size_t nsource_dirs;
 	const char **prefix_maps;
 	size_t nprefix_maps;
-	const char **debug_dirs;	/* --debug-dir, as report's */
+	const char **debug_dirs; /* --debug-dir, as report's */
 	size_t ndebug_dirs;
-	long long limit;		/* functions in --stdio; 0: all */
+	long long limit; /* functions in --stdio; 0: all */
 	const char *function;
-	const char *event;		/* --event: the sampling event shown (model.h) */
+	const char *event; /* --event: the sampling event shown (model.h) */
 };
 
 static const char usage_text[] =
@@ -65,15 +65,15 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 {
 	static const char short_options[] = "i:h";
 	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "stdio", no_argument, NULL, OPT_STDIO },
-		{ "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
-		{ "prefix-map", required_argument, NULL, OPT_PREFIX_MAP },
-		{ "limit", required_argument, NULL, OPT_LIMIT },
-		{ "event", required_argument, NULL, OPT_EVENT },
-		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"input", required_argument, NULL, 'i'},
+	    {"stdio", no_argument, NULL, OPT_STDIO},
+	    {"source-dir", required_argument, NULL, OPT_SOURCE_DIR},
+	    {"prefix-map", required_argument, NULL, OPT_PREFIX_MAP},
+	    {"limit", required_argument, NULL, OPT_LIMIT},
+	    {"event", required_argument, NULL, OPT_EVENT},
+	    {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -139,8 +139,8 @@ static int unknown_function(const struct ann_model *m, const char *name)
 
 int cmd_annotate(int argc, char **argv)
 {
-	struct annotate_options o = { .limit = 20 };
-	struct profile_options popt = { .inline_mode = INLINE_CALLEE };
+	struct annotate_options o = {.limit = 20};
+	struct profile_options popt = {.inline_mode = INLINE_CALLEE};
 	struct source_options sopt;
 	struct profile *p = NULL;
 	struct ann_model *m = NULL;
@@ -167,10 +167,10 @@ int cmd_annotate(int argc, char **argv)
 		      o.inputs[0]);
 		goto out;
 	}
-	sopt = (struct source_options){ .source_dirs = o.source_dirs,
-					 .nsource_dirs = o.nsource_dirs,
-					 .prefix_maps = o.prefix_maps,
-					 .nprefix_maps = o.nprefix_maps };
+	sopt = (struct source_options){.source_dirs = o.source_dirs,
+				       .nsource_dirs = o.nsource_dirs,
+				       .prefix_maps = o.prefix_maps,
+				       .nprefix_maps = o.nprefix_maps};
 	src = source_cache_new(&sopt);
 
 	funcs = xmalloc(m->nfuncs * sizeof(*funcs));
@@ -187,7 +187,8 @@ int cmd_annotate(int argc, char **argv)
 			goto out;
 		}
 		nfuncs = (size_t)found;
-		if (!nfuncs && (found = ann_model_find_inlined(m, o.function, funcs, m->nfuncs)) > 0) {
+		if (!nfuncs &&
+		    (found = ann_model_find_inlined(m, o.function, funcs, m->nfuncs)) > 0) {
 			char list[512] = "";
 			size_t len = 0;
 
@@ -195,9 +196,10 @@ int cmd_annotate(int argc, char **argv)
 			for (size_t i = 0; i < nfuncs && len < sizeof(list); i++)
 				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
 							i ? ", " : "", m->funcs[funcs[i]].name);
-			note("'%s' has no code of its own in the profile, only inlined: showing %s, "
-			     "which %s it",
-			     o.function, list, nfuncs > 1 ? "inline" : "inlines");
+			note(
+			    "'%s' has no code of its own in the profile, only inlined: showing %s, "
+			    "which %s it",
+			    o.function, list, nfuncs > 1 ? "inline" : "inlines");
 		}
 		if (!nfuncs) {
 			ret = unknown_function(m, o.function);

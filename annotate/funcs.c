@@ -140,8 +140,7 @@ long ann_model_find(const struct ann_model *m, const char *name, size_t *out, si
 	return got < 0 ? got : found;
 }
 
-long ann_model_find_inlined(const struct ann_model *m, const char *name, size_t *out,
-			    size_t max)
+long ann_model_find_inlined(const struct ann_model *m, const char *name, size_t *out, size_t max)
 {
 	struct fn_query q;
 	long found = 0;

@@ -17,18 +17,18 @@
 
 /* One function of the profile: a symbol, plus everything inlined into it. */
 struct ann_func {
-	const char *name;	/* owned by the profile; "[unknown]" for samples without symbol */
-	const char *dso;	/* owned by the profile */
+	const char *name; /* owned by the profile; "[unknown]" for samples without symbol */
+	const char *dso;  /* owned by the profile */
 	uint64_t samples;
-	double period;		/* events */
-	double share;		/* of the profile's period, 0..1 */
-	size_t ninlined;	/* distinct inline functions with samples inside it */
-	size_t first, nlocs;	/* its locations: model->locs[first .. first + nlocs) */
+	double period;	     /* events */
+	double share;	     /* of the profile's period, 0..1 */
+	size_t ninlined;     /* distinct inline functions with samples inside it */
+	size_t first, nlocs; /* its locations: model->locs[first .. first + nlocs) */
 };
 
 struct ann_model {
 	const struct profile *profile;
-	struct ann_func *funcs;		/* hottest first (period, then samples, then name) */
+	struct ann_func *funcs; /* hottest first (period, then samples, then name) */
 	size_t nfuncs;
 	const struct profile_loc **locs; /* the profile's locations grouped by function */
 };
@@ -55,8 +55,7 @@ long ann_model_find(const struct ann_model *m, const char *name, size_t *out, si
  * shows when touch() exists only inlined into fc() and fd(). Returns the number found (may exceed
  * MAX; only MAX stored). Unlike ann_model_find, every inline function the name matches
  * (full or base name) counts: no ambiguity error. */
-long ann_model_find_inlined(const struct ann_model *m, const char *name, size_t *out,
-			    size_t max);
+long ann_model_find_inlined(const struct ann_model *m, const char *name, size_t *out, size_t max);
 
 /* The functions whose names are closest to NAME (edit distance, case-insensitive; a name
  * containing NAME counts as close), best first, as indexes into OUT (room for MAX).

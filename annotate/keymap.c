@@ -59,8 +59,7 @@ size_t keymap_find(const struct keymap *km, const char *a, const char *b, const 
 	return km->slots[i].used ? km->slots[i].val : KEYMAP_NONE;
 }
 
-size_t keymap_get_or_add(struct keymap *km, const char *a, const char *b, const char *c,
-			 size_t val)
+size_t keymap_get_or_add(struct keymap *km, const char *a, const char *b, const char *c, size_t val)
 {
 	size_t i;
 
@@ -80,7 +79,7 @@ size_t keymap_get_or_add(struct keymap *km, const char *a, const char *b, const 
 	i = probe(km, a, b, c);
 	if (km->slots[i].used)
 		return km->slots[i].val;
-	km->slots[i] = (struct keyslot){ .a = a, .b = b, .c = c, .val = val, .used = true };
+	km->slots[i] = (struct keyslot){.a = a, .b = b, .c = c, .val = val, .used = true};
 	km->n++;
 	return val;
 }

@@ -19,7 +19,7 @@ struct keyslot {
 
 struct keymap {
 	struct keyslot *slots;
-	size_t cap, n;		/* cap: a power of two, at least twice n */
+	size_t cap, n; /* cap: a power of two, at least twice n */
 };
 
 /* An empty map with room for about EXPECT keys before it grows. */

@@ -45,14 +45,14 @@ struct callsite {
 
 /* The locations of one function that share a file and an inline function. */
 struct section {
-	const char *inl;		/* inline function, NULL for the function's own code */
-	const char *file;		/* NULL: no line information */
+	const char *inl;  /* inline function, NULL for the function's own code */
+	const char *file; /* NULL: no line information */
 	uint64_t samples;
 	double period;
 	struct entry *e;
 	size_t n, cap;
-	struct callsite calls[8];	/* an inline function's call sites, the first 8 seen
-					 * (locations come hottest first) */
+	struct callsite calls[8]; /* an inline function's call sites, the first 8 seen
+				   * (locations come hottest first) */
 	size_t ncalls, more_calls;
 };
 
@@ -108,7 +108,7 @@ struct builder {
 	struct ann_view *v;
 	size_t cap;
 	double func_period, total_period;
-	bool hinted;		/* the way out for a missing source is said once per function */
+	bool hinted; /* the way out for a missing source is said once per function */
 };
 
 static char *own(struct builder *b, char *s)
@@ -129,7 +129,7 @@ static struct ann_row *push(struct builder *b, enum ann_row_kind kind)
 		b->cap = b->cap ? b->cap * 2 : 64;
 		v->rows = xrealloc(v->rows, b->cap * sizeof(*v->rows));
 	}
-	v->rows[v->nrows] = (struct ann_row){ .kind = kind };
+	v->rows[v->nrows] = (struct ann_row){.kind = kind};
 	return &v->rows[v->nrows++];
 }
 
@@ -366,7 +366,7 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 	fill_shares(b, title, s->samples, s->period);
 
 	if (!s->file) {
-		struct entry all = { .line = 0, .samples = s->samples, .period = s->period };
+		struct entry all = {.line = 0, .samples = s->samples, .period = s->period};
 
 		push_line(b, 0,
 			  own(b, xasprintf("(addresses without line information in %s)",
@@ -382,7 +382,8 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 		 * binary was linked may have moved them. */
 		if (dso && stat(dso, &st) == 0 &&
 		    (f->mtime.tv_sec > st.st_mtim.tv_sec ||
-		     (f->mtime.tv_sec == st.st_mtim.tv_sec && f->mtime.tv_nsec > st.st_mtim.tv_nsec)))
+		     (f->mtime.tv_sec == st.st_mtim.tv_sec &&
+		      f->mtime.tv_nsec > st.st_mtim.tv_nsec)))
 			push_text(b, ANN_ROW_NOTE,
 				  xasprintf("%s is newer than %s: if it was edited after the "
 					    "build, lines may have moved under the samples "
@@ -391,9 +392,9 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 		emit_found(b, s, f, s->inl ? s->inl : func_name);
 		return;
 	}
-	push_text(b, ANN_ROW_NOTE,
-		  xasprintf("source not found, looked for: %s",
-			    f->looked_for ? f->looked_for : s->file));
+	push_text(
+	    b, ANN_ROW_NOTE,
+	    xasprintf("source not found, looked for: %s", f->looked_for ? f->looked_for : s->file));
 	if (!b->hinted)
 		push_text(b, ANN_ROW_NOTE,
 			  xstrdup("(point at it with --source-dir DIR or --prefix-map OLD=NEW)"));
@@ -448,9 +449,8 @@ struct ann_view *ann_view_build(const struct ann_model *m, size_t func, struct s
 			s->cap = s->cap ? s->cap * 2 : 8;
 			s->e = xrealloc(s->e, s->cap * sizeof(*s->e));
 		}
-		s->e[s->n++] = (struct entry){ .line = l->file ? l->line : 0,
-					       .samples = l->samples,
-					       .period = l->period };
+		s->e[s->n++] = (struct entry){
+		    .line = l->file ? l->line : 0, .samples = l->samples, .period = l->period};
 		s->samples += l->samples;
 		s->period += l->period;
 		if (inl)

@@ -27,7 +27,7 @@
 enum ann_heat {
 	ANN_HEAT_NONE,
 	ANN_HEAT_LOW,
-	ANN_HEAT_WARM,		/* from here a line counts as a hot line (TAB stops on it) */
+	ANN_HEAT_WARM, /* from here a line counts as a hot line (TAB stops on it) */
 	ANN_HEAT_HOT,
 	ANN_HEAT_HOTTEST,
 };
@@ -44,28 +44,28 @@ enum ann_row_kind {
 
 struct ann_row {
 	enum ann_row_kind kind;
-	int line;		/* LINE: 1-based line number; 0 for samples without line info */
-	uint64_t samples;	/* LINE: samples on this line */
-	double period;		/* LINE: events */
-	double share_func;	/* LINE: of the function's period, 0..1 */
-	double share_total;	/* LINE: of the profile's period, 0..1 */
-	enum ann_heat heat;	/* LINE: from share_func */
-	bool hot;		/* LINE: heat >= ANN_HEAT_WARM */
-	const char *text;	/* LINE: the source text (owned by the source cache) or NULL;
-				 * other kinds: what to show (owned by the view) */
+	int line;	    /* LINE: 1-based line number; 0 for samples without line info */
+	uint64_t samples;   /* LINE: samples on this line */
+	double period;	    /* LINE: events */
+	double share_func;  /* LINE: of the function's period, 0..1 */
+	double share_total; /* LINE: of the profile's period, 0..1 */
+	enum ann_heat heat; /* LINE: from share_func */
+	bool hot;	    /* LINE: heat >= ANN_HEAT_WARM */
+	const char *text;   /* LINE: the source text (owned by the source cache) or NULL;
+			     * other kinds: what to show (owned by the view) */
 };
 
 struct ann_view {
 	const struct ann_model *model;
-	size_t func;		/* index into model->funcs */
+	size_t func; /* index into model->funcs */
 	struct ann_row *rows;
 	size_t nrows;
-	size_t hottest;		/* index of the row with the most samples */
-	size_t *hot;		/* indexes of the hot rows, in row order */
+	size_t hottest; /* index of the row with the most samples */
+	size_t *hot;	/* indexes of the hot rows, in row order */
 	size_t nhot;
-	int max_line;		/* largest line number shown (for the column width) */
-	uint64_t max_samples;	/* largest samples of a row (for the column width) */
-	char **owned;		/* strings of TITLE/GAP/NOTE rows */
+	int max_line;	      /* largest line number shown (for the column width) */
+	uint64_t max_samples; /* largest samples of a row (for the column width) */
+	char **owned;	      /* strings of TITLE/GAP/NOTE rows */
 	size_t nowned;
 };
 

@@ -16,7 +16,7 @@ struct source_cache {
 	const struct source_options *opt;
 	struct source_file **files;
 	size_t nfiles, cap;
-	struct keymap index;	/* dwarf_path -> index into files */
+	struct keymap index; /* dwarf_path -> index into files */
 };
 
 int source_prefix_map_check(const char *map)
@@ -113,12 +113,12 @@ static int read_lines(struct source_file *f, const char *path)
 		if (i < len && buf[i] != '\n')
 			continue;
 		if (i == len && start == len)
-			break;	/* no empty line after a final newline */
+			break; /* no empty line after a final newline */
 		if (f->nlines % 256 == 0)
 			f->lines = xrealloc(f->lines, (f->nlines + 256) * sizeof(*f->lines));
 		/* A CRLF file shows without its CRs. */
 		f->lines[f->nlines++] =
-			expand_line(buf + start, i - start - (i > start && buf[i - 1] == '\r'));
+		    expand_line(buf + start, i - start - (i > start && buf[i - 1] == '\r'));
 		start = i + 1;
 	}
 	f->path = xstrdup(path);
@@ -136,8 +136,7 @@ static void note_miss(struct source_file *f, const char *candidate, int err)
 	size_t add = strlen(candidate) + strlen(strerror(-err)) + 8;
 
 	f->looked_for = xrealloc(f->looked_for, old + add);
-	snprintf(f->looked_for + old, add, "%s%s (%s)", old ? "; " : "", candidate,
-		 strerror(-err));
+	snprintf(f->looked_for + old, add, "%s%s (%s)", old ? "; " : "", candidate, strerror(-err));
 }
 
 /* Tries CANDIDATE (owned by the caller). Returns 1 when F was read from it. */

@@ -17,22 +17,22 @@
 #include <time.h>
 
 struct source_options {
-	const char *const *source_dirs;		/* --source-dir, in the order given */
+	const char *const *source_dirs; /* --source-dir, in the order given */
 	size_t nsource_dirs;
-	const char *const *prefix_maps;		/* --prefix-map "OLD=NEW", in the order given */
+	const char *const *prefix_maps; /* --prefix-map "OLD=NEW", in the order given */
 	size_t nprefix_maps;
 };
 
 /* One source file, found or not. */
 struct source_file {
-	const char *dwarf_path;	/* the path asked for (as in DWARF) */
+	const char *dwarf_path; /* the path asked for (as in DWARF) */
 	const char *path;	/* where it was read from; NULL when not found */
 	char **lines;		/* lines[0] is line 1: tabs expanded to 8 columns, control bytes
 				 * shown as '?', no newline */
 	size_t nlines;
-	char *looked_for;	/* when not found: one line, "PATH (errno text)" per candidate,
-				 * "; "-separated */
-	struct timespec mtime;	/* of the file read (st_mtim), to tell an edit after the build */
+	char *looked_for;      /* when not found: one line, "PATH (errno text)" per candidate,
+				* "; "-separated */
+	struct timespec mtime; /* of the file read (st_mtim), to tell an edit after the build */
 };
 
 struct source_cache;

@@ -197,11 +197,11 @@ static size_t aliases_in(const struct named *table, size_t n, size_t canon, cons
 
 size_t hwprof_event_aliases(const char *name, const char **out, size_t max)
 {
-	size_t k = aliases_in(hw_events, sizeof(hw_events) / sizeof(*hw_events), HW_CANONICAL,
-			      name, out, max);
+	size_t k = aliases_in(hw_events, sizeof(hw_events) / sizeof(*hw_events), HW_CANONICAL, name,
+			      out, max);
 
-	return k + aliases_in(sw_events, sizeof(sw_events) / sizeof(*sw_events), SW_CANONICAL,
-			      name, out + k, max - k);
+	return k + aliases_in(sw_events, sizeof(sw_events) / sizeof(*sw_events), SW_CANONICAL, name,
+			      out + k, max - k);
 }
 
 /* ---- errors and suggestions --------------------------------------------------------------- */
@@ -607,9 +607,9 @@ static void spec_set_mods(struct hwprof_event *ev, const struct mods *m)
 	if (colon)
 		*colon = '\0';
 	n = strlen(ev->spec);
-	snprintf(ev->spec + n, sizeof(ev->spec) - n, ":%s%s%s%.*s%s", m->any_priv && m->u ? "u" : "",
-		 m->any_priv && m->k ? "k" : "", m->any_priv && m->h ? "h" : "", m->p, "ppp",
-		 m->P ? "P" : "");
+	snprintf(ev->spec + n, sizeof(ev->spec) - n, ":%s%s%s%.*s%s",
+		 m->any_priv && m->u ? "u" : "", m->any_priv && m->k ? "k" : "",
+		 m->any_priv && m->h ? "h" : "", m->p, "ppp", m->P ? "P" : "");
 	n = strlen(ev->spec);
 	if (ev->spec[n - 1] == ':')
 		ev->spec[n - 1] = '\0';

@@ -194,7 +194,8 @@ int hwprof_group_open_list(struct hwprof_group **out, const struct hwprof_event_
 
 	count_clear_error();
 	if (!out)
-		return count_fail(-EINVAL, "hwprof_group_open_list: no place for the group (OUT is NULL)");
+		return count_fail(-EINVAL,
+				  "hwprof_group_open_list: no place for the group (OUT is NULL)");
 	*out = NULL;
 	if (!list || !list->n)
 		return count_fail(-EINVAL, "empty event list (give at least one event, see "
@@ -274,7 +275,8 @@ int hwprof_group_open(struct hwprof_group **out, const char *spec, pid_t pid, in
 
 	count_clear_error();
 	if (!out)
-		return count_fail(-EINVAL, "hwprof_group_open: no place for the group (OUT is NULL)");
+		return count_fail(-EINVAL,
+				  "hwprof_group_open: no place for the group (OUT is NULL)");
 	*out = NULL;
 	r = hwprof_events_parse(spec ? spec : "", &list, err, sizeof(err));
 	if (r < 0) {

@@ -287,8 +287,7 @@ int hwprof_region_end(const char *name)
 		return count_fail(-EINVAL,
 				  "hwprof_region_end('%s'): not the innermost open region "
 				  "of this thread (%s%s%s)",
-				  name,
-				  t && t->depth ? "innermost is '" : "no region is open",
+				  name, t && t->depth ? "innermost is '" : "no region is open",
 				  t && t->depth ? t->stack[t->depth - 1].acc->name : "",
 				  t && t->depth ? "'" : "");
 	pthread_mutex_lock(&t->lock);

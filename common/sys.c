@@ -51,12 +51,12 @@ static int k_close(int fd)
 }
 
 const struct hwprof_sys hwprof_sys_kernel = {
-	.perf_event_open = k_perf_event_open,
-	.ioctl = k_ioctl,
-	.read = k_read,
-	.mmap = k_mmap,
-	.munmap = k_munmap,
-	.close = k_close,
+    .perf_event_open = k_perf_event_open,
+    .ioctl = k_ioctl,
+    .read = k_read,
+    .mmap = k_mmap,
+    .munmap = k_munmap,
+    .close = k_close,
 };
 
 static const struct hwprof_sys *current = &hwprof_sys_kernel;

@@ -9,9 +9,9 @@
 
 /* The fields of /proc/TID/stat that hwprof uses (proc(5)). */
 struct hwprof_task {
-	char comm[64];		/* the name between the parentheses, e.g. "kthreadd" */
-	char state;		/* R, S, D, T, Z (zombie), X (dead)... */
-	unsigned long flags;	/* PF_* (include/linux/sched.h), e.g. PF_KTHREAD 0x00200000 */
+	char comm[64];	     /* the name between the parentheses, e.g. "kthreadd" */
+	char state;	     /* R, S, D, T, Z (zombie), X (dead)... */
+	unsigned long flags; /* PF_* (include/linux/sched.h), e.g. PF_KTHREAD 0x00200000 */
 };
 
 /* Reads /proc/TID/stat (a thread id works as well as a process id) into *T. Returns 0,

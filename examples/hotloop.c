@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#define NODES (8u << 20)	/* 8 Mi nodes of 8 bytes: 64 MiB, far beyond any LLC */
+#define NODES (8u << 20) /* 8 Mi nodes of 8 bytes: 64 MiB, far beyond any LLC */
 
 static uint64_t xorshift(uint64_t *s)
 {
@@ -45,7 +45,8 @@ static __attribute__((noinline)) uint32_t chase(const uint32_t *next, uint64_t s
 {
 	uint32_t p = 0;
 	/* One line, so that the sample skid past the slow load stays on the marked line. */
-	for (uint64_t i = 0; i < steps; i++) p = next[p]; /* HOT: chase */
+	for (uint64_t i = 0; i < steps; i++)
+		p = next[p]; /* HOT: chase */
 	return p;
 }
 
@@ -53,8 +54,8 @@ static __attribute__((noinline)) uint32_t chase(const uint32_t *next, uint64_t s
  * keeps the compiler from dropping the writes. 0 when the mapping failed. */
 static __attribute__((noinline)) size_t touch_pages(size_t pages)
 {
-	unsigned char *buf = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *buf =
+	    mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	size_t touched = 0;
 
 	if (buf == MAP_FAILED)

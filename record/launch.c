@@ -61,11 +61,11 @@ const char *launch_strerror(const char *file, int err, char *buf, size_t len)
 			return buf;
 		}
 	}
-	const char *advice = err == ENOENT	? "check the path, or the name in $PATH"
-			     : err == EACCES	? "is it an executable file? try chmod +x"
-			     : err == EISDIR	? "name a program, not a directory"
-			     : err == ENOEXEC	? "not a program this machine can run"
-						: "check the command";
+	const char *advice = err == ENOENT    ? "check the path, or the name in $PATH"
+			     : err == EACCES  ? "is it an executable file? try chmod +x"
+			     : err == EISDIR  ? "name a program, not a directory"
+			     : err == ENOEXEC ? "not a program this machine can run"
+					      : "check the command";
 	snprintf(buf, len, "%s: %s (%s)", file, strerror(err), advice);
 	return buf;
 }
@@ -152,8 +152,7 @@ void launch_adjust_limits(void)
 	fd_limit_raised = setrlimit(RLIMIT_NOFILE, &lim) == 0;
 }
 
-static _Noreturn void child(pid_t parent, int go_rd, int err_wr, bool own_group,
-			    char *const argv[])
+static _Noreturn void child(pid_t parent, int go_rd, int err_wr, bool own_group, char *const argv[])
 {
 	sigset_t none;
 	char c = 0;

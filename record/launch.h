@@ -14,13 +14,13 @@
 #include <termios.h>
 
 struct launch {
-	pid_t pid;  /* the child, or -1 */
-	int go_fd;  /* write end of the handshake pipe: one byte releases the child */
-	int err_fd; /* read end of the exec-error pipe (the child's errno, 4 bytes) */
-	pid_t pgid; /* the child's own process group (its pid) when hwprof has no controlling
-		     * terminal; 0: the child shares hwprof's group (see launch_prepare) */
-	bool have_modes;       /* MODES holds the terminal's modes before the launch */
-	struct termios modes;  /* of stdin, when hwprof ran in its terminal's foreground */
+	pid_t pid;	 /* the child, or -1 */
+	int go_fd;	 /* write end of the handshake pipe: one byte releases the child */
+	int err_fd;	 /* read end of the exec-error pipe (the child's errno, 4 bytes) */
+	pid_t pgid;	 /* the child's own process group (its pid) when hwprof has no controlling
+			  * terminal; 0: the child shares hwprof's group (see launch_prepare) */
+	bool have_modes; /* MODES holds the terminal's modes before the launch */
+	struct termios modes; /* of stdin, when hwprof ran in its terminal's foreground */
 };
 
 /* Whether FILE can be executed as execvp(3) would find it: searched in $PATH when it has no
@@ -43,8 +43,8 @@ bool launch_is_program(const char *file, const char *path);
  * EXIT_FATAL (2) for anything else. */
 int launch_exit_status(int wstatus);
 
-/* One line for an exec failure of FILE with the positive errno ERR (from launch_check or launch_go), for
- * record and stat alike: the cause and what to do, e.g. "./run.sh: bad interpreter
+/* One line for an exec failure of FILE with the positive errno ERR (from launch_check or
+ * launch_go), for record and stat alike: the cause and what to do, e.g. "./run.sh: bad interpreter
  * '/no/such/sh' (check the #! line)" when ENOENT comes from a missing interpreter, or
  * "adir: Is a directory (name a program, not a directory)". Written to BUF, returned. */
 const char *launch_strerror(const char *file, int err, char *buf, size_t len);
@@ -70,9 +70,9 @@ void launch_adjust_limits(void);
  * (launch_restore_tty). Returns 0 with L filled, or -errno (pipe/fork failed). */
 int launch_prepare(struct launch *l, char *const argv[]);
 
-/* Releases the child and waits for its exec. Returns 0 when the exec succeeded, the positive errno of execvp when it failed (the child
- * then exits with 127; the caller still reaps it), or -errno when the handshake itself
- * failed. Closes both pipe ends. */
+/* Releases the child and waits for its exec. Returns 0 when the exec succeeded, the positive errno
+ * of execvp when it failed (the child then exits with 127; the caller still reaps it), or -errno
+ * when the handshake itself failed. Closes both pipe ends. */
 int launch_go(struct launch *l);
 
 /* Sends SIG to the child's own process group, or to the child alone when it shares hwprof's

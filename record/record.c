@@ -224,8 +224,8 @@ static bool output_busy(const char *path)
 
 	if (fd < 0)
 		return false;
-	busy = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	       flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	busy = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) < 0 &&
+	       errno == EWOULDBLOCK;
 	close(fd); /* releases the lock it may have taken */
 	return busy;
 }
@@ -580,10 +580,10 @@ static int emit(const struct hwprof_record *rec, void *arg)
  * report reads them as a file cut short, so the file is kept (never lost data). */
 static int write_failed(struct recording *r, int err)
 {
-	const char *way = err == -ENOSPC	? "free some space or choose another -o"
-			  : err == -EFBIG	? "raise 'ulimit -f' or choose another -o"
-			  : err == -EDQUOT	? "raise the disk quota or choose another -o"
-						: "choose another -o";
+	const char *way = err == -ENOSPC   ? "free some space or choose another -o"
+			  : err == -EFBIG  ? "raise 'ulimit -f' or choose another -o"
+			  : err == -EDQUOT ? "raise the disk quota or choose another -o"
+					   : "choose another -o";
 
 	r->created = false;
 	return error("%s: %s: recording stopped; the samples written before are kept, read as "
@@ -613,7 +613,6 @@ static int drain(struct recording *r, bool final)
 		return error("ordering the records: %s", strerror((int)-ret));
 	return 0;
 }
-
 
 /* Sends SIG to the target and what it started: its own group, or (sharing hwprof's group on
  * a terminal) the launched process and the descendants the FORK records named. A stopped
@@ -796,9 +795,8 @@ static uint64_t target_cpu_ns(const struct recording *r, const struct hwprof_fil
 	for (uint32_t i = 0; r->ngroups && i < t->ncounts; i++) {
 		const struct hwprof_event *ev = hwprof_group_event(r->groups[0], i);
 		const struct hwprof_file_count *fc = &t->counts[i];
-		struct hwprof_count c = {.value = fc->value,
-					 .enabled_ns = fc->enabled_ns,
-					 .running_ns = fc->running_ns};
+		struct hwprof_count c = {
+		    .value = fc->value, .enabled_ns = fc->enabled_ns, .running_ns = fc->running_ns};
 
 		if (ev->type != PERF_TYPE_SOFTWARE || ev->config != PERF_COUNT_SW_TASK_CLOCK)
 			continue;
@@ -853,9 +851,10 @@ static void print_summary(const struct recording *r, const struct hwprof_file_tr
 		 cpu_secs < 0.01)
 		/* A clock event samples running code only: a higher rate cannot help a command
 		 * that sleeps. */
-		warning("no samples (the command ran %.2f s but used %.3f CPU-s: %s samples running "
-			"code only; record a run that computes, or count it with 'hwprof stat')",
-			secs, cpu_secs, f->name);
+		warning(
+		    "no samples (the command ran %.2f s but used %.3f CPU-s: %s samples running "
+		    "code only; record a run that computes, or count it with 'hwprof stat')",
+		    secs, cpu_secs, f->name);
 	else if (!r->samples)
 		warning("no samples (the command ran %.2f s; lower -c or raise -F)", secs);
 	if (r->lost)

@@ -407,8 +407,8 @@ static int open_threads(struct stat_run *r, const struct stat_opts *o)
 	if (n < 0)
 		return open_error(o, n);
 	for (int i = 0; i < n && rc >= 0; i++)
-		rc = open_one(r, o, tids[i], -1,
-			      HWPROF_GROUP_INHERIT | HWPROF_GROUP_START_DISABLED, true);
+		rc = open_one(r, o, tids[i], -1, HWPROF_GROUP_INHERIT | HWPROF_GROUP_START_DISABLED,
+			      true);
 	free(tids);
 	if (rc >= 0 && !r->ngroups)
 		rc = open_error(o, -ESRCH);
@@ -714,7 +714,8 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 		fprintf(f, "\n Performance counter stats for 'system wide'");
 	/* The command line as typed, its control bytes tamed (textfmt.h). */
 	if (cmd) {
-		fputs(o->pid > 0 || o->system_wide ? " while '" : "\n Performance counter stats for '",
+		fputs(o->pid > 0 || o->system_wide ? " while '"
+						   : "\n Performance counter stats for '",
 		      f);
 		hwprof_text_put(f, cmd);
 		fputs(o->pid > 0 || o->system_wide ? "' ran" : "'", f);

@@ -10,17 +10,17 @@
 #include <stdint.h>
 
 struct agg_entry {
-	uint64_t offset;	/* file offset in DSO; for [unknown]/[kernel] the address itself */
+	uint64_t offset; /* file offset in DSO; for [unknown]/[kernel] the address itself */
 	uint32_t dso;
 	uint64_t samples;
-	double period;		/* sum of sample periods */
+	double period; /* sum of sample periods */
 };
 
 struct agg {
-	struct agg_entry *v;	/* the distinct keys */
+	struct agg_entry *v; /* the distinct keys */
 	size_t n, cap;
-	uint32_t *index;	/* hash slots: 1 + index into v, 0 = empty */
-	size_t icap;		/* power of two */
+	uint32_t *index; /* hash slots: 1 + index into v, 0 = empty */
+	size_t icap;	 /* power of two */
 };
 
 /* Initialises A empty. Returns 0 or -ENOMEM. */

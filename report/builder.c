@@ -40,8 +40,8 @@ struct builder {
 	 * (vdso.h): what its "[vdso]" mappings are; size 0 otherwise. */
 	uint8_t vdso_id[20];
 	size_t vdso_id_size;
-	int input_event;	 /* index of the shown event in this input's header */
-	uint32_t *input_map;	 /* this input's event i is p->header.events[input_map[i]] */
+	int input_event;     /* index of the shown event in this input's header */
+	uint32_t *input_map; /* this input's event i is p->header.events[input_map[i]] */
 	uint32_t input_nevents;
 	/* The event shown of every input, by name: --event, else the first input's first
 	 * sampling event (its event 0 when it has none). */
@@ -331,11 +331,12 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 				   build_id, build_id_size, &other);
 		if (id < 0)
 			return id;
-		if (other && add_warning(b->p,
-					 "%s: %s different builds of it (build-ids differ); each "
-					 "build's samples are kept apart",
-					 m->filename,
-					 b->ninputs > 1 ? "the inputs hold" : "the recording holds") < 0)
+		if (other &&
+		    add_warning(b->p,
+				"%s: %s different builds of it (build-ids differ); each "
+				"build's samples are kept apart",
+				m->filename,
+				b->ninputs > 1 ? "the inputs hold" : "the recording holds") < 0)
 			return -ENOMEM;
 		return maps_mmap(b->maps, m->pid, m->start, m->len, m->pgoff, (uint32_t)id,
 				 m->time);
@@ -487,8 +488,8 @@ static int open_dso(struct builder *b, struct dso *d, uint64_t samples, uint64_t
 				   "%s+0xOFFSET', not attributed to the file's lines now "
 				   "(record again to profile the current build)",
 				   why, samples, d->path);
-	if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, &has_dwarf, why,
-			 sizeof(why)) < 0) {
+	if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, &has_dwarf, why, sizeof(why)) <
+	    0) {
 		d->state = DSO_NOT_ELF;
 		return job_warning(warning, "%s; its samples are shown as '[unknown]'", why);
 	}
@@ -595,7 +596,8 @@ static int check_filters(struct builder *b, char *err, size_t errlen)
 			/* "..." only when the list was cut: it is read as "and others". */
 			snprintf(err, errlen, "%s '%s': no sample has it (the input%s: %s%s)",
 				 fs[f]->option, fs[f]->v[i], b->ninputs > 1 ? "s hold" : " holds",
-				 seen[0] ? seen : "nothing to match", seen[0] && more ? ", ..." : "");
+				 seen[0] ? seen : "nothing to match",
+				 seen[0] && more ? ", ..." : "");
 			return -EINVAL;
 		}
 	}
@@ -605,10 +607,10 @@ static int check_filters(struct builder *b, char *err, size_t errlen)
 /* One DSO's share of the symbolization, done by whichever thread takes it. */
 struct dso_job {
 	uint32_t dso;
-	size_t first, n; /* its entries: order[first .. first + n) */
-	char *warning;	 /* malloc'd, or NULL */
+	size_t first, n;   /* its entries: order[first .. first + n) */
+	char *warning;	   /* malloc'd, or NULL */
 	uint64_t shadowed; /* samples whose line a discarded function hides */
-	int err;	 /* 0 or -ENOMEM */
+	int err;	   /* 0 or -ENOMEM */
 };
 
 struct sym_jobs {
@@ -741,8 +743,8 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	p->locs = calloc(b->agg.n ? b->agg.n : 1, sizeof(*p->locs));
 	if (!p->locs)
 		goto out;
-	w = (struct sym_jobs){.b = b, .ks = &ks, .dso_samples = dso_samples, .total = total,
-			      .locs = p->locs};
+	w = (struct sym_jobs){
+	    .b = b, .ks = &ks, .dso_samples = dso_samples, .total = total, .locs = p->locs};
 	if (symbolize_all(&w) < 0)
 		goto out;
 	/* The filters on symbolized names, in place: entry k moves to keep <= k. */
@@ -765,8 +767,10 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 			if (p->header.events[i].sampling)
 				v[n++] = p->header.events[i].name;
 		list_strs(names, sizeof(names), v, n);
-		snprintf(err, errlen, "--event '%s': no input sampled it (sampled: %s%s; give one of "
-			 "those)", b->opt->event, n ? names : "none", n == SEEN_MAX ? ", ..." : "");
+		snprintf(err, errlen,
+			 "--event '%s': no input sampled it (sampled: %s%s; give one of "
+			 "those)",
+			 b->opt->event, n ? names : "none", n == SEEN_MAX ? ", ..." : "");
 		ret = -EINVAL;
 	}
 	if (ret < 0)

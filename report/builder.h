@@ -16,8 +16,7 @@ struct builder;
 
 /* A builder for OPT (kept by pointer: must outlive the builder). Returns 0 and *OUT, or
  * -EINVAL (a malformed filter, ERR says which) or -ENOMEM. */
-int builder_new(struct builder **out, const struct profile_options *opt, char *err,
-		size_t errlen);
+int builder_new(struct builder **out, const struct profile_options *opt, char *err, size_t errlen);
 
 /* Starts input NAME (for messages) with its HEADER (its facts copied from the first input, its
  * events added by name to the profile's). Each input has its own processes. Returns 0 or

@@ -40,8 +40,8 @@ size_t profile_metrics(const struct profile *p, struct hwprof_metric *out, size_
 	for (uint32_t i = 0; i < t->ncounts; i++) {
 		in[i].event = t->counts[i].event;
 		/* A sum over part of the inputs would give a wrong ratio: not counted. */
-		in[i].counted = t->counts[i].counted && t->counts[i].running_ns &&
-				!profile_count_partial(p, i);
+		in[i].counted =
+		    t->counts[i].counted && t->counts[i].running_ns && !profile_count_partial(p, i);
 		in[i].value = profile_count_scaled(&t->counts[i]);
 	}
 	n = hwprof_metrics_derive(in, t->ncounts, out, max);

@@ -16,12 +16,12 @@ struct strpool;
 struct dso_sym;
 
 enum dso_state {
-	DSO_UNCHECKED,	/* dso_check() not called yet */
-	DSO_OK,		/* file present, build-id matches (or none was recorded) */
-	DSO_MISSING,	/* file deleted or unreadable */
-	DSO_MISMATCH,	/* the file's build-id differs from the recorded one: rebuilt */
-	DSO_NOT_ELF,	/* not an ELF file, or no PT_LOAD covers the mapping */
-	DSO_PSEUDO,	/* [unknown], [kernel], [vdso], anonymous memory: no file */
+	DSO_UNCHECKED, /* dso_check() not called yet */
+	DSO_OK,	       /* file present, build-id matches (or none was recorded) */
+	DSO_MISSING,   /* file deleted or unreadable */
+	DSO_MISMATCH,  /* the file's build-id differs from the recorded one: rebuilt */
+	DSO_NOT_ELF,   /* not an ELF file, or no PT_LOAD covers the mapping */
+	DSO_PSEUDO,    /* [unknown], [kernel], [vdso], anonymous memory: no file */
 };
 
 /* One PT_LOAD program header (ELF gABI): file bytes [offset, offset+filesz) are at link-time
@@ -31,14 +31,14 @@ struct dso_load {
 };
 
 struct dso {
-	const char *path;		/* as recorded (interned); "[unknown]", "[kernel]", ... */
-	uint8_t build_id[20];		/* recorded; build_id_size 0 = none recorded */
+	const char *path;     /* as recorded (interned); "[unknown]", "[kernel]", ... */
+	uint8_t build_id[20]; /* recorded; build_id_size 0 = none recorded */
 	uint8_t build_id_size;
 	enum dso_state state;
-	bool warned;			/* the state's warning was given */
+	bool warned; /* the state's warning was given */
 	struct dso_load *loads;
 	size_t nloads;
-	struct dso_sym *sym;		/* symbolize.c's state (Dwfl), NULL until opened */
+	struct dso_sym *sym; /* symbolize.c's state (Dwfl), NULL until opened */
 };
 
 /* Reserved indices of every table. */

@@ -16,29 +16,29 @@
 #include <stddef.h>
 
 struct dw_range {
-	Dwarf_Addr lo, hi;	/* [lo, hi), module addresses */
-	Dwarf_Die die;		/* the subprogram, or the CU for cu ranges */
+	Dwarf_Addr lo, hi; /* [lo, hi), module addresses */
+	Dwarf_Die die;	   /* the subprogram, or the CU for cu ranges */
 	Dwarf_Die cu;
-	Dwarf_Addr bias;	/* module address = DWARF address + bias */
+	Dwarf_Addr bias; /* module address = DWARF address + bias */
 };
 
 /* The functions of one CU, indexed the first time an address falls in it. */
 struct cu_functions {
-	Dwarf_Off cu_offset;		/* 0 = empty slot (no CU starts at offset 0 of .debug_info
-					 * as a DIE: the CU header comes first) */
+	Dwarf_Off cu_offset; /* 0 = empty slot (no CU starts at offset 0 of .debug_info
+			      * as a DIE: the CU header comes first) */
 	struct dw_range *v;
 	size_t n;
-	Dwarf_Addr discarded_hi;	/* end of the CU's ranges the linker discarded, which
-					 * it resolved to start at 0 (DWARF addresses); 0: none */
+	Dwarf_Addr discarded_hi; /* end of the CU's ranges the linker discarded, which
+				  * it resolved to start at 0 (DWARF addresses); 0: none */
 };
 
 struct dwarf_index {
 	Dwfl_Module *mod;
-	struct dw_range *cus;		/* CU ranges, for files without .debug_aranges */
+	struct dw_range *cus; /* CU ranges, for files without .debug_aranges */
 	size_t ncus;
 	bool cus_built;
-	struct cu_functions *tab;	/* open addressing by CU offset */
-	size_t cap, n;			/* slots in TAB (a power of two, or 0), CUs indexed */
+	struct cu_functions *tab; /* open addressing by CU offset */
+	size_t cap, n;		  /* slots in TAB (a power of two, or 0), CUs indexed */
 };
 
 /* Prepares X for MOD, which must outlive X (the Dwfl owns it); nothing is read until the
@@ -49,10 +49,10 @@ void dwarf_index_init(struct dwarf_index *x, Dwfl_Module *mod);
  * inlined_subroutine DIEs, then the subprogram last. Sets *CU (NULL when no CU holds ADDR,
  * or when only a range the linker discarded, resolved to address 0, would) and *BIAS; sets
  * *SHADOWED when ADDR lies in a live function but also under such a range, where the CU's
- * line table cannot tell the two apart (--gc-sections: ld.bfd, gold). Returns how many frames (0 when no function DIE holds ADDR). Only the CU of
- * ADDR is indexed, so a profile touching few CUs of a large library reads few. Out of memory
- * gives 0 frames (the address then shows by symbol only). Not thread-safe: one thread per X
- * (symbolization runs one job per DSO). */
+ * line table cannot tell the two apart (--gc-sections: ld.bfd, gold). Returns how many frames (0
+ * when no function DIE holds ADDR). Only the CU of ADDR is indexed, so a profile touching few CUs
+ * of a large library reads few. Out of memory gives 0 frames (the address then shows by symbol
+ * only). Not thread-safe: one thread per X (symbolization runs one job per DSO). */
 int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames, int max,
 		       Dwarf_Die **cu, Dwarf_Addr *bias, bool *shadowed);
 

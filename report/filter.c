@@ -295,15 +295,14 @@ enum fn_match fn_query_match(const struct fn_query *q, const char *name)
 	fn_base_name(name, base, sizeof(base));
 	qlen = strlen(q->text);
 	blen = strlen(base);
-	if (!strcmp(base, q->text) ||
-	    (blen > qlen + 2 && !strcmp(base + blen - qlen, q->text) &&
-	     !strncmp(base + blen - qlen - 2, "::", 2)))
+	if (!strcmp(base, q->text) || (blen > qlen + 2 && !strcmp(base + blen - qlen, q->text) &&
+				       !strncmp(base + blen - qlen - 2, "::", 2)))
 		return FN_MATCH_BASE;
 	return FN_MATCH_NONE;
 }
 
-int fn_pick(const struct fn_query *q, const char *const *names, size_t n, bool *pick,
-	    char *cands, size_t len)
+int fn_pick(const struct fn_query *q, const char *const *names, size_t n, bool *pick, char *cands,
+	    size_t len)
 {
 	enum fn_match best = FN_MATCH_NONE;
 	const char *first = NULL;

@@ -21,8 +21,8 @@ struct filter {
 
 /* Parses LIST (comma-separated; NULL = no filter) for OPTION into F; NUMERIC lists hold
  * decimal ids. Returns 0, -EINVAL with ERR (a bad id, an empty list) or -ENOMEM. */
-int filter_parse(struct filter *f, const char *option, const char *list, bool numeric,
-		 char *err, size_t errlen);
+int filter_parse(struct filter *f, const char *option, const char *list, bool numeric, char *err,
+		 size_t errlen);
 
 /* Whether a value passes F (always when F is empty); a match counts a hit. */
 bool filter_id(struct filter *f, uint32_t id);
@@ -41,17 +41,17 @@ void list_strs(char *buf, size_t len, const char *const *v, size_t n);
 /* How a function name answers what the user typed. */
 enum fn_match {
 	FN_MATCH_NONE,
-	FN_MATCH_BASE,	/* by its base name: "work" or "ns::work" for
-			 * "long ns::work<int>(std::map<int, long>&)" */
-	FN_MATCH_FULL,	/* the whole name, without its parameter list or return type, or the
-			 * linkage (mangled) name; compiler clones (".constprop.0",
-			 * " [clone .cold]") count as the function they copy */
+	FN_MATCH_BASE, /* by its base name: "work" or "ns::work" for
+			* "long ns::work<int>(std::map<int, long>&)" */
+	FN_MATCH_FULL, /* the whole name, without its parameter list or return type, or the
+			* linkage (mangled) name; compiler clones (".constprop.0",
+			* " [clone .cold]") count as the function they copy */
 };
 
 /* What the user typed, and its demangled form when it is a mangled C++ name ("_Z..."). */
 struct fn_query {
-	const char *text;	/* not copied */
-	char *demangled;	/* malloc'd, or NULL */
+	const char *text; /* not copied */
+	char *demangled;  /* malloc'd, or NULL */
 };
 
 /* Prepares Q for TEXT. Never fails (a name that does not demangle is kept as typed). */
@@ -71,7 +71,7 @@ const char *fn_base_name(const char *name, char *buf, size_t len);
  * picked (0: none). When several different functions match by base name only, picks nothing,
  * writes them to CANDS ("a; b; c", LEN bytes) and returns -EINVAL; -ENOMEM when out of
  * memory. Duplicates in NAMES are allowed (one function in several DSOs). */
-int fn_pick(const struct fn_query *q, const char *const *names, size_t n, bool *pick,
-	    char *cands, size_t len);
+int fn_pick(const struct fn_query *q, const char *const *names, size_t n, bool *pick, char *cands,
+	    size_t len);
 
 #endif

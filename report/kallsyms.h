@@ -11,11 +11,11 @@
 
 struct ksym {
 	uint64_t addr;
-	char *name;	/* "function" or "function [module]" */
+	char *name; /* "function" or "function [module]" */
 };
 
 struct kallsyms {
-	struct ksym *v;	/* text symbols sorted by address */
+	struct ksym *v; /* text symbols sorted by address */
 	size_t n;
 };
 

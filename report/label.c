@@ -71,8 +71,9 @@ size_t profile_events_label(const struct profile *p, char *buf, size_t len)
 		n++;
 		if (o >= len)
 			continue;
-		o += (size_t)snprintf(buf + o, len - o, "%s%s (%s%" PRIu64 " sample%s)", o ? ", " : "",
-				      e->name, i == p->event ? "shown, " : "", k, k == 1 ? "" : "s");
+		o += (size_t)snprintf(buf + o, len - o, "%s%s (%s%" PRIu64 " sample%s)",
+				      o ? ", " : "", e->name, i == p->event ? "shown, " : "", k,
+				      k == 1 ? "" : "s");
 	}
 	return n;
 }

@@ -13,10 +13,10 @@
 #include <stdint.h>
 
 struct map {
-	uint64_t start, end;		/* [start, end) virtual addresses */
-	uint64_t pgoff;			/* file offset of start, bytes */
-	uint64_t begin, until;		/* valid in time [begin, until), ns */
-	uint32_t dso;			/* index in the profile's dso_table */
+	uint64_t start, end;   /* [start, end) virtual addresses */
+	uint64_t pgoff;	       /* file offset of start, bytes */
+	uint64_t begin, until; /* valid in time [begin, until), ns */
+	uint32_t dso;	       /* index in the profile's dso_table */
 };
 
 struct maps;

@@ -33,7 +33,7 @@ struct loader {
 	struct builder *b;
 	struct input_id *ids;
 	size_t nids;
-	size_t nread;			/* inputs read */
+	size_t nread; /* inputs read */
 	/* The first input that has the shown event, to compare the others' sampling with. */
 	const char *ref_path;
 	bool ref_freq;
@@ -41,8 +41,8 @@ struct loader {
 	/* The first input, to compare the others' command with. */
 	char *first_cmd;
 	const char *first_path;
-	uint64_t all_samples;		/* samples of every event read */
-	char **warnings, **notes;	/* added to the profile at the end */
+	uint64_t all_samples;	  /* samples of every event read */
+	char **warnings, **notes; /* added to the profile at the end */
 	size_t nwarnings, nnotes;
 };
 
@@ -122,10 +122,11 @@ static int compare_inputs(struct loader *l, const char *path, const struct hwpro
 		o += (size_t)snprintf(what + o, sizeof(what) - o, "%scommand '%s' (first: '%s')",
 				      o ? ", " : "", cmd, l->first_cmd);
 	if (o)
-		ret = profile_push_line(&l->notes, &l->nnotes,
-				"%s was recorded differently from %s: %s; merged, the header "
-				"shows %s's recording",
-				path, l->first_path, what, l->first_path);
+		ret =
+		    profile_push_line(&l->notes, &l->nnotes,
+				      "%s was recorded differently from %s: %s; merged, the header "
+				      "shows %s's recording",
+				      path, l->first_path, what, l->first_path);
 	free(cmd);
 	return ret;
 }
@@ -149,25 +150,29 @@ static int other_events_warning(struct loader *l, const char *path,
 		if ((int)i == shown || !counts[i])
 			continue;
 		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%" PRIu64 "%s '%s'",
-				      !k ? "" : k + 1 == nother ? " and " : ", ", counts[i],
-				      k ? " of" : " samples of", h->events[i].name);
+				      !k		? ""
+				      : k + 1 == nother ? " and "
+							: ", ",
+				      counts[i], k ? " of" : " samples of", h->events[i].name);
 		k++;
 	}
 	if (!name)
-		return profile_push_line(&l->warnings, &l->nwarnings,
-				 "%s: %s are not shown (one event at a time; --event NAME shows "
-				 "one)",
-				 path, list);
+		return profile_push_line(
+		    &l->warnings, &l->nwarnings,
+		    "%s: %s are not shown (one event at a time; --event NAME shows "
+		    "one)",
+		    path, list);
 	if (nother == 1)
-		return profile_push_line(&l->warnings, &l->nwarnings,
-				 "%s: %s are not shown (one event at a time: '%s' is shown; --event "
-				 "%s shows %s)",
-				 path, list, name, h->events[other].name,
-				 shown >= 0 ? "the other" : "them");
-	return profile_push_line(&l->warnings, &l->nwarnings,
-			 "%s: %s are not shown (one event at a time: '%s' is shown; --event "
-			 "NAME shows another)",
-			 path, list, name);
+		return profile_push_line(
+		    &l->warnings, &l->nwarnings,
+		    "%s: %s are not shown (one event at a time: '%s' is shown; --event "
+		    "%s shows %s)",
+		    path, list, name, h->events[other].name, shown >= 0 ? "the other" : "them");
+	return profile_push_line(
+	    &l->warnings, &l->nwarnings,
+	    "%s: %s are not shown (one event at a time: '%s' is shown; --event "
+	    "NAME shows another)",
+	    path, list, name);
 }
 
 /* Whether PATH was read already (same device and inode); records it when not. */
@@ -229,10 +234,11 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 		if (ret < 0)
 			return ret;
 		if (ret)
-			return profile_push_line(&l->warnings, &l->nwarnings,
-					 "%s: the same file as %s (given twice with -i): read once, "
-					 "not counted twice",
-					 path, first);
+			return profile_push_line(
+			    &l->warnings, &l->nwarnings,
+			    "%s: the same file as %s (given twice with -i): read once, "
+			    "not counted twice",
+			    path, first);
 	}
 	ret = hwprof_reader_open(&r, path, err, errlen);
 	if (ret < 0) {
@@ -291,12 +297,13 @@ static int check_lost(struct loader *l, struct profile *p)
 	if (!p->lost || (double)p->lost * 100 <= LOST_PERCENT_WARN * (double)all)
 		return 0;
 	p->partial = true;
-	return profile_push_line(&l->warnings, &l->nwarnings,
-			 "%s%s%" PRIu64 " of %" PRIu64 " samples (%.1f %%) were lost while "
-			 "recording; shares may be biased (record with a larger -m or a larger "
-			 "-c / lower -F)",
-			 l->nread == 1 ? l->first_path : "", l->nread == 1 ? ": " : "", p->lost,
-			 all, 100.0 * (double)p->lost / (double)all);
+	return profile_push_line(
+	    &l->warnings, &l->nwarnings,
+	    "%s%s%" PRIu64 " of %" PRIu64 " samples (%.1f %%) were lost while "
+	    "recording; shares may be biased (record with a larger -m or a larger "
+	    "-c / lower -F)",
+	    l->nread == 1 ? l->first_path : "", l->nread == 1 ? ": " : "", p->lost, all,
+	    100.0 * (double)p->lost / (double)all);
 }
 
 struct name_ref {
@@ -323,7 +330,8 @@ static int by_first(const void *a, const void *b)
 /* --function: each value picks functions by fn_pick(); the locations of none are dropped. */
 static int by_ptr(const void *a, const void *b)
 {
-	uintptr_t x = (uintptr_t) * (const char *const *)a, y = (uintptr_t) * (const char *const *)b;
+	uintptr_t x = (uintptr_t) * (const char *const *)a,
+		  y = (uintptr_t) * (const char *const *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -390,11 +398,13 @@ static int filter_functions(struct profile *p, const char *list, size_t ninputs,
 		if (got <= 0) {
 			char seen[512];
 			list_strs(seen, sizeof(seen), names, n < 8 ? n : 8);
-			snprintf(err, errlen, "--function '%s': no sample has it (the input%s: %s%s%s)",
-				 f.v[v], ninputs > 1 ? "s hold" : " holds", seen[0] ? seen : "nothing to match",
-				 n > 8 ? ", ..." : "",
+			snprintf(err, errlen,
+				 "--function '%s': no sample has it (the input%s: %s%s%s)", f.v[v],
+				 ninputs > 1 ? "s hold" : " holds",
+				 seen[0] ? seen : "nothing to match", n > 8 ? ", ..." : "",
 				 mode == INLINE_CALLER ? "; --inline=caller charges inlined "
-							 "functions to their callers" : "");
+							 "functions to their callers"
+						       : "");
 			ret = -EINVAL;
 			goto out;
 		}
@@ -434,11 +444,12 @@ static int note_partial_counts(struct loader *l, const struct profile *p)
 {
 	for (uint32_t i = 0; i < p->trailer.ncounts; i++)
 		if (profile_count_partial(p, i) &&
-		    profile_push_line(&l->notes, &l->nnotes,
-			      "%s counted in %" PRIu32 " of %" PRIu32 " inputs: its total and "
-			      "what derives from it are not shown (merge recordings made with the "
-			      "same counting events)",
-			      p->trailer.counts[i].event, p->count_inputs[i], p->ninputs) < 0)
+		    profile_push_line(
+			&l->notes, &l->nnotes,
+			"%s counted in %" PRIu32 " of %" PRIu32 " inputs: its total and "
+			"what derives from it are not shown (merge recordings made with the "
+			"same counting events)",
+			p->trailer.counts[i].event, p->count_inputs[i], p->ninputs) < 0)
 			return -ENOMEM;
 	return 0;
 }

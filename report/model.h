@@ -18,81 +18,81 @@
 #include "hwprof/sampfile.h"
 
 enum inline_mode {
-	INLINE_CALLEE,	/* an inlined instruction's line belongs to the inlined function (default) */
-	INLINE_CALLER,	/* charge it to the outermost call-site line and function */
+	INLINE_CALLEE, /* an inlined instruction's line belongs to the inlined function (default) */
+	INLINE_CALLER, /* charge it to the outermost call-site line and function */
 };
 
 struct profile_options {
-	const char **inputs;		/* sample files; several are merged (same binaries) */
+	const char **inputs; /* sample files; several are merged (same binaries) */
 	size_t ninputs;
 	enum inline_mode inline_mode;
-	const char **debug_dirs;	/* extra directories for separate debug info */
+	const char **debug_dirs; /* extra directories for separate debug info */
 	size_t ndebug_dirs;
 	/* Filters; 0 / NULL = no filter. Comma-separated lists where plural. */
 	const char *pids, *tids, *comms, *dsos, *functions;
 	/* Added after the first contract (additive): */
-	const char *kallsyms;		/* kernel symbol file; NULL = /proc/kallsyms */
-	const char *event;		/* the sampling event to show (name as recorded); NULL =
-					 * the first sampling event */
+	const char *kallsyms; /* kernel symbol file; NULL = /proc/kallsyms */
+	const char *event;    /* the sampling event to show (name as recorded); NULL =
+			       * the first sampling event */
 };
 
 /* One distinct symbolized location: a DSO address with its samples. */
 struct profile_loc {
-	const char *dso;		/* path of the mapped file, "[kernel]", or "[unknown]" */
-	uint64_t addr;			/* address in the DSO's link-time (ELF vaddr) space; when
-					 * UNKNOWN, the file offset (the IP itself for [unknown]
-					 * and [kernel]) */
-	const char *function;		/* innermost function (inline frame) or NULL if unknown;
-					 * C++ names demangled */
-	const char *inlined_into;	/* the real (outermost, not inlined) function whose code
-					 * FUNCTION was inlined into, or NULL; with nested inlines
-					 * the frames between are not named */
-	const char *file;		/* source file path as in DWARF (comp_dir joined), or NULL */
-	int line;			/* 0 when unknown */
-	const char *call_file;		/* outermost call site when inlined (a line of
-					 * INLINED_INTO), else NULL */
+	const char *dso;	  /* path of the mapped file, "[kernel]", or "[unknown]" */
+	uint64_t addr;		  /* address in the DSO's link-time (ELF vaddr) space; when
+				   * UNKNOWN, the file offset (the IP itself for [unknown]
+				   * and [kernel]) */
+	const char *function;	  /* innermost function (inline frame) or NULL if unknown;
+				   * C++ names demangled */
+	const char *inlined_into; /* the real (outermost, not inlined) function whose code
+				   * FUNCTION was inlined into, or NULL; with nested inlines
+				   * the frames between are not named */
+	const char *file;	  /* source file path as in DWARF (comp_dir joined), or NULL */
+	int line;		  /* 0 when unknown */
+	const char *call_file;	  /* outermost call site when inlined (a line of
+				   * INLINED_INTO), else NULL */
 	int call_line;
-	uint64_t samples;		/* number of samples */
-	double period;			/* sum of sample periods (events); shares use this */
+	uint64_t samples; /* number of samples */
+	double period;	  /* sum of sample periods (events); shares use this */
 	/* Added after the first contract (additive): */
-	uint64_t offset;		/* file offset of the address in DSO (what `dso+0xoff`
-					 * shows when nothing else is known) */
-	bool unknown;			/* no symbol and no line: print `[unknown] dso+0xoff` */
+	uint64_t offset; /* file offset of the address in DSO (what `dso+0xoff`
+			  * shows when nothing else is known) */
+	bool unknown;	 /* no symbol and no line: print `[unknown] dso+0xoff` */
 };
 
 /* A loaded profile. Every string is owned by the profile. */
 struct profile {
-	struct hwprof_file_header header;	/* of the first input, but its events are those
-						 * of every input, matched by name (the first
-						 * input's first, then each new name in input
-						 * order; an event's fields from the first input
-						 * that has it) */
-	struct hwprof_file_trailer trailer;	/* summed over inputs; counts[] summed per event
-						 * name over the inputs that counted it (value,
-						 * enabled_ns, running_ns; see count_inputs) */
+	struct hwprof_file_header header;   /* of the first input, but its events are those
+					     * of every input, matched by name (the first
+					     * input's first, then each new name in input
+					     * order; an event's fields from the first input
+					     * that has it) */
+	struct hwprof_file_trailer trailer; /* summed over inputs; counts[] summed per event
+					     * name over the inputs that counted it (value,
+					     * enabled_ns, running_ns; see count_inputs) */
 	bool have_trailer;
-	uint64_t samples;		/* total after filters */
-	double period;			/* total period after filters */
+	uint64_t samples; /* total after filters */
+	double period;	  /* total period after filters */
 	uint64_t lost;
-	struct profile_loc *locs;	/* sorted by period, descending */
+	struct profile_loc *locs; /* sorted by period, descending */
 	size_t nlocs;
-	char **warnings;		/* one line each: truncated file, build-id mismatch, ... */
+	char **warnings; /* one line each: truncated file, build-id mismatch, ... */
 	size_t nwarnings;
 	/* Added after the first contract (additive): */
-	bool partial;			/* an input was cut short or corrupt: exit EXIT_PARTIAL */
-	uint64_t samples_read;		/* all samples of the inputs, before filters */
-	struct strpool *strings;	/* owns every string above (internal) */
-	uint32_t event;			/* index in header.events of the event shown */
+	bool partial;		 /* an input was cut short or corrupt: exit EXIT_PARTIAL */
+	uint64_t samples_read;	 /* all samples of the inputs, before filters */
+	struct strpool *strings; /* owns every string above (internal) */
+	uint32_t event;		 /* index in header.events of the event shown */
 	/* Added after the first contract (additive): */
-	char **notes;			/* one line each, for the user to know once (merged inputs
-					 * whose recordings differ); no reason for EXIT_PARTIAL */
+	char **notes; /* one line each, for the user to know once (merged inputs
+		       * whose recordings differ); no reason for EXIT_PARTIAL */
 	size_t nnotes;
-	uint64_t *event_samples;	/* samples read per header.events[] entry (inputs matched
-					 * by event name), before filters; NULL when no events */
+	uint64_t *event_samples; /* samples read per header.events[] entry (inputs matched
+				  * by event name), before filters; NULL when no events */
 	/* Added after the first contract (additive): */
-	uint32_t ninputs;		/* inputs read (a file given twice counts once) */
-	uint32_t *count_inputs;		/* per trailer.counts[]: how many inputs counted it
-					 * (counted and running); NULL: every input */
+	uint32_t ninputs;	/* inputs read (a file given twice counts once) */
+	uint32_t *count_inputs; /* per trailer.counts[]: how many inputs counted it
+				 * (counted and running); NULL: every input */
 };
 
 /* Loads and symbolizes. Returns 0 and *OUT, or -errno with ERR (one line: cause and way out).
@@ -103,8 +103,7 @@ struct profile {
  * and sets PARTIAL when over 1% of the samples were lost, or a sampled DSO was rebuilt or
  * deleted since; applies --function by fn_pick() (filter.h: base names, linkage names, an
  * ambiguous name is -EINVAL with the candidates); -EISDIR for a directory given as input. */
-int profile_load(struct profile **out, const struct profile_options *opt, char *err,
-		 size_t errlen);
+int profile_load(struct profile **out, const struct profile_options *opt, char *err, size_t errlen);
 
 /* Frees P. Accepts NULL. */
 void profile_free(struct profile *p);
@@ -112,29 +111,29 @@ void profile_free(struct profile *p);
 /* ---- rows: locations grouped by sort keys (added after the first contract) -------------- */
 
 enum profile_key {
-	PROFILE_KEY_LINE,	/* file:line (+ the function and inline caller it belongs to) */
-	PROFILE_KEY_FUNCTION,	/* function (+ inline caller) */
-	PROFILE_KEY_DSO,	/* mapped file */
+	PROFILE_KEY_LINE,     /* file:line (+ the function and inline caller it belongs to) */
+	PROFILE_KEY_FUNCTION, /* function (+ inline caller) */
+	PROFILE_KEY_DSO,      /* mapped file */
 };
 
 /* One output row: the locations that share the sort keys' values. A field that differs
  * between the row's locations is NULL / 0 (e.g. line under --sort function). */
 struct profile_row {
 	const char *dso;
-	const char *function;		/* NULL: unknown */
-	const char *inlined_into;	/* NULL: not inlined */
-	const char *file;		/* NULL: unknown or mixed */
-	int line;			/* 0: unknown or mixed */
-	bool unknown;			/* nothing known: print `[unknown] dso+0xOFFSET` */
+	const char *function;	  /* NULL: unknown */
+	const char *inlined_into; /* NULL: not inlined */
+	const char *file;	  /* NULL: unknown or mixed */
+	int line;		  /* 0: unknown or mixed */
+	bool unknown;		  /* nothing known: print `[unknown] dso+0xOFFSET` */
 	uint64_t offset;
 	uint64_t samples;
 	double period;
-	double share;			/* period / profile period, 0..1 */
-	double ci_lo, ci_hi;		/* 95% Wilson interval of share (binomial in samples) */
-	bool rank_uncertain;		/* interval overlaps a neighbour's: order not settled */
-	bool file_mixed;		/* the row's locations lie in several files (file NULL) */
-	bool function_mixed;		/* ... in several functions (function NULL) */
-	bool offset_mixed;		/* ... at several addresses (offset 0): no one offset */
+	double share;	     /* period / profile period, 0..1 */
+	double ci_lo, ci_hi; /* 95% Wilson interval of share (binomial in samples) */
+	bool rank_uncertain; /* interval overlaps a neighbour's: order not settled */
+	bool file_mixed;     /* the row's locations lie in several files (file NULL) */
+	bool function_mixed; /* ... in several functions (function NULL) */
+	bool offset_mixed;   /* ... at several addresses (offset 0): no one offset */
 };
 
 /* Parses a --sort list ("function,line") into KEYS (room for MAX). Returns the number of
@@ -170,6 +169,7 @@ size_t profile_metrics(const struct profile *p, struct hwprof_metric *out, size_
 /* Appends the printf-formatted line FMT to the array *V of *N malloc'd strings (warnings,
  * notes); *V is realloc'd and owns the line. Returns 0 or -ENOMEM (*V and *N then unchanged
  * in content). */
-int profile_push_line(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int profile_push_line(char ***v, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

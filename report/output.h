@@ -15,7 +15,7 @@ struct output_opts {
 	const enum profile_key *keys;
 	size_t nkeys;
 	enum inline_mode inline_mode;
-	size_t omitted;		/* rows left out by --limit / --percent-limit (text says so) */
+	size_t omitted; /* rows left out by --limit / --percent-limit (text says so) */
 };
 
 int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,

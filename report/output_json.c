@@ -44,7 +44,8 @@ static void header(FILE *f, const struct profile *p)
 			continue;
 		fputs(k++ ? ",{\"name\":" : "{\"name\":", f);
 		hwprof_json_str(f, e->name);
-		fprintf(f, ",\"shown\":%s,\"samples\":%" PRIu64 "}", i == p->event ? "true" : "false",
+		fprintf(f, ",\"shown\":%s,\"samples\":%" PRIu64 "}",
+			i == p->event ? "true" : "false",
 			p->event_samples ? p->event_samples[i] : 0);
 	}
 	fputs("],\"cpu\":", f);
@@ -54,8 +55,9 @@ static void header(FILE *f, const struct profile *p)
 		const struct hwprof_file_count *c = &t->counts[i];
 		bool partial = profile_count_partial(p, i);
 		bool counted = c->counted && c->running_ns && !partial;
-		uint32_t inputs_counted = p->count_inputs ? p->count_inputs[i]
-					  : c->counted && c->running_ns ? p->ninputs : 0;
+		uint32_t inputs_counted = p->count_inputs		? p->count_inputs[i]
+					  : c->counted && c->running_ns ? p->ninputs
+									: 0;
 		fputs(i ? ",{\"event\":" : "{\"event\":", f);
 		hwprof_json_str(f, c->event);
 		/* Counted by some inputs only: a sum over part of the run is no total. */
@@ -75,10 +77,9 @@ static void header(FILE *f, const struct profile *p)
 		if (partial)
 			fputs("null", f);
 		else
-			hwprof_json_double(f, c->enabled_ns ? (double)c->running_ns /
-							      (double)c->enabled_ns
-							    : 0,
-					   10);
+			hwprof_json_double(
+			    f, c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns : 0,
+			    10);
 		fputs(",\"unit\":", f);
 		hwprof_json_str(f, c->unit);
 		fprintf(f, ",\"inputs_counted\":%" PRIu32 ",\"inputs\":%" PRIu32 "}",

@@ -62,8 +62,9 @@ static void print_header(FILE *f, const struct profile *p)
 			double ratio =
 			    c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns : 0;
 			if (profile_count_partial(p, i)) {
-				fprintf(f, "#   %-28s counted in %" PRIu32 " of %" PRIu32
-					   " inputs (no total)\n",
+				fprintf(f,
+					"#   %-28s counted in %" PRIu32 " of %" PRIu32
+					" inputs (no total)\n",
 					c->event, p->count_inputs[i], p->ninputs);
 				continue;
 			}
@@ -144,8 +145,9 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 	print_header(f, p);
 	if (!n) {
 		if (o->omitted)
-			fprintf(f, "no row reaches --percent-limit (%zu rows left out; lower it, or "
-				   "give --percent-limit 0)\n",
+			fprintf(f,
+				"no row reaches --percent-limit (%zu rows left out; lower it, or "
+				"give --percent-limit 0)\n",
 				o->omitted);
 		else
 			fprintf(f, "no samples%s\n", p->samples_read ? " pass the filters" : "");

@@ -14,7 +14,6 @@
 
 #define MAX_KEYS 3
 
-
 struct report_options {
 	const char **inputs;
 	size_t ninputs;

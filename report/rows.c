@@ -206,7 +206,8 @@ int profile_rows(const struct profile *p, const enum profile_key *keys, size_t n
 		r[i].line = 0;
 		r[i].unknown = false;
 		r[i].offset = 0;
-		r[i].file_mixed = r[i].function_mixed = r[i].offset_mixed = true; /* printed empty */
+		r[i].file_mixed = r[i].function_mixed = r[i].offset_mixed =
+		    true; /* printed empty */
 	}
 	qsort(r, n, sizeof(*r), rowcmp);
 	for (size_t i = 0; i < n; i++) {

@@ -21,16 +21,16 @@ struct dso_sym {
 	char *debuginfo_path; /* libdwfl's search list, see libdwfl.h */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	struct symtab symtab;	  /* built at open */
-	struct dwarf_index index; /* built at open */
+	struct symtab symtab;	    /* built at open */
+	struct dwarf_index index;   /* built at open */
 	struct scoped_name *scoped; /* qualified names made by scoped_name(), by DIE offset */
 	size_t nscoped;
 };
 
 /* A name qualified through the DIE tree, kept: finding a DIE's scopes walks its CU. */
 struct scoped_name {
-	uintptr_t die; /* the declaration's DIE data (Dwarf_Die.addr): unique across the main
-			* file, a .dwo and a dwz file, where offsets repeat */
+	uintptr_t die;	  /* the declaration's DIE data (Dwarf_Die.addr): unique across the main
+			   * file, a .dwo and a dwz file, where offsets repeat */
 	const char *name; /* NULL: the declaration has no enclosing scope */
 };
 
@@ -264,7 +264,10 @@ static const char *scoped_name(struct dso_sym *s, Dwarf_Die *die, const char *na
 			slash = file ? strrchr(file, '/') : NULL;
 			dwarf_decl_line(&scopes[i], &line);
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "{lambda at %s:%d}::",
-						slash ? slash + 1 : file ? file : "?", line);
+						slash  ? slash + 1
+						: file ? file
+						       : "?",
+						line);
 		}
 	}
 	free(scopes);

@@ -20,14 +20,14 @@ struct strpool;
 
 /* What one address resolves to. Strings are interned in the caller's pool; NULL = unknown. */
 struct sym_result {
-	const char *function;		/* innermost frame (callee mode) or outermost (caller) */
-	const char *inlined_into;	/* callee mode, inlined: the real function it is in */
+	const char *function;	  /* innermost frame (callee mode) or outermost (caller) */
+	const char *inlined_into; /* callee mode, inlined: the real function it is in */
 	const char *file;
 	int line;
-	const char *call_file;		/* inlined: the outermost call site */
+	const char *call_file; /* inlined: the outermost call site */
 	int call_line;
-	bool shadowed;			/* in a function whose lines a function the linker
-					 * discarded overlaps (dwarf_index.h): no line given */
+	bool shadowed; /* in a function whose lines a function the linker
+			* discarded overlaps (dwarf_index.h): no line given */
 };
 
 /* Opens D (already dso_check()ed OK) for symbolization with extra debug directories DIRS.

@@ -12,11 +12,11 @@
 struct strpool;
 
 struct fsym {
-	GElf_Addr addr;		/* module address (the Dwfl's bias applied) */
-	GElf_Xword size;	/* 0: unknown, runs to the next symbol */
-	const char *raw;	/* name in libelf's string table (valid while the Dwfl lives) */
-	const char *name;	/* demangled, interned; NULL until first used */
-	int rank;		/* prefer GLOBAL over WEAK over LOCAL at one address */
+	GElf_Addr addr;	  /* module address (the Dwfl's bias applied) */
+	GElf_Xword size;  /* 0: unknown, runs to the next symbol */
+	const char *raw;  /* name in libelf's string table (valid while the Dwfl lives) */
+	const char *name; /* demangled, interned; NULL until first used */
+	int rank;	  /* prefer GLOBAL over WEAK over LOCAL at one address */
 };
 
 struct symtab {

@@ -13,8 +13,8 @@
 /* Fresh anonymous pages, 4 KiB each: no transparent huge pages, so one fault per page. */
 static char *fresh(size_t pages)
 {
-	char *p = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
+	char *p =
+	    mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;

@@ -76,7 +76,7 @@ struct fixture {
 	struct profile_loc locs[16];
 	struct hwprof_file_event event;
 	struct hwprof_file_count counts[4];
-	int first, second, inlined, call;	/* line numbers */
+	int first, second, inlined, call; /* line numbers */
 };
 
 /* The workload's function `work` as page-faults with period 1 would record it: 4000 samples
@@ -96,29 +96,51 @@ static inline void fixture_init(struct fixture *f)
 	f->inlined = hot_line(hfile, "inlined");
 	f->call = text_line(cfile, "fill_pages(c, pages / 4);");
 
-	f->event = (struct hwprof_file_event){ .name = "page-faults", .type = 1, .config = 2,
-					       .sampling = true, .period_or_freq = 1 };
+	f->event = (struct hwprof_file_event){
+	    .name = "page-faults", .type = 1, .config = 2, .sampling = true, .period_or_freq = 1};
 	f->p.header.nevents = 1;
 	f->p.header.events = &f->event;
-	f->locs[0] = (struct profile_loc){ .dso = "/bin/annotate_work", .addr = 0x1010,
-					   .function = "work", .file = cfile, .line = f->second,
-					   .samples = 2000, .period = 2000 };
-	f->locs[1] = (struct profile_loc){ .dso = "/bin/annotate_work", .addr = 0x1000,
-					   .function = "work", .file = cfile, .line = f->first,
-					   .samples = 3000, .period = 3000 };
+	f->locs[0] = (struct profile_loc){.dso = "/bin/annotate_work",
+					  .addr = 0x1010,
+					  .function = "work",
+					  .file = cfile,
+					  .line = f->second,
+					  .samples = 2000,
+					  .period = 2000};
+	f->locs[1] = (struct profile_loc){.dso = "/bin/annotate_work",
+					  .addr = 0x1000,
+					  .function = "work",
+					  .file = cfile,
+					  .line = f->first,
+					  .samples = 3000,
+					  .period = 3000};
 	/* The same line at a second address: the model must add them up. */
-	f->locs[2] = (struct profile_loc){ .dso = "/bin/annotate_work", .addr = 0x1004,
-					   .function = "work", .file = cfile, .line = f->first,
-					   .samples = 1000, .period = 1000 };
-	f->locs[3] = (struct profile_loc){ .dso = "/bin/annotate_work", .addr = 0x1020,
-					   .function = "fill_pages", .inlined_into = "work",
-					   .file = hfile, .line = f->inlined, .call_file = cfile,
-					   .call_line = f->call, .samples = 1000, .period = 1000 };
-	f->locs[4] = (struct profile_loc){ .dso = "/bin/annotate_work", .addr = 0x2000,
-					   .function = "main", .file = "/nonexistent/src/gone.c",
-					   .line = 10, .samples = 10, .period = 10 };
-	f->locs[5] = (struct profile_loc){ .dso = "/lib/libc.so.6", .addr = 0x9000,
-					   .unknown = true, .samples = 3, .period = 3 };
+	f->locs[2] = (struct profile_loc){.dso = "/bin/annotate_work",
+					  .addr = 0x1004,
+					  .function = "work",
+					  .file = cfile,
+					  .line = f->first,
+					  .samples = 1000,
+					  .period = 1000};
+	f->locs[3] = (struct profile_loc){.dso = "/bin/annotate_work",
+					  .addr = 0x1020,
+					  .function = "fill_pages",
+					  .inlined_into = "work",
+					  .file = hfile,
+					  .line = f->inlined,
+					  .call_file = cfile,
+					  .call_line = f->call,
+					  .samples = 1000,
+					  .period = 1000};
+	f->locs[4] = (struct profile_loc){.dso = "/bin/annotate_work",
+					  .addr = 0x2000,
+					  .function = "main",
+					  .file = "/nonexistent/src/gone.c",
+					  .line = 10,
+					  .samples = 10,
+					  .period = 10};
+	f->locs[5] = (struct profile_loc){
+	    .dso = "/lib/libc.so.6", .addr = 0x9000, .unknown = true, .samples = 3, .period = 3};
 	f->p.locs = f->locs;
 	f->p.nlocs = 6;
 	f->p.samples = f->p.samples_read = 7013;

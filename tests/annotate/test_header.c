@@ -19,16 +19,22 @@ static const struct ann_header_line *find(const struct ann_header *h, const char
 
 static void counts(struct fixture *f, uint64_t running_cycles)
 {
-	f->counts[0] = (struct hwprof_file_count){ .event = "instructions", .counted = true,
-						   .value = 3000000, .enabled_ns = 1000,
-						   .running_ns = 1000 };
-	f->counts[1] = (struct hwprof_file_count){ .event = "cycles", .counted = true,
-						   .value = 1000000, .enabled_ns = 1000,
-						   .running_ns = running_cycles };
-	f->counts[2] = (struct hwprof_file_count){ .event = "LLC-load-misses", .counted = true,
-						   .value = 6000, .enabled_ns = 1000,
-						   .running_ns = 1000 };
-	f->counts[3] = (struct hwprof_file_count){ .event = "LLC-loads", .counted = false };
+	f->counts[0] = (struct hwprof_file_count){.event = "instructions",
+						  .counted = true,
+						  .value = 3000000,
+						  .enabled_ns = 1000,
+						  .running_ns = 1000};
+	f->counts[1] = (struct hwprof_file_count){.event = "cycles",
+						  .counted = true,
+						  .value = 1000000,
+						  .enabled_ns = 1000,
+						  .running_ns = running_cycles};
+	f->counts[2] = (struct hwprof_file_count){.event = "LLC-load-misses",
+						  .counted = true,
+						  .value = 6000,
+						  .enabled_ns = 1000,
+						  .running_ns = 1000};
+	f->counts[3] = (struct hwprof_file_count){.event = "LLC-loads", .counted = false};
 	f->p.trailer.counts = f->counts;
 	f->p.trailer.ncounts = 4;
 }
@@ -66,7 +72,7 @@ Test(header, counted_totals_metrics_and_multiplexing_flag)
 	const struct ann_header_line *l;
 
 	fixture_init(&f);
-	counts(&f, 850);	/* cycles ran 85% of the time: flagged */
+	counts(&f, 850); /* cycles ran 85% of the time: flagged */
 	ann_header_build(&h, &f.p, 0);
 	l = find(&h, "counted: ");
 	cr_assert_not_null(l);
@@ -83,7 +89,7 @@ Test(header, counted_totals_metrics_and_multiplexing_flag)
 	cr_assert(l->warn);
 	ann_header_release(&h);
 
-	counts(&f, 950);	/* 95%: shown, not flagged */
+	counts(&f, 950); /* 95%: shown, not flagged */
 	ann_header_build(&h, &f.p, 0);
 	cr_assert_null(find(&h, "under 90%"));
 	l = find(&h, "multiplexing: lowest cycles ran 95%");
@@ -167,8 +173,7 @@ Test(header, long_warning_wraps_with_its_way_out)
 		cr_assert(h.lines[i].warn, "'%s'", h.lines[i].text);
 		strncat(all, h.lines[i].text, sizeof(all) - strlen(all) - 1);
 	}
-	cr_assert(strstr(all, "give") && strstr(h.lines[h.n - 1].text, "--debug-dir)"), "%s",
-		  all);
+	cr_assert(strstr(all, "give") && strstr(h.lines[h.n - 1].text, "--debug-dir)"), "%s", all);
 	cr_assert(strstr(h.lines[first + 1].text, "         "), "continued, indented");
 	ann_header_release(&h);
 
@@ -194,10 +199,10 @@ Test(header, stdio_text)
 {
 	struct fixture f;
 	struct ann_model *m;
-	struct source_options o = { 0 };
+	struct source_options o = {0};
 	struct source_cache *c;
 	char *out = NULL, want[512];
-	size_t len = 0, funcs[2] = { 0, 1 };
+	size_t len = 0, funcs[2] = {0, 1};
 	FILE *mem = open_memstream(&out, &len);
 
 	fixture_init(&f);
@@ -206,7 +211,8 @@ Test(header, stdio_text)
 	cr_assert_eq(ann_stdio(mem, m, c, funcs, 2, 1), 0);
 	fclose(mem);
 	cr_assert(strstr(out, "\n== work  [annotate_work]  99.81% of all samples (7,000 samples, "
-			      "1 inlined function) ==\n"), "%s", out);
+			      "1 inlined function) ==\n"),
+		  "%s", out);
 	snprintf(want, sizeof(want), "\n#  57.1%%  57.0%%    4000 %4d          ", f.first);
 	cr_assert(strstr(out, want), "no '%s' in:\n%s", want, out);
 	snprintf(want, sizeof(want), "\n#  28.6%%  28.5%%    2000 %4d  ", f.second);

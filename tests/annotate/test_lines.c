@@ -203,7 +203,7 @@ Test(lines, find_by_name_and_closest_names)
 	    {.dso = "a", .function = "touch_pages.constprop.0", .samples = 4, .period = 4},
 	    {.dso = "b", .function = "work", .samples = 1, .period = 1},
 	};
-	struct profile p = { .locs = locs, .nlocs = 3, .samples = 10, .period = 10 };
+	struct profile p = {.locs = locs, .nlocs = 3, .samples = 10, .period = 10};
 	struct ann_model *mm = ann_model_build(&p);
 	size_t idx[4], n;
 
@@ -257,7 +257,7 @@ Test(lines, long_stretch_without_samples_folds_into_a_gap)
 	    {.dso = "x", .function = "big", .file = path, .line = 5, .samples = 1, .period = 1},
 	    {.dso = "x", .function = "big", .file = path, .line = 95, .samples = 3, .period = 3},
 	};
-	struct profile p = { .locs = locs, .nlocs = 2, .samples = 4, .period = 4 };
+	struct profile p = {.locs = locs, .nlocs = 2, .samples = 4, .period = 4};
 	struct ann_model *mm;
 	struct ann_view *v;
 	long gap;
@@ -290,7 +290,7 @@ Test(lines, samples_beyond_the_end_of_the_source)
 	struct profile_loc locs[1] = {
 	    {.dso = "x", .function = "work", .file = c, .line = 100000, .samples = 2, .period = 2},
 	};
-	struct profile p = { .locs = locs, .nlocs = 1, .samples = 2, .period = 2 };
+	struct profile p = {.locs = locs, .nlocs = 1, .samples = 2, .period = 2};
 	struct ann_model *mm = ann_model_build(&p);
 	struct ann_view *v = ann_view_build(mm, 0, src);
 	long r = row_of(v, 100000, 0);
@@ -305,7 +305,7 @@ Test(lines, samples_beyond_the_end_of_the_source)
 
 Test(lines, empty_profile)
 {
-	struct profile p = { 0 };
+	struct profile p = {0};
 	struct ann_model *mm = ann_model_build(&p);
 
 	cr_assert_eq(mm->nfuncs, 0);
@@ -317,15 +317,19 @@ Test(lines, empty_profile)
 Test(lines, cxx_base_and_linkage_names)
 {
 	static struct profile_loc locs[4] = {
-	    {.dso = "a", .samples = 5, .period = 5,
+	    {.dso = "a",
+	     .samples = 5,
+	     .period = 5,
 	     .function = "long work<int, long>(std::map<int, long, std::less<int>, "
 			 "std::allocator<std::pair<int const, long> > >&)"},
 	    {.dso = "a", .function = "ns::Box<int>::get(int) const", .samples = 4, .period = 4},
 	    {.dso = "a", .function = "ns::Box<long>::get(int) const", .samples = 3, .period = 3},
-	    {.dso = "a", .function = "ns::Box<long>::get(int) const [clone .cold]", .samples = 1,
+	    {.dso = "a",
+	     .function = "ns::Box<long>::get(int) const [clone .cold]",
+	     .samples = 1,
 	     .period = 1},
 	};
-	struct profile p = { .locs = locs, .nlocs = 4, .samples = 13, .period = 13 };
+	struct profile p = {.locs = locs, .nlocs = 4, .samples = 13, .period = 13};
 	struct ann_model *mm = ann_model_build(&p);
 	char cands[512] = "";
 	size_t idx[4];
@@ -333,11 +337,13 @@ Test(lines, cxx_base_and_linkage_names)
 	cr_assert_eq(ann_model_find(mm, "work", idx, 4, NULL, 0), 1);
 	cr_assert_str_eq(mm->funcs[idx[0]].name, locs[0].function);
 	cr_assert_eq(ann_model_find(mm, "work<int, long>", idx, 4, NULL, 0), 1);
-	cr_assert_eq(ann_model_find(mm, "_Z4workIilElRSt3mapIT_T0_St4lessIS1_ESaISt4pairIKS1_S2_EEE",
-				    idx, 4, NULL, 0), 1, "linkage name");
+	cr_assert_eq(ann_model_find(mm,
+				    "_Z4workIilElRSt3mapIT_T0_St4lessIS1_ESaISt4pairIKS1_S2_EEE",
+				    idx, 4, NULL, 0),
+		     1, "linkage name");
 	cr_assert_eq(ann_model_find(mm, "get", idx, 4, cands, sizeof(cands)), -EINVAL);
 	cr_assert(strstr(cands, "ns::Box<int>::get(int) const") &&
-		  strstr(cands, "ns::Box<long>::get(int) const") && !strstr(cands, "clone"),
+		      strstr(cands, "ns::Box<long>::get(int) const") && !strstr(cands, "clone"),
 		  "%s", cands);
 	cr_assert_eq(ann_model_find(mm, "ns::Box::get", idx, 4, NULL, 0), -EINVAL);
 	/* The whole name picks one, and its clone goes with it. */

@@ -10,7 +10,7 @@
 
 Test(source, path_as_recorded)
 {
-	struct source_options o = { 0 };
+	struct source_options o = {0};
 	struct source_cache *c = source_cache_new(&o);
 	const char *path = fixture_path(0, "annotate_work.c");
 	const struct source_file *f = source_get(c, path);
@@ -27,8 +27,8 @@ Test(source, path_as_recorded)
 Test(source, prefix_map_rewrites_a_moved_build)
 {
 	char map[4200];
-	const char *maps[2] = { "/elsewhere=/nowhere", map };
-	struct source_options o = { .prefix_maps = maps, .nprefix_maps = 2 };
+	const char *maps[2] = {"/elsewhere=/nowhere", map};
+	struct source_options o = {.prefix_maps = maps, .nprefix_maps = 2};
 	struct source_cache *c;
 	const struct source_file *f;
 
@@ -45,8 +45,8 @@ Test(source, prefix_map_rewrites_a_moved_build)
 
 Test(source, source_dir_tries_trailing_components)
 {
-	const char *dirs[1] = { fixture_dir() };
-	struct source_options o = { .source_dirs = dirs, .nsource_dirs = 1 };
+	const char *dirs[1] = {fixture_dir()};
+	struct source_options o = {.source_dirs = dirs, .nsource_dirs = 1};
 	struct source_cache *c = source_cache_new(&o);
 	const struct source_file *f = source_get(c, "/some/other/machine/annotate_work.h");
 
@@ -57,23 +57,22 @@ Test(source, source_dir_tries_trailing_components)
 
 Test(source, not_found_says_what_was_looked_for)
 {
-	const char *dirs[1] = { "/nonexistent-dir" };
-	struct source_options o = { .source_dirs = dirs, .nsource_dirs = 1 };
+	const char *dirs[1] = {"/nonexistent-dir"};
+	struct source_options o = {.source_dirs = dirs, .nsource_dirs = 1};
 	struct source_cache *c = source_cache_new(&o);
 	const struct source_file *f = source_get(c, "/gone/a.c");
 
 	cr_assert_null(f->path);
 	cr_assert_eq(f->nlines, 0);
-	cr_assert_str_eq(f->looked_for,
-			 "/nonexistent-dir/gone/a.c (No such file or directory); "
-			 "/nonexistent-dir/a.c (No such file or directory); "
-			 "/gone/a.c (No such file or directory)");
+	cr_assert_str_eq(f->looked_for, "/nonexistent-dir/gone/a.c (No such file or directory); "
+					"/nonexistent-dir/a.c (No such file or directory); "
+					"/gone/a.c (No such file or directory)");
 	source_cache_free(c);
 }
 
 Test(source, directory_is_not_a_source)
 {
-	struct source_options o = { 0 };
+	struct source_options o = {0};
 	struct source_cache *c = source_cache_new(&o);
 	const struct source_file *f = source_get(c, "/tmp");
 
@@ -87,7 +86,7 @@ Test(source, tabs_crlf_and_control_bytes)
 	char path[] = "/tmp/annotate_srcXXXXXX";
 	int fd = mkstemp(path);
 	static const char text[] = "a\tb\r\n\x1b[2Jx\n\n\tz";
-	struct source_options o = { 0 };
+	struct source_options o = {0};
 	struct source_cache *c = source_cache_new(&o);
 	const struct source_file *f;
 
@@ -113,7 +112,7 @@ Test(source, prefix_map_syntax)
 
 Test(source, many_files_each_read_once)
 {
-	struct source_options o = { 0 };
+	struct source_options o = {0};
 	struct source_cache *c = source_cache_new(&o);
 	const struct source_file *first[200];
 	char path[64];

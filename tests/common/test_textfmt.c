@@ -53,7 +53,8 @@ Test(textfmt, json_escapes_quotes_backslash_and_every_control_char)
 Test(textfmt, json_is_valid_utf8_whatever_the_bytes)
 {
 	/* Well-formed 2-, 3- and 4-byte sequences pass through. */
-	EXPECT(hwprof_json_str, "\xe2\x82\xac \xf0\x9f\x98\x80", "\"\xe2\x82\xac \xf0\x9f\x98\x80\"");
+	EXPECT(hwprof_json_str, "\xe2\x82\xac \xf0\x9f\x98\x80",
+	       "\"\xe2\x82\xac \xf0\x9f\x98\x80\"");
 	/* Latin-1 bytes, a lone continuation byte, an overlong '/', a surrogate, a sequence
 	 * cut by the end of the string: one U+FFFD per byte that starts nothing. */
 	EXPECT(hwprof_json_str, "d\xff\xfe.c", "\"d\\ufffd\\ufffd.c\"");

@@ -477,11 +477,11 @@ Test(group, bad_flags_pid_and_cpu_are_named)
 	cr_assert_eq(hwprof_group_open(&g, "task-clock", -1, -1, 0), -EINVAL);
 	cr_assert_not_null(strstr(hwprof_strerror_last(), "needs a CPU"));
 	cr_assert_eq(hwprof_group_open(&g, "task-clock", 0, (int)ncpus, 0), -EINVAL);
-	cr_assert_not_null(strstr(hwprof_strerror_last(), "does not exist"),
-			   "%s", hwprof_strerror_last());
+	cr_assert_not_null(strstr(hwprof_strerror_last(), "does not exist"), "%s",
+			   hwprof_strerror_last());
 	cr_assert_null(g);
 	/* The real kernel: the calling thread on its last CPU opens. */
-	cr_assert_eq(hwprof_group_open(&g, "task-clock", 0, (int)ncpus - 1, 0), 0,
-		     "%s", hwprof_strerror_last());
+	cr_assert_eq(hwprof_group_open(&g, "task-clock", 0, (int)ncpus - 1, 0), 0, "%s",
+		     hwprof_strerror_last());
 	hwprof_group_close(g);
 }

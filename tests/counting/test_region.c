@@ -118,8 +118,9 @@ Test(region, nested_and_repeated_accumulate)
 	cr_assert_eq(hwprof_region_end("outer"), 0);
 	cr_assert_eq(hwprof_region_end("outer"), -EINVAL, "nothing open");
 	cr_assert_eq(hwprof_region_end(NULL), -EINVAL);
-	cr_assert_not_null(strstr(hwprof_strerror_last(), "hwprof_region_end(NULL): no region name"),
-			   "%s", hwprof_strerror_last());
+	cr_assert_not_null(
+	    strstr(hwprof_strerror_last(), "hwprof_region_end(NULL): no region name"), "%s",
+	    hwprof_strerror_last());
 	cr_assert_eq(hwprof_region_begin(""), -EINVAL);
 	cr_assert_eq(hwprof_region_begin(NULL), -EINVAL);
 

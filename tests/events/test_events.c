@@ -948,8 +948,8 @@ Test(events, group_modifiers_show_in_each_member_spec)
 	struct hwprof_event_list l = {0};
 	char err[256] = "";
 
-	cr_assert_eq(hwprof_events_parse("{task-clock:p,page-faults:u,minor-faults}:k,cpu-clock", &l,
-					 err, sizeof(err)),
+	cr_assert_eq(hwprof_events_parse("{task-clock:p,page-faults:u,minor-faults}:k,cpu-clock",
+					 &l, err, sizeof(err)),
 		     0, "%s", err);
 	cr_assert_eq(l.n, 4);
 	cr_assert_str_eq(l.ev[0].spec, "task-clock:kp");

@@ -63,8 +63,7 @@ int main(int argc, char **argv)
 			c->enabled_ns = en;
 			c->running_ns = run;
 			t.counts = counts;
-		}
-		else if (!strncmp(a, "other=", 6) && nev < MAX_EVENTS && strchr(v, ':')) {
+		} else if (!strncmp(a, "other=", 6) && nev < MAX_EVENTS && strchr(v, ':')) {
 			ev[nev] = (struct hwprof_file_event){
 			    .type = 1, .sampling = true, .period_or_freq = 1};
 			snprintf(ev[nev].name, sizeof(ev[nev].name), "%.*s",
@@ -79,13 +78,13 @@ int main(int argc, char **argv)
 	for (uint32_t k = 0; k < nev; k++)
 		for (uint64_t i = 0; i < per_event[k]; i++) {
 			r.type = HWPROF_REC_SAMPLE;
-			r.sample = (struct hwprof_rec_sample){.pid = 1000,
-							      .tid = 1000,
-							      .time = 10 + t.samples * 1000,
-							      .ip = s.base + s.off +
-								    (i * 64) % s.filesz,
-							      .period = k ? 1 : period,
-							      .event = (uint16_t)k};
+			r.sample =
+			    (struct hwprof_rec_sample){.pid = 1000,
+						       .tid = 1000,
+						       .time = 10 + t.samples * 1000,
+						       .ip = s.base + s.off + (i * 64) % s.filesz,
+						       .period = k ? 1 : period,
+						       .event = (uint16_t)k};
 			if (hwprof_writer_add(s.w, &r) < 0)
 				return 2;
 			t.samples++;

@@ -10,8 +10,7 @@
 #include <unistd.h>
 
 int synth_begin(struct synth *s, const char *tool, const char *out, const char *binary,
-		const char *cmd, const char *comm, const struct hwprof_file_event *ev,
-		uint32_t nev)
+		const char *cmd, const char *comm, const struct hwprof_file_event *ev, uint32_t nev)
 {
 	struct hwprof_record r;
 	const void *id = NULL;

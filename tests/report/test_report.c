@@ -894,9 +894,9 @@ Test(report, unknown_addresses_group_under_function_sort)
 {
 	static const char dso[] = "/usr/bin/stripped", lib[] = "/lib/libc.so.6";
 	struct profile_loc locs[] = {
-		{.dso = dso, .offset = 0x4883, .unknown = true, .samples = 30, .period = 30},
-		{.dso = dso, .offset = 0x4330, .unknown = true, .samples = 20, .period = 20},
-		{.dso = lib, .offset = 0x100, .unknown = true, .samples = 10, .period = 10},
+	    {.dso = dso, .offset = 0x4883, .unknown = true, .samples = 30, .period = 30},
+	    {.dso = dso, .offset = 0x4330, .unknown = true, .samples = 20, .period = 20},
+	    {.dso = lib, .offset = 0x100, .unknown = true, .samples = 10, .period = 10},
 	};
 	struct profile p = {.locs = locs, .nlocs = 3, .samples = 60, .period = 60};
 	enum profile_key fn = PROFILE_KEY_FUNCTION, line = PROFILE_KEY_LINE;
@@ -919,9 +919,13 @@ Test(report, dso_rows_show_only_the_dso)
 {
 	static const char dso[] = "/usr/bin/stripped", file[] = "a.c", fn[] = "f";
 	struct profile_loc locs[] = {
-		{.dso = dso, .offset = 0x10, .unknown = true, .samples = 3, .period = 3},
-		{.dso = "/lib/x.so", .file = file, .line = 7, .function = fn, .samples = 1,
-		 .period = 1},
+	    {.dso = dso, .offset = 0x10, .unknown = true, .samples = 3, .period = 3},
+	    {.dso = "/lib/x.so",
+	     .file = file,
+	     .line = 7,
+	     .function = fn,
+	     .samples = 1,
+	     .period = 1},
 	};
 	struct profile p = {.locs = locs, .nlocs = 2, .samples = 4, .period = 4};
 	enum profile_key key = PROFILE_KEY_DSO;
@@ -942,8 +946,12 @@ Test(report, dso_rows_show_only_the_dso)
 /* A synthetic recording of PROG through gen_case.c with KV (NULL-terminated). */
 static void gen_case(const char *out, const char *prog, const char *kv1, const char *kv2)
 {
-	char *argv[] = {(char *)need_env("RPT_GEN_CASE"), (char *)out, (char *)prog,
-			(char *)kv1, (char *)kv2, NULL};
+	char *argv[] = {(char *)need_env("RPT_GEN_CASE"),
+			(char *)out,
+			(char *)prog,
+			(char *)kv1,
+			(char *)kv2,
+			NULL};
 
 	cr_assert_eq(run(argv), 0, "gen_case %s %s", kv1 ? kv1 : "", kv2 ? kv2 : "");
 }
@@ -1032,9 +1040,17 @@ Test(report, text_cuts_long_function_names_and_keeps_the_dso_column)
 	static const char longfn[] = "long hw::work<int, long>(std::map<int, long, std::less<int>, "
 				     "std::allocator<std::pair<int const, long> > >&)";
 	struct profile_loc locs[] = {
-	    {.dso = "/bin/prog", .function = longfn, .file = "w.cc", .line = 3, .samples = 3,
+	    {.dso = "/bin/prog",
+	     .function = longfn,
+	     .file = "w.cc",
+	     .line = 3,
+	     .samples = 3,
 	     .period = 3},
-	    {.dso = "/bin/prog", .function = "main", .file = "w.cc", .line = 9, .samples = 2,
+	    {.dso = "/bin/prog",
+	     .function = "main",
+	     .file = "w.cc",
+	     .line = 9,
+	     .samples = 2,
 	     .period = 2},
 	    {.dso = "/lib/libc.so.6", .function = "memset", .samples = 1, .period = 1},
 	};
@@ -1051,8 +1067,9 @@ Test(report, text_cuts_long_function_names_and_keeps_the_dso_column)
 	cr_assert_eq(output_text(f, &p, rows, n, &oo), 0);
 	fclose(f);
 	/* Cut to the widest column (72 characters, the "…" included), not dropped. */
-	cr_expect(!strstr(text, longfn) && strstr(text, "long hw::work<int, long>(std::map<int, long, "
-							"std::less<int>, std::alloc\u2026  prog"),
+	cr_expect(!strstr(text, longfn) &&
+		      strstr(text, "long hw::work<int, long>(std::map<int, long, "
+				   "std::less<int>, std::alloc\u2026  prog"),
 		  "%s", text);
 	/* The dso column starts at the same character on every row ("…" is one character). */
 	at = text;
@@ -1066,7 +1083,9 @@ Test(report, text_cuts_long_function_names_and_keeps_the_dso_column)
 	}
 	cr_expect(col[0] == col[1] && col[1] == col[2], "%ld %ld %ld\n%s", col[0], col[1], col[2],
 		  text);
-	cr_expect(strstr(text, "?" "?") != NULL, "memset without a line");
+	cr_expect(strstr(text, "?"
+			       "?") != NULL,
+		  "memset without a line");
 	free(rows);
 	free(text);
 }
@@ -1143,8 +1162,8 @@ Test(report, merged_inputs_of_different_events_show_one_event)
 	cr_expect_eq(p->period, 20 * 250000.0);
 	cr_expect_str_eq(profile_sampling_event(p)->name, "cpu-clock");
 	cr_expect(profile_sampling_event(p)->freq);
-	cr_expect(has_warning(p, "30 samples of 'page-faults' are not shown",
-			      "--event page-faults"));
+	cr_expect(
+	    has_warning(p, "30 samples of 'page-faults' are not shown", "--event page-faults"));
 	cr_expect(!has_warning(p, "merged anyway", NULL));
 	text = render(p, "text");
 	cr_expect(strstr(text, "# event: cpu-clock, 4000 Hz,"), "%s", text);
@@ -1248,12 +1267,24 @@ Test(report, filter_error_lists_end_with_dots_only_when_cut)
 Test(report, counted_total_scaled_up_never_down)
 {
 	/* time_running a tick past time_enabled (seen on some kernels): the value as read. */
-	struct hwprof_file_count over = {.event = "task-clock", .value = 1000, .enabled_ns = 999,
-					 .running_ns = 1000, .counted = true, .scale = 1.0};
-	struct hwprof_file_count half = {.event = "cycles", .value = 1000, .enabled_ns = 2000,
-					 .running_ns = 1000, .counted = true, .scale = 0.5};
-	struct hwprof_file_count never = {.event = "cycles", .value = 0, .enabled_ns = 2000,
-					  .running_ns = 0, .counted = true, .scale = 1.0};
+	struct hwprof_file_count over = {.event = "task-clock",
+					 .value = 1000,
+					 .enabled_ns = 999,
+					 .running_ns = 1000,
+					 .counted = true,
+					 .scale = 1.0};
+	struct hwprof_file_count half = {.event = "cycles",
+					 .value = 1000,
+					 .enabled_ns = 2000,
+					 .running_ns = 1000,
+					 .counted = true,
+					 .scale = 0.5};
+	struct hwprof_file_count never = {.event = "cycles",
+					  .value = 0,
+					  .enabled_ns = 2000,
+					  .running_ns = 0,
+					  .counted = true,
+					  .scale = 1.0};
 
 	cr_expect(profile_count_scaled(&over) == 1000.0, "%f", profile_count_scaled(&over));
 	cr_expect(profile_count_scaled(&half) == 1000.0, "%f", profile_count_scaled(&half));

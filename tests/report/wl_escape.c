@@ -7,8 +7,8 @@
 #line 10 "evil\x1b]0;PWNED\x07\x1b[2J\x1b[31m\nred.c"
 __attribute__((noinline)) static void touch(size_t pages)
 {
-	volatile char *p = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile char *p =
+	    mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		exit(1);

@@ -8,7 +8,7 @@
 
 void nodbg_work(size_t n);
 
-#define S4(x) x x x x
+#define S4(x)	 x x x x
 #define S4096(x) S4(S4(S4(S4(S4(S4(x))))))
 
 void big_unused(volatile int *p)
@@ -19,8 +19,8 @@ void big_unused(volatile int *p)
 
 __attribute__((noinline)) static void hot(size_t n)
 {
-	volatile char *p = mmap(NULL, n * 4096, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile char *p =
+	    mmap(NULL, n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		exit(1);

@@ -6,8 +6,8 @@
 
 void nodbg_work(size_t n)
 {
-	volatile char *p = mmap(NULL, n * 4096, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile char *p =
+	    mmap(NULL, n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		exit(1);

@@ -5,8 +5,19 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-static volatile char *fresh(size_t n) { void *p = mmap(NULL, n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); if (p == MAP_FAILED) exit(1); return p; }
-__attribute__((noinline)) static void one(size_t n) { volatile char *p = fresh(n); for (size_t i = 0; i < n; i++) p[i * 4096] = 1; } /* HOT: oneline */
+static volatile char *fresh(size_t n)
+{
+	void *p = mmap(NULL, n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		exit(1);
+	return p;
+}
+__attribute__((noinline)) static void one(size_t n)
+{
+	volatile char *p = fresh(n);
+	for (size_t i = 0; i < n; i++)
+		p[i * 4096] = 1;
+} /* HOT: oneline */
 
 __attribute__((noinline)) static void after(size_t n)
 {

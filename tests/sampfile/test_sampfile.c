@@ -1059,9 +1059,12 @@ Test(sampfile, impossible_counted_totals_read_as_damaged)
 	tu_header(&h);
 	n = sample_records(in);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct hwprof_file_count c = {.event = "task-clock", .counted = true,
-					      .value = bad[i].value, .enabled_ns = bad[i].enabled,
-					      .running_ns = bad[i].running, .scale = bad[i].scale};
+		struct hwprof_file_count c = {.event = "task-clock",
+					      .counted = true,
+					      .value = bad[i].value,
+					      .enabled_ns = bad[i].enabled,
+					      .running_ns = bad[i].running,
+					      .scale = bad[i].scale};
 		struct hwprof_file_trailer t = {.samples = 7, .counts = &c, .ncounts = 1};
 		struct recs out = {0};
 		enum hwprof_read_status st;
@@ -1081,8 +1084,12 @@ Test(sampfile, impossible_counted_totals_read_as_damaged)
 		free(path);
 	}
 	/* A tick of overshoot, as some kernels report, is no damage. */
-	struct hwprof_file_count ok = {.event = "task-clock", .counted = true, .value = 5,
-				       .enabled_ns = 1000000, .running_ns = 1000100, .scale = 1.0};
+	struct hwprof_file_count ok = {.event = "task-clock",
+				       .counted = true,
+				       .value = 5,
+				       .enabled_ns = 1000000,
+				       .running_ns = 1000100,
+				       .scale = 1.0};
 	struct hwprof_file_trailer t = {.samples = 7, .counts = &ok, .ncounts = 1};
 	struct recs out = {0};
 	enum hwprof_read_status st;

@@ -20,8 +20,7 @@ static __attribute__((noinline)) void *worker(void *arg)
 	while (!go)
 		pthread_cond_wait(&go_cond, &lock);
 	pthread_mutex_unlock(&lock);
-	buf = mmap(NULL, npages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		   0);
+	buf = mmap(NULL, npages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		return NULL;
 	for (size_t i = 0; i < npages; i++)

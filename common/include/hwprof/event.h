@@ -39,44 +39,43 @@ struct perf_event_attr;
 
 /* Broad family of an event, for defaults and advice. */
 enum hwprof_event_kind {
-	HWPROF_EV_HARDWARE,	/* PERF_TYPE_HARDWARE generic event */
-	HWPROF_EV_CACHE,	/* PERF_TYPE_HW_CACHE */
-	HWPROF_EV_SOFTWARE,	/* PERF_TYPE_SOFTWARE: works without a PMU */
-	HWPROF_EV_RAW,		/* PERF_TYPE_RAW rNNNN */
-	HWPROF_EV_PMU,		/* a sysfs PMU (dynamic type), by fields or alias */
+	HWPROF_EV_HARDWARE, /* PERF_TYPE_HARDWARE generic event */
+	HWPROF_EV_CACHE,    /* PERF_TYPE_HW_CACHE */
+	HWPROF_EV_SOFTWARE, /* PERF_TYPE_SOFTWARE: works without a PMU */
+	HWPROF_EV_RAW,	    /* PERF_TYPE_RAW rNNNN */
+	HWPROF_EV_PMU,	    /* a sysfs PMU (dynamic type), by fields or alias */
 };
 
 /* One parsed event. Plain data: copy it freely. */
 struct hwprof_event {
-	char name[128];		/* as the user wrote it, without modifiers: "LLC-load-misses" */
-	char spec[192];		/* as written, with modifiers: "LLC-load-misses:pp"; a member of
-				 * "{a,b}:u" gets the modifiers in effect: "a:u" */
-	char pmu[64];		/* sysfs PMU name for HWPROF_EV_PMU, else "" */
+	char name[128]; /* as the user wrote it, without modifiers: "LLC-load-misses" */
+	char spec[192]; /* as written, with modifiers: "LLC-load-misses:pp"; a member of
+			 * "{a,b}:u" gets the modifiers in effect: "a:u" */
+	char pmu[64];	/* sysfs PMU name for HWPROF_EV_PMU, else "" */
 	enum hwprof_event_kind kind;
-	uint32_t type;		/* perf_event_attr.type (PERF_TYPE_* or a sysfs PMU type) */
+	uint32_t type; /* perf_event_attr.type (PERF_TYPE_* or a sysfs PMU type) */
 	uint64_t config, config1, config2;
 	bool exclude_user, exclude_kernel, exclude_hv;
-	int precise_ip;		/* requested level 0..3 (:p = 1, :pp = 2, :ppp = 3) */
-	bool precise_max;	/* :P - the highest level the host accepts */
-	double scale;		/* multiply counts by this (sysfs .scale); 1.0 when none */
-	char unit[32];		/* sysfs .unit, e.g. "MiB"; "" when none */
-	int group;		/* index of the group this event belongs to; 0-based, dense */
-	bool leader;		/* first member of its group */
+	int precise_ip;	  /* requested level 0..3 (:p = 1, :pp = 2, :ppp = 3) */
+	bool precise_max; /* :P - the highest level the host accepts */
+	double scale;	  /* multiply counts by this (sysfs .scale); 1.0 when none */
+	char unit[32];	  /* sysfs .unit, e.g. "MiB"; "" when none */
+	int group;	  /* index of the group this event belongs to; 0-based, dense */
+	bool leader;	  /* first member of its group */
 };
 
 /* A parsed event list. Owned by the caller; free with hwprof_events_free(). */
 struct hwprof_event_list {
 	struct hwprof_event *ev;
-	size_t n;		/* events */
-	size_t ngroups;		/* groups; an event outside braces is a group of one */
+	size_t n;	/* events */
+	size_t ngroups; /* groups; an event outside braces is a group of one */
 };
 
 /* Parses SPEC (see above) into OUT (zeroed first). Returns 0, or -EINVAL for a malformed spec
  * or unknown event, -ENOENT for a PMU that does not exist in sysfs, -ENOMEM. On error ERR
  * (ERRLEN bytes, may be NULL) holds one line naming the culprit and a way out, e.g.
  * "unknown event 'cyclez' (did you mean 'cycles'? see 'hwprof list')". */
-int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *err,
-			size_t errlen);
+int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *err, size_t errlen);
 
 /* Frees what hwprof_events_parse allocated; accepts NULL and an empty list. */
 void hwprof_events_free(struct hwprof_event_list *list);

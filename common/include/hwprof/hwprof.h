@@ -27,24 +27,24 @@ extern "C" {
 
 /* One member's reading. */
 struct hwprof_count {
-	uint64_t value;			/* raw count as read */
-	uint64_t enabled_ns;		/* time_enabled, ns (perf_event_open(2), read_format) */
-	uint64_t running_ns;		/* time_running, ns */
-	double scaled;			/* value * enabled/running * sysfs scale; 0 if never ran */
-	double ratio;			/* running/enabled, 0..1; 1 when not multiplexed */
-	bool counted;			/* false when running_ns == 0, or when the event cannot
-					 * count as configured (hwprof_count_why_not()): print
-					 * "not counted", not 0 */
+	uint64_t value;	     /* raw count as read */
+	uint64_t enabled_ns; /* time_enabled, ns (perf_event_open(2), read_format) */
+	uint64_t running_ns; /* time_running, ns */
+	double scaled;	     /* value * enabled/running * sysfs scale; 0 if never ran */
+	double ratio;	     /* running/enabled, 0..1; 1 when not multiplexed */
+	bool counted;	     /* false when running_ns == 0, or when the event cannot
+			      * count as configured (hwprof_count_why_not()): print
+			      * "not counted", not 0 */
 };
 
 struct hwprof_group;
 
 /* Flags for hwprof_group_open(). */
 enum {
-	HWPROF_GROUP_INHERIT = 1 << 0,		/* count children and threads created later */
-	HWPROF_GROUP_ENABLE_ON_EXEC = 1 << 1,	/* start counting at the target's exec */
-	HWPROF_GROUP_START_DISABLED = 1 << 2,	/* open disabled; hwprof_group_enable() starts */
-	HWPROF_GROUP_PINNED = 1 << 3,		/* pinned leaders (no multiplexing, or error) */
+	HWPROF_GROUP_INHERIT = 1 << 0,	      /* count children and threads created later */
+	HWPROF_GROUP_ENABLE_ON_EXEC = 1 << 1, /* start counting at the target's exec */
+	HWPROF_GROUP_START_DISABLED = 1 << 2, /* open disabled; hwprof_group_enable() starts */
+	HWPROF_GROUP_PINNED = 1 << 3,	      /* pinned leaders (no multiplexing, or error) */
 };
 
 /* Opens the events of SPEC for PID (0 = calling thread, -1 with CPU >= 0 = every process on

@@ -18,10 +18,10 @@ struct hwprof_metric_input {
 
 /* One derived metric. */
 struct hwprof_metric {
-	char name[48];		/* "IPC", "LLC miss rate", "LLC-load-misses MPKI", ... */
-	double value;		/* a ratio (0..1 for rates) or per-1000-instructions for MPKI */
-	bool percent;		/* print value*100 with a % sign */
-	char formula[192];	/* "instructions / cycles = 1234 / 5678" with the raw numbers */
+	char name[48];	   /* "IPC", "LLC miss rate", "LLC-load-misses MPKI", ... */
+	double value;	   /* a ratio (0..1 for rates) or per-1000-instructions for MPKI */
+	bool percent;	   /* print value*100 with a % sign */
+	char formula[192]; /* "instructions / cycles = 1234 / 5678" with the raw numbers */
 };
 
 /* Derives every metric whose events are all in IN (N inputs) and counted, into OUT (room

@@ -22,62 +22,62 @@
 
 /* One sampling or counting event as stored in the header. */
 struct hwprof_file_event {
-	char name[192];		/* spec as given by the user, e.g. "LLC-load-misses:P" */
-	uint32_t type;		/* perf_event_attr.type */
+	char name[192]; /* spec as given by the user, e.g. "LLC-load-misses:P" */
+	uint32_t type;	/* perf_event_attr.type */
 	uint64_t config, config1, config2;
-	bool sampling;		/* false for a member of the counting group */
-	bool freq;		/* sample_freq (Hz) in period_or_freq, else sample_period (events) */
+	bool sampling; /* false for a member of the counting group */
+	bool freq;     /* sample_freq (Hz) in period_or_freq, else sample_period (events) */
 	uint64_t period_or_freq;
 	uint8_t precise_requested; /* 0..3; for :P the level that was asked of the kernel */
 	uint8_t precise_obtained;  /* 0..3, after the step-down */
-	bool precise_max;	/* the user asked :P */
+	bool precise_max;	   /* the user asked :P */
 	bool exclude_user, exclude_kernel, exclude_hv;
 };
 
 /* The header: facts fixed when recording starts. Strings are NUL-terminated, owned by the
  * struct's owner (the reader, or the writer's caller). */
 struct hwprof_file_header {
-	uint16_t major, minor;		/* format version of the file */
+	uint16_t major, minor; /* format version of the file */
 	char hostname[65];
-	char kernel[65];		/* uname -r */
-	char cpu_model[128];		/* /proc/cpuinfo "model name" */
-	uint32_t ncpus;			/* CPUs online */
-	uint64_t start_time_ns;		/* CLOCK_REALTIME at start, ns since the epoch */
+	char kernel[65];	/* uname -r */
+	char cpu_model[128];	/* /proc/cpuinfo "model name" */
+	uint32_t ncpus;		/* CPUs online */
+	uint64_t start_time_ns; /* CLOCK_REALTIME at start, ns since the epoch */
 	uint32_t argc;
-	char **argv;			/* the target's command line, ARGC strings */
+	char **argv; /* the target's command line, ARGC strings */
 	uint32_t nevents;
 	struct hwprof_file_event *events; /* [0] is the sampling event */
 };
 
 enum hwprof_rec_type {
-	HWPROF_REC_MMAP = 1,	/* an executable mapping (from PERF_RECORD_MMAP2) */
-	HWPROF_REC_COMM,	/* a thread's name changed (exec or prctl) */
-	HWPROF_REC_FORK,	/* a new process or thread */
-	HWPROF_REC_EXIT,	/* a process or thread ended */
-	HWPROF_REC_SAMPLE,	/* one sample (decoded from a sample block) */
-	HWPROF_REC_LOST,	/* the kernel dropped LOST samples (PERF_RECORD_LOST) */
-	HWPROF_REC_THROTTLE,	/* sampling throttled (PERF_RECORD_THROTTLE) */
-	HWPROF_REC_UNTHROTTLE,	/* sampling resumed (PERF_RECORD_UNTHROTTLE) */
+	HWPROF_REC_MMAP = 1,   /* an executable mapping (from PERF_RECORD_MMAP2) */
+	HWPROF_REC_COMM,       /* a thread's name changed (exec or prctl) */
+	HWPROF_REC_FORK,       /* a new process or thread */
+	HWPROF_REC_EXIT,       /* a process or thread ended */
+	HWPROF_REC_SAMPLE,     /* one sample (decoded from a sample block) */
+	HWPROF_REC_LOST,       /* the kernel dropped LOST samples (PERF_RECORD_LOST) */
+	HWPROF_REC_THROTTLE,   /* sampling throttled (PERF_RECORD_THROTTLE) */
+	HWPROF_REC_UNTHROTTLE, /* sampling resumed (PERF_RECORD_UNTHROTTLE) */
 };
 
 struct hwprof_rec_mmap {
 	uint32_t pid, tid;
-	uint64_t time;			/* ns, perf clock (CLOCK_MONOTONIC-like, see attr.clockid) */
-	uint64_t start, len, pgoff;	/* mapping: address, bytes, file offset in bytes */
-	uint32_t prot, flags;		/* PROT_*, MAP_* */
-	uint8_t build_id_size;		/* 0 when unknown */
+	uint64_t time;		    /* ns, perf clock (CLOCK_MONOTONIC-like, see attr.clockid) */
+	uint64_t start, len, pgoff; /* mapping: address, bytes, file offset in bytes */
+	uint32_t prot, flags;	    /* PROT_*, MAP_* */
+	uint8_t build_id_size;	    /* 0 when unknown */
 	uint8_t build_id[20];
-	const char *filename;		/* valid until the next hwprof_reader_next() */
+	const char *filename; /* valid until the next hwprof_reader_next() */
 };
 
 struct hwprof_rec_comm {
 	uint32_t pid, tid;
 	uint64_t time;
-	bool exec;			/* set by an exec (PERF_RECORD_MISC_COMM_EXEC) */
-	const char *comm;		/* valid until the next hwprof_reader_next() */
+	bool exec;	  /* set by an exec (PERF_RECORD_MISC_COMM_EXEC) */
+	const char *comm; /* valid until the next hwprof_reader_next() */
 };
 
-struct hwprof_rec_task {		/* FORK and EXIT */
+struct hwprof_rec_task { /* FORK and EXIT */
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
 };
@@ -85,16 +85,16 @@ struct hwprof_rec_task {		/* FORK and EXIT */
 struct hwprof_rec_sample {
 	uint32_t pid, tid;
 	uint32_t cpu;
-	uint64_t time;			/* ns */
+	uint64_t time; /* ns */
 	uint64_t ip;
-	uint64_t period;		/* events this sample stands for (weight in reports) */
-	uint16_t event;			/* index into header.events */
-	bool kernel;			/* ip is in the kernel (PERF_RECORD_MISC_KERNEL) */
+	uint64_t period; /* events this sample stands for (weight in reports) */
+	uint16_t event;	 /* index into header.events */
+	bool kernel;	 /* ip is in the kernel (PERF_RECORD_MISC_KERNEL) */
 };
 
-struct hwprof_rec_lost {		/* LOST, THROTTLE, UNTHROTTLE */
+struct hwprof_rec_lost { /* LOST, THROTTLE, UNTHROTTLE */
 	uint64_t time;
-	uint64_t lost;			/* samples lost (LOST only) */
+	uint64_t lost; /* samples lost (LOST only) */
 	uint32_t cpu;
 };
 
@@ -113,25 +113,25 @@ struct hwprof_record {
 /* A counted total from the counting group (read with PERF_FORMAT_GROUP |
  * TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING, perf_event_open(2)). */
 struct hwprof_file_count {
-	char event[192];		/* spec as given */
-	bool counted;			/* false: the event never ran or could not be opened */
-	uint64_t value;			/* raw count */
+	char event[192]; /* spec as given */
+	bool counted;	 /* false: the event never ran or could not be opened */
+	uint64_t value;	 /* raw count */
 	uint64_t enabled_ns, running_ns;
-	double scale;			/* sysfs .scale, 1.0 when none */
+	double scale; /* sysfs .scale, 1.0 when none */
 	char unit[32];
 };
 
 /* The trailer: what is known only when recording ends. */
 struct hwprof_file_trailer {
-	uint64_t samples;		/* samples written */
-	uint64_t lost;			/* samples the kernel reported lost */
-	uint64_t throttles;		/* THROTTLE records */
-	uint64_t duration_ns;		/* wall time of the recording */
-	int32_t exit_status;		/* target's: >= 0 exit code, < 0 killed by signal -N;
-					 * INT32_MIN unknown */
+	uint64_t samples;     /* samples written */
+	uint64_t lost;	      /* samples the kernel reported lost */
+	uint64_t throttles;   /* THROTTLE records */
+	uint64_t duration_ns; /* wall time of the recording */
+	int32_t exit_status;  /* target's: >= 0 exit code, < 0 killed by signal -N;
+			       * INT32_MIN unknown */
 	uint32_t ncounts;
 	struct hwprof_file_count *counts;
-	char note[256];			/* why recording stopped early, or "" */
+	char note[256]; /* why recording stopped early, or "" */
 };
 
 /* ---- writer ---------------------------------------------------------------------------- */
@@ -173,9 +173,9 @@ uint64_t hwprof_writer_bytes(const struct hwprof_writer *w);
 struct hwprof_reader;
 
 enum hwprof_read_status {
-	HWPROF_READ_OK,		/* whole file read, trailer present */
-	HWPROF_READ_TRUNCATED,	/* ended in the middle of a record, or without a trailer */
-	HWPROF_READ_CORRUPT,	/* a checksum or field did not hold: reading stopped there */
+	HWPROF_READ_OK,	       /* whole file read, trailer present */
+	HWPROF_READ_TRUNCATED, /* ended in the middle of a record, or without a trailer */
+	HWPROF_READ_CORRUPT,   /* a checksum or field did not hold: reading stopped there */
 };
 
 /* Opens PATH and reads the preamble and header records. Returns 0 and *OUT, or -errno:
