@@ -17,33 +17,75 @@ void cli_set_prefix(const char *p)
 	prefix = p ? p : "hwprof";
 }
 
-static void vreport(const char *kind, const char *fmt, va_list ap)
+/* Prints one message of KIND ("error", "fatal", ...; NULL for none) with %m standing for
+ * strerror(ERR). errno is restored, so a caller may go on to use it. */
+static void vreport(const char *kind, int err, const char *fmt, va_list ap)
 {
 	/* One fprintf per message so that lines from threads or children do not interleave. */
 	char buf[4096];
-	/* Never NULL from our callers; the guard keeps gcc -O2 with UBSan from seeing a null
-	 * format on a path it made up (-Wformat-truncation). */
+	int saved = errno;
+
+	/* glibc's vsnprintf spells %m from errno. Never NULL from our callers; the guard keeps
+	 * gcc -O2 with UBSan from seeing a null format on a path it made up
+	 * (-Wformat-truncation). */
+	errno = err < 0 ? -err : err;
 	vsnprintf(buf, sizeof(buf), fmt ? fmt : "(no message)", ap);
 	if (kind)
 		fprintf(stderr, "%s: %s: %s\n", prefix, kind, buf);
 	else
 		fprintf(stderr, "%s: %s\n", prefix, buf);
+	errno = saved;
 }
 
 int error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("error", fmt, ap);
+	vreport("error", errno, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+int error_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error", err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int error_status(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error", errno, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+int error_errno_status(int status, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error", err, fmt, ap);
+	va_end(ap);
+	return status;
 }
 
 void warning(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("warning", fmt, ap);
+	vreport("warning", errno, fmt, ap);
+	va_end(ap);
+}
+
+void warning_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning", err, fmt, ap);
 	va_end(ap);
 }
 
@@ -51,7 +93,7 @@ void note(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("note", fmt, ap);
+	vreport("note", errno, fmt, ap);
 	va_end(ap);
 }
 
@@ -59,7 +101,16 @@ void die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("error", fmt, ap);
+	vreport("fatal", errno, fmt, ap);
+	va_end(ap);
+	exit(EXIT_FATAL);
+}
+
+void die_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("fatal", err, fmt, ap);
 	va_end(ap);
 	exit(EXIT_FATAL);
 }
@@ -68,7 +119,7 @@ void die_usage(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("error", fmt, ap);
+	vreport("error", errno, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "%s: try '%s --help'\n", prefix, prefix);
 	exit(EXIT_USAGE);

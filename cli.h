@@ -8,6 +8,7 @@
  *   1  partial: the job finished but something is missing (lost samples, truncated file, ...)
  *   2  fatal error
  *   64 usage error (bad option, bad number, unknown subcommand)
+ *   127 the command record or stat was to run could not be executed (EXIT_NOT_EXECUTED)
  *   record and stat pass the target's own exit status through (128+N when killed by signal N).
  */
 #ifndef HWPROF_CLI_H
@@ -25,24 +26,45 @@ enum {
 	EXIT_PARTIAL = 1,
 	EXIT_FATAL = 2,
 	EXIT_USAGE = 64,
+	EXIT_NOT_EXECUTED = 127, /* as a shell says of a command it cannot run */
 };
 
 /* Sets the prefix of every message, e.g. "hwprof record". The string is not copied. */
 void cli_set_prefix(const char *prefix);
 
-/* Prints "PREFIX: error: MSG\n" to stderr and returns -1, so callers write `return error(...)`. */
+/* Prints "PREFIX: error: MSG\n" to stderr and returns -1, so callers write `return error(...)`.
+ * As in glibc's printf, %m in FMT stands for strerror(errno); errno is kept. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Prints "PREFIX: warning: MSG\n" to stderr. */
+/* Like error(), with %m in FMT standing for strerror(ERR): ERR is an errno value, or the
+ * -errno a library call returned (its sign is dropped). Returns -1; errno is kept. */
+int error_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Like error() but returns STATUS (an EXIT_* code), so a command writes
+ * `return error_status(EXIT_FATAL, ...)`. */
+int error_status(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* error_errno() that returns STATUS. */
+int error_errno_status(int status, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Prints "PREFIX: warning: MSG\n" to stderr. %m as in error(). */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* warning() with %m standing for strerror(ERR), ERR as in error_errno(). */
+void warning_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Prints "PREFIX: note: MSG\n" to stderr (information the user should see once). */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Prints "PREFIX: MSG\n" and exits with EXIT_FATAL. For the CLI only, never the library. */
+/* Prints "PREFIX: fatal: MSG\n" and exits with EXIT_FATAL. For the CLI only, never the
+ * library. %m as in error(). */
 _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Prints "PREFIX: MSG\n" plus "try 'hwprof CMD --help'" and exits with EXIT_USAGE. */
+/* die() with %m standing for strerror(ERR), ERR as in error_errno(). */
+_Noreturn void die_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "PREFIX: error: MSG\n" plus "try 'hwprof CMD --help'" and exits with EXIT_USAGE. */
 _Noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* For getopt_long's '?' answer (hwprof.c sets opterr = 0, so getopt itself prints nothing):

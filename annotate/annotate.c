@@ -100,8 +100,8 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			break;
 		case OPT_DEBUG_DIR:
 			if (access(optarg, R_OK | X_OK) != 0)
-				warning("--debug-dir '%s': %s (no debug info will be found there)",
-					optarg, strerror(errno));
+				warning("--debug-dir '%s': %m (no debug info will be found there)",
+					optarg);
 			append(&o->debug_dirs, &o->ndebug_dirs, optarg);
 			break;
 		case OPT_EVENT:
@@ -158,7 +158,10 @@ int cmd_annotate(int argc, char **argv)
 	popt.ndebug_dirs = o.ndebug_dirs;
 	rc = profile_load(&p, &popt, err, sizeof(err));
 	if (rc) {
-		error("%s", err[0] ? err : strerror(-rc));
+		if (err[0])
+			error("%s", err);
+		else
+			error_errno(rc, "loading the profile: %m");
 		goto out;
 	}
 	m = ann_model_build(p);
@@ -227,7 +230,7 @@ int cmd_annotate(int argc, char **argv)
 	as_text = true;
 	rc = ann_stdio(stdout, m, src, funcs, nfuncs, more);
 	if (rc) {
-		error("writing the output: %s", strerror(-rc));
+		error_errno(rc, "writing the output: %m");
 		goto out;
 	}
 	ret = EXIT_OK;

@@ -1,5 +1,6 @@
 /* launch.c - fork, wait for the go byte, execvp; exec errors reported through a pipe. */
 #include "launch.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -162,7 +163,7 @@ static _Noreturn void child(pid_t parent, int go_rd, int err_wr, bool own_group,
 	 * The parent may already be gone before prctl: then stop here. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
-		_exit(127);
+		_exit(EXIT_NOT_EXECUTED);
 	if (own_group)
 		setpgid(0, 0);
 	sigemptyset(&none);
@@ -176,12 +177,12 @@ static _Noreturn void child(pid_t parent, int go_rd, int err_wr, bool own_group,
 	close(go_rd);
 	/* EOF instead of the go byte: the parent gave up (launch_abort). */
 	if (c != 'g')
-		_exit(127);
+		_exit(EXIT_NOT_EXECUTED);
 	execvp(argv[0], argv);
 	e = errno;
 	while (write(err_wr, &e, sizeof(e)) < 0 && errno == EINTR)
 		;
-	_exit(127);
+	_exit(EXIT_NOT_EXECUTED);
 }
 
 /* Whether hwprof has a controlling terminal: then a shell's job control owns the group. */

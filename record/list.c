@@ -373,9 +373,10 @@ static int print_pmus(const struct list_options *o)
 	size_t n;
 	int r = pmu_list(&pmus, &n);
 	if (r < 0)
-		return error("%s/bus/event_source/devices: %s (set HWPROF_SYSFS_ROOT to a sysfs "
-			     "tree)",
-			     hwprof_sysfs_root(), strerror(-r));
+		return error_errno(r,
+				   "%s/bus/event_source/devices: %m (set HWPROF_SYSFS_ROOT to a "
+				   "sysfs tree)",
+				   hwprof_sysfs_root());
 	if (!o->json)
 		printf("\nsysfs PMUs (%s/bus/event_source/devices), spelled pmu/event=..,umask=../ "
 		       "or pmu/alias/:\n",
@@ -445,6 +446,6 @@ int cmd_list(int argc, char **argv)
 	if (o.json)
 		printf("]}\n");
 	if (fflush(stdout) != 0)
-		return error("writing the list: %s", strerror(errno)), EXIT_FATAL;
+		return error_status(EXIT_FATAL, "writing the list: %m");
 	return r < 0 ? EXIT_FATAL : EXIT_OK;
 }

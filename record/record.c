@@ -233,12 +233,12 @@ static bool output_busy(const char *path)
 static int output_error(const char *path, int err)
 {
 	if (err == EMFILE || err == ENFILE)
-		return error("%s: %s (raise 'ulimit -n')", path, strerror(err));
+		return error_errno(err, "%s: %m (raise 'ulimit -n')", path);
 	if (err == EWOULDBLOCK)
 		return error("%s: another 'hwprof record' is writing it (choose another file with "
 			     "-o)",
 			     path);
-	return error("%s: %s (choose a writable path with -o)", path, strerror(err));
+	return error_errno(err, "%s: %m (choose a writable path with -o)", path);
 }
 
 /* Moves an existing FILE to FILE.old (as perf does) and creates FILE, so that an unwritable
@@ -256,8 +256,8 @@ static int prepare_output(struct recording *r)
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old) < 0)
-			return error("%s: cannot rename to %s: %s (choose another file with -o)",
-				     path, old, strerror(errno));
+			return error("%s: cannot rename to %s: %m (choose another file with -o)",
+				     path, old);
 		r->renamed_old = true;
 	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		return error("%s: is a directory (name a file with -o)", path);
@@ -301,8 +301,12 @@ static void parse_events(const char *spec, struct hwprof_event_list *list)
 	char err[256] = "";
 	int ret = hwprof_events_parse(spec, list, err, sizeof(err));
 
-	if (ret < 0)
-		die_usage("%s", *err ? err : strerror(-ret));
+	if (ret < 0 && *err)
+		die_usage("%s", err);
+	if (ret < 0) {
+		errno = -ret;
+		die_usage("%m");
+	}
 }
 
 /* Opens the sampling events: the user's, or the first default that the host opens. */
@@ -385,11 +389,12 @@ static int counting_threads_failed(struct recording *r, const char *spec, size_t
 		hwprof_group_close(r->groups[g]);
 	r->ngroups = 0;
 	if (r->opt.count)
-		return error("--count %s: thread %d of -p %d: %s%s", spec, (int)r->pids[i],
-			     (int)r->pids[0], strerror(-err), way);
-	warning("counting group %s not opened for thread %d of -p %d: %s; recording samples "
-		"only%s",
-		spec, (int)r->pids[i], (int)r->pids[0], strerror(-err), way);
+		return error_errno(err, "--count %s: thread %d of -p %d: %m%s", spec,
+				   (int)r->pids[i], (int)r->pids[0], way);
+	warning_errno(err,
+		      "counting group %s not opened for thread %d of -p %d: %m; recording "
+		      "samples only%s",
+		      spec, (int)r->pids[i], (int)r->pids[0], way);
 	return 0;
 }
 
@@ -412,10 +417,16 @@ static int open_counting(struct recording *r)
 					 (r->pidfd < 0 ? HWPROF_GROUP_ENABLE_ON_EXEC : 0));
 	if (ret < 0) {
 		const char *why = hwprof_strerror_last();
+
 		if (r->opt.count)
-			return error("--count %s: %s", spec, *why ? why : strerror(-ret));
-		warning("counting group %s not opened: %s (recording samples only)", spec,
-			*why ? why : strerror(-ret));
+			return *why ? error("--count %s: %s", spec, why)
+				    : error_errno(ret, "--count %s: %m", spec);
+		if (*why)
+			warning("counting group %s not opened: %s (recording samples only)", spec,
+				why);
+		else
+			warning_errno(
+			    ret, "counting group %s not opened: %m (recording samples only)", spec);
 		return 0;
 	}
 	/* With -p, inherit reaches only the threads a counted thread creates from now on: the
@@ -441,7 +452,7 @@ static int fill_header(struct recording *r)
 
 	ret = hwprof_header_init(&r->header);
 	if (ret < 0)
-		return error("host facts for the file header: %s", strerror(-ret));
+		return error_errno(ret, "host facts for the file header: %m");
 	while (r->argv[argc])
 		argc++;
 	r->header.argc = (uint32_t)argc;
@@ -586,9 +597,10 @@ static int write_failed(struct recording *r, int err)
 					   : "choose another -o";
 
 	r->created = false;
-	return error("%s: %s: recording stopped; the samples written before are kept, read as "
-		     "cut short (%s)",
-		     r->opt.output, strerror(-err), way);
+	return error_errno(err,
+			   "%s: %m: recording stopped; the samples written before are kept, read "
+			   "as cut short (%s)",
+			   r->opt.output, way);
 }
 
 /* Drains every ring, then writes what is older than the start of this round. */
@@ -602,15 +614,15 @@ static int drain(struct recording *r, bool final)
 	for (size_t c = 0; c < r->sampler.ncpus; c++) {
 		ret = ring_drain(&r->sampler.cpus[c].ring, on_ring_record, r);
 		if (ret < 0)
-			return error("reading the ring buffer of CPU %d: %s",
-				     r->sampler.cpus[c].cpu, strerror((int)-ret));
+			return error_errno((int)ret, "reading the ring buffer of CPU %d: %m",
+					   r->sampler.cpus[c].cpu);
 	}
 	upto = final ? UINT64_MAX : start > margin ? start - margin : 0;
 	ret = merge_flush(&r->merge, upto, emit, r);
 	if (ret < 0 && r->write_err)
 		return write_failed(r, r->write_err);
 	if (ret < 0)
-		return error("ordering the records: %s", strerror((int)-ret));
+		return error_errno((int)ret, "ordering the records: %m");
 	return 0;
 }
 
@@ -763,7 +775,7 @@ static void read_counts(struct recording *r, struct hwprof_file_trailer *t)
 	for (size_t g = 1; ret == 0 && g < r->ngroups; g++)
 		ret = add_thread_counts(r->groups[g], c, n);
 	if (ret < 0)
-		warning("reading the counting group: %s (counts not recorded)", strerror(-ret));
+		warning_errno(ret, "reading the counting group: %m (counts not recorded)");
 	for (size_t i = 0; i < n; i++) {
 		const struct hwprof_event *ev = hwprof_group_event(r->groups[0], i);
 		struct hwprof_file_count *fc = &t->counts[i];
@@ -918,8 +930,8 @@ static int setup_launch(struct recording *r)
 	int ret = launch_check(r->argv[0]);
 
 	if (ret) {
-		error("%s", launch_strerror(r->argv[0], ret, msg, sizeof(msg)));
-		return 127;
+		return error_status(EXIT_NOT_EXECUTED, "%s",
+				    launch_strerror(r->argv[0], ret, msg, sizeof(msg)));
 	}
 	/* prepare_output() would move the program aside and leave an empty file to exec. */
 	if (launch_is_program(r->argv[0], r->opt.output)) {
@@ -931,9 +943,9 @@ static int setup_launch(struct recording *r)
 		return EXIT_FATAL;
 	ret = launch_prepare(&r->target, r->argv);
 	if (ret < 0) {
-		error("starting %s: %s%s", r->argv[0], strerror(-ret),
-		      ret == -EMFILE || ret == -ENFILE ? " (raise 'ulimit -n')" : "");
-		return EXIT_FATAL;
+		return error_errno_status(EXIT_FATAL, ret, "starting %s: %m%s", r->argv[0],
+					  ret == -EMFILE || ret == -ENFILE ? " (raise 'ulimit -n')"
+									   : "");
 	}
 	r->npids = 1;
 	r->pids = xcalloc(1, sizeof(*r->pids));
@@ -959,22 +971,25 @@ static int setup_attach(struct recording *r)
 			     (int)pid, t.comm, (int)pid),
 		       EXIT_FATAL;
 	if (n == 0 && attach_denied(pid, &t, why, sizeof(why)))
-		return error("-p %d: %s", (int)pid, why), EXIT_FATAL;
+		return error_status(EXIT_FATAL, "-p %d: %s", (int)pid, why);
 	n = attach_threads(pid, &r->pids);
+	if (n == -ESRCH)
+		return error_status(EXIT_FATAL,
+				    "-p %d: no such process (see 'ps' for running processes)",
+				    (int)pid);
 	if (n < 0)
-		return error("-p %d: %s (see 'ps' for running processes)", (int)pid,
-			     n == -ESRCH ? "no such process" : strerror(-n)),
-		       EXIT_FATAL;
+		return error_errno_status(EXIT_FATAL, n,
+					  "-p %d: %m (see 'ps' for running processes)", (int)pid);
 	r->npids = (size_t)n;
 	n = attach_cmdline(pid, &argv);
 	if (n < 0)
-		return error("-p %d: reading its command line: %s", (int)pid, strerror(-n)),
-		       EXIT_FATAL;
+		return error_errno_status(EXIT_FATAL, n, "-p %d: reading its command line: %m",
+					  (int)pid);
 	r->argv = argv;
 	r->owned_argv = true;
 	r->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (r->pidfd < 0)
-		return error("-p %d: pidfd_open: %s", (int)pid, strerror(errno)), EXIT_FATAL;
+		return error_status(EXIT_FATAL, "-p %d: pidfd_open: %m", (int)pid);
 	if (prepare_output(r) < 0)
 		return EXIT_FATAL;
 	return 0;
@@ -999,8 +1014,8 @@ static int start(struct recording *r)
 	if (r->pidfd >= 0) {
 		ret = attach_synthesize(r->pids[0], r->pids, r->npids, now_ns(), synth_record, r);
 		if (ret < 0)
-			return error("-p %d: reading /proc: %s", (int)r->pids[0], strerror(-ret)),
-			       EXIT_FATAL;
+			return error_errno_status(EXIT_FATAL, ret, "-p %d: reading /proc: %m",
+						  (int)r->pids[0]);
 		sampler_enable(&r->sampler);
 		for (size_t i = 0; i < r->ngroups; i++)
 			hwprof_group_enable(r->groups[i]);
@@ -1009,8 +1024,8 @@ static int start(struct recording *r)
 	ret = launch_go(&r->target);
 	if (ret) {
 		ret = ret < 0 ? -ret : ret;
-		error("%s", launch_strerror(r->argv[0], ret, msg, sizeof(msg)));
-		return 127;
+		return error_status(EXIT_NOT_EXECUTED, "%s",
+				    launch_strerror(r->argv[0], ret, msg, sizeof(msg)));
 	}
 	return 0;
 }

@@ -59,9 +59,8 @@ struct runs_done {
 	long long interrupted; /* 1-based run a signal interrupted; 0 when none */
 };
 
-/* measure(): the command could not be executed (reported; exit 127 as record). */
+/* measure(): the command could not be executed (reported; exit EXIT_NOT_EXECUTED as record). */
 enum { MEASURE_FAILED = -1, MEASURE_EXEC_FAILED = -2 };
-enum { EXIT_NOT_EXECUTED = 127 };
 
 /* One opened group and where its members go in the event list. */
 struct cpu_group {
@@ -555,10 +554,10 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 		}
 		e = launch_prepare(&l, o->argv);
 		if (e < 0)
-			return error("cannot start '%s': %s (too many processes or open files? "
-				     "check ulimit -u and -n)",
-				     o->argv[0], strerror(-e)),
-			       MEASURE_FAILED;
+			return error_errno_status(MEASURE_FAILED, e,
+						  "cannot start '%s': %m (too many processes or "
+						  "open files? check ulimit -u and -n)",
+						  o->argv[0]);
 	}
 	if (run_open(&r, o, o->pid > 0 ? o->pid : l.pid) < 0)
 		goto fail;
@@ -859,8 +858,8 @@ static int write_counts(const struct stat_opts *o, const char *text, size_t len)
 	if (o->output && strcmp(o->output, "-")) {
 		fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (fd < 0)
-			return error("-o '%s': %s (check the directory and its permissions)",
-				     o->output, strerror(errno));
+			return error("-o '%s': %m (check the directory and its permissions)",
+				     o->output);
 	}
 	e = cli_write_all(fd, text, len);
 	if (fd != STDOUT_FILENO && close(fd) < 0 && !e)
@@ -868,11 +867,12 @@ static int write_counts(const struct stat_opts *o, const char *text, size_t len)
 	if (!e)
 		return 0;
 	if (fd != STDOUT_FILENO)
-		return error("-o '%s': %s (%s)", o->output, strerror(e),
-			     e == EFBIG ? "raise 'ulimit -f'" : "choose a writable path with -o");
-	return error("writing the counts: %s (check the output's disk or pipe, or write to a "
-		     "file with -o)",
-		     strerror(e));
+		return error_errno(e, "-o '%s': %m (%s)", o->output,
+				   e == EFBIG ? "raise 'ulimit -f'"
+					      : "choose a writable path with -o");
+	return error_errno(e,
+			   "writing the counts: %m (check the output's disk or pipe, or write to "
+			   "a file with -o)");
 }
 
 /* The line that says which runs the values are over after a signal interrupted run
@@ -935,18 +935,18 @@ int cmd_stat(int argc, char **argv)
 	launch_adjust_limits();
 	rd.asked = o.runs;
 	if (o.pid > 0 && kill(o.pid, 0) < 0 && errno == ESRCH)
-		return error("-p %d: no such process (check the PID with 'ps')", (int)o.pid),
-		       EXIT_FATAL;
+		return error_status(EXIT_FATAL, "-p %d: no such process (check the PID with 'ps')",
+				    (int)o.pid);
 	if (o.pid > 0 && check_pid(o.pid) < 0)
 		return EXIT_FATAL;
 	if (o.argv && o.output && launch_is_program(o.argv[0], o.output))
-		return error("-o %s is the program being counted (choose another file with -o)",
-			     o.output),
-		       EXIT_USAGE;
+		return error_status(
+		    EXIT_USAGE, "-o %s is the program being counted (choose another file with -o)",
+		    o.output);
 	/* The command first, as record does: a typo is the likelier news than the host. */
 	if (o.argv && (r = launch_check(o.argv[0])) != 0)
-		return error("%s", launch_strerror(o.argv[0], r, msg, sizeof(msg))),
-		       EXIT_NOT_EXECUTED;
+		return error_status(EXIT_NOT_EXECUTED, "%s",
+				    launch_strerror(o.argv[0], r, msg, sizeof(msg)));
 	if (!o.events) {
 		bool pmu = hwprof_host_has_pmu();
 		o.events = hwprof_count_default_spec(pmu);

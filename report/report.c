@@ -151,8 +151,8 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			break;
 		case OPT_DEBUG_DIR:
 			if (access(optarg, R_OK | X_OK) != 0)
-				warning("--debug-dir '%s': %s (no debug info will be found there)",
-					optarg, strerror(errno));
+				warning("--debug-dir '%s': %m (no debug info will be found there)",
+					optarg);
 			push(&o->debug_dirs, &o->ndebug_dirs, optarg);
 			break;
 		case OPT_PID:
@@ -265,8 +265,8 @@ int cmd_report(int argc, char **argv)
 	/* The first failed write's errno (ENOSPC, EPIPE), not what stdio says after it. */
 	r2 = cli_output_close(out, &sink);
 	if (r < 0 || r2) {
-		error("writing the report: %s (check the output's disk or pipe)",
-		      strerror(r2 ? r2 : -r));
+		error_errno(r2 ? r2 : r,
+			    "writing the report: %m (check the output's disk or pipe)");
 		goto done;
 	}
 	ret = p->partial ? EXIT_PARTIAL : EXIT_OK;

@@ -1,0 +1,123 @@
+/* The CLI's one reporter (cli.h): message shapes, the errno variants and the exit codes. */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void redirect(void)
+{
+	cr_redirect_stderr();
+	cli_set_prefix("hwprof test");
+}
+
+Test(cli, error_returns_minus_one, .init = redirect)
+{
+	cr_expect_eq(error("%s: bad", "x"), -1);
+	fflush(stderr);
+	cr_expect_stderr_eq_str("hwprof test: error: x: bad\n");
+}
+
+Test(cli, error_errno_names_the_cause_where_m_stands, .init = redirect)
+{
+	errno = EINTR;
+	cr_expect_eq(error_errno(ENOENT, "%s: %m (choose another with -o)", "out"), -1);
+	cr_expect_eq(errno, EINTR, "error_errno keeps the caller's errno");
+	fflush(stderr);
+	cr_expect_stderr_eq_str(
+	    "hwprof test: error: out: No such file or directory (choose another with -o)\n");
+}
+
+Test(cli, error_errno_takes_a_library_minus_errno, .init = redirect)
+{
+	error_errno(-EACCES, "open: %m");
+	fflush(stderr);
+	cr_expect_stderr_eq_str("hwprof test: error: open: Permission denied\n");
+}
+
+Test(cli, warning_errno_says_warning, .init = redirect)
+{
+	warning_errno(-EMFILE, "counts: %m (recording samples only)");
+	fflush(stderr);
+	cr_expect_stderr_eq_str(
+	    "hwprof test: warning: counts: Too many open files (recording samples only)\n");
+}
+
+Test(cli, error_status_returns_the_exit_status, .init = redirect)
+{
+	cr_expect_eq(error_status(EXIT_FATAL, "-p %d: gone", 7), EXIT_FATAL);
+	cr_expect_eq(error_status(EXIT_NOT_EXECUTED, "nope"), 127);
+	fflush(stderr);
+	cr_expect_stderr_eq_str("hwprof test: error: -p 7: gone\nhwprof test: error: nope\n");
+}
+
+Test(cli, error_errno_status_returns_the_exit_status, .init = redirect)
+{
+	cr_expect_eq(error_errno_status(EXIT_FATAL, ESRCH, "-p 7: %m"), EXIT_FATAL);
+	fflush(stderr);
+	cr_expect_stderr_eq_str("hwprof test: error: -p 7: No such process\n");
+}
+
+/* Runs FN in a child with stderr on a pipe; returns the first line it wrote and sets
+ * *STATUS to its exit status. */
+static char *in_child(void (*fn)(void), int *status)
+{
+	static char buf[512];
+	int fd[2], ws;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	cr_assert_eq(pipe(fd), 0);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		close(fd[0]);
+		cli_set_prefix("hwprof test");
+		fn();
+		_exit(99);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+		got += n;
+	buf[got] = 0;
+	/* Only the first line: LeakSanitizer may add its own in a child of a threaded runner. */
+	if (strchr(buf, '\n'))
+		strchr(buf, '\n')[1] = 0;
+	close(fd[0]);
+	cr_assert_eq(waitpid(pid, &ws, 0), pid);
+	cr_assert(WIFEXITED(ws));
+	*status = WEXITSTATUS(ws);
+	return buf;
+}
+
+static void call_die(void)
+{
+	die("out of memory");
+}
+
+static void call_die_errno(void)
+{
+	die_errno(-ENOMEM, "allocating: %m");
+}
+
+Test(cli, die_says_fatal_and_exits_2)
+{
+	int status;
+
+	cr_expect_str_eq(in_child(call_die, &status), "hwprof test: fatal: out of memory\n");
+	cr_expect_eq(status, EXIT_FATAL);
+}
+
+Test(cli, die_errno_says_fatal_and_the_cause)
+{
+	int status;
+
+	cr_expect_str_eq(in_child(call_die_errno, &status),
+			 "hwprof test: fatal: allocating: Cannot allocate memory\n");
+	cr_expect_eq(status, EXIT_FATAL);
+}
