@@ -56,6 +56,7 @@ enum sf_type {
 	/* trailer: COUNT repeated, SUMMARY last */
 	SF_COUNT = 32,
 	SF_SUMMARY = 33,
+	SF_SAMPLED = 34, /* 1.1: a sampling event's own count and lost count, before SUMMARY */
 	SF_NTYPES = 256,
 };
 
@@ -67,6 +68,19 @@ enum {
 	SF_EV_EXCL_USER = 1 << 3,
 	SF_EV_EXCL_KERNEL = 1 << 4,
 	SF_EV_EXCL_HV = 1 << 5,
+};
+
+/* SF_MMAP identity byte (1.1, after the file name): which of the five varints after it hold
+ * values (they are written in every case, 0 when unknown). */
+enum {
+	SF_MMAP_INO = 1 << 0,  /* dev major, dev minor, inode */
+	SF_MMAP_STAT = 1 << 1, /* size, mtime */
+};
+
+/* SF_SAMPLED flag byte */
+enum {
+	SF_SAMPLED_COUNT = 1 << 0,
+	SF_SAMPLED_LOST = 1 << 1,
 };
 
 /* Per-sample flag byte in an SF_SAMPLES block; the fields follow in this order:

@@ -299,6 +299,28 @@ static int dec_mmap(struct hwprof_reader *r, struct cur *c, struct hwprof_record
 		c->p += m->build_id_size;
 	}
 	m->filename = get_str_scratch(r, c, "file name");
+	if (c->what || c->p == c->end)
+		return 1; /* format 1.0: no identity */
+	uint8_t id = get_u8(c, "file identity flags");
+	uint64_t maj = get_varint(c, "device major"), min = get_varint(c, "device minor");
+	uint64_t ino = get_varint(c, "inode"), size = get_varint(c, "file size");
+	uint64_t mtime = get_varint(c, "file mtime");
+	if (!c->what && (maj > UINT32_MAX || min > UINT32_MAX))
+		c->what = "device number";
+	if (c->what)
+		return 0;
+	/* Bits this version does not know are ignored: a newer minor may define them. */
+	if (id & SF_MMAP_INO) {
+		m->ino_known = true;
+		m->dev_major = (uint32_t)maj;
+		m->dev_minor = (uint32_t)min;
+		m->ino = ino;
+	}
+	if (id & SF_MMAP_STAT) {
+		m->stat_known = true;
+		m->size = size;
+		m->mtime_ns = mtime;
+	}
 	return 1;
 }
 
@@ -500,6 +522,37 @@ static int dec_count(struct hwprof_reader *r, struct cur *c, struct hwprof_recor
 	return 0;
 }
 
+static int dec_sampled(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	struct hwprof_file_trailer *t = &r->trailer;
+
+	(void)rec;
+	uint64_t i = get_varint(c, "sampled event index");
+	uint8_t f = get_u8(c, "sampled total flags");
+	uint64_t count = get_varint(c, "sampled event count");
+	uint64_t lost = get_varint(c, "sampled event lost count");
+	if (c->what)
+		return 0;
+	if (i >= r->header.nevents || !r->header.events[i].sampling) {
+		c->what = "sampled event index (not a sampling event of the header)";
+		return 0;
+	}
+	if (!t->sampled) {
+		t->sampled = calloc(r->header.nevents, sizeof(*t->sampled));
+		if (!t->sampled) {
+			c->what = "memory (ENOMEM)";
+			return 0;
+		}
+	}
+	t->sampled[i] = (struct hwprof_file_sampled){
+	    .count_known = f & SF_SAMPLED_COUNT,
+	    .count = f & SF_SAMPLED_COUNT ? count : 0,
+	    .lost_known = f & SF_SAMPLED_LOST,
+	    .lost = f & SF_SAMPLED_LOST ? lost : 0,
+	};
+	return 0;
+}
+
 static int dec_summary(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
 {
 	struct hwprof_file_trailer *t = &r->trailer;
@@ -546,6 +599,7 @@ static const struct {
     [SF_UNTHROTTLE] = {"unthrottle", SEC_BODY, dec_unthrottle},
     [SF_COUNT] = {"counted total", SEC_TRAILER, dec_count},
     [SF_SUMMARY] = {"summary", SEC_TRAILER, dec_summary},
+    [SF_SAMPLED] = {"sampled total", SEC_TRAILER, dec_sampled},
 };
 
 /* ---- framing ---- */
@@ -926,6 +980,7 @@ void hwprof_reader_close(struct hwprof_reader *r)
 		free((void *)r->base);
 	hwprof_header_release(&r->header);
 	free(r->trailer.counts);
+	free(r->trailer.sampled);
 	free(r->blk);
 	free(r->str);
 	free(r);

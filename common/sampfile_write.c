@@ -481,6 +481,12 @@ int hwprof_writer_add(struct hwprof_writer *w, const struct hwprof_record *rec)
 		wbuf_u8(b, m->build_id_size);
 		wbuf_bytes(b, m->build_id, m->build_id_size);
 		wbuf_str(b, m->filename);
+		wbuf_u8(b, (m->ino_known ? SF_MMAP_INO : 0) | (m->stat_known ? SF_MMAP_STAT : 0));
+		wbuf_varint(b, m->ino_known ? m->dev_major : 0);
+		wbuf_varint(b, m->ino_known ? m->dev_minor : 0);
+		wbuf_varint(b, m->ino_known ? m->ino : 0);
+		wbuf_varint(b, m->stat_known ? m->size : 0);
+		wbuf_varint(b, m->stat_known ? m->mtime_ns : 0);
 		type = SF_MMAP;
 		break;
 	}
@@ -538,6 +544,17 @@ static void write_trailer(struct hwprof_writer *w, const struct hwprof_file_trai
 		wbuf_varint(b, sf_double_bits(c->scale));
 		wbuf_strn(b, c->unit, sizeof(c->unit));
 		emit_body(w, SF_COUNT);
+	}
+	for (uint32_t i = 0; t->sampled && i < w->nevents; i++) {
+		const struct hwprof_file_sampled *e = &t->sampled[i];
+		if (!e->count_known && !e->lost_known)
+			continue;
+		wbuf_varint(b, i);
+		wbuf_u8(b, (e->count_known ? SF_SAMPLED_COUNT : 0) |
+			       (e->lost_known ? SF_SAMPLED_LOST : 0));
+		wbuf_varint(b, e->count_known ? e->count : 0);
+		wbuf_varint(b, e->lost_known ? e->lost : 0);
+		emit_body(w, SF_SAMPLED);
 	}
 	wbuf_varint(b, t->samples);
 	wbuf_varint(b, t->lost);

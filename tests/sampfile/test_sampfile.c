@@ -73,7 +73,10 @@ static bool rec_eq(const struct hwprof_record *a, const struct hwprof_record *b)
 		       x->prot == y->prot && x->flags == y->flags &&
 		       x->build_id_size == y->build_id_size &&
 		       !memcmp(x->build_id, y->build_id, x->build_id_size) &&
-		       !strcmp(x->filename, y->filename);
+		       !strcmp(x->filename, y->filename) && x->ino_known == y->ino_known &&
+		       x->dev_major == y->dev_major && x->dev_minor == y->dev_minor &&
+		       x->ino == y->ino && x->stat_known == y->stat_known && x->size == y->size &&
+		       x->mtime_ns == y->mtime_ns;
 	}
 	case HWPROF_REC_COMM:
 		return a->comm.pid == b->comm.pid && a->comm.tid == b->comm.tid &&
@@ -236,7 +239,14 @@ static size_t sample_records(struct hwprof_record *r)
 						 .pgoff = 0,
 						 .prot = 5,
 						 .flags = 2,
-						 .filename = "/lib/x86_64-linux-gnu/libc.so.6"}};
+						 .filename = "/lib/x86_64-linux-gnu/libc.so.6",
+						 .ino_known = true,
+						 .dev_major = 259,
+						 .dev_minor = 3,
+						 .ino = 1837462,
+						 .stat_known = true,
+						 .size = 1922136,
+						 .mtime_ns = 1740000000123456789ull}};
 	r[n++] = (struct hwprof_record){
 	    .type = HWPROF_REC_FORK,
 	    .task = {.pid = 4242, .ppid = 4242, .tid = 4243, .ptid = 4242, .time = 1300}};
@@ -288,7 +298,16 @@ static struct hwprof_file_count tu_counts[2] = {
      .unit = "Joules"},
 };
 
+/* Per event of tu_header(): the first sampling event with both totals, the counting member
+ * without (not written), the third with its count only (a kernel before 6.0). */
+static struct hwprof_file_sampled tu_sampled[3] = {
+    {.count_known = true, .count = 70049, .lost_known = true, .lost = 17},
+    {0},
+    {.count_known = true, .count = UINT64_MAX},
+};
+
 static const struct hwprof_file_trailer tu_trailer = {.samples = 7,
+						      .sampled = tu_sampled,
 						      .lost = 17,
 						      .throttles = 1,
 						      .duration_ns = 2000123456ull,
@@ -355,6 +374,13 @@ Test(sampfile, round_trip_every_record_and_field)
 		cr_assert_eq(t->counts[i].running_ns, tu_counts[i].running_ns);
 		cr_assert_eq(t->counts[i].scale, tu_counts[i].scale);
 		cr_assert_str_eq(t->counts[i].unit, tu_counts[i].unit);
+	}
+	cr_assert(t->sampled);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(t->sampled[i].count_known, tu_sampled[i].count_known, "event %d", i);
+		cr_assert_eq(t->sampled[i].count, tu_sampled[i].count, "event %d", i);
+		cr_assert_eq(t->sampled[i].lost_known, tu_sampled[i].lost_known, "event %d", i);
+		cr_assert_eq(t->sampled[i].lost, tu_sampled[i].lost, "event %d", i);
 	}
 	hwprof_reader_close(r);
 	recs_free(&out);
@@ -768,7 +794,7 @@ Test(sampfile, random_bytes)
 			   * decoders themselves see garbage past the CRC */
 			static const uint8_t tys[] = {SF_MMAP,	  SF_COMM, SF_FORK,	SF_EXIT,
 						      SF_SAMPLES, SF_LOST, SF_THROTTLE, SF_COUNT,
-						      SF_SUMMARY, SF_HOST, 99};
+						      SF_SUMMARY, SF_HOST, SF_SAMPLED,	99};
 			uint8_t body[512];
 			size_t pos = m.header_end;
 			memcpy(b, good, m.header_end);
@@ -915,6 +941,56 @@ Test(sampfile, newer_minor_unknown_records_skipped)
 	cr_assert_eq(out.r[3].type, HWPROF_REC_FORK);
 	cr_assert_eq(out.r[3].task.pid, 1000);
 	cr_assert_eq(out.r[3].task.time, 1004);
+	recs_free(&out);
+	recs_free(&all);
+	unlink(path);
+	free(path);
+}
+
+/* Records as format 1.0 wrote them read with the 1.1 fields unknown: an MMAP ending at its
+ * file name, a trailer without SAMPLED records. A SAMPLED record for an event that does not
+ * sample is damage. */
+Test(sampfile, format_1_0_records_read_without_identity)
+{
+	struct recs all = {0}, out = {0};
+	struct frame_map m;
+	enum hwprof_read_status st;
+	struct hwprof_reader *r;
+	size_t len, bl = 0, n;
+	uint8_t *b = small_file(&len, &all, &m), body[64], extra[96];
+	char *path = tmp_path();
+	static const char name[] = "/opt/old/lib.so";
+
+	free(b);
+	for (int i = 0; i < 8; i++)
+		bl += varint_put(body + bl, 100 + (uint64_t)i);
+	body[bl++] = 0; /* no build-id */
+	bl += varint_put(body + bl, sizeof(name) - 1);
+	memcpy(body + bl, name, sizeof(name) - 1);
+	bl += sizeof(name) - 1;
+	n = frame(extra, SF_MMAP, body, (uint32_t)bl);
+	edited(path, HWPROF_FILE_MAJOR, 0, 0, extra, n);
+	cr_assert_eq(read_all(path, &out, &st, &r), 0);
+	cr_assert_eq(st, HWPROF_READ_OK);
+	cr_assert_eq(out.n, all.n + 1);
+	cr_assert_eq(out.r[3].type, HWPROF_REC_MMAP);
+	cr_assert_str_eq(out.r[3].mmap.filename, name);
+	cr_assert_eq(out.r[3].mmap.start, 103);
+	cr_assert_not(out.r[3].mmap.ino_known);
+	cr_assert_not(out.r[3].mmap.stat_known);
+	cr_assert_eq(out.r[3].mmap.ino, 0);
+	hwprof_reader_close(r);
+	recs_free(&out);
+
+	/* Event 1 of tu_header() is a counting-group member. */
+	bl = varint_put(body, 1);
+	body[bl++] = SF_SAMPLED_COUNT;
+	bl += varint_put(body + bl, 5);
+	bl += varint_put(body + bl, 0);
+	n = frame(extra, SF_SAMPLED, body, (uint32_t)bl);
+	edited(path, HWPROF_FILE_MAJOR, 1, 0, extra, n);
+	cr_assert_eq(read_all(path, &out, &st, NULL), 0);
+	cr_assert_eq(st, HWPROF_READ_CORRUPT);
 	recs_free(&out);
 	recs_free(&all);
 	unlink(path);

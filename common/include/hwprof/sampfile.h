@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define HWPROF_FILE_MAJOR 1
-#define HWPROF_FILE_MINOR 0
+#define HWPROF_FILE_MINOR 1
 
 /* One sampling or counting event as stored in the header. */
 struct hwprof_file_event {
@@ -68,6 +68,14 @@ struct hwprof_rec_mmap {
 	uint8_t build_id_size;	    /* 0 when unknown */
 	uint8_t build_id[20];
 	const char *filename; /* valid until the next hwprof_reader_next() */
+	/* Added in format 1.1 (false / 0 in older files): the mapped file as it was when
+	 * recording, to tell a rebuilt file from the recorded one when no build-id can. */
+	bool ino_known;		       /* DEV_MAJOR, DEV_MINOR, INO hold the file's */
+	uint32_t dev_major, dev_minor; /* device of the file (MMAP2 maj/min, or stat(2)) */
+	uint64_t ino;		       /* inode number (MMAP2 ino, or stat(2)) */
+	bool stat_known;	       /* SIZE and MTIME_NS hold stat(2)'s */
+	uint64_t size;		       /* bytes */
+	uint64_t mtime_ns;	       /* st_mtim, ns since the epoch */
 };
 
 struct hwprof_rec_comm {
@@ -121,6 +129,17 @@ struct hwprof_file_count {
 	char unit[32];
 };
 
+/* A sampling event's own totals, read from the event itself when recording ends (read(2) of
+ * each per-CPU event, summed; perf_event_open(2) read_format). Added in format 1.1. */
+struct hwprof_file_sampled {
+	bool count_known; /* COUNT holds the event's value */
+	uint64_t count;	  /* events counted (inherited children's included: the kernel folds
+			   * an ended child's count into its parent's event) */
+	bool lost_known;  /* LOST holds PERF_FORMAT_LOST (Linux 6.0+; older kernels refuse the
+			   * bit with EINVAL) */
+	uint64_t lost;	  /* this event's samples the kernel could not write to the ring */
+};
+
 /* The trailer: what is known only when recording ends. */
 struct hwprof_file_trailer {
 	uint64_t samples;     /* samples written */
@@ -132,6 +151,9 @@ struct hwprof_file_trailer {
 	uint32_t ncounts;
 	struct hwprof_file_count *counts;
 	char note[256]; /* why recording stopped early, or "" */
+	/* Added in format 1.1: per header.events[] entry (header.nevents of them), or NULL
+	 * when the file has none (format 1.0, or no event was read). */
+	struct hwprof_file_sampled *sampled;
 };
 
 /* ---- writer ---------------------------------------------------------------------------- */
@@ -162,7 +184,9 @@ int hwprof_writer_add(struct hwprof_writer *w, const struct hwprof_record *rec);
 int hwprof_writer_flush(struct hwprof_writer *w);
 
 /* Writes TRAILER (may be NULL: then the file reads as cut short), flushes, closes and frees
- * W. Returns 0 or the first -errno seen by any writer call. Accepts NULL. */
+ * W. TRAILER->sampled, when not NULL, has one entry per header event; entries with neither
+ * count nor lost known are not written. Returns 0 or the first -errno seen by any writer call.
+ * Accepts NULL. */
 int hwprof_writer_close(struct hwprof_writer *w, const struct hwprof_file_trailer *trailer);
 
 /* Bytes written so far (including buffered ones). */
