@@ -243,17 +243,24 @@ const char *fn_base_name(const char *name, char *buf, size_t len)
 {
 	size_t n = params_at(name, clone_len(name, strlen(name)));
 	size_t i = name_at(name, n), depth = 0, o = 0;
+	/* Rust's qualified self ("<c::Toucher as c::Touch>::touch") is part of the name: two
+	 * impls of one trait method are two functions. */
+	bool self = name[i] == '<';
 
 	while (i < n) {
 		size_t at = i, before = depth;
 		scan_step(name, &i, n, &depth);
 		/* Depth 0 characters and operator names; template arguments are left out. */
-		if (!before && !depth)
+		if ((!before && !depth) || self)
 			for (; at < i && o + 1 < len; at++)
 				buf[o++] = name[at];
+		self = self && depth;
 	}
 	while (o && buf[o - 1] == ' ')
 		o--;
+	/* Rust's generic arguments follow a "::" ("c::sum::<u8>"). */
+	if (o >= 2 && buf[o - 1] == ':' && buf[o - 2] == ':')
+		o -= 2;
 	if (len)
 		buf[o] = '\0';
 	return buf;

@@ -48,7 +48,8 @@ enum fn_match {
 			* " [clone .cold]") count as the function they copy */
 };
 
-/* What the user typed, and its demangled form when it is a mangled C++ name ("_Z..."). */
+/* What the user typed, and its demangled form when it is a mangled C++ or Rust name
+ * (demangle.h). */
 struct fn_query {
 	const char *text; /* not copied */
 	char *demangled;  /* malloc'd, or NULL */
@@ -63,7 +64,8 @@ void fn_query_release(struct fn_query *q);
 enum fn_match fn_query_match(const struct fn_query *q, const char *name);
 
 /* The base name of NAME into BUF (LEN bytes): no return type, template arguments, parameter
- * list or clone suffix ("long ns::Box<int>::work(int) const" -> "ns::Box::work"). */
+ * list or clone suffix ("long ns::Box<int>::work(int) const" -> "ns::Box::work", Rust's
+ * "c::sum::<u8>" -> "c::sum"); a Rust qualified self stays ("<c::T as c::Tr>::f"). */
 const char *fn_base_name(const char *name, char *buf, size_t len);
 
 /* Which of the function names NAMES[0..N) Q means: every FULL match; failing those, the BASE

@@ -36,7 +36,8 @@ def functions(data, *args):
 
 
 def check_rust(tmp):
-    """Issue 10: Rust v0 names (_R...) demangle as perf's do, and --function finds them."""
+    """Issue 10: Rust v0 names (_R...) demangle as perf's do, and --function finds them, the
+    legacy trait method `<c::Poker as c::Poke>::poke` by `--function poke` too."""
     n = 100
     data = record_faults(os.path.join(tmp, "rust.data"), os.environ["RPT_RUST"], str(n))
     want = {"c::fill": n, "<c::Toucher as c::Touch>::touch": 2 * n,
@@ -46,7 +47,9 @@ def check_rust(tmp):
           "rust: names and samples %r, want %r (%s)" % (got, want, r.stderr))
     for query, name in (("fill", "c::fill"), ("c::fill", "c::fill"),
                         ("_RNvCse0t5XC0jcx_1c4fill", "c::fill"),
+                        ("touch", "<c::Toucher as c::Touch>::touch"),
                         ("<c::Toucher as c::Touch>::touch", "<c::Toucher as c::Touch>::touch"),
+                        ("poke", "<c::Poker as c::Poke>::poke"),
                         ("_ZN36_$LT$c..Poker$u20$as$u20$c..Poke$GT$4poke17h0123456789abcdefE",
                          "<c::Poker as c::Poke>::poke")):
         got, r = functions(data, "--function", query)

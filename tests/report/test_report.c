@@ -972,6 +972,10 @@ Test(report, cxx_base_names_and_matching)
 	    {"Foo::operator unsigned long() const", "Foo::operator unsigned long"},
 	    {"(anonymous namespace)::helper(char const*, ...)", "(anonymous namespace)::helper"},
 	    {"main", "main"},
+	    {"<c::Toucher as c::Touch>::touch", "<c::Toucher as c::Touch>::touch"},
+	    {"<alloc::vec::Vec<u8> as core::ops::Drop>::drop",
+	     "<alloc::vec::Vec<u8> as core::ops::Drop>::drop"},
+	    {"c::sum::<u8>", "c::sum"},
 	};
 	char buf[256];
 	struct fn_query q;
@@ -981,6 +985,9 @@ Test(report, cxx_base_names_and_matching)
 	fn_query_init(&q, "work");
 	cr_expect_eq(fn_query_match(&q, full), FN_MATCH_BASE);
 	cr_expect_eq(fn_query_match(&q, "hw::network(int)"), FN_MATCH_NONE);
+	fn_query_release(&q);
+	fn_query_init(&q, "touch");
+	cr_expect_eq(fn_query_match(&q, "<c::Toucher as c::Touch>::touch"), FN_MATCH_BASE);
 	fn_query_release(&q);
 	fn_query_init(&q, "hw::work<int, long>");
 	cr_expect_eq(fn_query_match(&q, full), FN_MATCH_FULL);
