@@ -11,6 +11,10 @@
 int count_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 __attribute__((visibility("hidden")));
 
+/* Hands one printf-style message to the log callback (hwprof_set_log()). */
+void count_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
+__attribute__((visibility("hidden")));
+
 /* Clears the calling thread's last-error line. */
 void count_clear_error(void) __attribute__((visibility("hidden")));
 

@@ -41,6 +41,33 @@ int count_fail(int err, const char *fmt, ...)
 	return err;
 }
 
+/* The default log: the library's one write to stderr, for a program that set no callback. */
+static void log_stderr(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "hwprof: %s\n", msg);
+}
+
+static hwprof_log_fn *log_fn = log_stderr;
+static void *log_arg;
+
+void hwprof_set_log(hwprof_log_fn *fn, void *arg)
+{
+	log_fn = fn ? fn : log_stderr;
+	log_arg = fn ? arg : NULL;
+}
+
+void count_log(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_fn(log_arg, msg);
+}
+
 void count_clear_error(void)
 {
 	last_error[0] = '\0';

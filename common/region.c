@@ -121,10 +121,10 @@ static int report_to(const char *path);
 static void at_exit(void)
 {
 	/* The table at exit is this library's one output by design: when the file cannot be
-	 * written the table goes to stderr rather than nowhere. */
+	 * written the table goes to stderr rather than nowhere, and no caller is left to
+	 * return the error to, so it goes to the log callback. */
 	if ((!reported || generation != reported_generation) && hwprof_region_report() < 0) {
-		fprintf(stderr, "hwprof: %s (region table follows on stderr)\n",
-			hwprof_strerror_last());
+		count_log("%s (region table follows on stderr)", hwprof_strerror_last());
 		report_to(NULL);
 	}
 	/* Nothing is freed: other threads may still be inside begin/end while the process

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,4 +228,65 @@ Test(region, unsupported_event_enoent)
 	cr_assert_eq(hwprof_region_begin("r"), -ENOENT);
 	cr_assert_not_null(strstr(hwprof_strerror_last(), "cycles"), "%s", hwprof_strerror_last());
 	cr_assert_eq(hwprof_region_end("r"), 0);
+}
+
+/* The exit report's message when its file cannot be written goes to the log callback, not
+ * to stderr; hwprof_set_log(NULL, NULL) brings the default (stderr) back. */
+static void log_to_fd(void *arg, const char *msg)
+{
+	int fd = *(int *)arg;
+
+	dprintf(fd, "[%s]\n", msg);
+}
+
+/* Runs a child that ends a region and exits with $HWPROF_OUTPUT unwritable; returns what it
+ * wrote to the pipe given to the log callback (USE_LOG) or to its stderr (not USE_LOG). */
+static char *exit_report_message(bool use_log)
+{
+	static char buf[4096];
+	static int fd[2];
+	ssize_t n, got = 0;
+	int status;
+	pid_t pid;
+
+	cr_assert_eq(pipe(fd), 0);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		close(fd[0]);
+		if (use_log)
+			hwprof_set_log(log_to_fd, &fd[1]);
+		else
+			dup2(fd[1], 2);
+		setenv("HWPROF_EVENTS", "page-faults", 1);
+		setenv("HWPROF_OUTPUT", "/nonexistent-dir/regions.csv", 1);
+		if (hwprof_region_begin("r") || hwprof_region_end("r"))
+			_exit(2);
+		exit(0);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+		got += n;
+	buf[got] = 0;
+	close(fd[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return buf;
+}
+
+#define EXIT_MSG                                                                                   \
+	"HWPROF_OUTPUT '/nonexistent-dir/regions.csv': No such file or directory (region table "   \
+	"follows on stderr)"
+
+Test(region, exit_message_goes_to_the_log_callback)
+{
+	cr_expect_str_eq(exit_report_message(true), "[" EXIT_MSG "]\n");
+}
+
+Test(region, exit_message_default_is_stderr)
+{
+	const char *want = "hwprof: " EXIT_MSG "\nhwprof regions of pid";
+	const char *s = exit_report_message(false);
+
+	cr_expect(!strncmp(s, want, strlen(want)), "%s", s);
 }

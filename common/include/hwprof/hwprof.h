@@ -96,6 +96,16 @@ int hwprof_region_end(const char *name);
 /* One line about the last failure of the calling thread ("" when none). Owned by the library. */
 const char *hwprof_strerror_last(void);
 
+/* Receives a message the library has for a person when no caller is there to return it to
+ * (today one: the region table at exit could not be written to $HWPROF_OUTPUT). MSG is one
+ * line without a newline, valid only during the call; ARG is hwprof_set_log()'s. Called on
+ * the thread that met the problem, also from atexit. */
+typedef void hwprof_log_fn(void *arg, const char *msg);
+
+/* Sends those messages to FN(ARG, MSG); a NULL FN restores the default, which writes
+ * "hwprof: MSG\n" to stderr. Set it before the first region begins. */
+void hwprof_set_log(hwprof_log_fn *fn, void *arg);
+
 /* ---- groups read member by member, the default set --------------------------------------- */
 
 /* Whether G is read one member at a time: the kernel refused inherit together with
