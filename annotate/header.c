@@ -205,7 +205,7 @@ static void counted_topic(struct topic *t, const struct profile *p)
 	const struct hwprof_file_trailer *tr = &p->trailer;
 	struct hwprof_metric metrics[32];
 	size_t nmetrics;
-	double worst = 1.0;
+	struct hwprof_count worst = {0}; /* the counted total with the lowest ratio */
 	const char *worst_event = NULL;
 	char num[32];
 
@@ -220,7 +220,7 @@ static void counted_topic(struct topic *t, const struct profile *p)
 	}
 	for (uint32_t i = 0; i < tr->ncounts; i++) {
 		const struct hwprof_file_count *c = &tr->counts[i];
-		double v = profile_count_scaled(c);
+		struct hwprof_count k = profile_count_read(c);
 
 		if (profile_count_partial(p, i)) {
 			/* Merged inputs, some without it: a sum over part of the run. */
@@ -228,21 +228,24 @@ static void counted_topic(struct topic *t, const struct profile *p)
 				  p->count_inputs[i], p->ninputs);
 			continue;
 		}
-		if (!c->counted || !c->running_ns) {
+		if (!k.counted) {
 			topic_add(t, true, "%s not counted", c->event);
 			continue;
 		}
-		topic_add(t, false, "%s %s%s%s", c->event,
-			  hwprof_group_digits((unsigned long long)(v + 0.5), num, sizeof(num)),
-			  c->unit[0] ? " " : "", c->unit);
-		if (c->enabled_ns && (double)c->running_ns / (double)c->enabled_ns < worst) {
-			worst = (double)c->running_ns / (double)c->enabled_ns;
+		topic_add(
+		    t, false, "%s %s%s%s", c->event,
+		    hwprof_group_digits((unsigned long long)(k.scaled + 0.5), num, sizeof(num)),
+		    c->unit[0] ? " " : "", c->unit);
+		/* Only a total that ran part of its time names the lowest ratio. */
+		if (k.ratio < 1.0 && (!worst_event || k.ratio < worst.ratio)) {
+			worst = k;
 			worst_event = c->event;
 		}
 	}
 	/* Multiplexing gets a line of its own only when it is flagged. */
-	if (worst_event && worst >= ANN_MULTIPLEX_FLAG)
-		topic_add(t, false, "multiplexing: lowest %s ran %.0f%%", worst_event, 100 * worst);
+	if (worst_event && !hwprof_count_multiplexed(&worst))
+		topic_add(t, false, "multiplexing: lowest %s ran %.0f%%", worst_event,
+			  100 * worst.ratio);
 	else if (!worst_event)
 		topic_add(t, false, "multiplexing: none");
 	nmetrics = profile_metrics(p, metrics, sizeof(metrics) / sizeof(metrics[0]));
@@ -256,11 +259,11 @@ static void counted_topic(struct topic *t, const struct profile *p)
 				topic_add(t, false, "%s %.2f", metrics[i].name, metrics[i].value);
 		}
 	}
-	if (worst < ANN_MULTIPLEX_FLAG) {
+	if (worst_event && hwprof_count_multiplexed(&worst)) {
 		topic_begin(t, "multiplexing: ");
 		topic_add(t, true,
 			  "%s ran %.0f%% of the time, under %.0f%%: its count is a scaled estimate",
-			  worst_event, 100 * worst, 100 * ANN_MULTIPLEX_FLAG);
+			  worst_event, 100 * worst.ratio, 100 * HWPROF_MULTIPLEX_FLAG);
 	}
 }
 

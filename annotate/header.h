@@ -1,7 +1,7 @@
 /* header.h - the lines above annotate's source view: the event and its precise_ip, samples and
  * lost samples, the counted totals with derived metrics (IPC, miss rates, MPKI), and the
- * multiplexing ratio, flagged when an event ran less than 90% of the time (its count is then a
- * scaled estimate, perf_event_open(2): time_enabled / time_running).
+ * multiplexing ratio, flagged as hwprof_count_multiplexed() says (its count is then a scaled
+ * estimate).
  *
  * Both the TUI and --stdio print these lines; the TUI wraps them to its width.
  */
@@ -12,9 +12,6 @@
 #include <stddef.h>
 
 #include "model.h"
-
-/* The ratio time_running / time_enabled below which a count is flagged as multiplexed. */
-#define ANN_MULTIPLEX_FLAG 0.90
 
 struct ann_header_line {
 	char *text;

@@ -382,6 +382,11 @@ void hwprof_count_scale(struct hwprof_count *c, double scale)
 	c->scaled *= scale;
 }
 
+bool hwprof_count_multiplexed(const struct hwprof_count *c)
+{
+	return c && c->counted && c->ratio < HWPROF_MULTIPLEX_FLAG;
+}
+
 void count_mark_kernel_work(const struct hwprof_event *ev, struct hwprof_count *c)
 {
 	if (!count_kernel_work_excluded(ev))

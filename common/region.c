@@ -404,8 +404,8 @@ static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
 				fprintf(f, " %*s", w, "not counted");
 			else
 				fprintf(f, " %*.0f%s", w - 1, c[i].scaled,
-					c[i].ratio < 0.9 ? "*" : " ");
-			*marked |= c[i].counted && c[i].ratio < 0.9;
+					hwprof_count_multiplexed(&c[i]) ? "*" : " ");
+			*marked |= hwprof_count_multiplexed(&c[i]);
 		}
 		fputc('\n', f);
 		for (size_t i = 0; i < nm; i++)
@@ -422,7 +422,8 @@ static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
 static void write_legend(FILE *f, bool marked)
 {
 	if (marked)
-		fprintf(f, "  * multiplexed: counted under 90%% of the time, scaled\n");
+		fprintf(f, "  * multiplexed: counted under %.0f%% of the time, scaled\n",
+			100 * HWPROF_MULTIPLEX_FLAG);
 	for (size_t i = 0; i < events.n; i++) {
 		const char *why = hwprof_count_why_not(&events.ev[i]);
 		if (why)

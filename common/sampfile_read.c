@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hwprof/hwprof.h"
 #include "hwprof/sampfile.h"
 #include "crc32.h"
 #include "sampfile_format.h"
@@ -477,6 +478,16 @@ bad:
 	return 0;
 }
 
+/* K's value scaled as every reader of a count scales it (hwprof_count_scale()). */
+static double scaled_total(const struct hwprof_file_count *k)
+{
+	struct hwprof_count c = {
+	    .value = k->value, .enabled_ns = k->enabled_ns, .running_ns = k->running_ns};
+
+	hwprof_count_scale(&c, k->scale);
+	return c.scaled;
+}
+
 static int dec_count(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
 {
 	struct hwprof_file_trailer *t = &r->trailer;
@@ -499,8 +510,7 @@ static int dec_count(struct hwprof_reader *r, struct cur *c, struct hwprof_recor
 		c->what = "counted total (a scale that is no positive number)";
 	else if (k.running_ns > k.enabled_ns + k.enabled_ns / 100 + 1000)
 		c->what = "counted total (time_running beyond time_enabled)";
-	else if (k.running_ns && !isfinite((double)k.value * k.scale *
-					   ((double)k.enabled_ns / (double)k.running_ns)))
+	else if (!isfinite(scaled_total(&k)))
 		c->what = "counted total (too large to scale)";
 	if (c->what)
 		return 0;

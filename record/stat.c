@@ -607,13 +607,19 @@ static double stddev_pct(const struct ev_stat *s)
 	return var > 0 ? 100.0 * sqrt(var) / fabs(m) : 0;
 }
 
+/* The event's times summed over runs and CPUs, as libhwprof reads a count: its ratio is
+ * the share of the enabled time it was counted. */
+static struct hwprof_count running_of(const struct ev_stat *s)
+{
+	struct hwprof_count c = {.enabled_ns = s->enabled_ns, .running_ns = s->running_ns};
+
+	hwprof_count_scale(&c, 1.0);
+	return c;
+}
+
 static double running_pct(const struct ev_stat *s)
 {
-	if (!s->enabled_ns)
-		return 0;
-	return s->running_ns >= s->enabled_ns
-		   ? 100.0
-		   : 100.0 * (double)s->running_ns / (double)s->enabled_ns;
+	return 100.0 * running_of(s).ratio;
 }
 
 /* A count for people: events counts (UNIT "" or "ns") rounded and grouped, "1,234,567"; values
@@ -741,10 +747,12 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 		/* 78 columns with the spread: min and max get a table of their own below. */
 		if (rd->kept > 1)
 			fprintf(f, " ( +- %5.2f%% )", stddev_pct(s));
-		fprintf(f, "  [%5.1f%%]", running_pct(s));
-		if (running_pct(s) < 90.0)
-			fprintf(f, "  multiplexed: counted %.1f%% of the time (< 90%%), scaled",
-				running_pct(s));
+		struct hwprof_count run = running_of(s);
+
+		fprintf(f, "  [%5.1f%%]", 100 * run.ratio);
+		if (hwprof_count_multiplexed(&run))
+			fprintf(f, "  multiplexed: counted %.1f%% of the time (< %.0f%%), scaled",
+				100 * run.ratio, 100 * HWPROF_MULTIPLEX_FLAG);
 		if (s->counted_runs < rd->kept)
 			fprintf(f, "  (counted in %u of %lld runs)", s->counted_runs, rd->kept);
 		fputc('\n', f);

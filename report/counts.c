@@ -7,17 +7,18 @@
 
 #include <stdlib.h>
 
-double profile_count_scaled(const struct hwprof_file_count *c)
+struct hwprof_count profile_count_read(const struct hwprof_file_count *c)
 {
 	struct hwprof_count k = {
 	    .value = c->value, .enabled_ns = c->enabled_ns, .running_ns = c->running_ns};
 
 	if (!c->counted)
-		return 0;
+		return (struct hwprof_count){
+		    .value = c->value, .enabled_ns = c->enabled_ns, .running_ns = c->running_ns};
 	/* Multiplexed: the event ran part of the time; extrapolated to the enabled time
 	 * (perf_event_open(2), "time_enabled / time_running") as libhwprof does. */
 	hwprof_count_scale(&k, c->scale > 0 ? c->scale : 1.0);
-	return k.scaled;
+	return k;
 }
 
 bool profile_count_partial(const struct profile *p, uint32_t i)
@@ -40,9 +41,10 @@ size_t profile_metrics(const struct profile *p, struct hwprof_metric *out, size_
 	for (uint32_t i = 0; i < t->ncounts; i++) {
 		in[i].event = t->counts[i].event;
 		/* A sum over part of the inputs would give a wrong ratio: not counted. */
-		in[i].counted =
-		    t->counts[i].counted && t->counts[i].running_ns && !profile_count_partial(p, i);
-		in[i].value = profile_count_scaled(&t->counts[i]);
+		struct hwprof_count k = profile_count_read(&t->counts[i]);
+
+		in[i].counted = k.counted && !profile_count_partial(p, i);
+		in[i].value = k.scaled;
 	}
 	n = hwprof_metrics_derive(in, t->ncounts, out, max);
 	free(in);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hwprof/hwprof.h"
 #include "hwprof/sampfile.h"
 
 enum inline_mode {
@@ -153,9 +154,10 @@ void profile_wilson95(double k, double n, double *lo, double *hi);
 
 struct hwprof_metric;
 
-/* The multiplexing-scaled value of counted total C (value * enabled/running * scale;
- * 0 when it never ran). */
-double profile_count_scaled(const struct hwprof_file_count *c);
+/* Counted total C as libhwprof reads a count (hwprof_count_scale() with C's sysfs scale):
+ * scaled = value * enabled/running * scale, ratio = running/enabled, counted false (scaled
+ * and ratio 0) when it never ran or the file says it was not counted. */
+struct hwprof_count profile_count_read(const struct hwprof_file_count *c);
 
 /* Whether P's counted total I was counted by some inputs but not all (profile.count_inputs):
  * its sum covers part of the run only, so it is shown as "counted in K of N inputs", with no

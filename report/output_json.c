@@ -53,11 +53,12 @@ static void header(FILE *f, const struct profile *p)
 	fputs(",\"counts\":[", f);
 	for (uint32_t i = 0; i < t->ncounts; i++) {
 		const struct hwprof_file_count *c = &t->counts[i];
+		struct hwprof_count k = profile_count_read(c);
 		bool partial = profile_count_partial(p, i);
-		bool counted = c->counted && c->running_ns && !partial;
-		uint32_t inputs_counted = p->count_inputs		? p->count_inputs[i]
-					  : c->counted && c->running_ns ? p->ninputs
-									: 0;
+		bool counted = k.counted && !partial;
+		uint32_t inputs_counted = p->count_inputs ? p->count_inputs[i]
+					  : k.counted	  ? p->ninputs
+							  : 0;
 		fputs(i ? ",{\"event\":" : "{\"event\":", f);
 		hwprof_json_str(f, c->event);
 		/* Counted by some inputs only: a sum over part of the run is no total. */
@@ -70,16 +71,14 @@ static void header(FILE *f, const struct profile *p)
 				c->value, c->enabled_ns, c->running_ns);
 		fputs(",\"scaled\":", f);
 		if (counted)
-			hwprof_json_double(f, profile_count_scaled(c), 10);
+			hwprof_json_double(f, k.scaled, 10);
 		else
 			fputs("null", f);
 		fprintf(f, ",\"counted\":%s,\"running_ratio\":", counted ? "true" : "false");
 		if (partial)
 			fputs("null", f);
 		else
-			hwprof_json_double(
-			    f, c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns : 0,
-			    10);
+			hwprof_json_double(f, k.ratio, 10);
 		fputs(",\"unit\":", f);
 		hwprof_json_str(f, c->unit);
 		fprintf(f, ",\"inputs_counted\":%" PRIu32 ",\"inputs\":%" PRIu32 "}",

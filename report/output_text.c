@@ -59,8 +59,8 @@ static void print_header(FILE *f, const struct profile *p)
 		fprintf(f, "# counted totals (time counted / enabled):\n");
 		for (uint32_t i = 0; i < t->ncounts; i++) {
 			const struct hwprof_file_count *c = &t->counts[i];
-			double ratio =
-			    c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns : 0;
+			struct hwprof_count k = profile_count_read(c);
+
 			if (profile_count_partial(p, i)) {
 				fprintf(f,
 					"#   %-28s counted in %" PRIu32 " of %" PRIu32
@@ -68,13 +68,16 @@ static void print_header(FILE *f, const struct profile *p)
 					c->event, p->count_inputs[i], p->ninputs);
 				continue;
 			}
-			if (!c->counted || !c->running_ns) {
+			if (!k.counted) {
 				fprintf(f, "#   %-28s %18s\n", c->event, "not counted");
 				continue;
 			}
-			fprintf(f, "#   %-28s %18.0f %s  %5.1f%%%s\n", c->event,
-				profile_count_scaled(c), c->unit, ratio * 100,
-				ratio < 0.90 ? "  (multiplexed: under 90%, scaled)" : "");
+			fprintf(f, "#   %-28s %18.0f %s  %5.1f%%", c->event, k.scaled, c->unit,
+				k.ratio * 100);
+			if (hwprof_count_multiplexed(&k))
+				fprintf(f, "  (multiplexed: under %.0f%%, scaled)",
+					100 * HWPROF_MULTIPLEX_FLAG);
+			fputc('\n', f);
 		}
 		nm = profile_metrics(p, m, sizeof(m) / sizeof(m[0]));
 		for (size_t i = 0; i < nm; i++) {

@@ -191,6 +191,23 @@ Test(group, scale_math_by_hand)
 	cr_assert_eq(c.ratio, 1.0);
 }
 
+/* The one multiplexing flag: counted, and running under HWPROF_MULTIPLEX_FLAG of enabled. */
+Test(group, multiplexed_under_ninety_percent)
+{
+	struct hwprof_count c = {.value = 10, .enabled_ns = 1000, .running_ns = 899};
+
+	cr_assert_float_eq(HWPROF_MULTIPLEX_FLAG, 0.90, 1e-12);
+	hwprof_count_scale(&c, 1.0);
+	cr_expect(hwprof_count_multiplexed(&c), "ran 89.9%%");
+	c = (struct hwprof_count){.value = 10, .enabled_ns = 1000, .running_ns = 900};
+	hwprof_count_scale(&c, 1.0);
+	cr_expect(!hwprof_count_multiplexed(&c), "ran 90%%: not flagged");
+	c = (struct hwprof_count){.value = 0, .enabled_ns = 1000, .running_ns = 0};
+	hwprof_count_scale(&c, 1.0);
+	cr_expect(!hwprof_count_multiplexed(&c), "never ran: not counted, not multiplexed");
+	cr_expect(!hwprof_count_multiplexed(NULL));
+}
+
 Test(group, old_kernel_inherit_group_read_one_by_one)
 {
 	struct fake_kernel_config cfg = fake_kernel_defaults();

@@ -864,7 +864,7 @@ Test(report, period_weights_and_counted_totals)
 	cr_assert_eq(n, 2);
 	cr_expect(rows[0].share > 0.7499 && rows[0].share < 0.7501, "%f", rows[0].share);
 	cr_expect_eq(rows[0].offset, 0x2000);
-	cr_expect(profile_count_scaled(&counts[0]) == 6000.0);
+	cr_expect(profile_count_read(&counts[0]).scaled == 6000.0);
 
 	f = open_memstream(&text, &len);
 	cr_assert_eq(output_text(f, p, rows, n, &oo), 0);
@@ -1293,9 +1293,15 @@ Test(report, counted_total_scaled_up_never_down)
 					  .counted = true,
 					  .scale = 1.0};
 
-	cr_expect(profile_count_scaled(&over) == 1000.0, "%f", profile_count_scaled(&over));
-	cr_expect(profile_count_scaled(&half) == 1000.0, "%f", profile_count_scaled(&half));
-	cr_expect(profile_count_scaled(&never) == 0.0);
+	struct hwprof_count k = profile_count_read(&over);
+
+	cr_expect(k.scaled == 1000.0 && k.ratio == 1.0 && k.counted, "%f %f", k.scaled, k.ratio);
+	k = profile_count_read(&half);
+	cr_expect(k.scaled == 1000.0, "%f", k.scaled);
+	cr_expect(k.ratio == 0.5 && hwprof_count_multiplexed(&k), "%f", k.ratio);
+	k = profile_count_read(&never);
+	cr_expect(k.scaled == 0.0 && k.ratio == 0.0 && !k.counted);
 	over.counted = false;
-	cr_expect(profile_count_scaled(&over) == 0.0);
+	k = profile_count_read(&over);
+	cr_expect(k.scaled == 0.0 && !k.counted, "not counted in the file: not counted");
 }

@@ -83,6 +83,14 @@ void hwprof_group_close(struct hwprof_group *g);
  * is ignored. */
 void hwprof_count_scale(struct hwprof_count *c, double scale);
 
+/* The running/enabled ratio under which a count is flagged as multiplexed (its value is a
+ * scaled estimate, perf_event_open(2): time_enabled / time_running). */
+#define HWPROF_MULTIPLEX_FLAG 0.90
+
+/* Whether C (scaled by hwprof_count_scale()) was counted, but for less than
+ * HWPROF_MULTIPLEX_FLAG of its enabled time. False for NULL. */
+bool hwprof_count_multiplexed(const struct hwprof_count *c);
+
 /* ---- regions --------------------------------------------------------------------------- */
 
 /* Starts region NAME on the calling thread (events from $HWPROF_EVENTS, default as
