@@ -34,7 +34,22 @@ check("help of an unknown command is a usage error", rc == 64 and "'nosuch' is n
 rc, out, err = run("nosuch")
 check("unknown command", rc == 64 and "'nosuch' is not a hwprof command" in err, (rc, err))
 
-for cmd in ("record", "report", "annotate", "stat", "list"):
+# The subcommands as 'hwprof --help' lists them ("   NAME   summary" under "Commands:"), so a
+# new one gets these checks without an edit here.
+rc, out, err = run("--help")
+COMMANDS = []
+listing = False
+for line in out.splitlines():
+    if line == "Commands:":
+        listing = True
+    elif listing and line.startswith("   ") and line.split():
+        COMMANDS.append(line.split()[0])
+    elif listing:
+        listing = False
+check("--help lists the subcommands", rc == 0 and
+      {"record", "report", "annotate", "stat", "list"} <= set(COMMANDS), (rc, out))
+
+for cmd in COMMANDS:
     rc, out, err = run(cmd, "--bogus")
     lines = err.strip().splitlines()
     check(f"{cmd} --bogus: one error line naming the option, then the hint",
