@@ -31,7 +31,6 @@ struct profile_options {
 	size_t ndebug_dirs;
 	/* Filters; 0 / NULL = no filter. Comma-separated lists where plural. */
 	const char *pids, *tids, *comms, *dsos, *functions;
-	/* Added after the first contract (additive): */
 	const char *kallsyms; /* kernel symbol file; NULL = /proc/kallsyms */
 	const char *event;    /* the sampling event to show (name as recorded); NULL =
 			       * the first sampling event */
@@ -55,10 +54,9 @@ struct profile_loc {
 	int call_line;
 	uint64_t samples; /* number of samples */
 	double period;	  /* sum of sample periods (events); shares use this */
-	/* Added after the first contract (additive): */
-	uint64_t offset; /* file offset of the address in DSO (what `dso+0xoff`
-			  * shows when nothing else is known) */
-	bool unknown;	 /* no symbol and no line: print `[unknown] dso+0xoff` */
+	uint64_t offset;  /* file offset of the address in DSO (what `dso+0xoff`
+			   * shows when nothing else is known) */
+	bool unknown;	  /* no symbol and no line: print `[unknown] dso+0xoff` */
 };
 
 /* A loaded profile. Every string is owned by the profile. */
@@ -79,21 +77,18 @@ struct profile {
 	size_t nlocs;
 	char **warnings; /* one line each: truncated file, build-id mismatch, ... */
 	size_t nwarnings;
-	/* Added after the first contract (additive): */
 	bool partial;		 /* an input was cut short or corrupt: exit EXIT_PARTIAL */
 	uint64_t samples_read;	 /* all samples of the inputs, before filters */
 	struct strpool *strings; /* owns every string above (internal) */
 	uint32_t event;		 /* index in header.events of the event shown */
-	/* Added after the first contract (additive): */
-	char **notes; /* one line each, for the user to know once (merged inputs
-		       * whose recordings differ); no reason for EXIT_PARTIAL */
+	char **notes;		 /* one line each, for the user to know once (merged inputs
+				  * whose recordings differ); no reason for EXIT_PARTIAL */
 	size_t nnotes;
 	uint64_t *event_samples; /* samples read per header.events[] entry (inputs matched
 				  * by event name), before filters; NULL when no events */
-	/* Added after the first contract (additive): */
-	uint32_t ninputs;	/* inputs read (a file given twice counts once) */
-	uint32_t *count_inputs; /* per trailer.counts[]: how many inputs counted it
-				 * (counted and running); NULL: every input */
+	uint32_t ninputs;	 /* inputs read (a file given twice counts once) */
+	uint32_t *count_inputs;	 /* per trailer.counts[]: how many inputs counted it
+				  * (counted and running); NULL: every input */
 };
 
 /* Loads and symbolizes. Returns 0 and *OUT, or -errno with ERR (one line: cause and way out).
@@ -109,7 +104,7 @@ int profile_load(struct profile **out, const struct profile_options *opt, char *
 /* Frees P. Accepts NULL. */
 void profile_free(struct profile *p);
 
-/* ---- rows: locations grouped by sort keys (added after the first contract) -------------- */
+/* ---- rows: locations grouped by sort keys ----------------------------------------------- */
 
 enum profile_key {
 	PROFILE_KEY_LINE,     /* file:line (+ the function and inline caller it belongs to) */
