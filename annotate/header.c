@@ -232,10 +232,9 @@ static void counted_topic(struct topic *t, const struct profile *p)
 			topic_add(t, true, "%s not counted", c->event);
 			continue;
 		}
-		topic_add(
-		    t, false, "%s %s%s%s", c->event,
-		    hwprof_group_digits((unsigned long long)(k.scaled + 0.5), num, sizeof(num)),
-		    c->unit[0] ? " " : "", c->unit);
+		topic_add(t, false, "%s %s%s%s", c->event,
+			  hwprof_count_text(k.scaled, c->unit, num, sizeof(num)),
+			  c->unit[0] ? " " : "", c->unit);
 		/* Only a total that ran part of its time names the lowest ratio. */
 		if (k.ratio < 1.0 && (!worst_event || k.ratio < worst.ratio)) {
 			worst = k;
@@ -251,13 +250,9 @@ static void counted_topic(struct topic *t, const struct profile *p)
 	nmetrics = profile_metrics(p, metrics, sizeof(metrics) / sizeof(metrics[0]));
 	if (nmetrics) {
 		topic_begin(t, "metrics: ");
-		for (size_t i = 0; i < nmetrics; i++) {
-			if (metrics[i].percent)
-				topic_add(t, false, "%s %.2f%%", metrics[i].name,
-					  100 * metrics[i].value);
-			else
-				topic_add(t, false, "%s %.2f", metrics[i].name, metrics[i].value);
-		}
+		for (size_t i = 0; i < nmetrics; i++)
+			topic_add(t, false, "%s %s", metrics[i].name,
+				  hwprof_metric_text(&metrics[i], num, sizeof(num)));
 	}
 	if (worst_event && hwprof_count_multiplexed(&worst)) {
 		topic_begin(t, "multiplexing: ");

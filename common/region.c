@@ -393,7 +393,7 @@ static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
 				c[i].counted ? "true" : "false");
 		}
 	} else {
-		char calls[32];
+		char calls[32], num[64];
 		snprintf(calls, sizeof(calls), "%llu", (unsigned long long)a->calls);
 		fprintf(f, "  %-20s %8d %8s", a->name, (int)t->tid, calls);
 		if (t->open_err < 0)
@@ -403,16 +403,16 @@ static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
 			if (!c[i].counted)
 				fprintf(f, " %*s", w, "not counted");
 			else
-				fprintf(f, " %*.0f%s", w - 1, c[i].scaled,
+				fprintf(f, " %*s%s", w - 1,
+					hwprof_count_text(c[i].scaled, events.ev[i].unit, num,
+							  sizeof(num)),
 					hwprof_count_multiplexed(&c[i]) ? "*" : " ");
 			*marked |= hwprof_count_multiplexed(&c[i]);
 		}
 		fputc('\n', f);
 		for (size_t i = 0; i < nm; i++)
-			fprintf(f, "  %-20s %17s  %s %.*f%s  (%s)\n", "", "", m[i].name,
-				m[i].percent ? 2 : 3,
-				m[i].percent ? 100.0 * m[i].value : m[i].value,
-				m[i].percent ? "%" : "", m[i].formula);
+			fprintf(f, "  %-20s %17s  %s %s  (%s)\n", "", "", m[i].name,
+				hwprof_metric_text(&m[i], num, sizeof(num)), m[i].formula);
 	}
 	*first = false;
 }

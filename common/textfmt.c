@@ -1,5 +1,6 @@
 /* textfmt.c - JSON and CSV quoting, in one place for every output of the tree. */
 #include "textfmt.h"
+#include "hwprof/metrics.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -107,6 +108,24 @@ void hwprof_csv_str(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+char *hwprof_count_text(double v, const char *unit, char *buf, size_t len)
+{
+	if ((unit[0] && strcmp(unit, "ns")) || v < 0 || v >= 1e18) {
+		snprintf(buf, len, "%.2f", v);
+		return buf;
+	}
+	return hwprof_group_digits((unsigned long long)llround(v), buf, len);
+}
+
+char *hwprof_metric_text(const struct hwprof_metric *m, char *buf, size_t len)
+{
+	if (m->percent)
+		snprintf(buf, len, "%.2f%%", 100 * m->value);
+	else
+		snprintf(buf, len, "%.3f", m->value);
+	return buf;
 }
 
 char *hwprof_group_digits(unsigned long long n, char *buf, size_t len)

@@ -4,6 +4,7 @@
 #ifndef HWPROF_TEXTFMT_H
 #define HWPROF_TEXTFMT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* Writes S to F as a JSON string (RFC 8259): quoted, '"' and '\' escaped, \b \f \n \r \t in
@@ -24,6 +25,18 @@ void hwprof_csv_str(FILE *f, const char *s);
 /* Writes N with thousands separators ("1,234,567") into BUF (LEN bytes, truncated to fit);
  * returns BUF. */
 char *hwprof_group_digits(unsigned long long n, char *buf, size_t len);
+
+/* Writes counted (scaled) value V as people read it into BUF (LEN bytes); returns BUF. An
+ * event count (UNIT "" or "ns") is rounded and grouped ("1,234,567"); a value in a sysfs unit
+ * ("MiB", "Joules"), or one that is negative or too large to round (>= 1e18), keeps two
+ * decimals ("1536.26"). The one spelling of a count in text outputs. */
+char *hwprof_count_text(double v, const char *unit, char *buf, size_t len);
+
+struct hwprof_metric;
+
+/* Writes metric M's value as people read it into BUF (LEN bytes); returns BUF: a rate in
+ * percent with two decimals ("12.35%"), any other metric with three ("2.500"). */
+char *hwprof_metric_text(const struct hwprof_metric *m, char *buf, size_t len);
 
 /* Replaces every control byte of S (< 0x20 and 0x7f) with '?', in place, and returns S: a
  * name read from a binary or a sample file made elsewhere ("evil\x1b]0;...") must neither

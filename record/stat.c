@@ -622,17 +622,6 @@ static double running_pct(const struct ev_stat *s)
 	return 100.0 * running_of(s).ratio;
 }
 
-/* A count for people: events counts (UNIT "" or "ns") rounded and grouped, "1,234,567"; values
- * in a sysfs unit (MiB, Joules) with 2 decimals. */
-static const char *fmt_count(double v, const char *unit, char *buf, size_t len)
-{
-	if ((unit[0] && strcmp(unit, "ns")) || v < 0 || v >= 1e18) {
-		snprintf(buf, len, "%.2f", v);
-		return buf;
-	}
-	return hwprof_group_digits((unsigned long long)llround(v), buf, len);
-}
-
 /* CMD as one line (arguments with blanks or quotes quoted), or NULL without a command. */
 static char *command_line(const struct stat_opts *o)
 {
@@ -672,7 +661,7 @@ static double unit_bytes(const char *unit)
 
 struct metric_out {
 	struct hwprof_metric m;
-	const char *unit; /* "", "%" or "GB/s" */
+	const char *unit; /* after the value: "" or "GB/s" */
 };
 
 static size_t derive(const struct hwprof_event_list *list, const struct ev_stat *st, double elapsed,
@@ -688,7 +677,7 @@ static size_t derive(const struct hwprof_event_list *list, const struct ev_stat 
 						     .counted = st[i].counted_runs > 0};
 	n = hwprof_metrics_derive(in, list->n, m, 64);
 	for (size_t i = 0; i < n && k < max; i++)
-		out[k++] = (struct metric_out){m[i], m[i].percent ? "%" : ""};
+		out[k++] = (struct metric_out){m[i], ""};
 	/* Bandwidth of byte-unit events (uncore CAS counts scaled to MiB by their .scale). */
 	for (size_t i = 0; i < list->n && k < max && elapsed > 0; i++) {
 		double b = unit_bytes(list->ev[i].unit);
@@ -742,7 +731,7 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 				why ? " (" : "", why ? why : "", why ? ")" : "");
 			continue;
 		}
-		fprintf(f, " %20s  %-24s %-5s", fmt_count(mean_of(s), unit, a, sizeof(a)),
+		fprintf(f, " %20s  %-24s %-5s", hwprof_count_text(mean_of(s), unit, a, sizeof(a)),
 			list->ev[i].spec, unit);
 		/* 78 columns with the spread: min and max get a table of their own below. */
 		if (rd->kept > 1)
@@ -764,8 +753,9 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 			const char *unit = hwprof_event_unit(&list->ev[i]);
 			if (!s->counted_runs)
 				continue;
-			fprintf(f, " %20s  %20s  %s%s%s\n", fmt_count(s->min, unit, b, sizeof(b)),
-				fmt_count(s->max, unit, c, sizeof(c)), list->ev[i].spec,
+			fprintf(f, " %20s  %20s  %s%s%s\n",
+				hwprof_count_text(s->min, unit, b, sizeof(b)),
+				hwprof_count_text(s->max, unit, c, sizeof(c)), list->ev[i].spec,
 				*unit ? " " : "", unit);
 		}
 	}
@@ -773,9 +763,8 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 		fprintf(f, "\n");
 		for (size_t i = 0; i < nm; i++) {
 			const struct hwprof_metric *x = &m[i].m;
-			fprintf(f, " %20.*f%-5s %-24s %s\n", x->percent ? 2 : 3,
-				x->percent ? 100 * x->value : x->value, m[i].unit, x->name,
-				x->formula);
+			fprintf(f, " %20s%-5s %-24s %s\n", hwprof_metric_text(x, a, sizeof(a)),
+				m[i].unit, x->name, x->formula);
 		}
 	}
 	fprintf(f, "\n %20.6f seconds time elapsed", elapsed);

@@ -19,6 +19,7 @@ static void print_header(FILE *f, const struct profile *p)
 	const struct hwprof_file_event *ev = profile_sampling_event(p);
 	const struct hwprof_file_trailer *t = &p->trailer;
 	struct hwprof_metric m[16];
+	char num[64];
 	size_t nm;
 
 	if (ev) {
@@ -72,7 +73,8 @@ static void print_header(FILE *f, const struct profile *p)
 				fprintf(f, "#   %-28s %18s\n", c->event, "not counted");
 				continue;
 			}
-			fprintf(f, "#   %-28s %18.0f %s  %5.1f%%", c->event, k.scaled, c->unit,
+			fprintf(f, "#   %-28s %18s %s  %5.1f%%", c->event,
+				hwprof_count_text(k.scaled, c->unit, num, sizeof(num)), c->unit,
 				k.ratio * 100);
 			if (hwprof_count_multiplexed(&k))
 				fprintf(f, "  (multiplexed: under %.0f%%, scaled)",
@@ -80,14 +82,9 @@ static void print_header(FILE *f, const struct profile *p)
 			fputc('\n', f);
 		}
 		nm = profile_metrics(p, m, sizeof(m) / sizeof(m[0]));
-		for (size_t i = 0; i < nm; i++) {
-			if (m[i].percent)
-				fprintf(f, "#   %-28s %17.2f%%  %s\n", m[i].name, m[i].value * 100,
-					m[i].formula);
-			else
-				fprintf(f, "#   %-28s %18.3f  %s\n", m[i].name, m[i].value,
-					m[i].formula);
-		}
+		for (size_t i = 0; i < nm; i++)
+			fprintf(f, "#   %-28s %18s  %s\n", m[i].name,
+				hwprof_metric_text(&m[i], num, sizeof(num)), m[i].formula);
 	}
 	fputc('\n', f);
 }

@@ -82,8 +82,8 @@ Test(header, counted_totals_metrics_and_multiplexing_flag)
 	cr_assert(strstr(l->text, "LLC-loads not counted"), "%s", l->text);
 	l = find(&h, "metrics: ");
 	cr_assert_not_null(l, "IPC and MPKI derived");
-	cr_assert(strstr(l->text, "IPC 2.55"), "%s", l->text);
-	cr_assert(strstr(l->text, "MPKI 2.00"), "%s", l->text);
+	cr_assert(strstr(l->text, "IPC 2.550"), "%s", l->text);
+	cr_assert(strstr(l->text, "MPKI 2.000"), "%s", l->text);
 	l = find(&h, "multiplexing: cycles ran 85% of the time, under 90%");
 	cr_assert_not_null(l);
 	cr_assert(l->warn);

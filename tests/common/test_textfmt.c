@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "closest.h"
+#include "hwprof/metrics.h"
 #include "textfmt.h"
 
 /* What FN writes for S, as a malloc'd string. */
@@ -86,6 +87,30 @@ Test(textfmt, csv_quotes_on_comma_quote_and_line_breaks)
 	EXPECT(hwprof_csv_str, "a\nb", "\"a\nb\"");
 	EXPECT(hwprof_csv_str, "a\rb", "\"a\rb\"");
 	EXPECT(hwprof_csv_str, NULL, "");
+}
+
+/* The one way a counted total reads in text outputs (stat, report, annotate, regions). */
+Test(textfmt, count_text_groups_event_counts_and_keeps_unit_decimals)
+{
+	char buf[64];
+
+	cr_expect_str_eq(hwprof_count_text(1234567.4, "", buf, sizeof(buf)), "1,234,567");
+	cr_expect_str_eq(hwprof_count_text(1234567.5, "ns", buf, sizeof(buf)), "1,234,568");
+	cr_expect_str_eq(hwprof_count_text(0, "", buf, sizeof(buf)), "0");
+	cr_expect_str_eq(hwprof_count_text(1536.257, "MiB", buf, sizeof(buf)), "1536.26");
+	cr_expect_str_eq(hwprof_count_text(-1, "", buf, sizeof(buf)), "-1.00");
+	cr_expect_str_eq(hwprof_count_text(2e18, "", buf, sizeof(buf)), "2000000000000000000.00");
+}
+
+/* The one way a derived metric's value reads in text outputs. */
+Test(textfmt, metric_text_rates_in_percent_others_three_decimals)
+{
+	struct hwprof_metric rate = {.name = "LLC miss rate", .value = 0.12345, .percent = true};
+	struct hwprof_metric ipc = {.name = "IPC", .value = 2.5, .percent = false};
+	char buf[64];
+
+	cr_expect_str_eq(hwprof_metric_text(&rate, buf, sizeof(buf)), "12.35%");
+	cr_expect_str_eq(hwprof_metric_text(&ipc, buf, sizeof(buf)), "2.500");
 }
 
 Test(closest, edit_distance_is_case_insensitive_levenshtein)

@@ -312,7 +312,7 @@ def check_merged_events_and_counts(tmp):
     check("mcc.data: 100 samples of 'cpu-clock' are not shown" in r.stderr and
           "--event cpu-clock" in r.stderr and "merged anyway" not in r.stderr,
           "mixed events warning: %r" % r.stderr)
-    check(re.search(r"^#   task-clock +4000 ", r.stdout, re.M) and
+    check(re.search(r"^#   task-clock +4,000 ", r.stdout, re.M) and
           re.search(r"^#   page-faults +counted in 1 of 2 inputs", r.stdout, re.M),
           "merged counts: %r" % r.stdout[:800])
     j = json.loads(report("-i", pf, "-i", cc, "-f", "json").stdout)["header"]

@@ -869,7 +869,7 @@ Test(report, period_weights_and_counted_totals)
 	f = open_memstream(&text, &len);
 	cr_assert_eq(output_text(f, p, rows, n, &oo), 0);
 	fclose(f);
-	cr_expect(strstr(text, "instructions") && strstr(text, "6000"), "%s", text);
+	cr_expect(strstr(text, "instructions") && strstr(text, "6,000"), "%s", text);
 	cr_expect(strstr(text, "50.0%  (multiplexed"), "multiplexing not flagged:\n%s", text);
 	cr_expect(strstr(text, "IPC") && strstr(text, "3.000"), "no IPC 3.000:\n%s", text);
 	free(text);
