@@ -31,7 +31,7 @@ struct list_options {
 };
 
 static const char usage_text[] =
-    "usage: hwprof list [hw|cache|sw|pmu] [--json]\n"
+    "usage: hwprof list [hw|cache|sw|pmu] [-f text|json]\n"
     "\n"
     "The events this host can count, each tried with perf_event_open(2): available,\n"
     "not supported, or no permission. Also the sysfs PMUs with their events and\n"
@@ -40,7 +40,8 @@ static const char usage_text[] =
     "\n"
     "  hw | cache | sw | pmu  only generic hardware, hardware cache, software events,\n"
     "                         or sysfs PMUs (default: all)\n"
-    "      --json             one JSON object instead of text\n"
+    "  -f, --format FMT       text (default) or json: one JSON object (--json is\n"
+    "                         the same as -f json)\n"
     "  -h, --help             this text\n"
     "\n"
     "The sysfs root is /sys, or $HWPROF_SYSFS_ROOT. Event spelling: docs/events.md.\n";
@@ -391,9 +392,10 @@ static int print_pmus(const struct list_options *o)
 
 int cmd_list(int argc, char **argv)
 {
-	static const char short_options[] = "h";
+	static const char short_options[] = "f:h";
 	struct list_options o = {.what = LIST_ALL, .json = false};
 	static const struct option longopts[] = {
+	    {"format", required_argument, NULL, 'f'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -401,6 +403,11 @@ int cmd_list(int argc, char **argv)
 	int c;
 	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			if (cli_parse_format(optarg) == CLI_FORMAT_CSV)
+				die_usage("--format '%s': hwprof list writes text or json", optarg);
+			o.json = cli_parse_format(optarg) == CLI_FORMAT_JSON;
+			break;
 		case 'j':
 			o.json = true;
 			break;

@@ -57,6 +57,18 @@ def main():
           "sw filter")
     rc, out, _ = run(["hw"])
     check(rc == 0 and "cycles" in out and "cpu-clock" not in out, "hw filter, text")
+
+    # -f/--format as report and stat spell it; --json stays as its alias.
+    rc, out, err = run(["sw", "-f", "json"])
+    check(rc == 0 and out == run(["sw", "--json"])[1], f"-f json is --json: {rc} {err}")
+    rc, out, err = run(["sw", "--format=json"])
+    check(rc == 0 and {e["kind"] for e in json.loads(out)["events"]} == {"software"},
+          f"--format=json: {rc} {err}")
+    rc, out, err = run(["sw", "--format", "text"])
+    check(rc == 0 and out == run(["sw"])[1], f"--format text is the default: {rc} {err}")
+    rc, out, err = run(["--format", "csv"])
+    check(rc == 64 and err.splitlines()[0] == "hwprof list: error: --format 'csv': hwprof "
+          "list writes text or json", f"--format csv refused: {rc} {err!r}")
     rc, _, err = run(["nonsense"])
     check(rc == 64 and "not a kind of event" in err, "bad filter: usage error")
 
