@@ -184,19 +184,22 @@ static void samples_topic(struct topic *t, const struct profile *p)
 		topic_add(t, false, "duration: %.3f s", (double)tr->duration_ns / 1e9);
 	}
 	if (p->header.argc) {
-		char cmd[160];
-		size_t o = 0;
+		char **words = xcalloc(p->header.argc, sizeof(*words));
+		char *cmd, *slash;
 
 		/* The program's base name: its directory says little and costs a line. */
-		for (uint32_t i = 0; i < p->header.argc && o + 1 < sizeof(cmd); i++) {
-			const char *a = p->header.argv[i], *slash = i ? NULL : strrchr(a, '/');
-
-			o += (size_t)snprintf(cmd + o, sizeof(cmd) - o, "%s%s", i ? " " : "",
-					      slash && slash[1] ? slash + 1 : a);
-		}
-		if (o >= sizeof(cmd))
-			memcpy(cmd + sizeof(cmd) - 4, "...", 4);
+		memcpy(words, p->header.argv, p->header.argc * sizeof(*words));
+		slash = words[0] ? strrchr(words[0], '/') : NULL;
+		if (slash && slash[1])
+			words[0] = slash + 1;
+		cmd = hwprof_argv_line(words, p->header.argc);
+		if (!cmd)
+			die("out of memory");
+		if (strlen(cmd) >= 160)
+			memcpy(cmd + 156, "...", 4);
 		topic_add(t, false, "target: %s", cmd);
+		free(cmd);
+		free(words);
 	}
 }
 

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Length of the well-formed UTF-8 sequence at S (Unicode 15, table 3-7: no overlong forms,
@@ -126,6 +127,40 @@ char *hwprof_metric_text(const struct hwprof_metric *m, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.3f", m->value);
 	return buf;
+}
+
+char *hwprof_argv_line(char *const *argv, size_t argc)
+{
+	size_t len = 1;
+	char *s, *o;
+
+	/* Worst case: every byte a quote (4 bytes: '\'') plus the word's own two quotes. */
+	for (size_t i = 0; i < argc; i++)
+		len += 4 * strlen(argv[i] ? argv[i] : "") + 3;
+	s = o = malloc(len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < argc; i++) {
+		const char *w = argv[i] ? argv[i] : "";
+		bool quote = !*w || strpbrk(w, " \t\n'\"\\$`*?[]{}()<>|&;#~") != NULL;
+
+		if (i)
+			*o++ = ' ';
+		if (quote)
+			*o++ = '\'';
+		for (; *w; w++) {
+			if (*w == '\'') {
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else {
+				*o++ = *w;
+			}
+		}
+		if (quote)
+			*o++ = '\'';
+	}
+	*o = '\0';
+	return s;
 }
 
 char *hwprof_group_digits(unsigned long long n, char *buf, size_t len)

@@ -38,6 +38,12 @@ struct hwprof_metric;
  * percent with two decimals ("12.35%"), any other metric with three ("2.500"). */
 char *hwprof_metric_text(const struct hwprof_metric *m, char *buf, size_t len);
 
+/* ARGC words of ARGV as one command line, each quoted as a shell would need to read it back
+ * ('echo a b', '' for an empty word, ' inside as '\''; a NULL word is empty). Returns a
+ * malloc'd string the caller frees, or NULL with errno ENOMEM. Control bytes are kept: tame
+ * them for text meant for people (hwprof_text_tame). */
+char *hwprof_argv_line(char *const *argv, size_t argc);
+
 /* Replaces every control byte of S (< 0x20 and 0x7f) with '?', in place, and returns S: a
  * name read from a binary or a sample file made elsewhere ("evil\x1b]0;...") must neither
  * drive the terminal nor break a table's line. For text meant for people only; JSON and CSV

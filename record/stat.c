@@ -625,21 +625,13 @@ static double running_pct(const struct ev_stat *s)
 /* CMD as one line (arguments with blanks or quotes quoted), or NULL without a command. */
 static char *command_line(const struct stat_opts *o)
 {
-	size_t len = 64;
 	char *s;
 
-	for (int i = 0; i < o->argc; i++)
-		len += strlen(o->argv[i]) + 3;
 	if (!o->argv)
 		return NULL;
-	s = xcalloc(1, len);
-	for (int i = 0; i < o->argc; i++) {
-		bool q = strpbrk(o->argv[i], " \t'\"") || !o->argv[i][0];
-		strcat(s, i ? " " : "");
-		strcat(s, q ? "'" : "");
-		strcat(s, o->argv[i]);
-		strcat(s, q ? "'" : "");
-	}
+	s = hwprof_argv_line(o->argv, (size_t)o->argc);
+	if (!s)
+		die("out of memory");
 	return s;
 }
 

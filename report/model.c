@@ -9,6 +9,7 @@
 #include "builder.h"
 #include "filter.h"
 #include "strpool.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -66,18 +67,7 @@ int profile_push_line(char ***v, size_t *n, const char *fmt, ...)
 
 static char *command_line(const struct hwprof_file_header *h)
 {
-	size_t len = 1;
-	char *s;
-
-	for (uint32_t i = 0; i < h->argc; i++)
-		len += strlen(h->argv[i] ? h->argv[i] : "") + 1;
-	s = calloc(1, len);
-	for (uint32_t i = 0; s && i < h->argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, h->argv[i] ? h->argv[i] : "");
-	}
-	return s;
+	return hwprof_argv_line(h->argv, h->argc);
 }
 
 static void sampling_label(char *buf, size_t len, bool freq, uint64_t v)

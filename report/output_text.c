@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LOC_WIDTH 36
@@ -14,7 +15,8 @@
  * caller)" must stay whole when it fits on a wide line, a long C++ signature is cut. */
 #define FN_MAX_WIDTH 72
 
-static void print_header(FILE *f, const struct profile *p)
+/* Returns 0, or -ENOMEM. */
+static int print_header(FILE *f, const struct profile *p)
 {
 	const struct hwprof_file_event *ev = profile_sampling_event(p);
 	const struct hwprof_file_trailer *t = &p->trailer;
@@ -46,12 +48,14 @@ static void print_header(FILE *f, const struct profile *p)
 		fprintf(f, ", duration: %.3f s", (double)t->duration_ns / 1e9);
 	fputc('\n', f);
 	if (p->header.argc) {
-		fprintf(f, "# command:");
-		for (uint32_t i = 0; i < p->header.argc; i++) {
-			fputc(' ', f);
-			hwprof_text_put(f, p->header.argv[i]);
-		}
+		char *cmd = hwprof_argv_line(p->header.argv, p->header.argc);
+
+		if (!cmd)
+			return -ENOMEM;
+		fprintf(f, "# command: ");
+		hwprof_text_put(f, cmd);
 		fputc('\n', f);
+		free(cmd);
 	}
 	if (p->header.cpu_model[0] || p->header.kernel[0])
 		fprintf(f, "# host: %s, %u CPUs, Linux %s\n", p->header.cpu_model, p->header.ncpus,
@@ -87,6 +91,7 @@ static void print_header(FILE *f, const struct profile *p)
 				hwprof_metric_text(&m[i], num, sizeof(num)), m[i].formula);
 	}
 	fputc('\n', f);
+	return 0;
 }
 
 /* Prints S in a column of WIDTH characters (UTF-8 code points, not bytes), cut with "…"
@@ -142,7 +147,8 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 	bool uncertain = false;
 	size_t fn_width = strlen("function");
 
-	print_header(f, p);
+	if (print_header(f, p) < 0)
+		return -ENOMEM;
 	if (!n) {
 		if (o->omitted)
 			fprintf(f,

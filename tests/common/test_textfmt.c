@@ -113,6 +113,24 @@ Test(textfmt, metric_text_rates_in_percent_others_three_decimals)
 	cr_expect_str_eq(hwprof_metric_text(&ipc, buf, sizeof(buf)), "2.500");
 }
 
+/* The one way a command line is written from its words: as a shell would read it back. */
+Test(textfmt, argv_line_quotes_only_what_needs_it)
+{
+	char *plain[] = {"./touch", "100", "-x"};
+	char *odd[] = {"sh", "-c", "echo a b", "", "it's", NULL};
+	char *s;
+
+	s = hwprof_argv_line(plain, 3);
+	cr_expect_str_eq(s, "./touch 100 -x");
+	free(s);
+	s = hwprof_argv_line(odd, 6);
+	cr_expect_str_eq(s, "sh -c 'echo a b' '' 'it'\\''s' ''");
+	free(s);
+	s = hwprof_argv_line(plain, 0);
+	cr_expect_str_eq(s, "");
+	free(s);
+}
+
 Test(closest, edit_distance_is_case_insensitive_levenshtein)
 {
 	cr_expect_eq(hwprof_edit_distance("cycles", "cycles"), 0);
