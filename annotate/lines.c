@@ -11,17 +11,41 @@
 #include <string.h>
 #include <sys/stat.h>
 
+const struct ann_heat_level ann_heat_levels[ANN_HEAT_HOTTEST + 1] = {
+    [ANN_HEAT_NONE] = {0, ' ', "none"},	      [ANN_HEAT_LOW] = {ANN_HOT_LINE_SHARE, '.', "low"},
+    [ANN_HEAT_WARM] = {0.05, ':', "warm"},    [ANN_HEAT_HOT] = {0.20, '+', "hot"},
+    [ANN_HEAT_HOTTEST] = {2, '#', "hottest"},
+};
+
 enum ann_heat ann_heat_of(double share)
 {
+	enum ann_heat h = ANN_HEAT_NONE;
+
+	/* NONE is a share of exactly 0 (no samples); each later level starts where the one
+	 * before it ends. */
 	if (share <= 0)
-		return ANN_HEAT_NONE;
-	if (share < 0.005)
-		return ANN_HEAT_LOW;
-	if (share < 0.05)
-		return ANN_HEAT_WARM;
-	if (share < 0.20)
-		return ANN_HEAT_HOT;
-	return ANN_HEAT_HOTTEST;
+		return h;
+	while (h < ANN_HEAT_HOTTEST && share >= ann_heat_levels[h].limit)
+		h++;
+	return h;
+}
+
+char *ann_heat_legend(char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int h = ANN_HEAT_LOW; h <= ANN_HEAT_HOTTEST && o < len; h++) {
+		const struct ann_heat_level *l = &ann_heat_levels[h];
+
+		if (h < ANN_HEAT_HOTTEST)
+			o += (size_t)snprintf(buf + o, len - o, "%c under %g%%  ", l->marker,
+					      100 * l->limit);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%c %g%% or more", l->marker,
+					      100 * ann_heat_levels[h - 1].limit);
+	}
+	return buf;
 }
 
 static const char *nz(const char *s)

@@ -23,7 +23,7 @@
 #include "model.h"
 #include "source.h"
 
-/* Heat levels from a line's share of its function: none, < 0.5 %, < 5 %, < 20 %, >= 20 %. */
+/* Heat levels from a line's share of its function; their bounds are ann_heat_levels[]. */
 enum ann_heat {
 	ANN_HEAT_NONE,
 	ANN_HEAT_LOW,
@@ -32,8 +32,28 @@ enum ann_heat {
 	ANN_HEAT_HOTTEST,
 };
 
+/* One heat level: a share of the function below LIMIT (and not below the previous level's
+ * limit) has it; MARKER is its character in the marker column, so that heat reads without
+ * colour; NAME its word in docs and help. */
+struct ann_heat_level {
+	double limit; /* 0..1; the last level's is above any share */
+	char marker;
+	const char *name;
+};
+
+/* The levels, indexed by enum ann_heat: none (a share of 0), low (< 0.5%), warm (< 5%),
+ * hot (< 20%), hottest. */
+extern const struct ann_heat_level ann_heat_levels[ANN_HEAT_HOTTEST + 1];
+
+/* The share of its function from which a line is a hot line: where ANN_HEAT_WARM begins. */
+#define ANN_HOT_LINE_SHARE 0.005
+
 /* The heat level of SHARE (0..1 of the function). */
 enum ann_heat ann_heat_of(double share);
+
+/* The marker column's legend, ". under 0.5%  : under 5%  + under 20%  # 20% or more", into
+ * BUF (LEN bytes); returns BUF. */
+char *ann_heat_legend(char *buf, size_t len);
 
 enum ann_row_kind {
 	ANN_ROW_LINE,  /* a source line (text NULL when the source was not found) */

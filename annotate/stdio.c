@@ -13,9 +13,7 @@
 
 char ann_heat_marker(enum ann_heat heat)
 {
-	static const char marks[] = " .:+#";
-
-	return heat <= ANN_HEAT_HOTTEST ? marks[heat] : '#';
+	return ann_heat_levels[heat <= ANN_HEAT_HOTTEST ? heat : ANN_HEAT_HOTTEST].marker;
 }
 
 static void share(char *buf, size_t len, double s)

@@ -606,13 +606,16 @@ static const struct screen list_screen = {list_draw, list_key};
 
 /* ---- help -------------------------------------------------------------------------------- */
 
+/* The help's two lines made from the heat table (filled by help_lines_fill()). */
+static char help_tab_line[96], help_legend_line[128];
+
 static const char *const help_text[] = {
     "hwprof annotate: keys",
     "",
     "  Up Down j k      move one line",
     "  PgUp PgDn b SPC  move one page",
     "  g G Home End     first / last line",
-    "  TAB  Shift-TAB   next / previous hot line (>= 0.5% of the function)",
+    help_tab_line,
     "  n N              next / previous search match, else hot line",
     "  /                search the source text (or names in the list)",
     "  f Enter          function list; Enter opens a function",
@@ -621,11 +624,22 @@ static const char *const help_text[] = {
     "  ?                this help",
     "  q                back; quit from the source view",
     "",
-    "Marker column: . under 0.5%  : under 5%  + under 20%  # 20% or more",
+    help_legend_line,
     "of the function's samples. Colours follow the same levels.",
     "",
     "Press any key to go back.",
 };
+
+static void help_lines_fill(void)
+{
+	char legend[100];
+
+	snprintf(help_tab_line, sizeof(help_tab_line),
+		 "  TAB  Shift-TAB   next / previous hot line (>= %g%% of the function)",
+		 100 * ANN_HOT_LINE_SHARE);
+	snprintf(help_legend_line, sizeof(help_legend_line), "Marker column: %s",
+		 ann_heat_legend(legend, sizeof(legend)));
+}
 
 /* The help's lines that the screen holds below its status line. */
 static size_t help_rows(const struct tui *t)
@@ -637,6 +651,8 @@ static void help_draw(struct tui *t)
 {
 	size_t n = sizeof(help_text) / sizeof(help_text[0]), rows = help_rows(t);
 
+	if (!help_tab_line[0])
+		help_lines_fill();
 	if (t->htop + rows > n)
 		t->htop = n > rows ? n - rows : 0;
 	for (size_t i = t->htop; i < n && i - t->htop < rows; i++) {

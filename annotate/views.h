@@ -8,8 +8,7 @@
 
 #include "lines.h"
 
-/* The marker column for a heat level, so that heat reads without colour: ' ', '.', ':', '+',
- * '#' from none to hottest. */
+/* The marker column for a heat level (ann_heat_levels[].marker; past the last level, its). */
 char ann_heat_marker(enum ann_heat heat);
 
 /* Prints to OUT the header of M's profile, then functions FUNCS (NFUNCS indexes into

@@ -248,6 +248,22 @@ Test(lines, heat_levels)
 	cr_assert_eq(ann_heat_of(1), ANN_HEAT_HOTTEST);
 }
 
+/* One heat table: the markers, names and the legend the TUI's help shows come from it. */
+Test(lines, heat_table_gives_markers_names_and_legend)
+{
+	char buf[128];
+
+	cr_assert_eq(ann_heat_levels[ANN_HEAT_NONE].marker, ' ');
+	cr_assert_eq(ann_heat_levels[ANN_HEAT_LOW].marker, '.');
+	cr_assert_eq(ann_heat_levels[ANN_HEAT_WARM].marker, ':');
+	cr_assert_eq(ann_heat_levels[ANN_HEAT_HOT].marker, '+');
+	cr_assert_eq(ann_heat_levels[ANN_HEAT_HOTTEST].marker, '#');
+	cr_assert_str_eq(ann_heat_levels[ANN_HEAT_WARM].name, "warm");
+	cr_assert_float_eq(ANN_HOT_LINE_SHARE, 0.005, 1e-12);
+	cr_assert_str_eq(ann_heat_legend(buf, sizeof(buf)),
+			 ". under 0.5%  : under 5%  + under 20%  # 20% or more");
+}
+
 Test(lines, long_stretch_without_samples_folds_into_a_gap)
 {
 	char path[] = "/tmp/annotate_gapXXXXXX";

@@ -177,6 +177,9 @@ try:
             # Its last line, not its title: the pane may be captured half drawn.
             s = wait_for("a", r"^  q +back; quit")
             check("?: help", "TAB" in s and "q " in s and "hwprof annotate: keys" in s, s)
+            check("?: help's heat lines come from the heat table",
+                  "next / previous hot line (>= 0.5% of the function)" in s and
+                  "Marker column: . under 0.5%  : under 5%  + under 20%  # 20% or more" in s, s)
             keys("a", "q")
             s = wait_for("a", r"^work \[annotate_work\]")
             check("q leaves the help", re.search(r"^work \[annotate_work\]", s, re.M), s)
