@@ -7,14 +7,13 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import hwprof_test  # noqa: E402
 
 
 def hot_line(name, src="annotate_work.c"):
-    with open(os.path.join(HERE, src)) as f:
-        for n, line in enumerate(f, 1):
-            if "HOT: " + name + " " in line:
-                return n
-    sys.exit(f"annotate test: no 'HOT: {name}' marker in {src}")
+    """The workload's "HOT: NAME" line (hwprof_test.hot_line on a file of this folder)."""
+    return hwprof_test.hot_line(os.path.join(HERE, src), name)
 
 
 def text_line(text, src="annotate_work.c"):
@@ -34,21 +33,3 @@ def record(hwprof, work, out):
         print("SKIP: hwprof record failed:", p.returncode, p.stderr.strip())
         sys.exit(77)
     return out
-
-
-class Checks:
-    def __init__(self):
-        self.failures = []
-
-    def __call__(self, name, cond, detail=""):
-        print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + str(detail)))
-        if not cond:
-            self.failures.append(name)
-        return cond
-
-    def done(self):
-        if self.failures:
-            print(f"{len(self.failures)} failed: {', '.join(self.failures)}")
-            sys.exit(1)
-        print("all passed")
-        sys.exit(0)

@@ -13,10 +13,10 @@ import subprocess
 import sys
 import tempfile
 
-from annotate_common import HERE, Checks, hot_line, record, text_line
+from annotate_common import HERE, hot_line, record, text_line
+from hwprof_test import check, finish  # annotate_common put it on the path
 
 HWPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-check = Checks()
 TOKENS = {"first": hot_line("first"), "second": hot_line("second"),
           "inlined": hot_line("inlined", "annotate_work.h")}
 CALL = text_line("fill_pages(c, pages / 4);")
@@ -181,4 +181,4 @@ with tempfile.TemporaryDirectory() as d:
     else:
         print("skip missing-source case: no C compiler")
 
-check.done()
+finish()

@@ -17,12 +17,12 @@ import sys
 import tempfile
 import time
 
-from annotate_common import Checks, hot_line, record
+from annotate_common import hot_line, record
+from hwprof_test import check, finish  # annotate_common put it on the path
 
 HWPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 MODE = sys.argv[3] if len(sys.argv) > 3 else "keys"
 SOCKET = f"hwprof-annotate-{os.getpid()}"
-check = Checks()
 FIRST, SECOND = hot_line("first"), hot_line("second")
 INLINED = hot_line("inlined", "annotate_work.h")
 
@@ -273,4 +273,4 @@ try:
 finally:
     subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
 
-check.done()
+finish()

@@ -1,22 +1,19 @@
 #!/usr/bin/env python3
 """The shared CLI behaviour: dispatch, help, bad options and numbers (cli.c, hwprof.c).
 Every failure is one "hwprof CMD: error: ..." line plus the --help hint, exit 64."""
-import subprocess
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from hwprof_test import check, finish  # noqa: E402
+import hwprof_test  # noqa: E402
+
 HWPROF = sys.argv[1]
-failed = 0
 
 
 def run(*args):
-    p = subprocess.run([HWPROF, *args], capture_output=True, text=True, timeout=30)
+    p = hwprof_test.run([HWPROF, *args])
     return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    global failed
-    print(("ok   " if cond else "FAIL ") + name + ("" if cond else f": {detail!r}"))
-    failed += not cond
 
 
 rc, out, err = run("--version")
@@ -98,4 +95,4 @@ for cmd in ("report", "stat"):
     rc, out, err = run(cmd, "--format", "xml", "--", "true")
     check(f"{cmd} --format xml", rc == 64 and "--format 'xml': not a format (text, csv or json)" in err, err)
 
-sys.exit(1 if failed else 0)
+finish()

@@ -15,23 +15,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from hwprof_test import check, finish, hot_line  # noqa: E402
+
 CASE, HWPROF, SRC = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
 PROG = [os.path.abspath(sys.argv[4])] + sys.argv[5:]
-failures = []
-
-
-def check(name, cond, detail=""):
-    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + str(detail)))
-    if not cond:
-        failures.append(name)
-
-
-def hot_line(src, name):
-    with open(os.path.join(SRC, src)) as f:
-        for n, line in enumerate(f, 1):
-            if "HOT: " + name in line:
-                return n
-    sys.exit(f"e2e: no 'HOT: {name}' marker in {src}")
 
 
 def record(d, args, prog=None, timeout=60):
@@ -64,7 +52,7 @@ def samples_at(rows, src, line):
 
 def own_file_share(name, rows, src, marker, want=0.95, min_samples=1000):
     """The marked line holds >= WANT of the samples that fall in SRC."""
-    line = hot_line(src, marker)
+    line = hot_line(os.path.join(SRC, src), marker)
     total = sum(r["samples"] for r in in_file(rows, src))
     hot = samples_at(rows, src, line)
     print(f"{name}: {src}:{line} has {hot} of {total} samples in {src}")
@@ -98,8 +86,8 @@ def case_shlib(d):
 def case_threads(d):
     doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
     rows = doc["rows"]
-    one = samples_at(rows, "threads.c", hot_line("threads.c", "one_share"))
-    three = samples_at(rows, "threads.c", hot_line("threads.c", "three_shares"))
+    one = samples_at(rows, "threads.c", hot_line(os.path.join(SRC, "threads.c"), "one_share"))
+    three = samples_at(rows, "threads.c", hot_line(os.path.join(SRC, "threads.c"), "three_shares"))
     print(f"threads: one_share {one}, three_shares {three}, ratio {three / max(one, 1):.3f}")
     check("threads: both lines sampled", one > 1000 and three > 3000, (one, three))
     check("threads: 1:3 within 10%", one and abs(three / one - 3) <= 0.3, three / max(one, 1))
@@ -113,7 +101,7 @@ def case_forkexec(d):
 def case_chase(d):
     doc, _ = report(record(d, ["-e", "cpu-clock"]))
     rows = [r for r in doc["rows"] if r["samples"] > 0]
-    line = hot_line("chase.c", "chase")
+    line = hot_line(os.path.join(SRC, "chase.c"), "chase")
     top = rows[0] if rows else {}
     print(f"chase: top row {top.get('file')}:{top.get('line')} {top.get('share')}")
     check("chase: enough samples", doc["header"]["samples"] >= 500, doc["header"]["samples"])
@@ -148,7 +136,7 @@ def case_hotloop(d):
     default (cpu-clock here) puts the chase first."""
     doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
     rows = in_file(doc["rows"], "hotloop.c")
-    line = hot_line("hotloop.c", "fault")
+    line = hot_line(os.path.join(SRC, "hotloop.c"), "fault")
     check("hotloop page-faults: the fault line leads hotloop.c",
           rows and rows[0]["line"] == line, rows[:3])
     check("hotloop page-faults: 20000 faults on it", samples_at(rows, "hotloop.c", line) >= 20000,
@@ -200,7 +188,7 @@ def case_attach(d):
     top = rows[0] if rows else {}
     check("attach: samples recorded", doc["header"]["samples"] > 100, doc["header"]["samples"])
     check("attach: the chase line leads", top.get("file") and
-          os.path.basename(top["file"]) == "chase.c" and top["line"] == hot_line("chase.c", "chase"),
+          os.path.basename(top["file"]) == "chase.c" and top["line"] == hot_line(os.path.join(SRC, "chase.c"), "chase"),
           top)
 
 
@@ -213,7 +201,7 @@ def case_attach_threads(d):
     was given."""
     import resource
     nthreads, pages = int(PROG[1]), int(PROG[2])
-    line = hot_line("manythreads.c", "thread_fault")
+    line = hot_line(os.path.join(SRC, "manythreads.c"), "thread_fault")
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     for name, limit in (("soft 64", (64, hard)), ("hard 400", (400, 400))):
         out = os.path.join(d, "t.data")
@@ -287,5 +275,4 @@ if CASE not in CASES:
     sys.exit(f"e2e: unknown case {CASE}; one of {', '.join(CASES)}")
 with tempfile.TemporaryDirectory() as tmp:
     CASES[CASE](tmp)
-print(f"{CASE}: {len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish(CASE)

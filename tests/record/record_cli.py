@@ -17,23 +17,17 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from hwprof_test import check, finish  # noqa: E402
+
 HWPROF, WL = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HOTLOOP = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
-failures = []
 
 
 def run(args, cwd):
     p = subprocess.run([HWPROF, "record"] + args, cwd=cwd, capture_output=True, text=True,
                        timeout=30)
     return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
-    else:
-        print(f"ok   {name}")
 
 
 def bad_input(name, args, want_rc, want_text, cwd, marker=None):
@@ -289,5 +283,4 @@ if HOTLOOP:
     check("hotloop: touched 20000 pages", "touched 20000 pages" in p.stdout, p.stdout)
     check("hotloop: no negative number", " -" not in p.stdout, p.stdout)
 
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()

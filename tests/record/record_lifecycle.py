@@ -24,15 +24,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from hwprof_test import check, finish  # noqa: E402
+
 HWPROF, SPIN = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 IDLE_MAIN = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
-failures = []
-
-
-def check(name, cond, detail=""):
-    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + str(detail)))
-    if not cond:
-        failures.append(name)
 
 
 def clean(name, err):
@@ -481,5 +477,4 @@ with tempfile.TemporaryDirectory() as d:
         print(f"--- {t.__name__}")
         t(d)
 
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()
