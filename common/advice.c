@@ -1,5 +1,6 @@
 /* advice.c - what to tell a user whose perf_event_open(2) failed; see hwprof/event.h. */
 #include "hwprof/event.h"
+#include "host.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -9,18 +10,12 @@
 
 int hwprof_paranoid(void)
 {
-	const char *root = getenv("HWPROF_PROC_ROOT");
-	char path[4096];
-	int v;
-	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid",
-		 root && *root ? root : "/proc");
-	FILE *f = fopen(path, "re");
-	if (!f)
+	long long v;
+
+	if (hwprof_read_number("/proc/sys/kernel/perf_event_paranoid", &v) < 0 || v < INT_MIN ||
+	    v > INT_MAX)
 		return INT_MIN;
-	if (fscanf(f, "%d", &v) != 1)
-		v = INT_MIN;
-	fclose(f);
-	return v;
+	return (int)v;
 }
 
 /* Levels: perf_event_open(2) "perf_event_paranoid"; 3 and 4 are Debian/Ubuntu patches. */

@@ -80,3 +80,26 @@ void hwprof_header_release(struct hwprof_file_header *h)
 	h->argc = 0;
 	h->nevents = 0;
 }
+
+int hwprof_read_number(const char *path, long long *out)
+{
+	const char *root = getenv("HWPROF_PROC_ROOT");
+	char rooted[4096];
+	long long v;
+	FILE *f;
+	int n;
+
+	if (root && *root && !strncmp(path, "/proc/", 6)) {
+		snprintf(rooted, sizeof(rooted), "%s/%s", root, path + 6);
+		path = rooted;
+	}
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%lld", &v);
+	fclose(f);
+	if (n != 1)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}

@@ -11,4 +11,11 @@
  * cases BUF holds "unknown". */
 int hwprof_host_cpu_model(char *buf, size_t len);
 
+/* Reads the number a /proc or /sys file holds (its first integer, as scanf's %lld reads it)
+ * into *OUT. A PATH that starts with "/proc/" is read under $HWPROF_PROC_ROOT instead of /proc
+ * when that is set (tests give fixture values); any other PATH as given (a sysfs path is
+ * already under hwprof_sysfs_root()). Returns 0, the -errno of fopen(3), or -EINVAL when the
+ * file starts with no number; *OUT is then unchanged. */
+int hwprof_read_number(const char *path, long long *out);
+
 #endif

@@ -29,6 +29,7 @@
 #include "attach.h"
 #include "task.h"
 #include "buildid.h"
+#include "host.h"
 #include "decode.h"
 #include "hwprof/event.h"
 #include "hwprof/hwprof.h"
@@ -200,14 +201,9 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 /* -F above kernel.perf_event_max_sample_rate is refused by the kernel with a bare EINVAL. */
 static void check_freq(long long freq)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
 	long long max = 0;
 
-	if (f) {
-		if (fscanf(f, "%lld", &max) != 1)
-			max = 0;
-		fclose(f);
-	}
+	hwprof_read_number("/proc/sys/kernel/perf_event_max_sample_rate", &max);
 	if (max > 0 && freq > max)
 		die_usage(
 		    "-F %lld: above the kernel's limit of %lld Hz (lower -F, use -c, or raise "

@@ -173,17 +173,12 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 
 /* ---- host facts ------------------------------------------------------------------------ */
 
+/* The number in PATH, -1 when it cannot be read. */
 static long read_long_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	long v = -1;
+	long long v;
 
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return hwprof_read_number(path, &v) < 0 ? -1 : (long)v;
 }
 
 /* Counters of the core PMU: sysfs caps/ where the kernel has them (some PMU drivers export
