@@ -1,58 +1,38 @@
-/* buildid.c - NT_GNU_BUILD_ID from a file's PT_NOTE segments, with libelf. */
+/* buildid.c - NT_GNU_BUILD_ID of a file, read by libdw's dwelf_elf_gnu_build_id() as report
+ * reads it (PT_NOTE segments, which survive strip, or note sections). */
 #include "buildid.h"
 
-#include <elf.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <string.h>
 #include <unistd.h>
 
-static int note_in(Elf_Data *d, uint8_t id[20])
-{
-	GElf_Nhdr nh;
-	size_t off = 0, name_off, desc_off, next;
-
-	while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    !memcmp((const char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz) {
-			size_t n = nh.n_descsz < 20 ? nh.n_descsz : 20;
-			memcpy(id, (const char *)d->d_buf + desc_off, n);
-			return (int)n;
-		}
-		off = next;
-	}
-	return -ENODATA;
-}
-
 int buildid_read(const char *path, uint8_t id[20])
 {
-	Elf *elf = NULL;
-	size_t nph;
-	int fd, ret = -ENODATA;
+	const void *bid;
+	Elf *elf;
+	ssize_t n;
+	int fd, ret;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph) < 0) {
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		ret = -EBADMSG;
-		goto out;
+	} else {
+		n = dwelf_elf_gnu_build_id(elf, &bid);
+		if (n > 0) {
+			ret = n < 20 ? (int)n : 20;
+			memcpy(id, bid, (size_t)ret);
+		} else {
+			/* -1: damaged notes; 0: none. Either way there is no id to give. */
+			ret = -ENODATA;
+		}
 	}
-	for (size_t i = 0; i < nph && ret < 0; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
-					 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-		if (d)
-			ret = note_in(d, id);
-	}
-out:
 	elf_end(elf);
 	close(fd);
 	return ret;

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-/* Reads the NT_GNU_BUILD_ID note (from the PT_NOTE segments, which survive strip) of the
- * ELF file PATH into ID (at most 20 bytes are kept). Returns the number of bytes stored, or
+/* Reads the NT_GNU_BUILD_ID note of the ELF file PATH into ID (at most 20 bytes are kept),
+ * as report reads it (dwelf_elf_gnu_build_id()). Returns the number of bytes stored, or
  * -errno: from open(2), -ENODATA when there is no such note, -EBADMSG when PATH is not ELF. */
 int buildid_read(const char *path, uint8_t id[20]);
 

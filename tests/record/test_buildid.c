@@ -61,3 +61,17 @@ Test(buildid, errors)
 	cr_assert_eq(buildid_read(path, id), -EBADMSG);
 	unlink(path);
 }
+
+Test(buildid, linked_without_one_is_enodata)
+{
+	uint8_t id[20];
+	char path[64], cmd[256];
+
+	snprintf(path, sizeof(path), "/tmp/hwprof-nobuildid-%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd),
+		 "printf 'int main(void){return 0;}' | cc -x c - -Wl,--build-id=none -o %s", path);
+	if (system(cmd) != 0)
+		cr_skip_test("no C compiler to link a file without a build-id");
+	cr_expect_eq(buildid_read(path, id), -ENODATA);
+	unlink(path);
+}
