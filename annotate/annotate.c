@@ -49,8 +49,6 @@ static const char usage_text[] =
     "                           name (ns::work) or linkage name (_Z...)\n"
     "  -h, --help               this text\n"
     "\n"
-    "Keys in the terminal view: arrows j k, PgUp PgDn, g G, TAB / n N next / previous hot\n"
-    "line, / search, f function list, s share of function or of all samples, ? help, q quit.\n"
     "Without a terminal (or one smaller than 40x12) annotate prints --stdio output.\n";
 
 enum { OPT_STDIO = 256, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_LIMIT, OPT_EVENT, OPT_DEBUG_DIR };
@@ -109,6 +107,7 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			ann_tui_keys_usage(stdout);
 			exit(EXIT_OK);
 		default:
 			cli_bad_option(argv, short_options, longopts);

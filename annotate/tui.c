@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -416,96 +417,237 @@ static void source_hot(struct tui *t, int dir)
 	follow(t->cur, &t->top, t->view->nrows, body_rows(t), true);
 }
 
-/* Keys shared by the source view and the function list: moving the cursor. Returns true when
- * CH was one of them. */
-static bool motion_key(struct tui *t, int ch, size_t *cur, size_t *top, size_t total)
-{
-	int n = body_rows(t);
+/* ---- keys as actions (tig's way): each screen maps keys to actions in one table, and the
+ * help and annotate's usage are made from the tables. A new key is a row in a table (and,
+ * for a new action, a line in actions[] and a case in the screen's do function). */
 
-	switch (ch) {
-	case KEY_UP:
-	case 'k':
-		move_cursor(cur, top, total, n, -1, false);
-		return true;
-	case KEY_DOWN:
-	case 'j':
-		move_cursor(cur, top, total, n, 1, false);
-		return true;
-	case KEY_PPAGE:
-	case 'b':
-		move_cursor(cur, top, total, n, -n, true);
-		return true;
-	case KEY_NPAGE:
-	case ' ':
-		move_cursor(cur, top, total, n, n, true);
-		return true;
-	case 'g':
-	case KEY_HOME:
-		move_cursor(cur, top, total, n, -(long)total, true);
-		return true;
-	case 'G':
-	case KEY_END:
-		move_cursor(cur, top, total, n, (long)total, true);
-		return true;
+enum action {
+	ACT_NONE,
+	ACT_UP,
+	ACT_DOWN,
+	ACT_PAGE_UP,
+	ACT_PAGE_DOWN,
+	ACT_FIRST,
+	ACT_LAST,
+	ACT_NEXT_HOT,
+	ACT_PREV_HOT,
+	ACT_NEXT_MATCH,
+	ACT_PREV_MATCH,
+	ACT_SEARCH,
+	ACT_FUNCTIONS,
+	ACT_OPEN,
+	ACT_SHARE,
+	ACT_SCROLL_RIGHT,
+	ACT_SCROLL_LEFT,
+	ACT_HELP,
+	ACT_CLEAR,
+	ACT_BACK,
+	ACT_COUNT,
+};
+
+/* What each action does, for the help screen; NULL: not listed there. */
+static const char *const actions[ACT_COUNT] = {
+    [ACT_UP] = "move up one line",
+    [ACT_DOWN] = "move down one line",
+    [ACT_PAGE_UP] = "move up one page",
+    [ACT_PAGE_DOWN] = "move down one page",
+    [ACT_FIRST] = "first line",
+    [ACT_LAST] = "last line",
+    [ACT_NEXT_HOT] = "next hot line (>= %g%% of the function)",
+    [ACT_PREV_HOT] = "previous hot line",
+    [ACT_NEXT_MATCH] = "next search match, else next hot line",
+    [ACT_PREV_MATCH] = "previous search match, else previous hot line",
+    [ACT_SEARCH] = "search the source text (or names in the list)",
+    [ACT_FUNCTIONS] = "function list; Enter opens a function",
+    [ACT_SHARE] = "share of the function <-> share of all samples",
+    [ACT_SCROLL_RIGHT] = "scroll long source lines right",
+    [ACT_SCROLL_LEFT] = "scroll long source lines left",
+    [ACT_HELP] = "this help",
+    [ACT_CLEAR] = "forget the search pattern",
+    [ACT_BACK] = "back; quit from the source view",
+};
+
+struct keybinding {
+	int key;
+	enum action action;
+};
+
+#define MOTION_KEYS                                                                                \
+	{KEY_UP, ACT_UP}, {'k', ACT_UP}, {KEY_DOWN, ACT_DOWN}, {'j', ACT_DOWN},                    \
+	    {KEY_PPAGE, ACT_PAGE_UP}, {'b', ACT_PAGE_UP}, {KEY_NPAGE, ACT_PAGE_DOWN},              \
+	    {' ', ACT_PAGE_DOWN}, {'g', ACT_FIRST}, {KEY_HOME, ACT_FIRST}, {'G', ACT_LAST},        \
+	{                                                                                          \
+		KEY_END, ACT_LAST                                                                  \
 	}
-	return false;
+
+static const struct keybinding source_keys[] = {
+    MOTION_KEYS,
+    {'\t', ACT_NEXT_HOT},
+    {KEY_BTAB, ACT_PREV_HOT},
+    {'n', ACT_NEXT_MATCH},
+    {'N', ACT_PREV_MATCH},
+    {'/', ACT_SEARCH},
+    {'f', ACT_FUNCTIONS},
+    {'\n', ACT_FUNCTIONS},
+    {'\r', ACT_FUNCTIONS},
+    {KEY_ENTER, ACT_FUNCTIONS},
+    {'s', ACT_SHARE},
+    {KEY_RIGHT, ACT_SCROLL_RIGHT},
+    {'>', ACT_SCROLL_RIGHT},
+    {KEY_LEFT, ACT_SCROLL_LEFT},
+    {'<', ACT_SCROLL_LEFT},
+    {'?', ACT_HELP},
+    {'h', ACT_HELP},
+    {KEY_F(1), ACT_HELP},
+    {27, ACT_CLEAR},
+    {'q', ACT_BACK},
+};
+
+static const struct keybinding list_keys[] = {
+    MOTION_KEYS,	   {'\n', ACT_OPEN}, {'\r', ACT_OPEN},	   {KEY_ENTER, ACT_OPEN},
+    {KEY_RIGHT, ACT_OPEN}, {'l', ACT_OPEN},  {'/', ACT_SEARCH},	   {'n', ACT_NEXT_MATCH},
+    {'N', ACT_PREV_MATCH}, {'?', ACT_HELP},  {KEY_F(1), ACT_HELP}, {'q', ACT_BACK},
+    {'f', ACT_BACK},	   {27, ACT_BACK},   {KEY_LEFT, ACT_BACK},
+};
+
+static const struct keybinding help_keys[] = {
+    {KEY_DOWN, ACT_DOWN}, {'j', ACT_DOWN}, {KEY_NPAGE, ACT_PAGE_DOWN}, {' ', ACT_PAGE_DOWN},
+    {KEY_UP, ACT_UP},	  {'k', ACT_UP},   {KEY_PPAGE, ACT_PAGE_UP},   {'b', ACT_PAGE_UP},
+};
+
+#define NKEYS(table) (sizeof(table) / sizeof((table)[0]))
+
+/* The action of key CH in TABLE (N rows), ACT_NONE when it has none. */
+static enum action action_of(const struct keybinding *table, size_t n, int ch)
+{
+	for (size_t i = 0; i < n; i++)
+		if (table[i].key == ch)
+			return table[i].action;
+	return ACT_NONE;
 }
 
-static void source_key(struct tui *t, int ch)
+/* A key as the help spells it: "Up", "PgDn", "TAB", "Enter", "SPC", "F1", "q". */
+static const char *key_label(int key, char *buf, size_t len)
 {
-	if (motion_key(t, ch, &t->cur, &t->top, t->view->nrows))
+	static const struct {
+		int key;
+		const char *name;
+	} names[] = {
+	    {KEY_UP, "Up"},	  {KEY_DOWN, "Down"},  {KEY_LEFT, "Left"},
+	    {KEY_RIGHT, "Right"}, {KEY_PPAGE, "PgUp"}, {KEY_NPAGE, "PgDn"},
+	    {KEY_HOME, "Home"},	  {KEY_END, "End"},    {KEY_BTAB, "Shift-TAB"},
+	    {KEY_ENTER, NULL},	  {'\t', "TAB"},       {'\n', "Enter"},
+	    {'\r', NULL},	  {' ', "SPC"},	       {27, "Esc"},
+	    {KEY_F(1), "F1"},
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].key == key)
+			return names[i].name; /* NULL: a second code of a key already named */
+	snprintf(buf, len, "%c", key);
+	return buf;
+}
+
+/* The keys TABLE binds to action A, spelled for people and joined by spaces, into BUF. */
+static char *keys_of(const struct keybinding *table, size_t n, enum action a, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && o < len; i++) {
+		char one[8];
+		const char *name =
+		    table[i].action == a ? key_label(table[i].key, one, sizeof(one)) : NULL;
+
+		if (name)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", name);
+	}
+	return buf;
+}
+
+/* The cursor moves shared by the source view and the function list: moves *CUR (and *TOP)
+ * over TOTAL rows and returns true when A is one of them. */
+static bool motion_do(struct tui *t, enum action a, size_t *cur, size_t *top, size_t total)
+{
+	int n = body_rows(t);
+	long step;
+
+	switch (a) {
+	case ACT_UP:
+	case ACT_DOWN:
+		move_cursor(cur, top, total, n, a == ACT_UP ? -1 : 1, false);
+		return true;
+	case ACT_PAGE_UP:
+	case ACT_PAGE_DOWN:
+		move_cursor(cur, top, total, n, a == ACT_PAGE_UP ? -n : n, true);
+		return true;
+	case ACT_FIRST:
+	case ACT_LAST:
+		step = a == ACT_FIRST ? -(long)total : (long)total;
+		move_cursor(cur, top, total, n, step, true);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void source_do(struct tui *t, enum action a)
+{
+	size_t total = t->view->nrows;
+
+	if (motion_do(t, a, &t->cur, &t->top, total))
 		return;
-	switch (ch) {
-	case '\t':
+	switch (a) {
+	case ACT_NEXT_HOT:
 		source_hot(t, 1);
 		break;
-	case KEY_BTAB:
+	case ACT_PREV_HOT:
 		source_hot(t, -1);
 		break;
-	case 'n':
-	case 'N':
+	case ACT_NEXT_MATCH:
+	case ACT_PREV_MATCH:
 		if (t->pattern[0])
-			source_search(t, ch == 'n' ? 1 : -1);
+			source_search(t, a == ACT_NEXT_MATCH ? 1 : -1);
 		else
-			source_hot(t, ch == 'n' ? 1 : -1);
+			source_hot(t, a == ACT_NEXT_MATCH ? 1 : -1);
 		break;
-	case '/':
+	case ACT_SEARCH:
 		t->ninput = 0;
 		t->input[0] = '\0';
 		push(t, &search_screen);
 		break;
-	case 'f':
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
+	case ACT_FUNCTIONS:
 		t->ltop = 0;
 		follow(t->lcur, &t->ltop, t->m->nfuncs, body_rows(t), true);
 		push(t, &list_screen);
 		break;
-	case 's':
+	case ACT_SHARE:
 		t->share_total = !t->share_total;
 		break;
 	/* Long lines: the source text scrolls sideways, eight columns a key. */
-	case KEY_RIGHT:
-	case '>':
+	case ACT_SCROLL_RIGHT:
 		t->hshift += 8;
 		break;
-	case KEY_LEFT:
-	case '<':
+	case ACT_SCROLL_LEFT:
 		t->hshift = t->hshift > 8 ? t->hshift - 8 : 0;
 		break;
-	case '?':
-	case 'h':
-	case KEY_F(1):
+	case ACT_HELP:
 		push(t, &help_screen);
 		break;
-	case 27:
+	case ACT_CLEAR:
 		t->pattern[0] = '\0';
 		break;
-	case 'q':
+	case ACT_BACK:
 		pop(t);
 		break;
+	default:
+		break;
 	}
+}
+
+static void source_key(struct tui *t, int ch)
+{
+	source_do(t, action_of(source_keys, NKEYS(source_keys), ch));
 }
 
 static const struct screen source_screen = {source_draw, source_key};
@@ -565,80 +707,118 @@ static void list_search(struct tui *t, int dir)
 	snprintf(t->msg, sizeof(t->msg), " no function matches: %s", t->pattern);
 }
 
-static void list_key(struct tui *t, int ch)
+static void list_do(struct tui *t, enum action a)
 {
-	if (motion_key(t, ch, &t->lcur, &t->ltop, t->m->nfuncs))
+	size_t total = t->m->nfuncs;
+
+	if (motion_do(t, a, &t->lcur, &t->ltop, total))
 		return;
-	switch (ch) {
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-	case KEY_RIGHT:
-	case 'l':
+	switch (a) {
+	case ACT_OPEN:
 		open_function(t, t->lcur);
 		pop(t);
 		break;
-	case '/':
+	case ACT_SEARCH:
 		t->ninput = 0;
 		t->input[0] = '\0';
 		push(t, &search_screen);
 		break;
-	case 'n':
-	case 'N':
+	case ACT_NEXT_MATCH:
+	case ACT_PREV_MATCH:
 		if (t->pattern[0])
-			list_search(t, ch == 'n' ? 1 : -1);
+			list_search(t, a == ACT_NEXT_MATCH ? 1 : -1);
 		break;
-	case '?':
-	case KEY_F(1):
+	case ACT_HELP:
 		push(t, &help_screen);
 		break;
-	case 'q':
-	case 'f':
-	case 27:
-	case KEY_LEFT:
+	case ACT_BACK:
 		t->lcur = t->view->func;
 		pop(t);
 		break;
+	default:
+		break;
 	}
+}
+
+static void list_key(struct tui *t, int ch)
+{
+	list_do(t, action_of(list_keys, NKEYS(list_keys), ch));
 }
 
 static const struct screen list_screen = {list_draw, list_key};
 
 /* ---- help -------------------------------------------------------------------------------- */
 
-/* The help's two lines made from the heat table (filled by help_lines_fill()). */
-static char help_tab_line[96], help_legend_line[128];
+/* The help, made from source_keys[] and actions[] (one line per action, in the table's
+ * order) and the heat table, at its first showing. */
+static char help_lines[ACT_COUNT + 8][160];
+static size_t help_n;
 
-static const char *const help_text[] = {
-    "hwprof annotate: keys",
-    "",
-    "  Up Down j k      move one line",
-    "  PgUp PgDn b SPC  move one page",
-    "  g G Home End     first / last line",
-    help_tab_line,
-    "  n N              next / previous search match, else hot line",
-    "  /                search the source text (or names in the list)",
-    "  f Enter          function list; Enter opens a function",
-    "  s                share of the function <-> share of all samples",
-    "  Left Right < >   scroll long source lines sideways",
-    "  ?                this help",
-    "  q                back; quit from the source view",
-    "",
-    help_legend_line,
-    "of the function's samples. Colours follow the same levels.",
-    "",
-    "Press any key to go back.",
-};
+static void help_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void help_add(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (help_n >= sizeof(help_lines) / sizeof(help_lines[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(help_lines[help_n++], sizeof(help_lines[0]), fmt, ap);
+	va_end(ap);
+}
 
 static void help_lines_fill(void)
 {
-	char legend[100];
+	bool listed[ACT_COUNT] = {false};
+	char keys[64], what[128], legend[100];
 
-	snprintf(help_tab_line, sizeof(help_tab_line),
-		 "  TAB  Shift-TAB   next / previous hot line (>= %g%% of the function)",
-		 100 * ANN_HOT_LINE_SHARE);
-	snprintf(help_legend_line, sizeof(help_legend_line), "Marker column: %s",
-		 ann_heat_legend(legend, sizeof(legend)));
+	help_add("hwprof annotate: keys");
+	help_add("%s", "");
+	for (size_t i = 0; i < NKEYS(source_keys); i++) {
+		enum action a = source_keys[i].action;
+
+		if (listed[a] || !actions[a])
+			continue;
+		listed[a] = true;
+		snprintf(what, sizeof(what), actions[a], 100 * ANN_HOT_LINE_SHARE);
+		help_add("  %-18s %s",
+			 keys_of(source_keys, NKEYS(source_keys), a, keys, sizeof(keys)), what);
+	}
+	help_add("  %-18s %s", keys_of(list_keys, NKEYS(list_keys), ACT_OPEN, keys, sizeof(keys)),
+		 "in the function list: open the function");
+	help_add("%s", "");
+	help_add("Marker column: %s", ann_heat_legend(legend, sizeof(legend)));
+	help_add("of the function's samples. Colours follow the same levels.");
+	help_add("%s", "");
+	help_add("Press any key to go back.");
+}
+
+void ann_tui_keys_usage(FILE *f)
+{
+	bool listed[ACT_COUNT] = {false};
+	char keys[64];
+	int col = 0;
+
+	fputs("Keys in the terminal view:", f);
+	col = 26;
+	for (size_t i = 0; i < NKEYS(source_keys); i++) {
+		enum action a = source_keys[i].action;
+		char item[160];
+		int len;
+
+		if (listed[a] || !actions[a])
+			continue;
+		listed[a] = true;
+		len = snprintf(item, sizeof(item), " %s",
+			       keys_of(source_keys, NKEYS(source_keys), a, keys, sizeof(keys)));
+		if (col + len > 78) {
+			fputs("\n ", f);
+			col = 1;
+		}
+		fputs(item, f);
+		col += len;
+	}
+	fputs("\n('?' in the view says what each does.)\n", f);
 }
 
 /* The help's lines that the screen holds below its status line. */
@@ -649,16 +829,17 @@ static size_t help_rows(const struct tui *t)
 
 static void help_draw(struct tui *t)
 {
-	size_t n = sizeof(help_text) / sizeof(help_text[0]), rows = help_rows(t);
+	size_t n, rows = help_rows(t);
 
-	if (!help_tab_line[0])
+	if (!help_n)
 		help_lines_fill();
+	n = help_n;
 	if (t->htop + rows > n)
 		t->htop = n > rows ? n - rows : 0;
 	for (size_t i = t->htop; i < n && i - t->htop < rows; i++) {
 		if (!i)
 			attron(A_BOLD);
-		put_clipped((int)(i - t->htop), 0, help_text[i], t->cols);
+		put_clipped((int)(i - t->htop), 0, help_lines[i], t->cols);
 		attroff(A_BOLD);
 	}
 	/* Too short a screen for all of it: the arrows scroll, as in the source view. */
@@ -670,26 +851,24 @@ static void help_draw(struct tui *t)
 
 static void help_key(struct tui *t, int ch)
 {
-	size_t n = sizeof(help_text) / sizeof(help_text[0]), rows = help_rows(t);
+	size_t n = help_n, rows = help_rows(t);
 
 	if (n > rows) {
-		switch (ch) {
-		case KEY_DOWN:
-		case 'j':
+		switch (action_of(help_keys, NKEYS(help_keys), ch)) {
+		case ACT_DOWN:
 			t->htop += t->htop + rows < n;
 			return;
-		case KEY_NPAGE:
-		case ' ':
+		case ACT_PAGE_DOWN:
 			t->htop = t->htop + 2 * rows < n ? t->htop + rows : n - rows;
 			return;
-		case KEY_UP:
-		case 'k':
+		case ACT_UP:
 			t->htop -= t->htop > 0;
 			return;
-		case KEY_PPAGE:
-		case 'b':
+		case ACT_PAGE_UP:
 			t->htop = t->htop > rows ? t->htop - rows : 0;
 			return;
+		default:
+			break;
 		}
 	}
 	t->htop = 0;

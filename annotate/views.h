@@ -21,6 +21,10 @@ int ann_stdio(FILE *out, const struct ann_model *m, struct source_cache *src, co
 #define ANN_TUI_MIN_COLS 40
 #define ANN_TUI_MIN_ROWS 12
 
+/* Writes the terminal view's keys to F, for annotate's usage text: each action's keys
+ * from the view's key table, in the order of the help screen. */
+void ann_tui_keys_usage(FILE *f);
+
 /* Runs the TUI on stdin/stdout, opening on function FUNC of M, until the user quits.
  * Returns 0 after a normal quit, or -1 without having drawn anything when the terminal cannot
  * be used: WHY (WHYLEN bytes) then says why ("TERM 'dumb' has no cursor addressing", "the

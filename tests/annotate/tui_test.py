@@ -178,7 +178,7 @@ try:
             s = wait_for("a", r"^  q +back; quit")
             check("?: help", "TAB" in s and "q " in s and "hwprof annotate: keys" in s, s)
             check("?: help's heat lines come from the heat table",
-                  "next / previous hot line (>= 0.5% of the function)" in s and
+                  "next hot line (>= 0.5% of the function)" in s and
                   "Marker column: . under 0.5%  : under 5%  + under 20%  # 20% or more" in s, s)
             keys("a", "q")
             s = wait_for("a", r"^work \[annotate_work\]")
@@ -215,7 +215,7 @@ try:
             keys("h", "?")
             s = wait_status("h", r"scroll")
             check("45x12 help: says it scrolls", "j k PgDn PgUp scroll" in status(s), status(s))
-            keys("h", "Space")
+            keys("h", "Space", "Space", "Space")  # the help is over two pages at 45x12
             s = wait_for("h", r"^Press any key to go back")
             check("45x12 help: PgDn shows its end", "Press any key" in s, s)
             keys("h", "q")
