@@ -29,9 +29,11 @@
 #define SF_PREAMBLE_SIZE 32   /* CRC-32 of the bytes before it in the last 4 bytes */
 #define SF_PREAMBLE_MAX	 4096 /* a larger preamble size is corruption */
 
-/* No feature bits are defined in 1.0. */
-#define SF_COMPAT_KNOWN	  0u
-#define SF_INCOMPAT_KNOWN 0u
+/* Incompatible feature bits. STACKS (1.2): the file has STACKS and SAMPLES_EXT records, whose
+ * samples a reader that skips unknown records would silently lose. */
+#define SF_INCOMPAT_STACKS (1u << 0)
+#define SF_COMPAT_KNOWN	   0u
+#define SF_INCOMPAT_KNOWN  SF_INCOMPAT_STACKS
 
 #define SF_FRAME_HEAD 5 /* type byte + u32 length */
 #define SF_FRAME_TAIL 4 /* CRC-32 */
@@ -53,6 +55,8 @@ enum sf_type {
 	SF_LOST = 21,
 	SF_THROTTLE = 22,
 	SF_UNTHROTTLE = 23,
+	SF_STACKS = 24,	     /* 1.2: a batch of distinct stacks, ids in order */
+	SF_SAMPLES_EXT = 25, /* 1.2: a sample block with a field mask (stack ids, ...) */
 	/* trailer: COUNT repeated, SUMMARY last */
 	SF_COUNT = 32,
 	SF_SUMMARY = 33,
@@ -92,8 +96,30 @@ enum {
 	SF_S_EVENT = 1 << 2,   /* event index changed: new index follows */
 	SF_S_PERIOD = 1 << 3,  /* period changed: zigzag delta follows */
 	SF_S_IP_SAME = 1 << 4, /* same ip as the previous sample: no ip field */
-	SF_S_KNOWN = 0x1f,     /* other bits set: corrupt */
+	SF_S_KNOWN = 0x1f,     /* other bits set: corrupt (in SF_SAMPLES) */
+	/* SF_SAMPLES_EXT only, with SF_F_STACK in the block's mask: the same stack id as the
+	 * previous sample, no stack field. */
+	SF_S_STACK_SAME = 1 << 5,
+	SF_S_KNOWN_EXT = 0x3f,
 };
+
+/* The field mask of an SF_SAMPLES_EXT block: which optional fields each sample carries, after
+ * the SF_SAMPLES ones, in bit order. A bit the reader does not know is corruption (it cannot
+ * tell the field's size), so a new field needs a new incompatible feature bit. */
+enum {
+	SF_F_STACK = 1 << 0, /* [stack id: zigzag delta] unless SF_S_STACK_SAME */
+	SF_F_KNOWN = 0x1,
+};
+
+/* SF_STACKS: [varint first id][varint count], then per stack [u8 flags][varint nr]
+ * [varint nr_kernel][varint shared][nr - shared ips: zigzag deltas]. The last SHARED entries
+ * (outermost callers) are the previous stack's last SHARED, in the same record; the ip delta
+ * runs on through the record from 0. */
+enum {
+	SF_STK_TRUNCATED = 1 << 0,
+	SF_STK_KNOWN = 0x1,
+};
+#define SF_STACK_MIN_BYTES 4 /* flags, nr, nr_kernel, shared */
 
 /* A block holds at most this many samples: the reader decodes a block at once into an array
  * bounded by this, never by a count read from the file. */

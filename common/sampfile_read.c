@@ -51,6 +51,17 @@ struct hwprof_reader {
 	char *str; /* the string of the last MMAP/COMM record */
 	size_t str_cap;
 
+	uint32_t nstacks; /* stacks handed out: ids 1..nstacks are defined */
+	struct {	  /* the STACKS record being handed out, one stack per call */
+		const uint8_t *p, *end;
+		uint64_t left; /* stacks still in it */
+		uint64_t ip;   /* delta state */
+		size_t at;     /* its offset and number, for messages */
+		uint64_t recno;
+		uint64_t *buf[2]; /* HWPROF_STACK_MAX each: the stack handed out, the one before */
+		uint32_t cur, prev_nr;
+	} stk;
+
 	bool done;
 	enum hwprof_read_status status;
 	char msg[320];
@@ -386,15 +397,22 @@ static int dec_unthrottle(struct hwprof_reader *r, struct cur *c, struct hwprof_
 	return dec_lost_as(c, rec, HWPROF_REC_UNTHROTTLE);
 }
 
-/* The hot loop: one thread's samples, deltas against the previous one (sampfile_format.h). */
-static int dec_samples(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+/* The hot loop: one thread's samples, deltas against the previous one (sampfile_format.h).
+ * EXT: an SF_SAMPLES_EXT block, with a field mask after the count. */
+static int dec_samples_as(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec,
+			  bool ext)
 {
 	uint32_t pid = get_u32v(c, "pid");
 	uint32_t tid = get_u32v(c, "tid");
 	uint64_t n = get_varint(c, "sample count");
+	uint64_t fields = ext ? get_varint(c, "sample fields") : 0;
 
 	if (c->what)
 		return 0;
+	if (fields & ~(uint64_t)SF_F_KNOWN) {
+		c->what = "sample fields (unknown to this version)";
+		return 0;
+	}
 	/* Every sample takes at least two bytes (flags, time). */
 	if (n == 0 || n > SF_BLOCK_MAX_SAMPLES || n > (uint64_t)(c->end - c->p) / 2) {
 		c->what = "sample count";
@@ -419,15 +437,16 @@ static int dec_samples(struct hwprof_reader *r, struct cur *c, struct hwprof_rec
 
 	const uint8_t *p = c->p, *end = c->end;
 	uint64_t ip = 0, time = 0, period = 0, td = 0, v;
-	uint32_t cpu = 0, nev = r->header.nevents;
+	uint32_t cpu = 0, nev = r->header.nevents, stack = 0;
 	uint16_t event = 0;
 	struct hwprof_rec_sample *s = r->blk;
+	uint8_t known = (fields & SF_F_STACK) ? SF_S_KNOWN_EXT : SF_S_KNOWN;
 
 	for (uint64_t i = 0; i < n; i++, s++) {
 		if (p >= end)
 			goto bad;
 		uint8_t f = *p++;
-		if (f & ~SF_S_KNOWN)
+		if (f & ~known)
 			goto bad;
 		if (f & SF_S_CPU) {
 			if (varint_get(&p, end, &v) || v > UINT32_MAX)
@@ -455,6 +474,19 @@ static int dec_samples(struct hwprof_reader *r, struct cur *c, struct hwprof_rec
 			goto bad;
 		td += (uint64_t)zigzag_dec(v);
 		time += td;
+		if (!(fields & SF_F_STACK)) {
+		} else if (!(f & SF_S_STACK_SAME)) {
+			if (varint_get(&p, end, &v))
+				goto bad;
+			/* Only ids of stacks already read: a STACKS record precedes its samples. */
+			int64_t id = (int64_t)stack + zigzag_dec(v);
+			if (id < 0 || id > r->nstacks)
+				goto bad_stack;
+			stack = (uint32_t)id;
+		} else if (i == 0) {
+			goto bad;
+		}
+		s->stack_id = stack;
 		s->pid = pid;
 		s->tid = tid;
 		s->cpu = cpu;
@@ -476,6 +508,98 @@ static int dec_samples(struct hwprof_reader *r, struct cur *c, struct hwprof_rec
 bad:
 	c->what = "sample encoding";
 	return 0;
+bad_stack:
+	c->what = "stack id (no such stack before it)";
+	return 0;
+}
+
+static int dec_samples(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	return dec_samples_as(r, c, rec, false);
+}
+
+static int dec_samples_ext(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	return dec_samples_as(r, c, rec, true);
+}
+
+/* The next stack of the STACKS record in r->stk into REC (format: sampfile_format.h,
+ * SF_STACKS). Returns 1, or 0 with C->what set; C is the rest of the record. */
+static int stack_next(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	uint8_t f = get_u8(c, "stack flags");
+	uint64_t nr = get_varint(c, "stack depth");
+	uint64_t nk = get_varint(c, "stack kernel depth");
+	uint64_t shared = get_varint(c, "stack shared depth");
+
+	if (c->what)
+		return 0;
+	if (f & ~SF_STK_KNOWN || nr > HWPROF_STACK_MAX || nk > nr || shared > nr ||
+	    shared > r->stk.prev_nr) {
+		c->what = "stack (flags or depths)";
+		return 0;
+	}
+	uint32_t cur = r->stk.cur ^ 1;
+	uint64_t *ips = r->stk.buf[cur];
+	const uint64_t *prev = r->stk.buf[r->stk.cur];
+	for (uint64_t i = 0; i < nr - shared; i++) {
+		uint64_t v;
+		if (varint_get(&c->p, c->end, &v)) {
+			c->what = "stack entry";
+			return 0;
+		}
+		r->stk.ip += (uint64_t)zigzag_dec(v);
+		ips[i] = r->stk.ip;
+	}
+	if (shared)
+		memcpy(ips + nr - shared, prev + r->stk.prev_nr - shared, shared * sizeof(*ips));
+	if (--r->stk.left == 0 && c->p != c->end) {
+		c->what = "stack table (bytes after its last stack)";
+		return 0;
+	}
+	r->stk.cur = cur;
+	r->stk.prev_nr = (uint32_t)nr;
+	rec->type = HWPROF_REC_STACK;
+	rec->stack = (struct hwprof_rec_stack){.id = ++r->nstacks,
+					       .nr = (uint32_t)nr,
+					       .nr_kernel = (uint32_t)nk,
+					       .truncated = f & SF_STK_TRUNCATED,
+					       .ips = ips};
+	return 1;
+}
+
+static int dec_stacks(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec)
+{
+	uint64_t first = get_varint(c, "first stack id");
+	uint64_t n = get_varint(c, "stack count");
+
+	if (c->what)
+		return 0;
+	if (first != (uint64_t)r->nstacks + 1) {
+		c->what = "first stack id (stacks missing or out of order)";
+		return 0;
+	}
+	if (n == 0 || n > (uint64_t)(c->end - c->p) / SF_STACK_MIN_BYTES ||
+	    n > UINT32_MAX - 1 - (uint64_t)r->nstacks) {
+		c->what = "stack count";
+		return 0;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (!r->stk.buf[i])
+			r->stk.buf[i] = malloc(HWPROF_STACK_MAX * sizeof(uint64_t));
+		if (!r->stk.buf[i]) {
+			c->what = "memory (ENOMEM)";
+			return 0;
+		}
+	}
+	r->stk.left = n;
+	r->stk.ip = 0;
+	r->stk.prev_nr = 0;
+	if (!stack_next(r, c, rec))
+		return 0;
+	r->stk.p = c->p;
+	r->stk.end = c->end;
+	return 1;
 }
 
 /* K's value scaled as every reader of a count scales it (hwprof_count_scale()). */
@@ -607,6 +731,8 @@ static const struct {
     [SF_LOST] = {"lost", SEC_BODY, dec_lost},
     [SF_THROTTLE] = {"throttle", SEC_BODY, dec_throttle},
     [SF_UNTHROTTLE] = {"unthrottle", SEC_BODY, dec_unthrottle},
+    [SF_STACKS] = {"stack table", SEC_BODY, dec_stacks},
+    [SF_SAMPLES_EXT] = {"sample block", SEC_BODY, dec_samples_ext},
     [SF_COUNT] = {"counted total", SEC_TRAILER, dec_count},
     [SF_SUMMARY] = {"summary", SEC_TRAILER, dec_summary},
     [SF_SAMPLED] = {"sampled total", SEC_TRAILER, dec_sampled},
@@ -677,6 +803,19 @@ static const char *missing_trailer(const struct hwprof_reader *r)
 				    "status)";
 }
 
+/* Stops the read at record RECNO (at byte AT, of TYPE) with a bad WHAT. */
+static void corrupt(struct hwprof_reader *r, uint64_t recno, size_t at, uint8_t type,
+		    const char *what)
+{
+	fmt(r->msg, sizeof(r->msg),
+	    "record %" PRIu64 " at byte %zu (%s): bad %s, the file is damaged; read stopped "
+	    "there after %" PRIu64 " samples",
+	    recno, at, type_name(type), what, r->nsamples);
+	r->blk_n = r->blk_i = 0;
+	r->stk.left = 0;
+	stop(r, HWPROF_READ_CORRUPT);
+}
+
 /* Reads records until one yields a REC (1) or the records end (0). */
 static int next_record(struct hwprof_reader *r, struct hwprof_record *rec)
 {
@@ -715,6 +854,8 @@ static int next_record(struct hwprof_reader *r, struct hwprof_record *rec)
 		r->nrecords++;
 		if (!types[type].decode)
 			continue; /* newer minor version: skip by length */
+		r->stk.at = at;	  /* for a STACKS record's messages */
+		r->stk.recno = r->nrecords;
 		if (types[type].sec == SEC_HEADER) {
 			c.what = "header record after the header";
 		} else {
@@ -729,13 +870,7 @@ static int next_record(struct hwprof_reader *r, struct hwprof_record *rec)
 					return 1;
 		}
 		if (c.what) {
-			fmt(r->msg, sizeof(r->msg),
-			    "record %" PRIu64
-			    " at byte %zu (%s): bad %s, the file is damaged; read "
-			    "stopped there after %" PRIu64 " samples",
-			    r->nrecords, at, type_name(type), c.what, r->nsamples);
-			r->blk_n = r->blk_i = 0;
-			stop(r, HWPROF_READ_CORRUPT);
+			corrupt(r, r->nrecords, at, type, c.what);
 			return 0;
 		}
 	}
@@ -750,6 +885,15 @@ int hwprof_reader_next(struct hwprof_reader *r, struct hwprof_record *rec)
 		return 1;
 	}
 	r->blk_n = r->blk_i = 0;
+	if (r->stk.left) {
+		struct cur c = {.p = r->stk.p, .end = r->stk.end};
+		if (stack_next(r, &c, rec)) {
+			r->stk.p = c.p;
+			return 1;
+		}
+		corrupt(r, r->stk.recno, r->stk.at, SF_STACKS, c.what);
+		return 0;
+	}
 	return next_record(r, rec);
 }
 
@@ -868,6 +1012,7 @@ static int check_preamble(struct hwprof_reader *r, const char *path, char *err, 
 	}
 	r->header.major = (uint16_t)major;
 	r->header.minor = (uint16_t)minor;
+	r->header.stacks = incompat & SF_INCOMPAT_STACKS;
 	r->pos = size;
 	return 0;
 }
@@ -993,5 +1138,7 @@ void hwprof_reader_close(struct hwprof_reader *r)
 	free(r->trailer.sampled);
 	free(r->blk);
 	free(r->str);
+	free(r->stk.buf[0]);
+	free(r->stk.buf[1]);
 	free(r);
 }

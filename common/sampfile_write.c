@@ -19,6 +19,7 @@
 
 #define OUT_FLUSH_BYTES (256u * 1024) /* write(2) when the output buffer holds this much */
 #define PENDING_MAX	(8u << 20)    /* flush every block when all blocks hold this much */
+#define STACKS_FLUSH	(64u * 1024)  /* a STACKS record goes out at this many body bytes */
 
 /* A growable byte buffer. Allocation failure is sticky (OOM) and checked once per record. */
 struct wbuf {
@@ -36,7 +37,17 @@ struct tblock {
 	int64_t tdelta; /* previous time delta, for the delta-of-delta */
 	uint32_t cpu;
 	uint16_t event;
+	uint8_t fields;	   /* SF_F_* of the block: 0 is an SF_SAMPLES block */
+	uint32_t stack_id; /* previous sample's, for the delta */
 	struct wbuf data;
+};
+
+/* A stack interned by content: its entries are POOL[off .. off + nr). */
+struct wstack {
+	size_t off;
+	uint32_t nr, nr_kernel;
+	bool truncated;
+	uint64_t hash;
 };
 
 struct hwprof_writer {
@@ -51,6 +62,18 @@ struct hwprof_writer {
 	struct tblock **active; /* blocks with samples, in the order they got their first */
 	size_t nactive, active_cap;
 	size_t pending; /* bytes in all blocks */
+
+	bool stacks_flagged;   /* the preamble says SF_INCOMPAT_STACKS */
+	struct wstack *stacks; /* [id - 1] */
+	uint32_t nstacks, stacks_cap;
+	uint64_t *pool; /* every stack's entries */
+	size_t pool_len, pool_cap;
+	uint32_t *stack_slots; /* open addressing: id, 0 empty; NSTACK_SLOTS a power of 2 */
+	size_t nstack_slots;
+	struct wbuf stk;    /* the body of the STACKS record being built (after its head) */
+	uint32_t stk_first; /* id of its first stack; 0: none pending */
+	uint32_t stk_prev;  /* id of the stack written last in it */
+	uint64_t stk_ip;    /* its ip delta state */
 };
 
 static void wbuf_reserve(struct wbuf *b, size_t more)
@@ -179,17 +202,47 @@ static int emit_body(struct hwprof_writer *w, uint8_t type)
 	return ret;
 }
 
+/* Writes the pending STACKS record, if any. Called before any sample block goes out, so a
+ * stack is always in the file before the samples that refer to it. */
+static int flush_stacks(struct hwprof_writer *w)
+{
+	uint8_t head[2 * VARINT_MAX];
+	size_t hl = 0;
+	int ret;
+
+	if (!w->stk_first)
+		return w->err;
+	if (w->stk.oom) {
+		w->stk.oom = false;
+		w->stk.len = 0;
+		w->stk_first = 0;
+		return set_err(w, -ENOMEM);
+	}
+	hl += varint_put(head + hl, w->stk_first);
+	hl += varint_put(head + hl, w->nstacks - w->stk_first + 1);
+	ret = frame2(w, SF_STACKS, head, hl, w->stk.p, w->stk.len);
+	w->stk.len = 0;
+	w->stk_first = 0;
+	w->stk_prev = 0;
+	w->stk_ip = 0;
+	return ret;
+}
+
 static int flush_block(struct hwprof_writer *w, struct tblock *t)
 {
-	uint8_t head[3 * VARINT_MAX];
+	uint8_t head[4 * VARINT_MAX];
 	size_t hl = 0;
 	int ret = 0;
 
 	if (t->n) {
+		flush_stacks(w);
 		hl += varint_put(head + hl, t->pid);
 		hl += varint_put(head + hl, t->tid);
 		hl += varint_put(head + hl, t->n);
-		ret = frame2(w, SF_SAMPLES, head, hl, t->data.p, t->data.len);
+		if (t->fields)
+			hl += varint_put(head + hl, t->fields);
+		ret = frame2(w, t->fields ? SF_SAMPLES_EXT : SF_SAMPLES, head, hl, t->data.p,
+			     t->data.len);
 	}
 	w->pending -= t->data.len;
 	t->n = 0;
@@ -198,6 +251,8 @@ static int flush_block(struct hwprof_writer *w, struct tblock *t)
 	t->tdelta = 0;
 	t->cpu = 0;
 	t->event = 0;
+	t->fields = 0;
+	t->stack_id = 0;
 	t->active = false;
 	/* A thread that stopped sampling should not keep a large buffer. */
 	if (t->data.cap > 64 * 1024) {
@@ -207,13 +262,27 @@ static int flush_block(struct hwprof_writer *w, struct tblock *t)
 	return ret;
 }
 
-/* Writes every open block, oldest first. */
+/* Writes every open block, oldest first, and the stacks they refer to. */
 static int flush_blocks(struct hwprof_writer *w)
 {
 	for (size_t i = 0; i < w->nactive; i++)
 		flush_block(w, w->active[i]);
 	w->nactive = 0;
-	return w->err;
+	return flush_stacks(w);
+}
+
+/* Writes T's block alone (the others stay open) and takes it off the active list. */
+static int flush_one(struct hwprof_writer *w, struct tblock *t)
+{
+	for (size_t i = 0; i < w->nactive; i++) {
+		if (w->active[i] == t) {
+			memmove(&w->active[i], &w->active[i + 1],
+				(w->nactive - i - 1) * sizeof(*w->active));
+			w->nactive--;
+			break;
+		}
+	}
+	return flush_block(w, t);
 }
 
 static size_t slot_of(uint32_t pid, uint32_t tid, size_t nslots)
@@ -267,11 +336,17 @@ static struct tblock *find_block(struct hwprof_writer *w, uint32_t pid, uint32_t
 
 static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s)
 {
-	if (s->event >= w->nevents)
+	if (s->event >= w->nevents || s->stack_id > w->nstacks)
 		return -EINVAL;
 	struct tblock *t = find_block(w, s->pid, s->tid);
 	if (!t)
 		return set_err(w, -ENOMEM);
+	/* A sample with a stack needs an SF_SAMPLES_EXT block; one without fits either, so a
+	 * recording without stacks keeps the 1.0 encoding. */
+	if (s->stack_id && t->n && !(t->fields & SF_F_STACK) && flush_one(w, t))
+		return w->err;
+	if (!t->n)
+		t->fields = s->stack_id ? SF_F_STACK : 0;
 	if (!t->active) {
 		if (w->nactive == w->active_cap) {
 			size_t cap = w->active_cap ? w->active_cap * 2 : 64;
@@ -286,7 +361,7 @@ static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s
 	}
 
 	struct wbuf *b = &t->data;
-	wbuf_reserve(b, 1 + 4 * VARINT_MAX + 3);
+	wbuf_reserve(b, 1 + 5 * VARINT_MAX + 3);
 	if (b->oom) {
 		b->oom = false;
 		return set_err(w, -ENOMEM);
@@ -318,39 +393,43 @@ static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s
 	p += varint_put(p, zigzag_enc((int64_t)((uint64_t)td - (uint64_t)t->tdelta)));
 	t->tdelta = td;
 	t->time = s->time;
+	if (t->fields & SF_F_STACK) {
+		if (s->stack_id == t->stack_id && t->n)
+			*flags |= SF_S_STACK_SAME;
+		else
+			p += varint_put(p, zigzag_enc((int64_t)s->stack_id - t->stack_id));
+		t->stack_id = s->stack_id;
+	}
 	b->len = (size_t)(p - b->p);
 	w->pending += b->len - before;
 	t->n++;
 
-	if (t->n >= SF_BLOCK_FLUSH_SAMPLES) {
-		/* Only this thread's block: the others stay open. Remove it from the list. */
-		for (size_t i = 0; i < w->nactive; i++) {
-			if (w->active[i] == t) {
-				memmove(&w->active[i], &w->active[i + 1],
-					(w->nactive - i - 1) * sizeof(*w->active));
-				w->nactive--;
-				break;
-			}
-		}
-		return flush_block(w, t);
-	}
+	if (t->n >= SF_BLOCK_FLUSH_SAMPLES)
+		return flush_one(w, t);
 	if (w->pending >= PENDING_MAX)
 		return flush_blocks(w);
 	return 0;
 }
 
-static int write_header(struct hwprof_writer *w, const struct hwprof_file_header *h)
+static void preamble(uint8_t pre[SF_PREAMBLE_SIZE], uint32_t incompat)
 {
-	uint8_t pre[SF_PREAMBLE_SIZE] = {0};
-	struct wbuf *b = &w->body;
-
+	memset(pre, 0, SF_PREAMBLE_SIZE);
 	memcpy(pre, SF_MAGIC, SF_MAGIC_LEN);
 	sf_put_u16(pre + SF_OFF_MAJOR, HWPROF_FILE_MAJOR);
 	sf_put_u16(pre + SF_OFF_MINOR, HWPROF_FILE_MINOR);
 	sf_put_u32(pre + SF_OFF_SIZE, SF_PREAMBLE_SIZE);
 	sf_put_u32(pre + SF_OFF_COMPAT, 0);
-	sf_put_u32(pre + SF_OFF_INCOMPAT, 0);
+	sf_put_u32(pre + SF_OFF_INCOMPAT, incompat);
 	sf_put_u32(pre + SF_PREAMBLE_SIZE - 4, hwprof_crc32(0, pre, SF_PREAMBLE_SIZE - 4));
+}
+
+static int write_header(struct hwprof_writer *w, const struct hwprof_file_header *h)
+{
+	uint8_t pre[SF_PREAMBLE_SIZE];
+	struct wbuf *b = &w->body;
+
+	w->stacks_flagged = h->stacks;
+	preamble(pre, h->stacks ? SF_INCOMPAT_STACKS : 0);
 	wbuf_bytes(&w->out, pre, sizeof(pre));
 
 	wbuf_strn(b, h->hostname, sizeof(h->hostname));
@@ -402,6 +481,10 @@ static void writer_free(struct hwprof_writer *w)
 	free(w->active);
 	free(w->out.p);
 	free(w->body.p);
+	free(w->stacks);
+	free(w->pool);
+	free(w->stack_slots);
+	free(w->stk.p);
 	free(w);
 }
 
@@ -462,6 +545,8 @@ int hwprof_writer_add(struct hwprof_writer *w, const struct hwprof_record *rec)
 		return w->err;
 	if (rec->type == HWPROF_REC_SAMPLE)
 		return add_sample(w, &rec->sample);
+	if (rec->type == HWPROF_REC_STACK)
+		return -EINVAL; /* ids are the writer's: hwprof_writer_add_stack() */
 	if (flush_blocks(w))
 		return w->err;
 
@@ -585,5 +670,146 @@ int hwprof_writer_close(struct hwprof_writer *w, const struct hwprof_file_traile
 
 uint64_t hwprof_writer_bytes(const struct hwprof_writer *w)
 {
-	return w->written + w->out.len + w->pending;
+	return w->written + w->out.len + w->pending + w->stk.len;
+}
+
+/* ---- stacks ---- */
+
+static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t nr_kernel, bool truncated)
+{
+	uint64_t h =
+	    0xcbf29ce484222325ull ^ ((uint64_t)nr << 33 | (uint64_t)nr_kernel << 1 | truncated);
+
+	for (uint32_t i = 0; i < nr; i++)
+		h = (h ^ ips[i]) * 0x100000001b3ull ^ (h >> 29);
+	return h * 0x9E3779B97F4A7C15ull;
+}
+
+static bool stack_eq(const struct hwprof_writer *w, const struct wstack *k, const uint64_t *ips,
+		     uint32_t nr, uint32_t nr_kernel, bool truncated)
+{
+	return k->nr == nr && k->nr_kernel == nr_kernel && k->truncated == truncated &&
+	       (!nr || !memcmp(w->pool + k->off, ips, nr * sizeof(*ips)));
+}
+
+static int grow_stack_slots(struct hwprof_writer *w)
+{
+	size_t n = w->nstack_slots ? w->nstack_slots * 2 : 1024;
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t id = 1; id <= w->nstacks; id++) {
+		size_t j = (size_t)(w->stacks[id - 1].hash >> 32) & (n - 1);
+		while (s[j])
+			j = (j + 1) & (n - 1);
+		s[j] = id;
+	}
+	free(w->stack_slots);
+	w->stack_slots = s;
+	w->nstack_slots = n;
+	return 0;
+}
+
+/* Appends stack ID to the pending STACKS record (docs/format.md, SF_STACKS). */
+static void put_stack(struct hwprof_writer *w, uint32_t id)
+{
+	const struct wstack *k = &w->stacks[id - 1];
+	const uint64_t *ips = w->pool + k->off;
+	struct wbuf *b = &w->stk;
+	uint32_t shared = 0;
+
+	if (!w->stk_first)
+		w->stk_first = id;
+	if (w->stk_prev) {
+		const struct wstack *q = &w->stacks[w->stk_prev - 1];
+		const uint64_t *qips = w->pool + q->off;
+		while (shared < k->nr && shared < q->nr &&
+		       ips[k->nr - 1 - shared] == qips[q->nr - 1 - shared])
+			shared++;
+	}
+	wbuf_u8(b, k->truncated ? SF_STK_TRUNCATED : 0);
+	wbuf_varint(b, k->nr);
+	wbuf_varint(b, k->nr_kernel);
+	wbuf_varint(b, shared);
+	for (uint32_t i = 0; i < k->nr - shared; i++) {
+		wbuf_varint(b, zigzag_enc((int64_t)(ips[i] - w->stk_ip)));
+		w->stk_ip = ips[i];
+	}
+	w->stk_prev = id;
+}
+
+/* Sets SF_INCOMPAT_STACKS in a preamble already written (the header did not announce stacks):
+ * only a file that can be written at offset 0 allows it. */
+static int flag_stacks(struct hwprof_writer *w)
+{
+	uint8_t pre[SF_PREAMBLE_SIZE];
+	int fl = fcntl(w->fd, F_GETFL);
+
+	if (fl < 0 || (fl & O_APPEND)) /* pwrite(2) appends there */
+		return -EINVAL;
+	preamble(pre, SF_INCOMPAT_STACKS);
+	if (pwrite(w->fd, pre, sizeof(pre), 0) != (ssize_t)sizeof(pre))
+		return -EINVAL;
+	w->stacks_flagged = true;
+	return 0;
+}
+
+int hwprof_writer_add_stack(struct hwprof_writer *w, const uint64_t *ips, uint32_t nr,
+			    uint32_t nr_kernel, bool truncated, uint32_t *id)
+{
+	if (w->err)
+		return w->err;
+	if (nr > HWPROF_STACK_MAX || nr_kernel > nr || (nr && !ips))
+		return -EINVAL;
+	if (!w->stacks_flagged && flag_stacks(w))
+		return -EINVAL;
+	if ((w->nstacks + 1u) * 2 > w->nstack_slots && grow_stack_slots(w))
+		return set_err(w, -ENOMEM);
+
+	uint64_t h = stack_hash(ips, nr, nr_kernel, truncated);
+	size_t j = (size_t)(h >> 32) & (w->nstack_slots - 1);
+	while (w->stack_slots[j]) {
+		uint32_t k = w->stack_slots[j];
+		if (w->stacks[k - 1].hash == h &&
+		    stack_eq(w, &w->stacks[k - 1], ips, nr, nr_kernel, truncated)) {
+			*id = k;
+			return 0;
+		}
+		j = (j + 1) & (w->nstack_slots - 1);
+	}
+	if (w->nstacks == UINT32_MAX - 1)
+		return set_err(w, -EOVERFLOW);
+	if (w->nstacks == w->stacks_cap) {
+		uint32_t cap = w->stacks_cap ? w->stacks_cap * 2 : 256;
+		struct wstack *s = realloc(w->stacks, cap * sizeof(*s));
+		if (!s)
+			return set_err(w, -ENOMEM);
+		w->stacks = s;
+		w->stacks_cap = cap;
+	}
+	if (w->pool_cap - w->pool_len < nr) {
+		size_t cap = w->pool_cap ? w->pool_cap : 4096;
+		while (cap - w->pool_len < nr)
+			cap *= 2;
+		uint64_t *p = realloc(w->pool, cap * sizeof(*p));
+		if (!p)
+			return set_err(w, -ENOMEM);
+		w->pool = p;
+		w->pool_cap = cap;
+	}
+	if (nr)
+		memcpy(w->pool + w->pool_len, ips, nr * sizeof(*ips));
+	w->stacks[w->nstacks] = (struct wstack){.off = w->pool_len,
+						.nr = nr,
+						.nr_kernel = nr_kernel,
+						.truncated = truncated,
+						.hash = h};
+	w->pool_len += nr;
+	*id = ++w->nstacks;
+	w->stack_slots[j] = *id;
+	put_stack(w, *id);
+	if (w->stk.len >= STACKS_FLUSH)
+		return flush_stacks(w);
+	return 0;
 }

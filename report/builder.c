@@ -376,6 +376,7 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 		return 0;
 	case HWPROF_REC_EXIT:
 	case HWPROF_REC_UNTHROTTLE:
+	case HWPROF_REC_STACK: /* call graphs: issue 12's profile core */
 		return 0;
 	}
 	return 0;

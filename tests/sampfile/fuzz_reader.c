@@ -7,7 +7,9 @@
  * Records carry a CRC-32, so random bytes rarely get past the framing. The first input byte
  * picks the mode: even, the rest is the file as is (preamble and framing); odd, the rest is a
  * list of [type][len][body] chunks that the harness frames with correct CRCs after a valid
- * header, so the record decoders see the fuzzer's bytes.
+ * header, so the record decoders see the fuzzer's bytes. The header announces stacks (1.2), so
+ * STACKS and SAMPLES_EXT records are checked too: ids in order, depths in bounds, every
+ * sample's stack defined before it.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -37,6 +39,7 @@ static void init(void)
 	int fd = mkstemp(tmp);
 
 	tu_header(&h);
+	h.stacks = true;
 	if (fd < 0 || hwprof_writer_open(&w, tmp, &h) || hwprof_writer_close(w, NULL))
 		abort();
 	header_len = (size_t)lseek(fd, 0, SEEK_END);
@@ -112,8 +115,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!h->argv[i])
 			abort();
 	uint64_t n = 0;
+	uint32_t nstacks = 0;
 	while (hwprof_reader_next(r, &rec) == 1) {
 		n++;
+		if (rec.type == HWPROF_REC_STACK) {
+			if (rec.stack.id != ++nstacks || rec.stack.nr > HWPROF_STACK_MAX ||
+			    rec.stack.nr_kernel > rec.stack.nr || (rec.stack.nr && !rec.stack.ips))
+				abort();
+			uint64_t sum = 0; /* every entry readable */
+			for (uint32_t i = 0; i < rec.stack.nr; i++)
+				sum += rec.stack.ips[i];
+			(void)sum;
+		}
+		if (rec.type == HWPROF_REC_SAMPLE && rec.sample.stack_id > nstacks)
+			abort();
 		if (rec.type == HWPROF_REC_MMAP && strlen(rec.mmap.filename) > len)
 			abort();
 		if (rec.type == HWPROF_REC_COMM && strlen(rec.comm.comm) > len)

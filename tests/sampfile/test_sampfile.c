@@ -47,6 +47,12 @@ static void recs_push(struct recs *l, const struct hwprof_record *rec)
 		d->mmap.filename = strdup(rec->mmap.filename);
 	if (rec->type == HWPROF_REC_COMM)
 		d->comm.comm = strdup(rec->comm.comm);
+	if (rec->type == HWPROF_REC_STACK) {
+		uint64_t *ips = malloc((rec->stack.nr + 1) * sizeof(*ips));
+		check(ips, "out of memory");
+		memcpy(ips, rec->stack.ips, rec->stack.nr * sizeof(*ips));
+		d->stack.ips = ips;
+	}
 }
 
 static void recs_free(struct recs *l)
@@ -56,6 +62,8 @@ static void recs_free(struct recs *l)
 			free((char *)l->r[i].mmap.filename);
 		if (l->r[i].type == HWPROF_REC_COMM)
 			free((char *)l->r[i].comm.comm);
+		if (l->r[i].type == HWPROF_REC_STACK)
+			free((uint64_t *)l->r[i].stack.ips);
 	}
 	free(l->r);
 	*l = (struct recs){0};
@@ -89,7 +97,13 @@ static bool rec_eq(const struct hwprof_record *a, const struct hwprof_record *b)
 		const struct hwprof_rec_sample *x = &a->sample, *y = &b->sample;
 		return x->pid == y->pid && x->tid == y->tid && x->cpu == y->cpu &&
 		       x->time == y->time && x->ip == y->ip && x->period == y->period &&
-		       x->event == y->event && x->kernel == y->kernel;
+		       x->event == y->event && x->kernel == y->kernel && x->stack_id == y->stack_id;
+	}
+	case HWPROF_REC_STACK: {
+		const struct hwprof_rec_stack *x = &a->stack, *y = &b->stack;
+		return x->id == y->id && x->nr == y->nr && x->nr_kernel == y->nr_kernel &&
+		       x->truncated == y->truncated &&
+		       (!x->nr || !memcmp(x->ips, y->ips, x->nr * sizeof(*x->ips)));
 	}
 	case HWPROF_REC_LOST:
 	case HWPROF_REC_THROTTLE:
@@ -140,8 +154,18 @@ static void write_file(const char *path, const struct hwprof_file_header *h,
 	struct hwprof_writer *w;
 
 	cr_assert_eq(hwprof_writer_open(&w, path, h), 0);
-	for (size_t i = 0; i < n; i++)
-		cr_assert_eq(hwprof_writer_add(w, &recs[i]), 0, "record %zu", i);
+	for (size_t i = 0; i < n; i++) {
+		const struct hwprof_rec_stack *k = &recs[i].stack;
+		uint32_t id = 0;
+		if (recs[i].type != HWPROF_REC_STACK) {
+			cr_assert_eq(hwprof_writer_add(w, &recs[i]), 0, "record %zu", i);
+			continue;
+		}
+		/* A STACK in the list carries the id the writer must give it. */
+		cr_assert_eq(
+		    hwprof_writer_add_stack(w, k->ips, k->nr, k->nr_kernel, k->truncated, &id), 0);
+		cr_assert_eq(id, k->id, "record %zu: stack id %u, expected %u", i, id, k->id);
+	}
 	cr_assert_eq(hwprof_writer_close(w, t), 0);
 }
 
@@ -635,8 +659,8 @@ static void map_frames(const uint8_t *b, size_t len, struct frame_map *m)
 		uint64_t v = 0;
 		size_t yields = 0;
 		pos += SF_FRAME_HEAD + l + SF_FRAME_TAIL;
-		if (type == SF_SAMPLES) {
-			for (int i = 0; i < 3; i++)
+		if (type == SF_SAMPLES || type == SF_SAMPLES_EXT || type == SF_STACKS) {
+			for (int i = 0; i < (type == SF_STACKS ? 2 : 3); i++)
 				cr_assert(!varint_get(&q, body + l, &v));
 			yields = (size_t)v;
 		} else if (type >= SF_MMAP && type < SF_COUNT) {
@@ -651,16 +675,97 @@ static void map_frames(const uint8_t *b, size_t len, struct frame_map *m)
 	cr_assert_eq(pos, len);
 }
 
-/* A small file of every record type, its bytes and its decoded records. */
-static uint8_t *small_file(size_t *len, struct recs *all, struct frame_map *m)
+/* Stacks of the workload in sample_records() (ids in the order stack_records() adds them):
+ * a user chain, one with a kernel part and the same outer callers, a truncated deep one
+ * (recursion), an empty one, and one added after a FORK. */
+static const uint64_t stk_user[] = {0x555555555213ull, 0x555555555307ull, 0x7ffff7df1d90ull,
+				    0x555555555065ull};
+static const uint64_t stk_kernel[] = {0xffffffff8110a2c4ull, 0xffffffff81e0012bull,
+				      0x555555555418ull,     0x555555555307ull,
+				      0x7ffff7df1d90ull,     0x555555555065ull};
+static uint64_t stk_deep[40];
+static const uint64_t stk_child[] = {0x555555555500ull, 0x7ffff7e8a123ull};
+
+/* sample_records() with stacks: STACK records before the samples that use them, samples of
+ * both threads referring to them, one sample with no stack first (a 1.0 block that the next
+ * sample, with a stack, must end). */
+static size_t stack_records(struct hwprof_record *r)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 40; i++)
+		stk_deep[i] = 0x555555555600ull + (i == 39 ? 0x40 : 0x13);
+	r[n++] = (struct hwprof_record){
+	    .type = HWPROF_REC_COMM,
+	    .comm = {.pid = 4242, .tid = 4242, .time = 1000, .exec = true, .comm = "workload"}};
+	r[n++] = (struct hwprof_record){.type = HWPROF_REC_MMAP,
+					.mmap = {.pid = 4242,
+						 .tid = 4242,
+						 .time = 1100,
+						 .start = 0x555555554000ull,
+						 .len = 0x2000,
+						 .prot = 5,
+						 .flags = 2,
+						 .filename = "/usr/local/bin/workload"}};
+	r[n++] = (struct hwprof_record){
+	    .type = HWPROF_REC_FORK,
+	    .task = {.pid = 4242, .ppid = 4242, .tid = 4243, .ptid = 4242, .time = 1300}};
+	r[n++] = (struct hwprof_record){
+	    .type = HWPROF_REC_SAMPLE,
+	    .sample = {
+		.pid = 4242, .tid = 4242, .time = 1500, .ip = 0x555555555100ull, .period = 1}};
+	r[n++] = (struct hwprof_record){.type = HWPROF_REC_STACK,
+					.stack = {.id = 1, .nr = 4, .ips = stk_user}};
+	r[n++] =
+	    (struct hwprof_record){.type = HWPROF_REC_STACK,
+				   .stack = {.id = 2, .nr = 6, .nr_kernel = 2, .ips = stk_kernel}};
+	r[n++] = (struct hwprof_record){
+	    .type = HWPROF_REC_STACK,
+	    .stack = {.id = 3, .nr = 40, .truncated = true, .ips = stk_deep}};
+	r[n++] = (struct hwprof_record){.type = HWPROF_REC_STACK, .stack = {.id = 4, .nr = 0}};
+	static const uint32_t ids[] = {1, 2, 1, 0, 3, 4, 2, 1};
+	for (int i = 0; i < 8; i++) {
+		r[n++] = (struct hwprof_record){
+		    .type = HWPROF_REC_SAMPLE,
+		    .sample = {.pid = 4242,
+			       .tid = 4242 + (i & 1),
+			       .cpu = (uint32_t)i % 2,
+			       .time = 2000 + 250000ull * (uint64_t)i,
+			       .ip = i == 1 ? 0xffffffff8110a100ull : 0x555555555139ull,
+			       .period = 1,
+			       .kernel = i == 1,
+			       .stack_id = ids[i]}};
+	}
+	r[n++] = (struct hwprof_record){.type = HWPROF_REC_LOST,
+					.lost = {.time = 900000, .lost = 3, .cpu = 1}};
+	r[n++] = (struct hwprof_record){.type = HWPROF_REC_STACK,
+					.stack = {.id = 5, .nr = 2, .ips = stk_child}};
+	for (int i = 0; i < 3; i++)
+		r[n++] = (struct hwprof_record){.type = HWPROF_REC_SAMPLE,
+						.sample = {.pid = 4242,
+							   .tid = 4243,
+							   .time = 3000000 + (uint64_t)i,
+							   .ip = 0x555555555501ull,
+							   .period = 1,
+							   .stack_id = i == 1 ? 1 : 5}};
+	r[n++] = (struct hwprof_record){
+	    .type = HWPROF_REC_EXIT,
+	    .task = {.pid = 4242, .ppid = 4242, .tid = 4243, .ptid = 4242, .time = 4000000}};
+	return n;
+}
+
+/* A small file of every record type (with STACKS: stack_records()), its bytes and its decoded
+ * records. */
+static uint8_t *small_file_of(size_t *len, struct recs *all, struct frame_map *m, bool stacks)
 {
 	struct hwprof_file_header h;
-	struct hwprof_record in[32];
+	struct hwprof_record in[64];
 	enum hwprof_read_status st;
 	char *path = tmp_path();
 
 	tu_header(&h);
-	write_file(path, &h, in, sample_records(in), &tu_trailer);
+	h.stacks = stacks;
+	write_file(path, &h, in, stacks ? stack_records(in) : sample_records(in), &tu_trailer);
 	uint8_t *b = read_bytes(path, len);
 	cr_assert_eq(read_all(path, all, &st, NULL), 0);
 	cr_assert_eq(st, HWPROF_READ_OK);
@@ -670,12 +775,17 @@ static uint8_t *small_file(size_t *len, struct recs *all, struct frame_map *m)
 	return b;
 }
 
-Test(sampfile, cut_at_every_byte)
+static uint8_t *small_file(size_t *len, struct recs *all, struct frame_map *m)
+{
+	return small_file_of(len, all, m, false);
+}
+
+static void cut_at_every_byte(bool stacks)
 {
 	struct recs all = {0};
 	struct frame_map m;
 	size_t len;
-	uint8_t *b = small_file(&len, &all, &m);
+	uint8_t *b = small_file_of(&len, &all, &m, stacks);
 	char *path = tmp_path();
 
 	for (size_t cut = 0; cut <= len; cut++) {
@@ -720,15 +830,16 @@ Test(sampfile, cut_at_every_byte)
 	free(path);
 }
 
-Test(sampfile, every_bit_flipped)
+static void every_bit_flipped(bool stacks)
 {
 	struct recs all = {0};
 	struct frame_map m;
 	size_t len;
-	uint8_t *b = small_file(&len, &all, &m);
+	uint8_t *b = small_file_of(&len, &all, &m, stacks);
 	char *path = tmp_path();
 
-	for (size_t bit = 0; bit < len * 8; bit++) {
+	/* The stacks variant: the header is the same as the other's, flip only the body. */
+	for (size_t bit = stacks ? m.header_end * 8 : 0; bit < len * 8; bit++) {
 		struct recs out = {0};
 		enum hwprof_read_status st = HWPROF_READ_OK;
 
@@ -753,6 +864,26 @@ Test(sampfile, every_bit_flipped)
 	free(b);
 	unlink(path);
 	free(path);
+}
+
+Test(sampfile, cut_at_every_byte)
+{
+	cut_at_every_byte(false);
+}
+
+Test(sampfile, cut_at_every_byte_with_stacks)
+{
+	cut_at_every_byte(true);
+}
+
+Test(sampfile, every_bit_flipped)
+{
+	every_bit_flipped(false);
+}
+
+Test(sampfile, every_bit_flipped_with_stacks)
+{
+	every_bit_flipped(true);
 }
 
 /* Frames BODY as a record of TYPE with a correct CRC at P; returns the bytes. */
@@ -792,9 +923,10 @@ Test(sampfile, random_bytes)
 			break;
 		case 2: { /* a valid header, then well-framed records of random bodies, so the
 			   * decoders themselves see garbage past the CRC */
-			static const uint8_t tys[] = {SF_MMAP,	  SF_COMM, SF_FORK,	SF_EXIT,
-						      SF_SAMPLES, SF_LOST, SF_THROTTLE, SF_COUNT,
-						      SF_SUMMARY, SF_HOST, SF_SAMPLED,	99};
+			static const uint8_t tys[] = {
+			    SF_MMAP,	SF_COMM,     SF_FORK,	     SF_EXIT,	 SF_SAMPLES,
+			    SF_LOST,	SF_THROTTLE, SF_COUNT,	     SF_SUMMARY, SF_HOST,
+			    SF_SAMPLED, SF_STACKS,   SF_SAMPLES_EXT, 99};
 			uint8_t body[512];
 			size_t pos = m.header_end;
 			memcpy(b, good, m.header_end);
@@ -1175,6 +1307,397 @@ Test(sampfile, impossible_counted_totals_read_as_damaged)
 	cr_assert_eq(read_all(path, &out, &st, NULL), 0);
 	cr_assert_eq(st, HWPROF_READ_OK);
 	recs_free(&out);
+	unlink(path);
+	free(path);
+}
+
+/* ---- stacks (1.1) ---- */
+
+Test(sampfile, stacks_round_trip)
+{
+	struct hwprof_file_header h;
+	struct hwprof_record in[64];
+	struct recs out = {0};
+	enum hwprof_read_status st;
+	struct hwprof_reader *r;
+	char *path = tmp_path();
+
+	/* Once announced in the header, once not: then the writer's first stack sets the
+	 * preamble's bit afterwards. */
+	for (int announce = 0; announce < 2; announce++) {
+		tu_header(&h);
+		h.stacks = announce;
+		size_t n = stack_records(in);
+		write_file(path, &h, in, n, &tu_trailer);
+		size_t len;
+		uint8_t *b = read_bytes(path, &len);
+		cr_assert_eq(sf_get_u32(b + SF_OFF_INCOMPAT), SF_INCOMPAT_STACKS);
+		cr_assert_eq(sf_get_u16(b + SF_OFF_MINOR), HWPROF_FILE_MINOR);
+		free(b);
+		cr_assert_eq(read_all(path, &out, &st, &r), 0);
+		cr_assert_eq(st, HWPROF_READ_OK);
+		cr_assert(hwprof_reader_header(r)->stacks);
+		cr_assert_eq(out.n, n);
+		for (size_t i = 0; i < n; i++) {
+			bool found = false;
+			for (size_t j = 0; j < out.n && !found; j++)
+				found = rec_eq(&in[i], &out.r[j]);
+			cr_assert(found, "record %zu (type %d) read back", i, in[i].type);
+		}
+		/* Every STACK before the first sample that refers to it, ids in order. */
+		uint32_t defined = 0, with_stack = 0;
+		for (size_t j = 0; j < out.n; j++) {
+			if (out.r[j].type == HWPROF_REC_STACK)
+				cr_assert_eq(out.r[j].stack.id, ++defined);
+			if (out.r[j].type == HWPROF_REC_SAMPLE) {
+				cr_assert_leq(out.r[j].sample.stack_id, defined, "record %zu", j);
+				with_stack += out.r[j].sample.stack_id != 0;
+			}
+		}
+		cr_assert_eq(defined, 5);
+		cr_assert_eq(with_stack, 10);
+		hwprof_reader_close(r);
+		recs_free(&out);
+	}
+	unlink(path);
+	free(path);
+}
+
+Test(sampfile, stacks_interned_by_content)
+{
+	struct hwprof_file_header h;
+	struct hwprof_writer *w;
+	uint64_t a[3] = {0x401000, 0x402000, 0x403000}, b[3] = {0x401000, 0x402000, 0x403001};
+	uint32_t id[6];
+	char *path = tmp_path();
+
+	tu_header(&h);
+	h.stacks = true;
+	cr_assert_eq(hwprof_writer_open(&w, path, &h), 0);
+	cr_assert_eq(hwprof_writer_add_stack(w, a, 3, 0, false, &id[0]), 0);
+	cr_assert_eq(hwprof_writer_add_stack(w, b, 3, 0, false, &id[1]), 0);
+	cr_assert_eq(hwprof_writer_add_stack(w, a, 3, 0, false, &id[2]), 0);
+	cr_assert_eq(hwprof_writer_add_stack(w, a, 3, 1, false, &id[3]), 0); /* kernel part */
+	cr_assert_eq(hwprof_writer_add_stack(w, a, 3, 0, true, &id[4]), 0);  /* truncated */
+	cr_assert_eq(hwprof_writer_add_stack(w, a, 2, 0, false, &id[5]), 0);
+	cr_assert_eq(id[0], 1);
+	cr_assert_eq(id[1], 2);
+	cr_assert_eq(id[2], 1, "the same content, the same id");
+	cr_assert_eq(id[3], 3);
+	cr_assert_eq(id[4], 4);
+	cr_assert_eq(id[5], 5);
+	/* Many distinct stacks: the table grows, the ids stay. */
+	for (uint32_t i = 0; i < 5000; i++) {
+		uint64_t s[2] = {0x500000 + i, 0x401000};
+		uint32_t k, k2;
+		cr_assert_eq(hwprof_writer_add_stack(w, s, 2, 0, false, &k), 0);
+		cr_assert_eq(k, 6 + i);
+		cr_assert_eq(hwprof_writer_add_stack(w, s, 2, 0, false, &k2), 0);
+		cr_assert_eq(k2, k);
+	}
+	cr_assert_eq(hwprof_writer_close(w, &tu_trailer), 0);
+
+	struct recs out = {0};
+	enum hwprof_read_status st;
+	cr_assert_eq(read_all(path, &out, &st, NULL), 0);
+	cr_assert_eq(st, HWPROF_READ_OK);
+	cr_assert_eq(out.n, 5005);
+	cr_assert_eq(out.r[2].stack.nr_kernel, 1);
+	cr_assert(out.r[3].stack.truncated);
+	cr_assert_eq(out.r[4999 + 5].stack.ips[0], 0x500000 + 4999);
+	cr_assert_eq(out.r[4999 + 5].stack.ips[1], 0x401000);
+	recs_free(&out);
+	unlink(path);
+	free(path);
+}
+
+Test(sampfile, stack_writer_errors)
+{
+	struct hwprof_file_header h;
+	struct hwprof_writer *w;
+	static uint64_t ips[HWPROF_STACK_MAX + 1];
+	uint32_t id = 99;
+	char *path = tmp_path();
+
+	tu_header(&h);
+	h.stacks = true;
+	cr_assert_eq(hwprof_writer_open(&w, path, &h), 0);
+	cr_assert_eq(hwprof_writer_add_stack(w, ips, HWPROF_STACK_MAX + 1, 0, false, &id), -EINVAL);
+	cr_assert_eq(hwprof_writer_add_stack(w, ips, 2, 3, false, &id), -EINVAL);
+	cr_assert_eq(id, 99);
+	struct hwprof_record s = {.type = HWPROF_REC_SAMPLE,
+				  .sample = {.pid = 1, .tid = 1, .stack_id = 1}};
+	cr_assert_eq(hwprof_writer_add(w, &s), -EINVAL, "a stack id the writer did not give");
+	struct hwprof_record k = {.type = HWPROF_REC_STACK,
+				  .stack = {.id = 1, .nr = 1, .ips = ips}};
+	cr_assert_eq(hwprof_writer_add(w, &k), -EINVAL, "stacks go through add_stack");
+	cr_assert_eq(hwprof_writer_add_stack(w, ips, HWPROF_STACK_MAX, 0, false, &id), 0);
+	cr_assert_eq(id, 1);
+	cr_assert_eq(hwprof_writer_add(w, &s), 0);
+	cr_assert_eq(hwprof_writer_close(w, NULL), 0);
+
+	/* Not announced, on a pipe: the preamble cannot be fixed afterwards. */
+	int fds[2];
+	cr_assert_eq(pipe(fds), 0);
+	h.stacks = false;
+	cr_assert_eq(hwprof_writer_open_fd(&w, fds[1], &h), 0);
+	cr_assert_eq(hwprof_writer_add_stack(w, ips, 1, 0, false, &id), -EINVAL);
+	cr_assert_eq(hwprof_writer_close(w, NULL), 0);
+	close(fds[0]);
+	unlink(path);
+	free(path);
+}
+
+/* The header of a stacks file, then RECS framed by hand (correct CRCs, so the decoders see
+ * them): how far does the read get? */
+static enum hwprof_read_status read_crafted(const uint8_t *recs, size_t rlen, struct recs *out,
+					    const char **msg_out)
+{
+	static char msg[512];
+	struct recs all = {0};
+	struct frame_map m;
+	size_t len;
+	uint8_t *b = small_file_of(&len, &all, &m, true);
+	char *path = tmp_path();
+	struct hwprof_reader *r;
+	enum hwprof_read_status st;
+	const char *msg_r;
+
+	b = realloc(b, m.header_end + rlen);
+	memcpy(b + m.header_end, recs, rlen);
+	write_bytes(path, b, m.header_end + rlen);
+	cr_assert_eq(read_all(path, out, &st, &r), 0);
+	hwprof_reader_status(r, &msg_r);
+	snprintf(msg, sizeof(msg), "%s", msg_r ? msg_r : "");
+	*msg_out = msg;
+	hwprof_reader_close(r);
+	recs_free(&all);
+	free(b);
+	unlink(path);
+	free(path);
+	return st;
+}
+
+/* Appends varints to a body. */
+static uint32_t body_of(uint8_t *b, int n, const uint64_t *v)
+{
+	uint32_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		len += (uint32_t)varint_put(b + len, v[i]);
+	return len;
+}
+
+Test(sampfile, corrupt_stack_tables_refused)
+{
+	static const struct {
+		const char *what;
+		int nstk; /* varints of a STACKS body (0: none) */
+		uint64_t stk[12];
+		int nsmp; /* varints of a SAMPLES_EXT body after it (0: none) */
+		uint64_t smp[8];
+		size_t good;	  /* records read before the damage */
+		const char *says; /* in the message; NULL: reads OK up to the missing trailer */
+	} cases[] = {
+	    /* the well-formed base: stack 1 = {0x1000, 0x2000}, a sample on it */
+	    {"good", 8, {1, 1, 0, 2, 0, 0, 0x2000, 0x2000}, 5, {7, 7, 1, 1, 2}, 2, NULL},
+	    {"sample before its stack", 0, {0}, 5, {7, 7, 1, 1, 2}, 0, "stack id"},
+	    {"stack id past the table",
+	     8,
+	     {1, 1, 0, 2, 0, 0, 0x2000, 0x2000},
+	     5,
+	     {7, 7, 1, 1, 4},
+	     1,
+	     "stack id"},
+	    {"unknown sample field",
+	     8,
+	     {1, 1, 0, 2, 0, 0, 0x2000, 0x2000},
+	     5,
+	     {7, 7, 1, 3, 2},
+	     1,
+	     "sample fields"},
+	    {"first id skips one",
+	     8,
+	     {2, 1, 0, 2, 0, 0, 0x2000, 0x2000},
+	     0,
+	     {0},
+	     0,
+	     "first stack id"},
+	    {"stack deeper than the limit",
+	     6,
+	     {1, 1, 0, HWPROF_STACK_MAX + 1, 0, 0},
+	     0,
+	     {0},
+	     0,
+	     "depths"},
+	    {"kernel part over the depth",
+	     8,
+	     {1, 1, 0, 2, 3, 0, 0x2000, 0x2000},
+	     0,
+	     {0},
+	     0,
+	     "depths"},
+	    {"shares more than the stack before",
+	     8,
+	     {1, 1, 0, 2, 0, 1, 0x2000, 0},
+	     0,
+	     {0},
+	     0,
+	     "depths"},
+	    {"unknown stack flag", 8, {1, 1, 2, 2, 0, 0, 0x2000, 0x2000}, 0, {0}, 0, "depths"},
+	    {"entries cut", 7, {1, 1, 0, 2, 0, 0, 0x2000}, 0, {0}, 0, "stack entry"},
+	    {"bytes after the last stack",
+	     9,
+	     {1, 1, 0, 2, 0, 0, 0x2000, 0x2000, 5},
+	     0,
+	     {0},
+	     0,
+	     "after its last stack"},
+	    /* two stacks announced, one whole: the first is handed out, then the damage */
+	    {"second stack cut", 10, {1, 2, 0, 2, 0, 0, 0x2000, 0x2000, 0, 9}, 0, {0}, 1, "stack"},
+	    {"zero stacks", 2, {1, 0}, 0, {0}, 0, "stack count"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t recs[256], body[128];
+		size_t rl = 0;
+		struct recs out = {0};
+		const char *msg;
+
+		if (cases[i].nstk) {
+			/* flags are single bytes: varints below 128 are the same byte */
+			uint32_t bl = body_of(body, cases[i].nstk, cases[i].stk);
+			rl += frame(recs + rl, SF_STACKS, body, bl);
+		}
+		if (cases[i].nsmp) {
+			uint32_t bl = body_of(body, cases[i].nsmp, cases[i].smp);
+			/* one sample: flags 0, ip delta 0x40 (zigzag 0x80), time dd 0x7f, then the
+			 * stack id delta given last in smp */
+			uint8_t tail = body[bl - 1];
+			bl--;
+			body[bl++] = 0;
+			body[bl++] = 0x80;
+			body[bl++] = 0x01;
+			body[bl++] = 0x7f;
+			body[bl++] = tail;
+			rl += frame(recs + rl, SF_SAMPLES_EXT, body, bl);
+		}
+		enum hwprof_read_status st = read_crafted(recs, rl, &out, &msg);
+		cr_assert_eq(out.n, cases[i].good, "%s: %zu records read", cases[i].what, out.n);
+		if (!cases[i].says) {
+			cr_assert_eq(st, HWPROF_READ_TRUNCATED, "%s: %s", cases[i].what, msg);
+			cr_assert_eq(out.r[0].stack.nr, 2);
+			cr_assert_eq(out.r[0].stack.ips[0], 0x1000);
+			cr_assert_eq(out.r[0].stack.ips[1], 0x2000);
+			cr_assert_eq(out.r[1].sample.stack_id, 1);
+			cr_assert_eq(out.r[1].sample.ip, 0x40);
+		} else {
+			cr_assert_eq(st, HWPROF_READ_CORRUPT, "%s: %s", cases[i].what, msg);
+			cr_assert(strstr(msg, cases[i].says), "%s: %s", cases[i].what, msg);
+		}
+		if (cases[i].good >= 1 && cases[i].nstk)
+			cr_assert_eq(out.r[0].type, HWPROF_REC_STACK, "%s", cases[i].what);
+		recs_free(&out);
+	}
+}
+
+/* Files of the previous format versions, written by the writers of hwprof 1.0 and 1.1 (the
+ * records of sample_records(), checked in): every field they had still reads, the ones they
+ * did not have read as unknown. */
+static void reads_old_format(unsigned minor)
+{
+	struct hwprof_file_header h;
+	struct hwprof_record in[32];
+	struct recs out = {0};
+	enum hwprof_read_status st;
+	struct hwprof_reader *r;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/v1.%u.hwprof", getenv("SAMPFILE_DATA"), minor);
+	tu_header(&h);
+	size_t n = sample_records(in);
+	for (size_t i = 0; i < n && minor < 1; i++) {
+		if (in[i].type != HWPROF_REC_MMAP)
+			continue;
+		struct hwprof_rec_mmap *m = &in[i].mmap;
+		m->ino_known = m->stat_known = false;
+		m->dev_major = m->dev_minor = 0;
+		m->ino = m->size = m->mtime_ns = 0;
+	}
+	cr_assert_eq(read_all(path, &out, &st, &r), 0);
+	cr_assert_eq(st, HWPROF_READ_OK);
+	const struct hwprof_file_header *g = hwprof_reader_header(r);
+	cr_assert_eq(g->major, 1);
+	cr_assert_eq(g->minor, minor);
+	cr_assert_not(g->stacks);
+	cr_assert_str_eq(g->hostname, h.hostname);
+	cr_assert_str_eq(g->cpu_model, h.cpu_model);
+	cr_assert_eq(g->nevents, 3);
+	cr_assert_str_eq(g->events[2].name, h.events[2].name);
+	cr_assert_eq(g->events[2].period_or_freq, 4000);
+	cr_assert_eq(g->argc, h.argc);
+	cr_assert_eq(out.n, n);
+	for (size_t i = 0; i < n; i++) {
+		bool found = false;
+		for (size_t j = 0; j < out.n && !found; j++)
+			found = rec_eq(&in[i], &out.r[j]);
+		cr_assert(found, "1.%u: record %zu (type %d) read back", minor, i, in[i].type);
+	}
+	for (size_t j = 0; j < out.n; j++)
+		if (out.r[j].type == HWPROF_REC_SAMPLE)
+			cr_assert_eq(out.r[j].sample.stack_id, 0);
+	cr_assert_eq(hwprof_reader_trailer(r)->samples, 7);
+	cr_assert_eq(hwprof_reader_trailer(r)->exit_status, -9);
+	hwprof_reader_close(r);
+	recs_free(&out);
+}
+
+Test(sampfile, reads_format_1_0)
+{
+	reads_old_format(0);
+}
+
+Test(sampfile, reads_format_1_1)
+{
+	reads_old_format(1);
+}
+
+/* A -g recording's shape: cpu-clock samples in a hot loop reached through two call paths
+ * (1:3), 12 callers deep, and a spread of 400 rarer stacks. */
+Test(sampfile, stacks_under_12_bytes_per_sample)
+{
+	enum { N = 40000 };
+	struct hwprof_file_header h;
+	struct hwprof_rec_sample *s = calloc(N, sizeof(*s));
+	struct hwprof_writer *w;
+	struct stat st0, st1;
+	uint64_t seed = 9, ips[12];
+	char *path = tmp_path();
+
+	tu_header(&h);
+	h.stacks = true;
+	tu_cpu_clock(s, N, 5);
+	cr_assert_eq(hwprof_writer_open(&w, path, &h), 0);
+	cr_assert_eq(stat(path, &st0), 0);
+	for (size_t i = 0; i < N; i++) {
+		uint64_t r = tu_rand(&seed) % 100;
+		for (int d = 0; d < 12; d++)
+			ips[d] = 0x56428f17a000ull + (uint64_t)d * 0x1a3;
+		if (r < 24)
+			ips[0] += 0x40; /* the other call site */
+		else if (r < 28)
+			ips[1] += tu_rand(&seed) % 400;
+		struct hwprof_record rec = {.type = HWPROF_REC_SAMPLE, .sample = s[i]};
+		cr_assert_eq(hwprof_writer_add_stack(w, ips, 12, 0, false, &rec.sample.stack_id),
+			     0);
+		cr_assert_eq(hwprof_writer_add(w, &rec), 0);
+	}
+	cr_assert_eq(hwprof_writer_close(w, NULL), 0);
+	cr_assert_eq(stat(path, &st1), 0);
+	double bps = (double)(st1.st_size - st0.st_size) / N;
+	cr_log_info("bytes/sample with stacks: %.2f", bps);
+	cr_assert_lt(bps, 12.0, "%.2f bytes/sample", bps);
+	free(s);
 	unlink(path);
 	free(path);
 }

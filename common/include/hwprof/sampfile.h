@@ -18,7 +18,12 @@
 #include <stdint.h>
 
 #define HWPROF_FILE_MAJOR 1
-#define HWPROF_FILE_MINOR 1
+#define HWPROF_FILE_MINOR 2
+
+/* The most entries a stack (struct hwprof_rec_stack) may hold; longer ones are refused by the
+ * writer (EINVAL) and are corruption to the reader. Above perf_event_max_stack's default of
+ * 127 (sysctl kernel.perf_event_max_stack) with room for deep unwinds. */
+#define HWPROF_STACK_MAX 1024
 
 /* One sampling or counting event as stored in the header. */
 struct hwprof_file_event {
@@ -47,6 +52,10 @@ struct hwprof_file_header {
 	char **argv; /* the target's command line, ARGC strings */
 	uint32_t nevents;
 	struct hwprof_file_event *events; /* [0] is the sampling event */
+	bool stacks; /* the file holds stacks (a reader that does not know them refuses it).
+		      * Writer: set it when hwprof_writer_add_stack() will be called; if not,
+		      * the first call rewrites the preamble (regular files only, else EINVAL).
+		      * Reader: set when the file says so. */
 };
 
 enum hwprof_rec_type {
@@ -58,6 +67,7 @@ enum hwprof_rec_type {
 	HWPROF_REC_LOST,       /* the kernel dropped LOST samples (PERF_RECORD_LOST) */
 	HWPROF_REC_THROTTLE,   /* sampling throttled (PERF_RECORD_THROTTLE) */
 	HWPROF_REC_UNTHROTTLE, /* sampling resumed (PERF_RECORD_UNTHROTTLE) */
+	HWPROF_REC_STACK,      /* a distinct call stack, referred to by samples' stack_id */
 };
 
 struct hwprof_rec_mmap {
@@ -95,9 +105,23 @@ struct hwprof_rec_sample {
 	uint32_t cpu;
 	uint64_t time; /* ns */
 	uint64_t ip;
-	uint64_t period; /* events this sample stands for (weight in reports) */
-	uint16_t event;	 /* index into header.events */
-	bool kernel;	 /* ip is in the kernel (PERF_RECORD_MISC_KERNEL) */
+	uint64_t period;   /* events this sample stands for (weight in reports) */
+	uint16_t event;	   /* index into header.events */
+	bool kernel;	   /* ip is in the kernel (PERF_RECORD_MISC_KERNEL) */
+	uint32_t stack_id; /* the sample's callers (a STACK record's id), 0: no stack */
+};
+
+/* A call stack: the callers of a sample's ip. The reader returns each STACK before any sample
+ * that refers to it; a sample whose stack_id the file has not defined is corruption. */
+struct hwprof_rec_stack {
+	uint32_t id;	     /* 1.., unique in the file, in the order the records come */
+	uint32_t nr;	     /* entries in ips, <= HWPROF_STACK_MAX */
+	uint32_t nr_kernel;  /* the first nr_kernel entries are kernel addresses (<= nr) */
+	bool truncated;	     /* the chain was cut (--max-stack, stack copy too small, the
+			      * unwinder stopped) */
+	const uint64_t *ips; /* the callers only, innermost first: return addresses (the call
+			      * site is the instruction before). The sample's own ip is not
+			      * repeated. Valid until the next hwprof_reader_next(). */
 };
 
 struct hwprof_rec_lost { /* LOST, THROTTLE, UNTHROTTLE */
@@ -115,6 +139,7 @@ struct hwprof_record {
 		struct hwprof_rec_task task;
 		struct hwprof_rec_sample sample;
 		struct hwprof_rec_lost lost;
+		struct hwprof_rec_stack stack;
 	};
 };
 
@@ -175,9 +200,19 @@ int hwprof_writer_open_fd(struct hwprof_writer **out, int fd,
 /* Appends one record (any type but SAMPLE goes out in order; samples are packed in per-thread
  * blocks, flushed before any other record so the file stays in time order per thread).
  * Returns 0 or -errno (a write error is sticky: later calls return it too); -EINVAL, not
- * sticky, for an unknown type, a sample whose event index is not below header.nevents, or a
- * build_id_size over 20. */
+ * sticky, for an unknown type, a sample whose event index is not below header.nevents or whose
+ * stack_id hwprof_writer_add_stack() did not return, a STACK record (use
+ * hwprof_writer_add_stack()), or a build_id_size over 20. */
 int hwprof_writer_add(struct hwprof_writer *w, const struct hwprof_record *rec);
+
+/* Interns the stack IPS[NR] (callers, innermost first; the first NR_KERNEL are kernel
+ * addresses) by content: the first time it is seen a STACK record is queued, written before
+ * any sample that refers to it. Sets *ID (>= 1, the same for the same content) for
+ * hwprof_rec_sample.stack_id. NR may be 0 (a sample with no known caller). Returns 0 or
+ * -errno: EINVAL (NR over HWPROF_STACK_MAX, NR_KERNEL over NR, or header.stacks unset on a
+ * file whose preamble cannot be rewritten), ENOMEM, or a sticky write error. */
+int hwprof_writer_add_stack(struct hwprof_writer *w, const uint64_t *ips, uint32_t nr,
+			    uint32_t nr_kernel, bool truncated, uint32_t *id);
 
 /* Flushes buffered blocks to the file (e.g. each second, so a kill -9 loses little).
  * Returns 0 or -errno. */
