@@ -9,6 +9,7 @@
 #include "hwprof/hwprof.h"
 #include "hwprof/metrics.h"
 #include "count_priv.h"
+#include "json.h"
 #include "textfmt.h"
 
 #include <errno.h>
@@ -341,9 +342,10 @@ static size_t acc_counts(const struct region_acc *a, size_t nev, struct hwprof_c
 	return hwprof_metrics_derive(in, n, m, maxm);
 }
 
-/* Writes one region; sets *MARKED when a text value carries the multiplexing '*'. */
-static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
-			 const struct region_acc *a, bool *first, bool *marked)
+/* Writes one region (JSON through J); sets *MARKED when a text value carries the
+ * multiplexing '*'. */
+static void write_region(FILE *f, struct hwprof_jw *j, enum fmt fmt, const struct thread_state *t,
+			 const struct region_acc *a, bool *marked)
 {
 	struct hwprof_count c[64];
 	struct hwprof_metric m[32];
@@ -351,37 +353,34 @@ static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
 	size_t nm = acc_counts(a, nev, c, m, 32);
 
 	if (fmt == FMT_JSON) {
-		fprintf(f, "%s\n    {\"name\": ", *first ? "" : ",");
-		hwprof_json_str(f, a->name);
-		fprintf(f, ", \"thread\": %d, \"calls\": %llu,", (int)t->tid,
-			(unsigned long long)a->calls);
-		if (t->open_err < 0) {
-			fprintf(f, " \"error\": ");
-			hwprof_json_str(f, t->err);
-			fputc(',', f);
-		}
-		fprintf(f, "\n     \"events\": [");
+		hwprof_jw_object(j, NULL);
+		hwprof_jw_str(j, "name", a->name);
+		hwprof_jw_int(j, "thread", (int)t->tid);
+		hwprof_jw_uint(j, "calls", a->calls);
+		if (t->open_err < 0)
+			hwprof_jw_str(j, "error", t->err);
+		hwprof_jw_array(j, "events");
 		for (size_t i = 0; i < nev; i++) {
-			fprintf(f, "%s\n      {\"event\": ", i ? "," : "");
-			hwprof_json_str(f, events.ev[i].spec);
-			fprintf(f,
-				", \"value\": %llu, \"enabled_ns\": %llu, \"running_ns\": %llu, "
-				"\"scaled\": %.15g, \"counted\": %s}",
-				(unsigned long long)c[i].value, (unsigned long long)c[i].enabled_ns,
-				(unsigned long long)c[i].running_ns, c[i].scaled,
-				c[i].counted ? "true" : "false");
+			hwprof_jw_object(j, NULL);
+			hwprof_jw_str(j, "event", events.ev[i].spec);
+			hwprof_jw_uint(j, "value", c[i].value);
+			hwprof_jw_uint(j, "enabled_ns", c[i].enabled_ns);
+			hwprof_jw_uint(j, "running_ns", c[i].running_ns);
+			hwprof_jw_double(j, "scaled", c[i].scaled, 15);
+			hwprof_jw_bool(j, "counted", c[i].counted);
+			hwprof_jw_end(j);
 		}
-		fprintf(f, "%s],\n     \"metrics\": [", nev ? "\n     " : "");
+		hwprof_jw_end(j);
+		hwprof_jw_array(j, "metrics");
 		for (size_t i = 0; i < nm; i++) {
-			fprintf(f, "%s\n      {\"name\": ", i ? "," : "");
-			hwprof_json_str(f, m[i].name);
-			fputs(", \"value\": ", f);
-			hwprof_json_double(f, m[i].value, 15);
-			fputs(", \"formula\": ", f);
-			hwprof_json_str(f, m[i].formula);
-			fputc('}', f);
+			hwprof_jw_object(j, NULL);
+			hwprof_jw_str(j, "name", m[i].name);
+			hwprof_jw_double(j, "value", m[i].value, 15);
+			hwprof_jw_str(j, "formula", m[i].formula);
+			hwprof_jw_end(j);
 		}
-		fprintf(f, "%s]}", nm ? "\n     " : "");
+		hwprof_jw_end(j);
+		hwprof_jw_end(j);
 	} else if (fmt == FMT_CSV) {
 		for (size_t i = 0; i < nev; i++) {
 			hwprof_csv_str(f, a->name);
@@ -414,7 +413,6 @@ static void write_region(FILE *f, enum fmt fmt, const struct thread_state *t,
 			fprintf(f, "  %-20s %17s  %s %s  (%s)\n", "", "", m[i].name,
 				hwprof_metric_text(&m[i], num, sizeof(num)), m[i].formula);
 	}
-	*first = false;
 }
 
 /* The text table's footnotes: the '*' legend when some value carries it, and why an event
@@ -437,7 +435,8 @@ static int report_to(const char *path)
 {
 	enum fmt fmt = FMT_TEXT;
 	FILE *f = stderr;
-	bool first = true, marked = false;
+	bool marked = false;
+	struct hwprof_jw j;
 	int r = 0;
 	size_t len;
 	unsigned long gen = __atomic_load_n(&generation, __ATOMIC_RELAXED);
@@ -455,13 +454,14 @@ static int report_to(const char *path)
 			goto out;
 		}
 	}
+	hwprof_jw_init(&j, f, false);
 	if (fmt == FMT_JSON) {
-		fprintf(f, "{\"events\": [");
-		for (size_t i = 0; i < events.n; i++) {
-			fprintf(f, "%s", i ? ", " : "");
-			hwprof_json_str(f, events.ev[i].spec);
-		}
-		fprintf(f, "],\n  \"regions\": [");
+		hwprof_jw_object(&j, NULL);
+		hwprof_jw_array(&j, "events");
+		for (size_t i = 0; i < events.n; i++)
+			hwprof_jw_str(&j, NULL, events.ev[i].spec);
+		hwprof_jw_end(&j);
+		hwprof_jw_array(&j, "regions");
 	} else if (fmt == FMT_CSV) {
 		fprintf(f,
 			"region,thread,calls,event,value,enabled_ns,running_ns,scaled,counted\n");
@@ -493,14 +493,16 @@ static int report_to(const char *path)
 		for (i = 0; i < n; i++) {
 			pthread_mutex_lock(&v[i]->lock);
 			for (size_t k = 0; k < v[i]->nacc; k++)
-				write_region(f, fmt, v[i], v[i]->accs[k], &first, &marked);
+				write_region(f, &j, fmt, v[i], v[i]->accs[k], &marked);
 			pthread_mutex_unlock(&v[i]->lock);
 		}
 		free(v);
 	}
-	if (fmt == FMT_JSON)
-		fprintf(f, "%s]}\n", first ? "" : "\n  ");
-	else if (fmt == FMT_TEXT)
+	if (fmt == FMT_JSON) {
+		hwprof_jw_end(&j);
+		hwprof_jw_end(&j);
+		fputc('\n', f);
+	} else if (fmt == FMT_TEXT)
 		write_legend(f, marked);
 close:
 	if (f != stderr && fclose(f) != 0 && !r)

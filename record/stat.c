@@ -11,6 +11,7 @@
 #include "pmu.h"
 #include "sampler.h"
 #include "host.h"
+#include "json.h"
 #include "textfmt.h"
 #include "hwprof/hwprof.h"
 #include "hwprof/metrics.h"
@@ -760,56 +761,58 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 	fprintf(f, "\n\n");
 }
 
-static void json_num(FILE *f, const char *key, double v, bool valid, bool comma)
+/* V, or null when not VALID. */
+static void json_num(struct hwprof_jw *j, const char *key, double v, bool valid)
 {
-	fprintf(f, "\"%s\": ", key);
 	if (valid)
-		hwprof_json_double(f, v, 15);
+		hwprof_jw_double(j, key, v, 15);
 	else
-		fputs("null", f);
-	if (comma)
-		fputs(", ", f);
+		hwprof_jw_null(j, key);
 }
 
 static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
 		       const char *cpu, const char *cmd, const struct stat_opts *o)
 {
-	fputs("{\"command\": ", f);
-	hwprof_json_str(f, cmd);
+	struct hwprof_jw j;
+
+	hwprof_jw_init(&j, f, false);
+	hwprof_jw_object(&j, NULL);
+	hwprof_jw_str(&j, "command", cmd);
 	if (o->pid > 0)
-		fprintf(f, ", \"pid\": %d", (int)o->pid);
-	fprintf(f, ", \"system_wide\": %s", o->system_wide ? "true" : "false");
-	fputs(", \"cpu\": ", f);
-	hwprof_json_str(f, cpu);
-	fprintf(f, ", \"runs\": %lld, \"interrupted\": %s,\n \"events\": [", rd->completed,
-		rd->interrupted ? "true" : "false");
+		hwprof_jw_int(&j, "pid", o->pid);
+	hwprof_jw_bool(&j, "system_wide", o->system_wide);
+	hwprof_jw_str(&j, "cpu", cpu);
+	hwprof_jw_int(&j, "runs", rd->completed);
+	hwprof_jw_bool(&j, "interrupted", rd->interrupted);
+	hwprof_jw_array(&j, "events");
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
 		bool ok = s->counted_runs > 0;
-		fprintf(f, "%s\n  {\"event\": ", i ? "," : "");
-		hwprof_json_str(f, list->ev[i].spec);
-		fputs(", ", f);
-		json_num(f, "mean", mean_of(s), ok, true);
-		json_num(f, "stddev_pct", stddev_pct(s), ok, true);
-		json_num(f, "min", s->min, ok, true);
-		json_num(f, "max", s->max, ok, true);
-		json_num(f, "running_pct", running_pct(s), true, true);
-		fputs("\"unit\": ", f);
-		hwprof_json_str(f, hwprof_event_unit(&list->ev[i]));
-		fprintf(f, ", \"counted\": %s}", ok ? "true" : "false");
+
+		hwprof_jw_object(&j, NULL);
+		hwprof_jw_str(&j, "event", list->ev[i].spec);
+		json_num(&j, "mean", mean_of(s), ok);
+		json_num(&j, "stddev_pct", stddev_pct(s), ok);
+		json_num(&j, "min", s->min, ok);
+		json_num(&j, "max", s->max, ok);
+		json_num(&j, "running_pct", running_pct(s), true);
+		hwprof_jw_str(&j, "unit", hwprof_event_unit(&list->ev[i]));
+		hwprof_jw_bool(&j, "counted", ok);
+		hwprof_jw_end(&j);
 	}
-	fputs("],\n \"metrics\": [", f);
+	hwprof_jw_end(&j);
+	hwprof_jw_array(&j, "metrics");
 	for (size_t i = 0; i < nm; i++) {
-		fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
-		hwprof_json_str(f, m[i].m.name);
-		fputs(", \"value\": ", f);
-		hwprof_json_double(f, m[i].m.value, 15);
-		fputs(", \"formula\": ", f);
-		hwprof_json_str(f, m[i].m.formula);
-		fputc('}', f);
+		hwprof_jw_object(&j, NULL);
+		hwprof_jw_str(&j, "name", m[i].m.name);
+		hwprof_jw_double(&j, "value", m[i].m.value, 15);
+		hwprof_jw_str(&j, "formula", m[i].m.formula);
+		hwprof_jw_end(&j);
 	}
-	fputs("]}\n", f);
+	hwprof_jw_end(&j);
+	hwprof_jw_end(&j);
+	fputc('\n', f);
 }
 
 static void print_csv(FILE *f, const struct hwprof_event_list *list, const struct ev_stat *st)
