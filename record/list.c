@@ -1,6 +1,7 @@
 /* list.c - `hwprof list`: the events this host can count, found by opening each one. */
 #include "builtin.h"
 #include "cli.h"
+#include "json.h"
 #include "pmu.h"
 #include "textfmt.h"
 
@@ -28,6 +29,7 @@ enum list_what {
 struct list_options {
 	unsigned what;
 	bool json;
+	struct hwprof_jw jw; /* the JSON being written (json) */
 };
 
 static const char usage_text[] =
@@ -175,30 +177,33 @@ static const char *state_text(const struct probe *p, char *buf, size_t len)
 	return buf;
 }
 
-static void print_host(const struct list_options *o, const struct hwprof_file_header *h,
-		       int paranoid, int max_precise)
+/* V as KEY, or null when not VALID. */
+static void json_int_or_null(struct hwprof_jw *j, const char *key, long long v, bool valid)
+{
+	if (valid)
+		hwprof_jw_int(j, key, v);
+	else
+		hwprof_jw_null(j, key);
+}
+
+static void print_host(struct list_options *o, const struct hwprof_file_header *h, int paranoid,
+		       int max_precise)
 {
 	bool root = geteuid() == 0;
 	if (o->json) {
-		printf("{\"cpu\":");
-		hwprof_json_str(stdout, h->cpu_model);
-		printf(",\"kernel\":");
-		hwprof_json_str(stdout, h->kernel);
-		printf(",\"ncpus\":%u,\"paranoid\":{\"level\":", h->ncpus);
-		if (paranoid == INT_MIN)
-			printf("null");
-		else
-			printf("%d", paranoid);
-		printf(",\"allows\":");
-		hwprof_json_str(stdout, hwprof_paranoid_allows(paranoid));
-		printf(",\"root\":%s},\"hardware_pmu\":%s,\"max_precise\":",
-		       root ? "true" : "false", max_precise >= 0 ? "true" : "false");
-		if (max_precise >= 0)
-			printf("%d", max_precise);
-		else
-			printf("null");
-		printf(",\"sysfs_root\":");
-		hwprof_json_str(stdout, hwprof_sysfs_root());
+		struct hwprof_jw *j = &o->jw;
+
+		hwprof_jw_str(j, "cpu", h->cpu_model);
+		hwprof_jw_str(j, "kernel", h->kernel);
+		hwprof_jw_uint(j, "ncpus", h->ncpus);
+		hwprof_jw_object(j, "paranoid");
+		json_int_or_null(j, "level", paranoid, paranoid != INT_MIN);
+		hwprof_jw_str(j, "allows", hwprof_paranoid_allows(paranoid));
+		hwprof_jw_bool(j, "root", root);
+		hwprof_jw_end(j);
+		hwprof_jw_bool(j, "hardware_pmu", max_precise >= 0);
+		json_int_or_null(j, "max_precise", max_precise, max_precise >= 0);
+		hwprof_jw_str(j, "sysfs_root", hwprof_sysfs_root());
 		return;
 	}
 	printf("CPU:                  %s (%u CPUs), Linux %s\n", h->cpu_model, h->ncpus, h->kernel);
@@ -216,7 +221,7 @@ static void print_host(const struct list_options *o, const struct hwprof_file_he
 		    "only)\n");
 }
 
-static void print_named(const struct list_options *o, bool *first)
+static void print_named(struct list_options *o)
 {
 	char name[128], st[128];
 	enum hwprof_event_kind kind, last = (enum hwprof_event_kind) - 1;
@@ -234,19 +239,22 @@ static void print_named(const struct list_options *o, bool *first)
 		size_t at;
 
 		if (o->json) {
-			printf("%s{\"name\":", *first ? "" : ",");
-			*first = false;
-			hwprof_json_str(stdout, name);
-			printf(
-			    ",\"kind\":\"%s\",\"type\":%u,\"config\":\"0x%llx\",\"availability\":",
-			    kind_name(kind), ev.type, (unsigned long long)ev.config);
-			hwprof_json_str(stdout, p.state);
-			printf(",\"errno\":%d,\"aliases\":[", p.err);
-			for (size_t k = 0; k < nalias; k++) {
-				printf("%s", k ? "," : "");
-				hwprof_json_str(stdout, alias[k]);
-			}
-			printf("]}");
+			struct hwprof_jw *j = &o->jw;
+			char config[32];
+
+			snprintf(config, sizeof(config), "0x%llx", (unsigned long long)ev.config);
+			hwprof_jw_object(j, NULL);
+			hwprof_jw_str(j, "name", name);
+			hwprof_jw_str(j, "kind", kind_name(kind));
+			hwprof_jw_uint(j, "type", ev.type);
+			hwprof_jw_str(j, "config", config);
+			hwprof_jw_str(j, "availability", p.state);
+			hwprof_jw_int(j, "errno", p.err);
+			hwprof_jw_array(j, "aliases");
+			for (size_t k = 0; k < nalias; k++)
+				hwprof_jw_str(j, NULL, alias[k]);
+			hwprof_jw_end(j);
+			hwprof_jw_end(j);
 			continue;
 		}
 		if (kind != last) {
@@ -265,7 +273,7 @@ static void print_named(const struct list_options *o, bool *first)
 }
 
 /* One PMU: its type, format fields and events with their encodings. */
-static void print_pmu(const struct list_options *o, const char *pmu, bool first)
+static void print_pmu(struct list_options *o, const char *pmu)
 {
 	uint32_t type = 0;
 	bool has_type = pmu_type(pmu, &type) == 0;
@@ -278,24 +286,13 @@ static void print_pmu(const struct list_options *o, const char *pmu, bool first)
 	bool has_cpus = pmu_cpus(pmu, cpus, sizeof(cpus)) == 0;
 
 	if (o->json) {
-		printf("%s{\"name\":", first ? "" : ",");
-		hwprof_json_str(stdout, pmu);
-		printf(",\"type\":");
-		if (has_type)
-			printf("%u", type);
-		else
-			printf("null");
-		printf(",\"core\":%s,\"cpus\":", pmu_is_core(pmu) ? "true" : "false");
-		if (has_cpus)
-			hwprof_json_str(stdout, cpus);
-		else
-			printf("null");
-		printf(",\"max_precise\":");
-		if (maxp >= 0)
-			printf("%d", maxp);
-		else
-			printf("null");
-		printf(",\"formats\":[");
+		hwprof_jw_object(&o->jw, NULL);
+		hwprof_jw_str(&o->jw, "name", pmu);
+		json_int_or_null(&o->jw, "type", type, has_type);
+		hwprof_jw_bool(&o->jw, "core", pmu_is_core(pmu));
+		hwprof_jw_str(&o->jw, "cpus", has_cpus ? cpus : NULL);
+		json_int_or_null(&o->jw, "max_precise", maxp, maxp >= 0);
+		hwprof_jw_array(&o->jw, "formats");
 	} else {
 		printf("  %s", pmu);
 		if (has_type)
@@ -314,18 +311,18 @@ static void print_pmu(const struct list_options *o, const char *pmu, bool first)
 		if (pmu_format_read(pmu, fields[i], &f) == 0)
 			pmu_format_describe(&f, d, sizeof(d));
 		if (o->json) {
-			printf("%s{\"name\":", i ? "," : "");
-			hwprof_json_str(stdout, fields[i]);
-			printf(",\"bits\":");
-			hwprof_json_str(stdout, d);
-			putchar('}');
+			hwprof_jw_object(&o->jw, NULL);
+			hwprof_jw_str(&o->jw, "name", fields[i]);
+			hwprof_jw_str(&o->jw, "bits", d);
+			hwprof_jw_end(&o->jw);
 		} else {
 			printf(" %s=%s", fields[i], d);
 		}
 	}
-	if (o->json)
-		printf("],\"events\":[");
-	else if (nfields)
+	if (o->json) {
+		hwprof_jw_end(&o->jw);
+		hwprof_jw_array(&o->jw, "events");
+	} else if (nfields)
 		putchar('\n');
 	for (size_t i = 0; i < nevents; i++) {
 		char spec[256], rel[300], enc[256] = "", st[128];
@@ -335,20 +332,23 @@ static void print_pmu(const struct list_options *o, const char *pmu, bool first)
 		struct hwprof_event ev = {.scale = 1.0};
 		struct probe p = probe_spec(spec, &ev);
 		if (o->json) {
-			printf("%s{\"name\":", i ? "," : "");
-			hwprof_json_str(stdout, spec);
-			printf(",\"encoding\":");
-			hwprof_json_str(stdout, enc);
-			printf(",\"config\":\"0x%llx\",\"config1\":\"0x%llx\",\"scale\":%.17g,"
-			       "\"unit\":",
-			       (unsigned long long)ev.config, (unsigned long long)ev.config1,
-			       ev.scale);
-			hwprof_json_str(stdout, ev.unit);
-			printf(",\"availability\":");
-			hwprof_json_str(stdout, p.state);
-			printf(",\"mode\":");
-			hwprof_json_str(stdout, p.mode);
-			printf(",\"errno\":%d}", p.err);
+			struct hwprof_jw *j = &o->jw;
+			char config[32], config1[32];
+
+			snprintf(config, sizeof(config), "0x%llx", (unsigned long long)ev.config);
+			snprintf(config1, sizeof(config1), "0x%llx",
+				 (unsigned long long)ev.config1);
+			hwprof_jw_object(j, NULL);
+			hwprof_jw_str(j, "name", spec);
+			hwprof_jw_str(j, "encoding", enc);
+			hwprof_jw_str(j, "config", config);
+			hwprof_jw_str(j, "config1", config1);
+			hwprof_jw_double(j, "scale", ev.scale, 17);
+			hwprof_jw_str(j, "unit", ev.unit);
+			hwprof_jw_str(j, "availability", p.state);
+			hwprof_jw_str(j, "mode", p.mode);
+			hwprof_jw_int(j, "errno", p.err);
+			hwprof_jw_end(j);
 		} else {
 			if (!strcmp(p.mode, "task:ukh"))
 				snprintf(st, sizeof(st), "available with :ukh");
@@ -362,13 +362,15 @@ static void print_pmu(const struct list_options *o, const char *pmu, bool first)
 			putchar('\n');
 		}
 	}
-	if (o->json)
-		printf("]}");
+	if (o->json) {
+		hwprof_jw_end(&o->jw);
+		hwprof_jw_end(&o->jw);
+	}
 	pmu_names_free(fields, nfields);
 	pmu_names_free(events, nevents);
 }
 
-static int print_pmus(const struct list_options *o)
+static int print_pmus(struct list_options *o)
 {
 	char **pmus;
 	size_t n;
@@ -385,7 +387,7 @@ static int print_pmus(const struct list_options *o)
 	if (!o->json && n == 0)
 		printf("  none\n");
 	for (size_t i = 0; i < n; i++)
-		print_pmu(o, pmus[i], i == 0);
+		print_pmu(o, pmus[i]);
 	pmu_names_free(pmus, n);
 	return 0;
 }
@@ -438,20 +440,28 @@ int cmd_list(int argc, char **argv)
 	memset(&h, 0, sizeof(h));
 	if (hwprof_header_init(&h) < 0)
 		snprintf(h.cpu_model, sizeof(h.cpu_model), "unknown");
+	if (o.json) {
+		hwprof_jw_init(&o.jw, stdout, true);
+		hwprof_jw_object(&o.jw, NULL);
+	}
 	print_host(&o, &h, hwprof_paranoid(), probe_max_precise());
 	hwprof_header_release(&h);
 
-	bool first = true;
 	if (o.json)
-		printf(",\"events\":[");
-	print_named(&o, &first);
+		hwprof_jw_array(&o.jw, "events");
+	print_named(&o);
 	int r = 0;
-	if (o.json)
-		printf("],\"pmus\":[");
+	if (o.json) {
+		hwprof_jw_end(&o.jw);
+		hwprof_jw_array(&o.jw, "pmus");
+	}
 	if (o.what & LIST_PMU)
 		r = print_pmus(&o);
-	if (o.json)
-		printf("]}\n");
+	if (o.json) {
+		hwprof_jw_end(&o.jw);
+		hwprof_jw_end(&o.jw);
+		putchar('\n');
+	}
 	if (fflush(stdout) != 0)
 		return error_status(EXIT_FATAL, "writing the list: %m");
 	return r < 0 ? EXIT_FATAL : EXIT_OK;
