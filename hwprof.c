@@ -87,6 +87,7 @@ int main(int argc, char **argv)
 			char *args[] = {argv[2], "--help", NULL};
 			snprintf(prefix, sizeof(prefix), "hwprof %s", argv[2]);
 			cli_set_prefix(prefix);
+			optind = 0;
 			return find(argv[2])->fn(2, args);
 		}
 		usage(stdout);
@@ -97,7 +98,10 @@ int main(int argc, char **argv)
 		return not_a_command(argv[1]);
 	snprintf(prefix, sizeof(prefix), "hwprof %s", cmd->name);
 	cli_set_prefix(prefix);
-	/* Subcommands report bad options themselves, with the prefix (cli_bad_option). */
+	/* Subcommands report bad options themselves, with the prefix (cli_bad_option), and
+	 * each parses its argv with getopt from the start: glibc's optind = 0 is the full
+	 * re-initialisation, done here once for every subcommand. */
 	opterr = 0;
+	optind = 0;
 	return cmd->fn(argc - 1, argv + 1);
 }

@@ -75,7 +75,6 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 	};
 	int c;
 
-	optind = 1;
 	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':

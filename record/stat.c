@@ -132,7 +132,6 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 	};
 	int c;
 
-	optind = 0; /* glibc: full re-initialisation, so cmd_stat can run twice (tests) */
 	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':

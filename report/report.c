@@ -123,7 +123,6 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 	static const char short_options[] = "i:s:n:f:h";
 	int c;
 
-	optind = 1;
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
 		switch (c) {
 		case 'i':

@@ -85,6 +85,7 @@ static char *slurp(const char *path)
 static int run_stat(int argc, char **argv)
 {
 	cli_set_prefix("hwprof stat");
+	optind = 0; /* as hwprof.c does before each subcommand (getopt starts afresh) */
 	return cmd_stat(argc, argv);
 }
 
