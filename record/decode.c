@@ -104,6 +104,45 @@ static uint16_t event_of(const struct decode_ctx *ctx, uint64_t id)
 	return 0;
 }
 
+/* PERF_SAMPLE_CALLCHAIN: u64 nr, u64 ips[nr], markers among them (see decode.h). */
+static int take_callchain(const struct decode_ctx *ctx, struct cur *c, uint64_t ip,
+			  struct decode_stack *st)
+{
+	uint64_t nr = get64(c), context = PERF_CONTEXT_USER, entries = 0;
+	const unsigned char *p = c->p;
+
+	if (c->err || nr > (uint64_t)(c->end - c->p) / 8)
+		return -EBADMSG;
+	c->p += nr * 8;
+	if (!st)
+		return 0;
+	st->nr = st->nr_kernel = 0;
+	st->truncated = false;
+	for (uint64_t i = 0; i < nr; i++, p += 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			context = v;
+			continue;
+		}
+		if (entries++ == 0 && v == ip)
+			continue;
+		bool kernel = context == (uint64_t)PERF_CONTEXT_KERNEL;
+		if ((!kernel && context != (uint64_t)PERF_CONTEXT_USER) ||
+		    (kernel && st->nr > st->nr_kernel))
+			continue; /* not this machine's, or kernel after user: not a caller */
+		if (st->nr == HWPROF_STACK_MAX) {
+			st->truncated = true;
+			break;
+		}
+		st->ips[st->nr++] = v;
+		st->nr_kernel += kernel;
+	}
+	if (ctx->max_stack && entries >= ctx->max_stack)
+		st->truncated = true;
+	return 0;
+}
+
 static int decode_sample(const struct decode_ctx *ctx, const struct perf_event_header *h,
 			 struct cur *c, struct hwprof_rec_sample *s)
 {
@@ -130,6 +169,8 @@ static int decode_sample(const struct decode_ctx *ctx, const struct perf_event_h
 	if (t & PERF_SAMPLE_PERIOD)
 		s->period = get64(c);
 	if (c->err)
+		return -EBADMSG;
+	if ((t & PERF_SAMPLE_CALLCHAIN) && take_callchain(ctx, c, s->ip, ctx->stack))
 		return -EBADMSG;
 	s->event = event_of(ctx, id);
 	s->kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||

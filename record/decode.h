@@ -3,12 +3,13 @@
  * Layouts from linux/perf_event.h (enum perf_event_type). With attr.sample_id_all every
  * non-sample record ends in a sample_id block { pid, tid } { time } { id } { stream_id }
  * { cpu, res } { id (IDENTIFIER) }, each present when its PERF_SAMPLE_* bit is set. Samples
- * themselves lay out IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD in that order.
- * Only those sample_type bits are understood; record asks the kernel for no others.
+ * themselves lay out IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN in
+ * that order. Only those sample_type bits are understood; record asks the kernel for no others.
  */
 #ifndef HWPROF_RECORD_DECODE_H
 #define HWPROF_RECORD_DECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
@@ -19,7 +20,15 @@
 #define DECODE_SAMPLE_TYPES                                                                        \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/* The callers of one sample, as hwprof_writer_add_stack() takes them: innermost first, the
+ * first NR_KERNEL in the kernel; the sample's own ip is not among them. */
+struct decode_stack {
+	uint64_t ips[HWPROF_STACK_MAX];
+	uint32_t nr, nr_kernel;
+	bool truncated; /* the chain reached max_stack entries, or HWPROF_STACK_MAX */
+};
 
 /* How the records of one recording are shaped, and which event an id belongs to. */
 struct decode_ctx {
@@ -32,9 +41,18 @@ struct decode_ctx {
 	 * event with PERF_SAMPLE_PERIOD and freq == 0 overflows on every event and reports the
 	 * event count as the period (kernel/events/core.c, perf_swevent_event). */
 	uint64_t fixed_period;
+	/* With PERF_SAMPLE_CALLCHAIN: where a sample's callers go (NULL: the chain is skipped),
+	 * and attr.sample_max_stack, the entries the kernel stores at most (a chain that long
+	 * counts as truncated; 0: no limit known). */
+	struct decode_stack *stack;
+	uint32_t max_stack;
 };
 
-/* Translates REC (LEN bytes, 8-byte aligned, as ring_drain hands it) into OUT.
+/* Translates REC (LEN bytes, 8-byte aligned, as ring_drain hands it) into OUT. A sample's
+ * PERF_SAMPLE_CALLCHAIN goes into *CTX->stack: the PERF_CONTEXT_* markers
+ * (linux/perf_event.h) say which entries are kernel and which user ones, entries of other
+ * contexts (hypervisor, guest) are left out, and the first entry is dropped when it repeats
+ * the sample's ip (the kernel stores regs->ip first, perf_event_open(2)).
  * Returns 1 when OUT holds a record (strings in OUT point into REC), 0 for a record type that
  * is not kept (or an MMAP2 of a non-executable mapping), -EBADMSG when REC is too short for
  * its type or its strings are not terminated. Samples with an id that is not in CTX get

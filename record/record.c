@@ -39,19 +39,21 @@
 #include "sampler.h"
 
 struct record_options {
-	const char *event;  /* -e; NULL: the best miss event the host has, else cpu-clock */
-	long long period;   /* -c, events per sample; 0: frequency mode */
-	long long freq;	    /* -F, Hz */
-	long long pages;    /* -m, data pages per CPU ring */
-	const char *output; /* -o */
-	const char *count;  /* --count; NULL: the default set of `hwprof stat` */
-	bool no_count;	    /* --no-count */
-	long long pid;	    /* -p: attach to this running process instead of a command */
+	const char *event;   /* -e; NULL: the best miss event the host has, else cpu-clock */
+	long long period;    /* -c, events per sample; 0: frequency mode */
+	long long freq;	     /* -F, Hz */
+	long long pages;     /* -m, data pages per CPU ring */
+	const char *output;  /* -o */
+	const char *count;   /* --count; NULL: the default set of `hwprof stat` */
+	bool no_count;	     /* --no-count */
+	long long pid;	     /* -p: attach to this running process instead of a command */
+	bool callchain;	     /* -g, --call-graph fp: each sample's callers */
+	long long max_stack; /* --max-stack: callchain entries at most; 0: not given */
 };
 
 static const char usage_text[] =
-    "usage: hwprof record [-e EVENT] [-c PERIOD | -F HZ] [-m PAGES] [-o FILE]\n"
-    "                     [--count EVENTS | --no-count] [--] CMD [ARGS...]\n"
+    "usage: hwprof record [-e EVENT] [-c PERIOD | -F HZ] [-g] [--max-stack N] [-m PAGES]\n"
+    "                     [-o FILE] [--count EVENTS | --no-count] [--] CMD [ARGS...]\n"
     "       hwprof record [OPTIONS] -p PID\n"
     "\n"
     "Runs CMD and samples it (threads and children included) into a sample file.\n"
@@ -60,6 +62,11 @@ static const char usage_text[] =
     "                       else cache-misses:P, else cpu-clock on hosts without a PMU)\n"
     "  -c, --period PERIOD  one sample every PERIOD events\n"
     "  -F, --freq HZ        about HZ samples per second (default 4000; the period varies)\n"
+    "  -g                   record each sample's callers (call graph by frame pointers)\n"
+    "      --call-graph fp  the same as -g\n"
+    "      --max-stack N    callers kept at most, the sample's ip included (default 127,\n"
+    "                       and at most kernel.perf_event_max_stack); deeper ones are cut\n"
+    "                       and marked truncated\n"
     "  -m, --mmap-pages N   ring buffer data pages per CPU, a power of two (default 256)\n"
     "  -o, --output FILE    sample file (default hwprof.data; an existing one becomes\n"
     "                       FILE.old)\n"
@@ -112,6 +119,7 @@ struct recording {
 	bool renamed_old; /* FILE was renamed to FILE.old */
 	/* tallies */
 	uint64_t samples, lost, throttles, bad;
+	uint64_t stacks_truncated; /* samples whose callchain was cut */
 	pid_t *forked; /* processes the FORK records announced and no EXIT record ended */
 	size_t nforked, forked_cap;
 	int write_err; /* first -errno of the writer */
@@ -133,8 +141,8 @@ static uint64_t now_ns(void)
 
 static void parse_options(struct record_options *o, int argc, char **argv)
 {
-	static const char short_options[] = "+e:c:F:m:o:p:h";
-	enum { OPT_COUNT = 256, OPT_NO_COUNT };
+	static const char short_options[] = "+e:c:F:gm:o:p:h";
+	enum { OPT_COUNT = 256, OPT_NO_COUNT, OPT_CALL_GRAPH, OPT_MAX_STACK };
 	static const struct option longopts[] = {
 	    {"event", required_argument, NULL, 'e'},
 	    {"period", required_argument, NULL, 'c'},
@@ -144,6 +152,8 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"count", required_argument, NULL, OPT_COUNT},
 	    {"no-count", no_argument, NULL, OPT_NO_COUNT},
+	    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
+	    {"max-stack", required_argument, NULL, OPT_MAX_STACK},
 	    {"pid", required_argument, NULL, 'p'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -183,6 +193,22 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 		case 'p':
 			o->pid = cli_parse_num("-p", optarg, 1, INT32_MAX);
 			break;
+		case 'g':
+			o->callchain = true;
+			break;
+		case OPT_CALL_GRAPH:
+			if (!strcmp(optarg, "fp"))
+				o->callchain = true;
+			else if (!strncmp(optarg, "dwarf", 5) && (!optarg[5] || optarg[5] == ','))
+				die_usage("--call-graph %s: not supported yet (use -g: frame "
+					  "pointers; build with -fno-omit-frame-pointer)",
+					  optarg);
+			else
+				die_usage("--call-graph '%s': unknown mode (fp, as -g)", optarg);
+			break;
+		case OPT_MAX_STACK:
+			o->max_stack = cli_parse_num("--max-stack", optarg, 1, HWPROF_STACK_MAX);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
@@ -196,6 +222,29 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 			  o->period, o->freq);
 	if (o->count && o->no_count)
 		die_usage("--count and --no-count exclude each other");
+	if (o->max_stack && !o->callchain)
+		die_usage("--max-stack %lld: no call graph to cut (add -g)", o->max_stack);
+}
+
+/* attr.sample_max_stack above kernel.perf_event_max_stack fails the open with EOVERFLOW
+ * (perf_event_open(2)); perf's default is 127 entries. Returns the limit to ask for. */
+static uint16_t max_stack(long long asked)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+	long long max = 0;
+
+	if (f) {
+		if (fscanf(f, "%lld", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (asked && max > 0 && asked > max)
+		die_usage("--max-stack %lld: above the kernel's limit of %lld (lower it, or raise "
+			  "kernel.perf_event_max_stack)",
+			  asked, max);
+	if (!asked)
+		asked = max > 0 && max < 127 ? max : 127;
+	return (uint16_t)asked;
 }
 
 /* -F above kernel.perf_event_max_sample_rate is refused by the kernel with a bare EINVAL. */
@@ -546,6 +595,22 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 	if (ret == 0)
 		return 0;
 	switch (rec.type) {
+	case HWPROF_REC_SAMPLE: {
+		const struct decode_stack *st = r->sampler.decode.stack;
+		if (!st)
+			break;
+		/* Interned now, in ring order: the writer puts every stack before the blocks
+		 * of the samples that use it, whatever order the merge gives them. */
+		ret = hwprof_writer_add_stack(r->writer, st->ips, st->nr, st->nr_kernel,
+					      st->truncated, &rec.sample.stack_id);
+		if (ret < 0) {
+			if (!r->write_err)
+				r->write_err = ret;
+			return ret;
+		}
+		r->stacks_truncated += st->truncated;
+		break;
+	}
 	case HWPROF_REC_LOST:
 		r->lost += rec.lost.lost;
 		break;
@@ -609,6 +674,8 @@ static int drain(struct recording *r, bool final)
 
 	for (size_t c = 0; c < r->sampler.ncpus; c++) {
 		ret = ring_drain(&r->sampler.cpus[c].ring, on_ring_record, r);
+		if (ret < 0 && r->write_err)
+			return write_failed(r, r->write_err);
 		if (ret < 0)
 			return error_errno((int)ret, "reading the ring buffer of CPU %d: %m",
 					   r->sampler.cpus[c].cpu);
@@ -850,6 +917,12 @@ static void print_summary(const struct recording *r, const struct hwprof_file_tr
 		"%s (%.0f KiB)\n",
 		(unsigned long long)r->samples, (unsigned long long)r->lost,
 		(unsigned long long)r->throttles, per_sample, rate, r->opt.output, bytes / 1024);
+	if (r->opt.callchain)
+		fprintf(
+		    stderr,
+		    "hwprof record: call graph (frame pointers, --max-stack %lld): %llu samples "
+		    "with a truncated stack\n",
+		    r->opt.max_stack, (unsigned long long)r->stacks_truncated);
 	if (!r->samples && r->pidfd >= 0)
 		warning("no samples (PID %d was recorded for %.2f s; it may have been idle then, "
 			"else lower -c or raise -F)",
@@ -1131,6 +1204,8 @@ int cmd_record(int argc, char **argv)
 		r->opt.freq = 4000;
 	if (r->opt.freq)
 		check_freq(r->opt.freq);
+	if (r->opt.callchain)
+		r->opt.max_stack = max_stack(r->opt.max_stack);
 	if (r->opt.event)
 		parse_events(r->opt.event, &r->events);
 	if (r->opt.count)
@@ -1145,6 +1220,8 @@ int cmd_record(int argc, char **argv)
 	    .freq = (uint64_t)r->opt.freq,
 	    .pages = (size_t)r->opt.pages,
 	    .enable_on_exec = r->pidfd < 0,
+	    .callchain = r->opt.callchain,
+	    .max_stack = (uint16_t)r->opt.max_stack,
 	};
 	if (open_sampling(r, &cfg) < 0 || open_counting(r) < 0)
 		goto out;
@@ -1156,6 +1233,7 @@ int cmd_record(int argc, char **argv)
 	note_clock_period(r);
 	if (fill_header(r) < 0)
 		goto out;
+	r->header.stacks = r->opt.callchain;
 	status = hwprof_writer_open_fd(&r->writer, r->out_fd, &r->header);
 	r->out_fd = -1;
 	if (status < 0) {

@@ -15,7 +15,9 @@
 #define SAMPLE_TYPE_FIXED                                                                          \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_CPU)
-#define SAMPLE_TYPE(cfg) (SAMPLE_TYPE_FIXED | ((cfg)->freq ? PERF_SAMPLE_PERIOD : 0))
+#define SAMPLE_TYPE(cfg)                                                                           \
+	(SAMPLE_TYPE_FIXED | ((cfg)->freq ? PERF_SAMPLE_PERIOD : 0) |                              \
+	 ((cfg)->callchain ? PERF_SAMPLE_CALLCHAIN : 0))
 
 int sampler_online_cpus(int **out)
 {
@@ -65,6 +67,11 @@ static void fill_attr(struct perf_event_attr *attr, const struct hwprof_event *e
 {
 	hwprof_event_to_attr(ev, attr);
 	attr->sample_type = SAMPLE_TYPE(cfg);
+	if (cfg->callchain) {
+		attr->sample_max_stack = cfg->max_stack;
+		/* An event that does not count the kernel has no kernel part to walk. */
+		attr->exclude_callchain_kernel = attr->exclude_kernel;
+	}
 	if (cfg->freq) {
 		attr->freq = 1;
 		attr->sample_freq = cfg->freq;
@@ -244,6 +251,12 @@ int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
 		s->idx[s->nids++] = (uint16_t)e;
 	}
 	s->decode.sample_type = SAMPLE_TYPE(cfg);
+	s->decode.max_stack = cfg->callchain ? cfg->max_stack : 0;
+	if (cfg->callchain && !(s->decode.stack = calloc(1, sizeof(*s->decode.stack)))) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
 	s->decode.fixed_period = cfg->freq ? 0 : cfg->period;
 	s->decode.ids = s->ids;
 	s->decode.events = s->idx;
@@ -310,5 +323,6 @@ void sampler_close(struct sampler *s)
 	free(s->fds);
 	free(s->ids);
 	free(s->idx);
+	free(s->decode.stack);
 	memset(s, 0, sizeof(*s));
 }

@@ -25,6 +25,10 @@ struct sampler_config {
 	uint64_t freq;	     /* sample frequency in Hz, or 0 */
 	size_t pages;	     /* data pages per ring, a power of two */
 	bool enable_on_exec; /* start at the target's exec (launch); else sampler_enable() */
+	bool callchain;	     /* PERF_SAMPLE_CALLCHAIN (frame pointers): the callers of each
+			      * sample into decode.stack */
+	uint16_t max_stack;  /* attr.sample_max_stack: callchain entries at most (<= sysctl
+			      * kernel.perf_event_max_stack, else the open fails EOVERFLOW) */
 };
 
 struct sampler_cpu {

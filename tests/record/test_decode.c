@@ -272,3 +272,141 @@ Test(decode, sample_id_size)
 	cr_assert_eq(decode_sample_id_size(TYPE), 32);
 	cr_assert_eq(decode_sample_id_size(PERF_SAMPLE_IP), 0);
 }
+
+/* ---- PERF_SAMPLE_CALLCHAIN ---- */
+
+/* A sample of TYPE | CALLCHAIN at IP with the chain CHAIN[N] (markers included). */
+static const struct perf_event_header *chain_sample(struct rec *r, uint16_t misc, uint64_t ip,
+						    const uint64_t *chain, size_t n)
+{
+	begin(r, PERF_RECORD_SAMPLE, misc);
+	u64(r, 1001);
+	u64(r, ip);
+	u32x2(r, 77, 78);
+	u64(r, 5000);
+	u32x2(r, 1, 0);
+	u64(r, 1); /* period */
+	u64(r, n);
+	for (size_t i = 0; i < n; i++)
+		u64(r, chain[i]);
+	return end(r);
+}
+
+/* Decodes chain_sample(R, MISC, IP, CHAIN, N) with C into OUT. */
+static int decode_chain(const struct decode_ctx *c, struct rec *r, uint16_t misc, uint64_t ip,
+			const uint64_t *chain, size_t n, struct hwprof_record *out)
+{
+	const struct perf_event_header *h = chain_sample(r, misc, ip, chain, n);
+
+	return decode_record(c, h, r->len, out);
+}
+
+Test(decode, callchain_kernel_and_user_callers)
+{
+	static struct decode_stack st;
+	struct decode_ctx c = ctx;
+	struct rec r;
+	struct hwprof_record out;
+	/* A kernel sample: the kernel part starts with the sample's ip, the user part with the
+	 * user ip where the kernel was entered (a caller, kept). */
+	const uint64_t chain[] = {(uint64_t)PERF_CONTEXT_KERNEL,
+				  0xffffffff81001000ull,
+				  0xffffffff81002000ull,
+				  0xffffffff81003000ull,
+				  (uint64_t)PERF_CONTEXT_USER,
+				  0x401100,
+				  0x401200,
+				  0x7f0000001000ull};
+
+	c.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	c.stack = &st;
+	cr_assert_eq(
+	    decode_chain(&c, &r, PERF_RECORD_MISC_KERNEL, 0xffffffff81001000ull, chain, 8, &out),
+	    1);
+	cr_assert_eq(out.sample.ip, 0xffffffff81001000ull);
+	cr_assert(out.sample.kernel);
+	cr_assert_eq(out.sample.period, 1, "the fields before the chain still read");
+	cr_assert_eq(st.nr, 5);
+	cr_assert_eq(st.nr_kernel, 2);
+	cr_assert_eq(st.ips[0], 0xffffffff81002000ull);
+	cr_assert_eq(st.ips[1], 0xffffffff81003000ull);
+	cr_assert_eq(st.ips[2], 0x401100);
+	cr_assert_eq(st.ips[4], 0x7f0000001000ull);
+	cr_assert_not(st.truncated);
+}
+
+Test(decode, callchain_user_sample_drops_its_own_ip)
+{
+	static struct decode_stack st;
+	struct decode_ctx c = ctx;
+	struct rec r;
+	struct hwprof_record out;
+	const uint64_t user[] = {(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x401234, 0x401300};
+	/* Entries of a hypervisor or guest context are not callers on this machine. */
+	const uint64_t mixed[] = {(uint64_t)PERF_CONTEXT_HV,
+				  0x1234,
+				  (uint64_t)PERF_CONTEXT_GUEST,
+				  0x5678,
+				  (uint64_t)PERF_CONTEXT_USER,
+				  0x401000,
+				  0x401234};
+	const uint64_t empty[] = {(uint64_t)PERF_CONTEXT_USER};
+
+	c.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	c.stack = &st;
+	cr_assert_eq(decode_chain(&c, &r, PERF_RECORD_MISC_USER, 0x401000, user, 4, &out), 1);
+	cr_assert_eq(st.nr, 2);
+	cr_assert_eq(st.nr_kernel, 0);
+	cr_assert_eq(st.ips[0], 0x401234);
+	cr_assert_eq(st.ips[1], 0x401300);
+	/* The first entry is not the ip (the sample's ip was elsewhere): kept. */
+	cr_assert_eq(decode_chain(&c, &r, PERF_RECORD_MISC_USER, 0x401004, user, 4, &out), 1);
+	cr_assert_eq(st.nr, 3);
+	cr_assert_eq(st.ips[0], 0x401000);
+	cr_assert_eq(decode_chain(&c, &r, PERF_RECORD_MISC_USER, 0x999, mixed, 7, &out), 1);
+	cr_assert_eq(st.nr, 2);
+	cr_assert_eq(st.ips[0], 0x401000);
+	cr_assert_eq(st.ips[1], 0x401234);
+	cr_assert_eq(decode_chain(&c, &r, PERF_RECORD_MISC_USER, 0x1, empty, 1, &out), 1);
+	cr_assert_eq(st.nr, 0);
+	cr_assert_not(st.truncated);
+}
+
+Test(decode, callchain_at_max_stack_is_truncated)
+{
+	static struct decode_stack st;
+	struct decode_ctx c = ctx;
+	struct rec r;
+	struct hwprof_record out;
+	const uint64_t chain[] = {(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x401234, 0x401300};
+
+	c.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	c.stack = &st;
+	c.max_stack = 3; /* the kernel stored 3 entries: as many as it was allowed */
+	cr_assert_eq(decode_chain(&c, &r, PERF_RECORD_MISC_USER, 0x401000, chain, 4, &out), 1);
+	cr_assert_eq(st.nr, 2);
+	cr_assert(st.truncated);
+	c.max_stack = 4;
+	cr_assert_eq(decode_chain(&c, &r, PERF_RECORD_MISC_USER, 0x401000, chain, 4, &out), 1);
+	cr_assert_not(st.truncated);
+}
+
+Test(decode, callchain_longer_than_the_record_is_refused)
+{
+	static struct decode_stack st;
+	struct decode_ctx c = ctx;
+	struct rec r;
+	struct hwprof_record out;
+	const uint64_t chain[] = {(uint64_t)PERF_CONTEXT_USER, 0x401000};
+
+	c.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	c.stack = &st;
+	chain_sample(&r, PERF_RECORD_MISC_USER, 0x401000, chain, 2);
+	uint64_t nr = 3; /* one more than the record holds */
+	memcpy((char *)r.buf + r.len - 3 * 8, &nr, 8);
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), -EBADMSG);
+	/* Without a place for the stack the chain is skipped, the sample still decodes. */
+	c.stack = NULL;
+	cr_assert_eq(decode_chain(&c, &r, PERF_RECORD_MISC_USER, 0x401000, chain, 2, &out), 1);
+	cr_assert_eq(out.sample.ip, 0x401000);
+}

@@ -239,3 +239,41 @@ Test(sampler, running_ns_sums_the_first_event_over_cpus)
 	hwprof_events_free(&l);
 	fake_kernel_uninstall();
 }
+
+Test(sampler, callchain_asks_for_the_chain_and_a_place_for_it)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct sampler_config c = {.period = 1, .pages = 8, .callchain = true, .max_stack = 64};
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+
+	k.allow_mmap = true;
+	install(&k);
+	parse("page-faults:u,cpu-clock", &l);
+	cr_assert_eq(sampler_open(&s, &l, &c, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
+		const struct perf_event_attr *a = &fake_kernel_open_log(i)->attr;
+		cr_assert(a->sample_type & PERF_SAMPLE_CALLCHAIN, "open %zu", i);
+		cr_assert_eq(a->sample_max_stack, 64, "open %zu", i);
+		/* :u has no kernel part to walk; cpu-clock counts the kernel too. */
+		cr_assert_eq(a->exclude_callchain_kernel, a->exclude_kernel, "open %zu", i);
+	}
+	cr_assert(fake_kernel_open_log(0)->attr.exclude_callchain_kernel);
+	cr_assert(s.decode.sample_type & PERF_SAMPLE_CALLCHAIN);
+	cr_assert_not_null(s.decode.stack);
+	cr_assert_eq(s.decode.max_stack, 64);
+	sampler_close(&s);
+	cr_assert_null(s.decode.stack);
+
+	/* Without -g: no chain, and no place for one. */
+	c.callchain = false;
+	cr_assert_eq(sampler_open(&s, &l, &c, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_not(fake_kernel_open_log(fake_kernel_nopens() - 1)->attr.sample_type &
+		      PERF_SAMPLE_CALLCHAIN);
+	cr_assert_null(s.decode.stack);
+	sampler_close(&s);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""record -g on a hot leaf reached through two call paths with 1:3 of the work (suite 'record').
+
+usage: callgraph.py HWPROF STACKDUMP WL_CALLPATHS WORKLOAD_SRC_DIR
+
+Page faults with period 1 give exact IPs. The stacks are read back with stackdump (the
+sample-file reader) and checked against the workload's own symbols (nm) and lines (addr2line):
+the leaf's callers must be the two marked call sites, 1:3 +- 10%, under main.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HWPROF, DUMP, PROG, SRC = (os.path.abspath(a) for a in sys.argv[1:5])
+failures = []
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + str(detail)))
+    if not cond:
+        failures.append(name)
+
+
+def hot_line(name):
+    with open(os.path.join(SRC, "callpaths.c")) as f:
+        for n, line in enumerate(f, 1):
+            if "HOT: " + name in line:
+                return n
+    sys.exit(f"callgraph: no 'HOT: {name}' marker")
+
+
+def functions():
+    """name -> (start, end) of the workload's functions (it is not PIE)."""
+    out = subprocess.run(["nm", "-S", "--defined-only", PROG], capture_output=True, text=True,
+                         check=True).stdout
+    f = {}
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) == 4 and p[2] in "tT":
+            f[p[3]] = (int(p[0], 16), int(p[0], 16) + int(p[1], 16))
+    return f
+
+
+def func_of(funcs, ip):
+    if ip in FUNCS:
+        return FUNCS[ip]
+    FUNCS[ip] = None
+    for name, (a, b) in funcs.items():
+        if a <= ip < b:
+            FUNCS[ip] = name
+    return FUNCS[ip]
+
+
+LINES, FUNCS = {}, {}
+
+
+def line_of(ip):
+    if ip in LINES:
+        return LINES[ip]
+    out = subprocess.run(["addr2line", "-e", PROG, hex(ip)], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    f, _, n = out.rpartition(":")
+    LINES[ip] = (os.path.basename(f), int(n.split()[0]) if n.split()[0].isdigit() else 0)
+    return LINES[ip]
+
+
+def record(d, args, pages="5000"):
+    out = os.path.join(d, "cg.data")
+    p = subprocess.run([HWPROF, "record", "-o", out, "-e", "page-faults", "-c", "1",
+                        "--no-count"] + args + ["--", PROG, pages],
+                       capture_output=True, text=True, timeout=120)
+    print(p.stderr, end="")
+    check(f"record {' '.join(args)} exit 0", p.returncode == 0, p.returncode)
+    check("record sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
+    return out, p.stderr
+
+
+def dump(path):
+    p = subprocess.run([DUMP, path], capture_output=True, text=True, timeout=60)
+    check("the file reads whole", p.returncode == 0, p.stderr)
+    stacks, samples, bad = {}, [], []
+    for line in p.stdout.splitlines():
+        w = line.split()
+        if w[0] == "stack":
+            stacks[int(w[1])] = (int(w[3]), w[4] == "1", [int(x, 16) for x in w[5:]])
+            if len(w[5:]) != int(w[2]):
+                bad.append(line)
+        else:
+            samples.append((int(w[3], 16), int(w[4])))
+    check("stack depths as announced", not bad, bad[:3])
+    return stacks, samples
+
+
+def usage_errors():
+    for args, says in ((["--max-stack", "8"], "add -g"),
+                       (["--call-graph", "lbr"], "unknown mode"),
+                       (["-g", "--max-stack", "0"], "--max-stack")):
+        p = subprocess.run([HWPROF, "record"] + args + ["--", "true"], capture_output=True,
+                           text=True, timeout=30)
+        check(f"{' '.join(args)}: usage error 64", p.returncode == 64, (p.returncode, p.stderr))
+        check(f"{' '.join(args)}: says '{says}'", says in p.stderr, p.stderr)
+
+
+def main():
+    funcs = functions()
+    for f in ("fault_pages", "one_share", "three_shares", "main"):
+        if f not in funcs:
+            sys.exit(f"callgraph: {f} not in nm's output of {PROG}")
+    usage_errors()
+    with tempfile.TemporaryDirectory() as d:
+        path, err = record(d, ["-g"])
+        check("summary names the call graph", "call graph (frame pointers, --max-stack 127)"
+              in err, err)
+        stacks, samples = dump(path)
+        leaf = [(ip, sid) for ip, sid in samples if func_of(funcs, ip) == "fault_pages"]
+        check("the leaf has the faults", len(leaf) >= 19000, len(leaf))
+        check("every sample has a stack", all(sid for _, sid in samples),
+              sum(1 for _, sid in samples if not sid))
+        by_caller = {}
+        for ip, sid in leaf:
+            nk, trunc, ips = stacks[sid]
+            caller = func_of(funcs, ips[0]) if ips else None
+            outer = func_of(funcs, ips[1]) if len(ips) > 1 else None
+            key = (caller, outer, line_of(ips[0] - 1) if ips else None)
+            by_caller[key] = by_caller.get(key, 0) + 1
+        print("callers of the leaf:", by_caller)
+        one = by_caller.get(("one_share", "main", ("callpaths.c", hot_line("call_one"))), 0)
+        three = by_caller.get(("three_shares", "main",
+                               ("callpaths.c", hot_line("call_three"))), 0)
+        check("the two call sites hold the leaf's samples", one + three >= 0.99 * len(leaf),
+              (one, three, len(leaf)))
+        check("one_share:three_shares is 1:3 +- 10%", one and 2.7 <= three / one <= 3.3,
+              (one, three))
+        check("no stack of the leaf is truncated",
+              not any(stacks[sid][1] for _, sid in leaf))
+        check("the user stacks have no kernel part", all(nk == 0 for nk, _, _ in stacks.values()))
+        size = os.path.getsize(path)
+        print(f"callgraph: {len(samples)} samples, {len(stacks)} stacks, {size} bytes, "
+              f"{size / len(samples):.2f} bytes/sample")
+        check("-g takes <= 12 bytes/sample", size / len(samples) <= 12, size / len(samples))
+
+        # --max-stack 2: the ip and one caller; the rest is cut and said so.
+        path, _ = record(d, ["-g", "--max-stack", "2"], pages="500")
+        stacks, samples = dump(path)
+        leaf = [sid for ip, sid in samples if func_of(funcs, ip) == "fault_pages"]
+        check("--max-stack 2 keeps one caller", leaf and all(len(stacks[s][2]) == 1 for s in leaf),
+              [stacks[s] for s in leaf[:3]])
+        check("--max-stack 2 marks them truncated", leaf and all(stacks[s][1] for s in leaf))
+    if failures:
+        sys.exit(f"{len(failures)} checks failed: {', '.join(failures)}")
+
+
+main()
