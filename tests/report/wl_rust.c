@@ -2,8 +2,7 @@
  * as v0 `c::fill`, touch() as the v0 trait method `<c::Toucher as c::Touch>::touch` and poke()
  * as the legacy trait method `<c::Poker as c::Poke>::poke`. They touch N, 2N and 3N fresh
  * pages: recorded with `-e page-faults -c 1`, each name takes its pages' samples. */
-#include <stdlib.h>
-#include <sys/mman.h>
+#include "wl_pages.h"
 
 void fill(volatile char *p, size_t n) __asm__("_RNvCse0t5XC0jcx_1c4fill");
 void touch(volatile char *p,
@@ -31,12 +30,9 @@ __attribute__((noipa)) void poke(volatile char *p, size_t n)
 
 int main(int argc, char **argv)
 {
-	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 100;
-	char *p =
-	    mmap(NULL, 6 * n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t n = wl_count(argc, argv);
+	char *p = wl_pages(6 * n);
 
-	if (p == MAP_FAILED)
-		return 1;
 	fill(p, n);
 	touch(p + n * 4096, 2 * n);
 	poke(p + 3 * n * 4096, 3 * n);
