@@ -5,6 +5,8 @@
 #include "strpool.h"
 
 #include <errno.h>
+#include <gelf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,61 @@ static int by_addr(const void *a, const void *b)
 	return strcmp(x->raw, y->raw) < 0 ? 1 : -1;
 }
 
+/* The end of section SHNDX of ELF (module address, BIAS applied) into *END, ~0 when the
+ * symbol has none; whether the section holds code. */
+static bool section_of(Elf *elf, GElf_Word shndx, GElf_Addr bias, GElf_Addr *end)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = shndx && shndx < SHN_LORESERVE && elf ? elf_getscn(elf, shndx) : NULL;
+
+	*end = ~(GElf_Addr)0;
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return false;
+	*end = sh.sh_addr + sh.sh_size + bias;
+	return (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR);
+}
+
+/* A label of hand-written assembly stands for a function; mapping symbols ("$x", "$d" on
+ * Arm) and assembler-local labels (".L") do not. */
+static bool label_is_function(const char *name)
+{
+	return name[0] != '$' && strncmp(name, ".L", 2);
+}
+
+/* Sizes the size-0 symbols of the sorted table T (up to the next address, within the
+ * section), after dropping the labels that lie inside a sized typed function (an entry point
+ * or loop label of its assembly, not a function of its own). */
+static void size_symbols(struct symtab *t)
+{
+	GElf_Addr covered = 0; /* end of the sized typed functions so far */
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct fsym *s = &t->v[i];
+		if (s->rank < 3 && s->addr < covered)
+			continue;
+		if (s->rank >= 3 && s->size && s->addr + s->size > covered)
+			covered = s->addr + s->size;
+		t->v[n++] = *s;
+	}
+	t->n = n;
+	n = 0;
+	for (size_t i = 0, j = 0; i < t->n; i++) {
+		struct fsym *s = &t->v[i];
+		if (!s->size) {
+			GElf_Addr end = s->sec_end;
+			for (j = j > i ? j : i + 1; j < t->n && t->v[j].addr == s->addr; j++)
+				;
+			if (j < t->n && t->v[j].addr < end)
+				end = t->v[j].addr;
+			s->size = end > s->addr ? end - s->addr : 0;
+		}
+		if (s->size)
+			t->v[n++] = *s;
+	}
+	t->n = n;
+}
+
 int symtab_build(struct symtab *t, Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod);
@@ -32,20 +89,27 @@ int symtab_build(struct symtab *t, Dwfl_Module *mod)
 		return -ENOMEM;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
-		GElf_Addr addr;
+		GElf_Addr addr, end, bias = 0;
 		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+		Elf *elf = NULL;
+		const char *name =
+		    dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &elf, &bias);
 		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
-		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    sym.st_shndx == SHN_UNDEF)
+		bool typed = type == STT_FUNC || type == STT_GNU_IFUNC, code;
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF ||
+		    (!typed && type != STT_NOTYPE))
 			continue;
-		t->v[t->n++] = (struct fsym){addr, sym.st_size, name, NULL,
-					     bind == STB_GLOBAL ? 2
-					     : bind == STB_WEAK ? 1
-								: 0};
+		code = section_of(elf, shndx, bias, &end);
+		if (!typed && (!code || !label_is_function(name)))
+			continue;
+		t->v[t->n++] = (struct fsym){
+		    addr, sym.st_size,
+		    end,  name,
+		    NULL, (typed ? 3 : 0) + (bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0)};
 	}
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), by_addr);
+	size_symbols(t);
 	return 0;
 }
 
@@ -67,9 +131,9 @@ const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool)
 	s = &t->v[lo - 1];
 	/* A sized symbol that ends before ADDR: look for an enclosing one among the few before
 	 * it (nested or overlapping symbols are rare). */
-	if (s->size && addr - s->addr >= s->size) {
+	if (addr - s->addr >= s->size) {
 		for (size_t i = lo - 1, k = 0; i-- > 0 && k < 8; k++)
-			if (t->v[i].size && addr - t->v[i].addr < t->v[i].size) {
+			if (addr - t->v[i].addr < t->v[i].size) {
 				s = &t->v[i];
 				goto found;
 			}

@@ -12,11 +12,13 @@
 struct strpool;
 
 struct fsym {
-	GElf_Addr addr;	  /* module address (the Dwfl's bias applied) */
-	GElf_Xword size;  /* 0: unknown, runs to the next symbol */
-	const char *raw;  /* name in libelf's string table (valid while the Dwfl lives) */
-	const char *name; /* demangled, interned; NULL until first used */
-	int rank;	  /* prefer GLOBAL over WEAK over LOCAL at one address */
+	GElf_Addr addr;	   /* module address (the Dwfl's bias applied) */
+	GElf_Xword size;   /* bytes; > 0 once built */
+	GElf_Addr sec_end; /* end of its section (module address); ~0: no section */
+	const char *raw;   /* name in libelf's string table (valid while the Dwfl lives) */
+	const char *name;  /* demangled, interned; NULL until first used */
+	int rank;	   /* prefer typed over STT_NOTYPE, then GLOBAL over WEAK over LOCAL,
+			    * at one address */
 };
 
 struct symtab {
@@ -24,8 +26,11 @@ struct symtab {
 	size_t n;
 };
 
-/* Collects MOD's function symbols (STT_FUNC, STT_GNU_IFUNC) from its .symtab, or .dynsym
- * when stripped. Returns 0 (possibly with none) or -ENOMEM. */
+/* Collects MOD's function symbols from its .symtab, or .dynsym when stripped: STT_FUNC and
+ * STT_GNU_IFUNC, and STT_NOTYPE labels in executable sections (hand-written assembly) unless
+ * inside a sized function. A symbol of size 0 runs to the next symbol's address, at most to
+ * its section's end (one of size 0 then is left out). Returns 0 (possibly with none) or
+ * -ENOMEM. */
 int symtab_build(struct symtab *t, Dwfl_Module *mod);
 
 /* The demangled name of the function holding ADDR, interned in POOL, or NULL. */
