@@ -2,6 +2,7 @@
 #include "symtab.h"
 
 #include "demangle.h"
+#include "plt.h"
 #include "strpool.h"
 
 #include <errno.h>
@@ -80,13 +81,29 @@ static void size_symbols(struct symtab *t)
 int symtab_build(struct symtab *t, Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod);
+	struct plt_slot *plt;
+	ssize_t nplt = plt_slots(mod, &plt);
 
 	memset(t, 0, sizeof(*t));
-	if (n <= 0)
-		return 0;
-	t->v = calloc((size_t)n, sizeof(*t->v));
-	if (!t->v)
+	if (nplt < 0)
 		return -ENOMEM;
+	if (n < 0)
+		n = 0;
+	if (!n && !nplt)
+		return 0;
+	t->v = calloc((size_t)n + (size_t)nplt, sizeof(*t->v));
+	if (!t->v) {
+		free(plt);
+		return -ENOMEM;
+	}
+	for (ssize_t i = 0; i < nplt; i++)
+		t->v[t->n++] = (struct fsym){.addr = plt[i].addr,
+					     .size = plt[i].size,
+					     .sec_end = plt[i].addr + plt[i].size,
+					     .raw = plt[i].name,
+					     .rank = 3,
+					     .plt = true};
+	free(plt);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr, end, bias = 0;
@@ -102,15 +119,34 @@ int symtab_build(struct symtab *t, Dwfl_Module *mod)
 		code = section_of(elf, shndx, bias, &end);
 		if (!typed && (!code || !label_is_function(name)))
 			continue;
-		t->v[t->n++] = (struct fsym){
-		    addr, sym.st_size,
-		    end,  name,
-		    NULL, (typed ? 3 : 0) + (bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0)};
+		t->v[t->n++] = (struct fsym){.addr = addr,
+					     .size = sym.st_size,
+					     .sec_end = end,
+					     .raw = name,
+					     .rank = (typed ? 3 : 0) + (bind == STB_GLOBAL ? 2
+									: bind == STB_WEAK ? 1
+											   : 0)};
 	}
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), by_addr);
 	size_symbols(t);
 	return 0;
+}
+
+/* NAME@plt interned in POOL (NULL when out of memory), as perf and objdump name the slot. */
+static const char *plt_name(const char *name, struct strpool *pool)
+{
+	size_t len = strlen(name);
+	char *buf = malloc(len + sizeof("@plt"));
+	const char *r = NULL;
+
+	if (buf) {
+		memcpy(buf, name, len);
+		memcpy(buf + len, "@plt", sizeof("@plt"));
+		r = strpool_intern(pool, buf);
+		free(buf);
+	}
+	return r;
 }
 
 const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool)
@@ -142,7 +178,8 @@ const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool)
 found:
 	if (!s->name) {
 		dem = demangle(s->raw);
-		s->name = strpool_intern(pool, dem ? dem : s->raw);
+		s->name = s->plt ? plt_name(dem ? dem : s->raw, pool)
+				 : strpool_intern(pool, dem ? dem : s->raw);
 		free(dem);
 	}
 	return s->name;

@@ -7,6 +7,7 @@
 #define HWPROF_REPORT_SYMTAB_H
 
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct strpool;
@@ -19,6 +20,7 @@ struct fsym {
 	const char *name;  /* demangled, interned; NULL until first used */
 	int rank;	   /* prefer typed over STT_NOTYPE, then GLOBAL over WEAK over LOCAL,
 			    * at one address */
+	bool plt;	   /* a PLT slot (plt.h): named RAW@plt */
 };
 
 struct symtab {
@@ -27,10 +29,10 @@ struct symtab {
 };
 
 /* Collects MOD's function symbols from its .symtab, or .dynsym when stripped: STT_FUNC and
- * STT_GNU_IFUNC, and STT_NOTYPE labels in executable sections (hand-written assembly) unless
- * inside a sized function. A symbol of size 0 runs to the next symbol's address, at most to
- * its section's end (one of size 0 then is left out). Returns 0 (possibly with none) or
- * -ENOMEM. */
+ * STT_GNU_IFUNC, STT_NOTYPE labels in executable sections (hand-written assembly) unless
+ * inside a sized function, and its PLT slots ("memcpy@plt", plt.h). A symbol of size 0 runs to the
+ * next symbol's address, at most to its section's end (one of size 0 then is left out). Returns 0
+ * (possibly with none) or -ENOMEM. */
 int symtab_build(struct symtab *t, Dwfl_Module *mod);
 
 /* The demangled name of the function holding ADDR, interned in POOL, or NULL. */
