@@ -899,71 +899,118 @@ int hwprof_reader_next(struct hwprof_reader *r, struct hwprof_record *rec)
 
 /* ---- open ---- */
 
-static int load(struct hwprof_reader *r, int fd)
-{
-	struct stat st;
+/* What a non-regular input (a pipe, a character device, a /proc file whose size reads as 0)
+ * may hold: it is read into memory whole, so without a cap `-i /dev/zero` would fill it.
+ * A regular file is mapped and needs none. */
+#define INPUT_MAX_BYTES ((size_t)1 << 30)
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISREG(st.st_mode)) {
-		if (st.st_size == 0)
-			return -ENODATA;
-		if ((uint64_t)st.st_size > SIZE_MAX)
-			return -EFBIG;
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m != MAP_FAILED) {
-			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-			r->base = m;
-			r->size = (size_t)st.st_size;
-			r->mapped = true;
-			return 0;
+/* Reads up to WANT bytes more of FD into BUF (growing it); 0 at the end of FD, -errno. */
+static int read_more(int fd, uint8_t **buf, size_t *len, size_t *cap, size_t want)
+{
+	while (want) {
+		if (*len == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 1 << 20;
+			if (ncap > INPUT_MAX_BYTES + 1)
+				ncap = INPUT_MAX_BYTES + 1;
+			uint8_t *nb = realloc(*buf, ncap);
+			if (!nb)
+				return -ENOMEM;
+			*buf = nb;
+			*cap = ncap;
 		}
+		size_t room = *cap - *len < want ? *cap - *len : want;
+		ssize_t n = read(fd, *buf + *len, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		*len += (size_t)n;
+		want -= (size_t)n;
 	}
-	/* A pipe, or a file that cannot be mapped: read it whole. */
+	return 1;
+}
+
+/* A stream is read whole, but its first bytes are checked first: `yes | hwprof report -i -`
+ * is refused at once instead of after filling memory. */
+static int load_stream(struct hwprof_reader *r, int fd)
+{
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 1 << 20;
-			uint8_t *nb = realloc(buf, ncap);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = -errno;
-			free(buf);
-			return e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len == 0) {
+	int ret = read_more(fd, &buf, &len, &cap, SF_MAGIC_LEN);
+
+	if (ret >= 0 && len == 0)
+		ret = -ENODATA;
+	else if (ret >= 0 && memcmp(buf, SF_MAGIC, len < SF_MAGIC_LEN ? len : SF_MAGIC_LEN))
+		ret = 0; /* check_preamble() names it */
+	else if (ret > 0)
+		ret = read_more(fd, &buf, &len, &cap, INPUT_MAX_BYTES + 1 - len);
+	if (ret >= 0 && len > INPUT_MAX_BYTES)
+		ret = -EFBIG;
+	if (ret < 0) {
 		free(buf);
-		return -ENODATA;
+		return ret;
 	}
 	r->base = buf;
 	r->size = len;
 	return 0;
 }
 
-static int check_preamble(struct hwprof_reader *r, const char *path, char *err, size_t errlen)
+static int load(struct hwprof_reader *r, int fd, struct stat *st)
+{
+	if (fstat(fd, st) < 0)
+		return -errno;
+	if (S_ISREG(st->st_mode) && st->st_size > 0) {
+		if ((uint64_t)st->st_size > SIZE_MAX)
+			return -EFBIG;
+		void *m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)st->st_size, MADV_SEQUENTIAL);
+			r->base = m;
+			r->size = (size_t)st->st_size;
+			r->mapped = true;
+			return 0;
+		}
+	}
+	/* A pipe, a device, a /proc file (its size reads as 0), or a file mmap refused. */
+	return load_stream(r, fd);
+}
+
+/* What ST is when it is not a regular file, for messages: "a pipe". NULL for a file. */
+static const char *input_kind(const struct stat *st)
+{
+	if (S_ISFIFO(st->st_mode))
+		return "a pipe";
+	if (S_ISCHR(st->st_mode))
+		return "a character device";
+	if (S_ISBLK(st->st_mode))
+		return "a block device";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket";
+	return NULL;
+}
+
+/* What the first bytes of a file without the magic look like: "text" or "binary data". */
+static const char *content_kind(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n && i < 64; i++)
+		if ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t' && p[i] != '\r') || p[i] == 0x7f)
+			return "binary data";
+	return "text";
+}
+
+static int check_preamble(struct hwprof_reader *r, const char *path, const char *kind, char *err,
+			  size_t errlen)
 {
 	const uint8_t *p = r->base;
 	size_t n = r->size;
 
 	if (memcmp(p, SF_MAGIC, n < SF_MAGIC_LEN ? n : SF_MAGIC_LEN)) {
 		fmt(err, errlen,
-		    "%s: not a hwprof sample file (no hwprof magic; record one with "
-		    "'hwprof record -- PROGRAM')",
-		    path);
+		    "%s: not a hwprof sample file (%s%sit starts with %s, not the hwprof magic; "
+		    "record one with 'hwprof record -- PROGRAM')",
+		    path, kind ? kind : "", kind ? "; " : "", content_kind(p, n));
 		return -EPROTO;
 	}
 	if (n < SF_OFF_SIZE) {
@@ -1064,6 +1111,8 @@ static int read_header(struct hwprof_reader *r, const char *path, char *err, siz
 int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, size_t errlen)
 {
 	struct hwprof_reader *r;
+	const char *kind;
+	struct stat st = {0};
 	int fd, ret;
 
 	*out = NULL;
@@ -1086,17 +1135,28 @@ int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, 
 			fmt(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
 		goto fail;
 	}
-	ret = load(r, fd);
+	ret = load(r, fd, &st);
 	close(fd);
-	if (ret == -ENODATA) {
+	kind = input_kind(&st);
+	if (ret == -ENODATA && kind) {
+		fmt(err, errlen, "%s: %s that gave no bytes (nothing was written into it)", path,
+		    kind);
+		goto fail;
+	} else if (ret == -ENODATA) {
 		fmt(err, errlen, "%s: empty file (the recording wrote nothing; record again)",
 		    path);
+		goto fail;
+	} else if (ret == -EFBIG) {
+		fmt(err, errlen,
+		    "%s: %s holding more than %zu MiB (hwprof reads at most that from an input "
+		    "that is not a regular file; save it to a file and give that with -i)",
+		    path, kind ? kind : "an input", INPUT_MAX_BYTES >> 20);
 		goto fail;
 	} else if (ret) {
 		fmt(err, errlen, "%s: cannot read: %s", path, strerror(-ret));
 		goto fail;
 	}
-	ret = check_preamble(r, path, err, errlen);
+	ret = check_preamble(r, path, kind, err, errlen);
 	if (!ret)
 		ret = read_header(r, path, err, errlen);
 	if (ret)

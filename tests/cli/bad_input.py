@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""bad_input.py HWPROF - input that tries to break hwprof: devices, pipes and /proc files as
+sample files, values that are usage errors. Every case ends fast (a timeout bounds what used
+to read forever), with one line naming the cause and the documented exit code."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HWPROF = os.path.abspath(sys.argv[1])
+FAILS = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+def run(*args, stdin=None, shell=None, timeout=20):
+    """Runs hwprof ARGS (or the shell line SHELL); a run past TIMEOUT is a failure."""
+    argv = ["sh", "-c", shell] if shell else [HWPROF, *args]
+    try:
+        p = subprocess.run(argv, stdin=stdin, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    p.stdout = p.stdout.decode(errors="replace")
+    p.stderr = p.stderr.decode(errors="replace")
+    return p
+
+
+def one_line(p, code, words, what):
+    """P exited CODE within its timeout with a first stderr line holding every one of WORDS."""
+    if p is None:
+        check(False, "%s: still running at the timeout" % what)
+        return
+    first = p.stderr.splitlines()[0] if p.stderr else ""
+    check(p.returncode == code and all(w in first for w in words) and
+          "Sanitizer" not in p.stderr and "runtime error" not in p.stderr,
+          "%s: exit %d (want %d), %r lacks one of %r" % (what, p.returncode, code, p.stderr,
+                                                         words))
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="bad-input-", dir=os.environ.get("BAD_TMP"))
+    data = os.path.join(tmp, "true.data")
+    rec = run("record", "-e", "page-faults", "-c", "1", "-o", data, "--", "/bin/true",
+              timeout=60)
+    check(rec is not None and rec.returncode == 0, "record /bin/true: %r" % (rec and rec.stderr))
+    hw = HWPROF
+
+    # Streams: the first bytes decide, and what a stream may hold is capped.
+    one_line(run("report", "-i", "/dev/zero", timeout=15), 2,
+             ["/dev/zero: not a hwprof sample file", "a character device"], "report /dev/zero")
+    one_line(run("annotate", "--stdio", "-i", "/dev/zero", timeout=15), 2,
+             ["/dev/zero: not a hwprof sample file"], "annotate /dev/zero")
+    one_line(run(shell="yes | '%s' report -i -" % hw, timeout=15), 2,
+             ["not a hwprof sample file", "a pipe"], "yes | report -i -")
+    p = run("report", "-i", "/proc/self/maps")
+    one_line(p, 2, ["/proc/self/maps: not a hwprof sample file", "starts with text"],
+             "report /proc/self/maps")
+    check(p is not None and "empty" not in p.stderr, "/proc/self/maps is not empty: %r" %
+          (p and p.stderr))
+    p = run(shell="cat '%s' | '%s' report -i -" % (data, hw))
+    check(p is not None and p.returncode == 0 and "page-faults" in p.stdout,
+          "a recording through a pipe reads: %r" % (p and p.stderr))
+    one_line(run(shell="cat '%s' /dev/zero | '%s' report -i -" % (data, hw), timeout=150), 2,
+             ["a pipe holding more than 1024 MiB", "save it to a file"],
+             "a recording followed by /dev/zero")
+
+    if FAILS:
+        print("%d failed" % len(FAILS))
+        sys.exit(1)
+
+
+main()
