@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* tid -> comm, only kept when --comm filters. */
 struct comm_slot {
@@ -731,14 +732,24 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	}
 	if (dso_samples[DSO_ID_KERNEL]) {
 		const char *path = b->opt->kallsyms ? b->opt->kallsyms : "/proc/kallsyms";
-		int r = kallsyms_load(&ks, path);
+		char why[160];
+		int r = kallsyms_load(&ks, path, why, sizeof(why)), w = 0;
 		if (r == -ENOMEM)
 			goto out;
-		if ((r < 0 || !ks.n) &&
-		    add_warning(p,
-				"%s: %s; kernel samples are shown as [kernel] (run report as "
-				"root or lower kernel.kptr_restrict)",
-				path, r < 0 ? strerror(-r) : "addresses hidden") < 0)
+		/* Root is advised to run as root only if it is not: kptr_restrict 2 hides the
+		 * addresses from root too. A file that is no kallsyms gets no kernel advice. */
+		if (r == -EACCES || (!r && ks.hidden && !ks.n))
+			w = add_warning(p, "%s: %s; kernel samples are shown as [kernel] (%s)",
+					path, r ? why : "addresses hidden",
+					geteuid()
+					    ? "run report as root or lower kernel.kptr_restrict"
+					    : "lower kernel.kptr_restrict");
+		else if (r < 0 || !ks.n)
+			w = add_warning(p,
+					"%s: %s; kernel samples are shown as [kernel] (give "
+					"--kallsyms /proc/kallsyms or a copy of it)",
+					path, r ? why : "no kernel text symbol in it");
+		if (w < 0)
 			goto out;
 	}
 	p->locs = calloc(b->agg.n ? b->agg.n : 1, sizeof(*p->locs));

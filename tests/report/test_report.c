@@ -8,6 +8,7 @@
 
 #include "builder.h"
 #include "filter.h"
+#include "kallsyms.h"
 #include "model.h"
 #include "output.h"
 #include "hwprof/metrics.h"
@@ -691,6 +692,73 @@ Test(report, kernel_ips_from_kallsyms)
 	cr_expect(p->locs[0].unknown && !p->locs[0].function);
 	cr_expect(has_warning(p, ks, "[kernel]"));
 	profile_free(p);
+}
+
+/* The warning for kernel samples when PATH gives no usable symbols. */
+static struct profile *kernel_profile(const char *path)
+{
+	struct profile_options o = {.kallsyms = path};
+	struct builder *b;
+	char err[256];
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_samples(b, 1, 1, 1, 0xffffffff81001010ull, 4, true);
+	return finish(b, err, sizeof(err), 0);
+}
+
+/* --kallsyms /dev/zero read forever (no newline, no end); a device or junk is no kallsyms
+ * file and gets no "run as root" advice, which only hidden addresses deserve. */
+Test(report, kallsyms_reader_is_bounded, .timeout = 20)
+{
+	char path[PATH_MAX], why[160];
+	struct kallsyms ks;
+	struct profile *p;
+	FILE *f;
+
+	cr_expect_eq(kallsyms_load(&ks, "/dev/zero", why, sizeof(why)), -EINVAL);
+	cr_expect(strstr(why, "a character device, not a kallsyms file"), "%s", why);
+	p = kernel_profile("/dev/zero");
+	cr_expect(has_warning(p, "/dev/zero: a character device", "[kernel]"));
+	profile_free(p);
+	p = kernel_profile("/dev/null");
+	cr_expect(has_warning(p, "/dev/null: a character device", "--kallsyms /proc/kallsyms"));
+	cr_expect(!has_warning(p, "as root", NULL));
+	profile_free(p);
+
+	tmp_path(path, sizeof(path), "kallsyms-long");
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs("ffffffff81000000 T _stext\n", f);
+	for (int i = 0; i < 5000; i++)
+		fputc('x', f);
+	fclose(f);
+	cr_expect_eq(kallsyms_load(&ks, path, why, sizeof(why)), -EBADMSG);
+	cr_expect(strstr(why, "line 2 longer than 1023 bytes"), "%s", why);
+
+	/* No text symbol at all: not a kallsyms file, whoever runs it. */
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs("hello\nffffffff81002000 D some_data\n", f);
+	fclose(f);
+	p = kernel_profile(path);
+	cr_expect(has_warning(p, "no kernel text symbol in it", "--kallsyms /proc/kallsyms"));
+	cr_expect(!has_warning(p, "as root", NULL));
+	profile_free(p);
+
+	/* Hidden addresses: root is told about kptr_restrict only. */
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs("0000000000000000 T _stext\n0000000000000000 t clear_page_erms\n", f);
+	fclose(f);
+	cr_assert_eq(kallsyms_load(&ks, path, why, sizeof(why)), 0);
+	cr_expect(ks.n == 0 && ks.hidden == 2, "%zu %zu", ks.n, ks.hidden);
+	kallsyms_release(&ks);
+	p = kernel_profile(path);
+	cr_expect(has_warning(p, "addresses hidden", "lower kernel.kptr_restrict"));
+	cr_expect(has_warning(p, "addresses hidden", "as root") == (geteuid() != 0));
+	profile_free(p);
+	unlink(path);
 }
 
 Test(report, inputs_with_different_builds_are_kept_apart)
