@@ -49,10 +49,14 @@ int filter_parse(struct filter *f, const char *option, const char *list, bool nu
 			errno = 0;
 			x = strtoull(tok, &end, 10);
 			if (errno || *end || end == tok || x > UINT32_MAX || tok[0] == '-') {
+				bool digits = !tok[strspn(tok, "0123456789")];
 				snprintf(err, errlen,
-					 "%s '%s': not a number (give a comma-separated "
-					 "list of ids, e.g. %s 1234,1235)",
-					 option, tok, option);
+					 "%s '%s': %s (give a comma-separated list of ids, e.g. "
+					 "%s 1234,1235)",
+					 option, tok,
+					 digits ? "too large for an id, at most 4294967295"
+						: "not a number",
+					 option);
 				ret = -EINVAL;
 				goto out;
 			}

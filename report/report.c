@@ -1,6 +1,7 @@
 /* report.c - `hwprof report`: options, load the profile, print rows in one format. */
 #include "builtin.h"
 #include "cli.h"
+#include "filter.h"
 #include "model.h"
 #include "output.h"
 
@@ -110,12 +111,19 @@ static double parse_percent(const char *arg)
 	return v;
 }
 
-/* A malformed id list is a usage error; a well-formed one that matches nothing is found by
- * profile_load(). */
-static void check_ids(const char *opt, const char *list)
+/* A malformed list (a bad or too large id, an empty value) is a usage error, found by the
+ * same parser profile_load() uses; a well-formed one that matches nothing is found there. */
+static void check_filter(const char *opt, const char *list, bool numeric)
 {
-	if (list && (!list[0] || list[strspn(list, "0123456789,")] || !strpbrk(list, "0123456789")))
-		die_usage("%s '%s': not a list of ids (e.g. %s 1234,1235)", opt, list, opt);
+	struct filter f = {0};
+	char err[512] = "";
+	int ret = filter_parse(&f, opt, list, numeric, err, sizeof(err));
+
+	filter_release(&f);
+	if (ret == -ENOMEM)
+		die("out of memory");
+	if (ret < 0)
+		die_usage("%s", err);
 }
 
 static void parse_options(int argc, char **argv, struct report_options *o)
@@ -182,8 +190,11 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			cli_bad_option(argv, short_options, long_options);
 		}
 	}
-	check_ids("--pid", o->pids);
-	check_ids("--tid", o->tids);
+	check_filter("--pid", o->pids, true);
+	check_filter("--tid", o->tids, true);
+	check_filter("--comm", o->comms, false);
+	check_filter("--dso", o->dsos, false);
+	check_filter("--function", o->functions, false);
 	if (optind < argc)
 		die_usage("'%s': unexpected argument (the sample file goes after -i)",
 			  argv[optind]);

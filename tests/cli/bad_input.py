@@ -70,6 +70,14 @@ def main():
              ["a pipe holding more than 1024 MiB", "save it to a file"],
              "a recording followed by /dev/zero")
 
+    # A bad value of a filter is a usage error, as --pid abc is.
+    for opt, val, words in (("--tid", "99999999999999999999999", ["--tid", "too large"]),
+                            ("--pid", "4294967296", ["--pid", "too large"]),
+                            ("--comm", "", ["--comm", "empty list"]),
+                            ("--function", "", ["--function", "empty list"]),
+                            ("--dso", ",", ["--dso", "empty list"])):
+        one_line(run("report", "-i", data, opt, val), 64, words, "report %s %r" % (opt, val))
+
     if FAILS:
         print("%d failed" % len(FAILS))
         sys.exit(1)
