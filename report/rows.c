@@ -8,51 +8,83 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct {
+	const char *name;
+	enum profile_key key;
+} sort_names[] = {
+    {"line", PROFILE_KEY_LINE},		{"srcline", PROFILE_KEY_LINE},
+    {"function", PROFILE_KEY_FUNCTION}, {"sym", PROFILE_KEY_FUNCTION},
+    {"dso", PROFILE_KEY_DSO},
+};
+#define NSORT_NAMES (sizeof(sort_names) / sizeof(sort_names[0]))
+
+/* Appends "'WORD'" (or "'WORD' (did you mean 'X'?)") to the list in BUF. */
+static void add_bad_key(char *buf, size_t len, const char *word, size_t wlen, bool suggest)
+{
+	size_t at = strlen(buf);
+	char w[64], hint[96] = "";
+
+	snprintf(w, sizeof(w), "%.*s", (int)wlen, word);
+	if (suggest) {
+		struct hwprof_suggest sg;
+
+		hwprof_suggest_init(&sg, w);
+		for (size_t k = 0; k < NSORT_NAMES; k++)
+			hwprof_suggest_consider(&sg, sort_names[k].name);
+		if (*hwprof_suggest_result(&sg))
+			snprintf(hint, sizeof(hint), " (did you mean '%s'?)",
+				 hwprof_suggest_result(&sg));
+	}
+	if (at < len)
+		snprintf(buf + at, len - at, "%s'%s'%s", at ? ", " : "", w, hint);
+}
+
+/* Every bad key is named at once, not only the first or the last: unknown ones, then keys
+ * given twice (an alias such as srcline repeats line). */
 int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, char *err,
 		       size_t errlen)
 {
-	static const struct {
-		const char *name;
-		enum profile_key key;
-	} names[] = {
-	    {"line", PROFILE_KEY_LINE},		{"srcline", PROFILE_KEY_LINE},
-	    {"function", PROFILE_KEY_FUNCTION}, {"sym", PROFILE_KEY_FUNCTION},
-	    {"dso", PROFILE_KEY_DSO},
-	};
+	char unknown[256] = "", twice[256] = "";
 	const char *s = list;
-	size_t n = 0;
+	size_t n = 0, nunknown = 0, ntwice = 0;
+	bool seen[PROFILE_KEY_DSO + 1] = {false};
 
 	while (*s) {
-		size_t len = strcspn(s, ",");
-		size_t i;
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (strlen(names[i].name) == len && !strncmp(names[i].name, s, len))
+		size_t len = strcspn(s, ","), i;
+		for (i = 0; i < NSORT_NAMES; i++)
+			if (strlen(sort_names[i].name) == len &&
+			    !strncmp(sort_names[i].name, s, len))
 				break;
-		if (i == sizeof(names) / sizeof(names[0]) || n == max) {
-			char word[64], hint[160] = "";
-
-			if (n < max) {
-				struct hwprof_suggest sg;
-
-				snprintf(word, sizeof(word), "%.*s", (int)len, s);
-				hwprof_suggest_init(&sg, word);
-				for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-					hwprof_suggest_consider(&sg, names[k].name);
-				if (*hwprof_suggest_result(&sg))
-					snprintf(hint, sizeof(hint), "did you mean '%s'? ",
-						 hwprof_suggest_result(&sg));
-			}
-			snprintf(err, errlen,
-				 "--sort '%.*s': %s (%skeys: line, function, dso; "
-				 "e.g. --sort function,line)",
-				 (int)len, s, n == max ? "too many keys" : "unknown sort key",
-				 hint);
-			return -EINVAL;
+		if (i == NSORT_NAMES) {
+			add_bad_key(unknown, sizeof(unknown), s, len, true);
+			nunknown++;
+		} else if (seen[sort_names[i].key]) {
+			add_bad_key(twice, sizeof(twice), s, len, false);
+			ntwice++;
+		} else {
+			seen[sort_names[i].key] = true;
+			if (n < max)
+				keys[n] = sort_names[i].key;
+			n++;
 		}
-		keys[n++] = names[i].key;
 		s += len;
 		if (*s == ',')
 			s++;
+	}
+	if (nunknown || ntwice || n > max) {
+		snprintf(err, errlen,
+			 "--sort '%s': %s%s%s%s%s%s (keys: line, function, dso, each once; e.g. "
+			 "--sort function,line)",
+			 list,
+			 nunknown == 1 ? "unknown sort key "
+			 : nunknown    ? "unknown sort keys "
+				       : "",
+			 unknown, nunknown && ntwice ? "; " : "", twice,
+			 ntwice == 1 ? " given twice"
+			 : ntwice    ? " given again"
+				     : "",
+			 n > max && !nunknown && !ntwice ? "too many keys" : "");
+		return -EINVAL;
 	}
 	if (!n) {
 		snprintf(err, errlen, "--sort '%s': no key (keys: line, function, dso)", list);

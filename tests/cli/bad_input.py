@@ -78,6 +78,9 @@ def main():
                             ("--dso", ",", ["--dso", "empty list"])):
         one_line(run("report", "-i", data, opt, val), 64, words, "report %s %r" % (opt, val))
 
+    # --sort names the repeated key, not "too many keys" at the last one.
+    one_line(run("report", "-i", data, "--sort", "line,function,dso,line"), 64,
+             ["--sort", "'line' given twice"], "--sort with a key twice")
     if FAILS:
         print("%d failed" % len(FAILS))
         sys.exit(1)

@@ -223,6 +223,19 @@ Test(report, sort_keys_parse)
 	cr_expect_eq(profile_parse_sort("line,bogus", k, 3, err, sizeof(err)), -EINVAL);
 	cr_expect(strstr(err, "'bogus'") && strstr(err, "line, function, dso"), "%s", err);
 	cr_expect_eq(profile_parse_sort("", k, 3, err, sizeof(err)), -EINVAL);
+	/* Every bad key is named: a repeated one (not "too many keys" at the last), an alias
+	 * of one given before, and unknown ones with the repeats. */
+	cr_expect_eq(profile_parse_sort("line,function,dso,line", k, 3, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "--sort 'line,function,dso,line': 'line' given twice (keys:"), "%s",
+		  err);
+	cr_expect_eq(profile_parse_sort("line,srcline", k, 3, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "'srcline' given twice"), "%s", err);
+	cr_expect_eq(
+	    profile_parse_sort("bogus,line,nope,line,dso,sym,function", k, 3, err, sizeof(err)),
+	    -EINVAL);
+	cr_expect(strstr(err, "unknown sort keys 'bogus', 'nope'") &&
+		      strstr(err, "; 'line', 'function' given again"),
+		  "%s", err);
 }
 
 /* ---- symbolization of each binary kind --------------------------------------------------- */
