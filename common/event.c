@@ -765,6 +765,9 @@ static int parse_group(struct parser *p)
 	size_t first = p->out->n;
 	int group = (int)p->out->ngroups;
 	struct mods own[64];
+	/* Before its events: in "{a,b" the missing '}' is the news, not an unknown 'a'. */
+	if (!s[open + 1 + strcspn(s + open + 1, "{}")])
+		return fail(p, -EINVAL, "unclosed '{' at offset %zu of '%s' (add '}')", open, s);
 	for (;;) {
 		skip_ws(p);
 		if (s[p->pos] == '{')
@@ -785,7 +788,8 @@ static int parse_group(struct parser *p)
 		if (s[p->pos] == '}')
 			break;
 		if (!s[p->pos])
-			return fail(p, -EINVAL, "unclosed '{' in '%s' (add '}')", s);
+			return fail(p, -EINVAL, "unclosed '{' at offset %zu of '%s' (add '}')",
+				    open, s);
 		return fail(p, -EINVAL, "unexpected '%c' at offset %zu of '%s'", s[p->pos], p->pos,
 			    s);
 	}

@@ -81,6 +81,10 @@ def main():
     # --sort names the repeated key, not "too many keys" at the last one.
     one_line(run("report", "-i", data, "--sort", "line,function,dso,line"), 64,
              ["--sort", "'line' given twice"], "--sort with a key twice")
+    # An unclosed brace is named, not the group's first event.
+    one_line(run("record", "-e", "{a,b", "-o", os.path.join(tmp, "x.data"), "--", "true"), 64,
+             ["unclosed '{' at offset 0"], "record -e '{a,b'")
+
     if FAILS:
         print("%d failed" % len(FAILS))
         sys.exit(1)

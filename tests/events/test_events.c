@@ -344,7 +344,10 @@ Test(events, groups)
 	hwprof_events_free(&l);
 
 	bad("{cycles,instructions", -EINVAL, "unclosed '{'");
-	bad("{cycles,instructions,", -EINVAL, "missing event");
+	bad("{cycles,instructions,", -EINVAL, "unclosed '{'");
+	/* The brace is the news, not its first event (which 'a' would be). */
+	bad("{a,b", -EINVAL, "unclosed '{' at offset 0 of '{a,b' (add '}')");
+	bad("cycles,{a,b", -EINVAL, "unclosed '{' at offset 7 of 'cycles,{a,b'");
 	bad("{}", -EINVAL, "empty group");
 	bad("{cycles,{instructions}}", -EINVAL, "nested");
 	bad("cycles}", -EINVAL, "unmatched '}'");
@@ -499,6 +502,7 @@ Test(events, fuzz, .init = intel_tree)
 	big[sizeof(big) - 1] = '\0';
 	bad(big, -EINVAL, "too long");
 	big[0] = '{';
+	big[sizeof(big) - 2] = '}';
 	bad(big, -EINVAL, "too long");
 }
 
