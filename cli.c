@@ -185,8 +185,9 @@ enum cli_format cli_parse_format(const char *arg)
 	die_usage("--format '%s': not a format (text, csv or json)", arg);
 }
 
-int cli_try_parse_num(const char *opt, const char *arg, long long min, long long max,
-		      long long *out)
+/* MAX_WHY, when set, says where MAX comes from in the too-large message. */
+static int parse_num(const char *opt, const char *arg, long long min, long long max,
+		     const char *max_why, long long *out)
 {
 	char *end;
 	long long v;
@@ -200,19 +201,32 @@ int cli_try_parse_num(const char *opt, const char *arg, long long min, long long
 	if ((errno == ERANGE && v == LLONG_MIN) || v < min)
 		return error("%s '%s': too small (at least %lld)", opt, arg, min);
 	if (errno == ERANGE || v > max)
-		return error("%s '%s': too large (at most %lld)", opt, arg, max);
+		return error("%s '%s': too large (at most %lld%s%s)", opt, arg, max,
+			     max_why ? ", " : "", max_why ? max_why : "");
 	*out = v;
 	return 0;
 }
 
-long long cli_parse_num(const char *opt, const char *arg, long long min, long long max)
+int cli_try_parse_num(const char *opt, const char *arg, long long min, long long max,
+		      long long *out)
+{
+	return parse_num(opt, arg, min, max, NULL, out);
+}
+
+long long cli_parse_num_why(const char *opt, const char *arg, long long min, long long max,
+			    const char *max_why)
 {
 	long long v;
-	if (cli_try_parse_num(opt, arg, min, max, &v) < 0) {
+	if (parse_num(opt, arg, min, max, max_why, &v) < 0) {
 		fprintf(stderr, "%s: try '%s --help'\n", prefix, prefix);
 		exit(EXIT_USAGE);
 	}
 	return v;
+}
+
+long long cli_parse_num(const char *opt, const char *arg, long long min, long long max)
+{
+	return cli_parse_num_why(opt, arg, min, max, NULL);
 }
 
 static void *oom(size_t n)

@@ -81,6 +81,11 @@ _Noreturn void cli_bad_option(char **argv, const char *short_options,
  *   "hwprof record: -F 'abc': not a number". */
 long long cli_parse_num(const char *opt, const char *arg, long long min, long long max);
 
+/* Like cli_parse_num, and a value above MAX says where MAX comes from (MAX_WHY, may be NULL):
+ *   "hwprof record: -F '999999': too large (at most 100000, the kernel's limit ...)". */
+long long cli_parse_num_why(const char *opt, const char *arg, long long min, long long max,
+			    const char *max_why);
+
 /* Like cli_parse_num but returns 0 and stores *out, or -1 after printing the error. */
 int cli_try_parse_num(const char *opt, const char *arg, long long min, long long max,
 		      long long *out);

@@ -18,6 +18,15 @@ int hwprof_paranoid(void)
 	return (int)v;
 }
 
+long long hwprof_max_sample_rate(void)
+{
+	long long v;
+
+	if (hwprof_read_number("/proc/sys/kernel/perf_event_max_sample_rate", &v) < 0 || v <= 0)
+		return -1;
+	return v;
+}
+
 /* Levels: perf_event_open(2) "perf_event_paranoid"; 3 and 4 are Debian/Ubuntu patches. */
 const char *hwprof_paranoid_allows(int level)
 {

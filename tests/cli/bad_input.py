@@ -85,6 +85,18 @@ def main():
     one_line(run("record", "-e", "{a,b", "-o", os.path.join(tmp, "x.data"), "--", "true"), 64,
              ["unclosed '{' at offset 0"], "record -e '{a,b'")
 
+    # -F is bounded by the kernel's own limit, read where HWPROF_PROC_ROOT points.
+    proc = os.path.join(tmp, "proc")
+    os.makedirs(os.path.join(proc, "sys", "kernel"))
+    with open(os.path.join(proc, "sys", "kernel", "perf_event_max_sample_rate"), "w") as f:
+        f.write("12345\n")
+    env = dict(os.environ, HWPROF_PROC_ROOT=proc)
+    for freq in ("99999999999999999999", "12346"):
+        p = subprocess.run([HWPROF, "record", "-F", freq, "-o", os.path.join(tmp, "f.data"),
+                            "--", "true"], capture_output=True, text=True, env=env, timeout=20)
+        one_line(p, 64, ["-F '%s'" % freq, "at most 12345", "perf_event_max_sample_rate"],
+                 "record -F %s" % freq)
+
     if FAILS:
         print("%d failed" % len(FAILS))
         sys.exit(1)

@@ -121,6 +121,11 @@ const char *hwprof_open_advice(const struct hwprof_event *ev, int err, char *buf
  * HWPROF_PROC_ROOT replaces "/proc" (tests emulate levels 3 and 4 with a fixture file). */
 int hwprof_paranoid(void);
 
+/* /proc/sys/kernel/perf_event_max_sample_rate in Hz: the highest sample_freq the kernel accepts
+ * (perf_event_open(2), "perf_event_max_sample_rate"; it may lower it at run time), or -1 when
+ * unreadable. HWPROF_PROC_ROOT replaces "/proc" as for hwprof_paranoid(). */
+long long hwprof_max_sample_rate(void);
+
 /* The sysfs root in use ("/sys" or $HWPROF_SYSFS_ROOT). Never NULL. */
 const char *hwprof_sysfs_root(void);
 
