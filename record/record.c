@@ -1028,6 +1028,7 @@ static int setup_attach(struct recording *r)
 	pid_t pid = (pid_t)r->opt.pid;
 	struct attach_target t;
 	char **argv = NULL, why[256];
+	bool zombie;
 	int n;
 
 	/* Causes the kernel would answer with a bare EACCES, or with nothing at all: a kernel
@@ -1041,6 +1042,7 @@ static int setup_attach(struct recording *r)
 		       EXIT_FATAL;
 	if (n == 0 && attach_denied(pid, &t, why, sizeof(why)))
 		return error_status(EXIT_FATAL, "-p %d: %s", (int)pid, why);
+	zombie = n == 0 && t.state == 'Z';
 	n = attach_threads(pid, &r->pids);
 	if (n == -ESRCH)
 		return error_status(EXIT_FATAL,
@@ -1050,6 +1052,14 @@ static int setup_attach(struct recording *r)
 		return error_errno_status(EXIT_FATAL, n,
 					  "-p %d: %m (see 'ps' for running processes)", (int)pid);
 	r->npids = (size_t)n;
+	/* The kernel opens events on a zombie and they never fire. A leader that called
+	 * pthread_exit() is a zombie too, but its other threads still run. */
+	if (n == 1 && zombie)
+		return error_status(EXIT_FATAL,
+				    "-p %d (%s): a zombie (defunct): it has exited and waits for "
+				    "its parent to reap it, so it cannot be sampled (choose a "
+				    "running process)",
+				    (int)pid, t.comm);
 	n = attach_cmdline(pid, &argv);
 	if (n < 0)
 		return error_errno_status(EXIT_FATAL, n, "-p %d: reading its command line: %m",

@@ -97,6 +97,17 @@ def main():
         one_line(p, 64, ["-F '%s'" % freq, "at most 12345", "perf_event_max_sample_rate"],
                  "record -F %s" % freq)
 
+    # A zombie opens and never samples: said, not "no such process".
+    z = subprocess.Popen(["true"])
+    for _ in range(100):
+        with open("/proc/%d/stat" % z.pid) as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+        time.sleep(0.05)
+    one_line(run("record", "-p", str(z.pid), "-o", os.path.join(tmp, "z.data")), 2,
+             ["-p %d" % z.pid, "a zombie (defunct)", "cannot be sampled"], "record -p zombie")
+    z.wait()
+
     if FAILS:
         print("%d failed" % len(FAILS))
         sys.exit(1)
