@@ -9,6 +9,7 @@
 #include "builtin.h"
 #include "cli.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -286,6 +287,23 @@ static int output_error(const char *path, int err)
 	return error_errno(err, "%s: %m (choose a writable path with -o)", path);
 }
 
+/* Whether PATH is a regular file starting with the ELF magic: `-o ./prog` would move a
+ * program aside to prog.old, and a stale `prog` would be a sample file. */
+static bool is_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	unsigned char m[SELFMAG];
+	struct stat st;
+	bool elf;
+
+	if (fd < 0)
+		return false;
+	elf = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, m, SELFMAG) == SELFMAG &&
+	      !memcmp(m, ELFMAG, SELFMAG);
+	close(fd);
+	return elf;
+}
+
 /* Moves an existing FILE to FILE.old (as perf does) and creates FILE, so that an unwritable
  * path is reported before the target runs. A regular file stays locked (flock) while this
  * record writes it (r->out_fd goes to the writer). */
@@ -298,6 +316,10 @@ static int prepare_output(struct recording *r)
 
 	if (output_busy(path))
 		return output_error(path, EWOULDBLOCK);
+	if (is_elf(path))
+		return error("%s: an ELF file (a program or library), not a sample file: not "
+			     "replaced (choose another file with -o)",
+			     path);
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old) < 0)

@@ -108,6 +108,15 @@ def main():
              ["-p %d" % z.pid, "a zombie (defunct)", "cannot be sampled"], "record -p zombie")
     z.wait()
 
+    # -o naming a program: refused, the program left as it was (no .old).
+    prog = os.path.join(tmp, "prog")
+    shutil.copy("/bin/true", prog)
+    before = open(prog, "rb").read()
+    one_line(run("record", "-o", prog, "--", "true"), 2,
+             [prog, "an ELF file", "choose another file with -o"], "record -o PROGRAM")
+    check(open(prog, "rb").read() == before and not os.path.exists(prog + ".old"),
+          "record -o PROGRAM left the program alone")
+
     if FAILS:
         print("%d failed" % len(FAILS))
         sys.exit(1)
