@@ -1,6 +1,7 @@
 /* cli.c - error reporting and number parsing for the hwprof subcommands (see cli.h). */
 #include "cli.h"
 #include "closest.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -30,6 +31,9 @@ static void vreport(const char *kind, int err, const char *fmt, va_list ap)
 	 * (-Wformat-truncation). */
 	errno = err < 0 ? -err : err;
 	vsnprintf(buf, sizeof(buf), fmt ? fmt : "(no message)", ap);
+	/* Messages name files and symbols from binaries made elsewhere: tamed as the text
+	 * outputs are, and so kept on one line. */
+	hwprof_text_tame(buf);
 	if (kind)
 		fprintf(stderr, "%s: %s: %s\n", prefix, kind, buf);
 	else

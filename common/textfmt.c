@@ -178,21 +178,45 @@ char *hwprof_group_digits(unsigned long long n, char *buf, size_t len)
 	return buf;
 }
 
-static bool is_control(unsigned char c)
+/* The length of the character at S (1 for a byte that starts no well-formed UTF-8 sequence),
+ * and in *BAD whether it is shown as '?': a C0 control or DEL, a C1 control (U+0080-U+009F:
+ * U+009B is CSI to a terminal), or a byte of another encoding. */
+static size_t char_at(const unsigned char *s, bool *bad)
 {
-	return c < 0x20 || c == 0x7f;
+	size_t n;
+
+	if (s[0] < 0x80) {
+		*bad = s[0] < 0x20 || s[0] == 0x7f;
+		return 1;
+	}
+	n = utf8_len(s);
+	*bad = !n || (s[0] == 0xc2 && s[1] < 0xa0);
+	return n ? n : 1;
 }
 
 char *hwprof_text_tame(char *s)
 {
-	for (char *p = s; *p; p++)
-		if (is_control((unsigned char)*p))
-			*p = '?';
+	unsigned char *p = (unsigned char *)s;
+	bool bad;
+
+	while (*p) {
+		size_t n = char_at(p, &bad);
+		if (bad)
+			memset(p, '?', n);
+		p += n;
+	}
 	return s;
 }
 
 void hwprof_text_put(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		fputc(is_control((unsigned char)*s) ? '?' : *s, f);
+	const unsigned char *p = (const unsigned char *)s;
+	bool bad;
+
+	while (*p) {
+		size_t n = char_at(p, &bad);
+		for (size_t i = 0; i < n; i++)
+			fputc(bad ? '?' : p[i], f);
+		p += n;
+	}
 }

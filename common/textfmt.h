@@ -44,10 +44,12 @@ char *hwprof_metric_text(const struct hwprof_metric *m, char *buf, size_t len);
  * them for text meant for people (hwprof_text_tame). */
 char *hwprof_argv_line(char *const *argv, size_t argc);
 
-/* Replaces every control byte of S (< 0x20 and 0x7f) with '?', in place, and returns S: a
- * name read from a binary or a sample file made elsewhere ("evil\x1b]0;...") must neither
- * drive the terminal nor break a table's line. For text meant for people only; JSON and CSV
- * keep the bytes (hwprof_json_str, hwprof_csv_str). */
+/* Replaces with '?', in place, every control byte of S (< 0x20 and 0x7f), each byte of a C1
+ * control (U+0080..U+009F in UTF-8) and each byte that starts no well-formed UTF-8 sequence
+ * (Latin-1, junk), and returns S: a name read from a binary or a sample file made elsewhere
+ * ("evil\x1b]0;...") must neither drive the terminal nor break a table's line. Well-formed
+ * UTF-8 passes. For text meant for people only; JSON and CSV keep the bytes
+ * (hwprof_json_str, hwprof_csv_str). */
 char *hwprof_text_tame(char *s);
 
 /* Writes S to F as hwprof_text_tame() would show it, without changing S. */

@@ -117,6 +117,23 @@ def main():
     check(open(prog, "rb").read() == before and not os.path.exists(prog + ".old"),
           "record -o PROGRAM left the program alone")
 
+    # A file name that is not UTF-8 (Latin-1, a C1 CSI) is tamed on stdout and stderr.
+    odd = os.path.join(os.fsencode(tmp), b"caf\xe9\xc2\x9b[31m")
+    shutil.copy("/bin/true", odd)
+    odd_data = os.path.join(tmp, "odd.data")
+    rec = run("record", "-e", "page-faults", "-c", "1", "-o", odd_data, "--", os.fsdecode(odd))
+    check(rec is not None and rec.returncode == 0, "record the oddly named program")
+    os.unlink(odd)
+    p = subprocess.run([HWPROF, "report", "-i", odd_data, "-s", "dso"], capture_output=True,
+                       timeout=60)
+    for name, out in (("stdout", p.stdout), ("stderr", p.stderr)):
+        check(b"caf???[31m" in out and b"\xe9" not in out and b"\xc2\x9b" not in out,
+              "invalid UTF-8 tamed on %s: %r" % (name, out[-600:]))
+        try:
+            out.decode()
+        except UnicodeDecodeError as e:
+            check(False, "%s is not valid UTF-8: %s" % (name, e))
+
     if FAILS:
         print("%d failed" % len(FAILS))
         sys.exit(1)

@@ -66,6 +66,29 @@ Test(textfmt, json_is_valid_utf8_whatever_the_bytes)
 	EXPECT(hwprof_json_str, "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
 }
 
+/* Text for people shows '?' for each control byte, each byte of a C1 control (U+009B is
+ * CSI) and each byte of invalid UTF-8; well-formed UTF-8 passes. Both ways agree. */
+Test(textfmt, text_tames_controls_and_invalid_utf8)
+{
+	static const char *const cases[][2] = {
+	    {"evil\x1b]0;x\x07\n", "evil?]0;x??"},
+	    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+	     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+	    {"d\xff\xfe.c", "d??.c"},
+	    {"\xc2\x9b[31m red", "??[31m red"},
+	    {"\xc2\xa0nbsp", "\xc2\xa0nbsp"},
+	    {"\xc0\xaf \xed\xa0\x80 a\xe2\x82", "?? ??? a??"},
+	    {"\x7f", "?"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *copy = strdup(cases[i][0]);
+		cr_expect_str_eq(hwprof_text_tame(copy), cases[i][1], "case %zu", i);
+		free(copy);
+		EXPECT(hwprof_text_put, cases[i][0], cases[i][1]);
+	}
+}
+
 Test(textfmt, json_double_is_null_for_nan_and_infinity)
 {
 	char *s = render_double(1.5, 10);
