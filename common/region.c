@@ -342,10 +342,31 @@ static size_t acc_counts(const struct region_acc *a, size_t nev, struct hwprof_c
 	return hwprof_metrics_derive(in, n, m, maxm);
 }
 
-/* Writes one region (JSON through J); sets *MARKED when a text value carries the
- * multiplexing '*'. */
+/* The region column of the text table: the widest name, from 20 to 40 characters; a longer
+ * name is cut with an ellipsis (a generated name of 100,000 characters must not be the
+ * table). Called with states_lock held. */
+#define NAME_MIN_WIDTH 20
+#define NAME_MAX_WIDTH 40
+
+static int name_width(void)
+{
+	size_t w = NAME_MIN_WIDTH;
+
+	for (struct thread_state *t = states; t && w < NAME_MAX_WIDTH; t = t->next) {
+		pthread_mutex_lock(&t->lock);
+		for (size_t k = 0; k < t->nacc; k++) {
+			size_t n = hwprof_text_width(t->accs[k]->name);
+			w = n > w ? n : w;
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	return (int)(w < NAME_MAX_WIDTH ? w : NAME_MAX_WIDTH);
+}
+
+/* Writes one region (JSON through J, text in a name column of WIDTH); sets *MARKED when a
+ * text value carries the multiplexing '*'. */
 static void write_region(FILE *f, struct hwprof_jw *j, enum fmt fmt, const struct thread_state *t,
-			 const struct region_acc *a, bool *marked)
+			 const struct region_acc *a, int width, bool *marked)
 {
 	struct hwprof_count c[64];
 	struct hwprof_metric m[32];
@@ -394,7 +415,9 @@ static void write_region(FILE *f, struct hwprof_jw *j, enum fmt fmt, const struc
 	} else {
 		char calls[32], num[64];
 		snprintf(calls, sizeof(calls), "%llu", (unsigned long long)a->calls);
-		fprintf(f, "  %-20s %8d %8s", a->name, (int)t->tid, calls);
+		fputs("  ", f);
+		hwprof_text_column(f, a->name, (size_t)width);
+		fprintf(f, " %8d %8s", (int)t->tid, calls);
 		if (t->open_err < 0)
 			fprintf(f, "  (no counts: %s)", t->err);
 		for (size_t i = 0; i < nev; i++) {
@@ -410,7 +433,7 @@ static void write_region(FILE *f, struct hwprof_jw *j, enum fmt fmt, const struc
 		}
 		fputc('\n', f);
 		for (size_t i = 0; i < nm; i++)
-			fprintf(f, "  %-20s %17s  %s %s  (%s)\n", "", "", m[i].name,
+			fprintf(f, "  %-*s %17s  %s %s  (%s)\n", width, "", "", m[i].name,
 				hwprof_metric_text(&m[i], num, sizeof(num)), m[i].formula);
 	}
 }
@@ -437,7 +460,7 @@ static int report_to(const char *path)
 	FILE *f = stderr;
 	bool marked = false;
 	struct hwprof_jw j;
-	int r = 0;
+	int r = 0, width = NAME_MIN_WIDTH;
 	size_t len;
 	unsigned long gen = __atomic_load_n(&generation, __ATOMIC_RELAXED);
 
@@ -466,8 +489,9 @@ static int report_to(const char *path)
 		fprintf(f,
 			"region,thread,calls,event,value,enabled_ns,running_ns,scaled,counted\n");
 	} else {
-		fprintf(f, "hwprof regions of pid %d\n  %-20s %8s %8s", (int)getpid(), "region",
-			"thread", "calls");
+		width = name_width();
+		fprintf(f, "hwprof regions of pid %d\n  %-*s %8s %8s", (int)getpid(), width,
+			"region", "thread", "calls");
 		for (size_t i = 0; i < events.n; i++) {
 			char h[256];
 			snprintf(h, sizeof(h), "%s%s%s%s", events.ev[i].spec,
@@ -493,7 +517,7 @@ static int report_to(const char *path)
 		for (i = 0; i < n; i++) {
 			pthread_mutex_lock(&v[i]->lock);
 			for (size_t k = 0; k < v[i]->nacc; k++)
-				write_region(f, &j, fmt, v[i], v[i]->accs[k], &marked);
+				write_region(f, &j, fmt, v[i], v[i]->accs[k], width, &marked);
 			pthread_mutex_unlock(&v[i]->lock);
 		}
 		free(v);

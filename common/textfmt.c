@@ -220,3 +220,46 @@ void hwprof_text_put(FILE *f, const char *s)
 		p += n;
 	}
 }
+
+/* The next character of S as shown: its bytes, or one '?' for one bad byte (a C1 control's
+ * second byte is a bad byte of its own). Returns the bytes of S it stands for. */
+static size_t shown_at(const unsigned char *s, bool *bad)
+{
+	size_t n = char_at(s, bad);
+
+	return *bad ? 1 : n;
+}
+
+void hwprof_text_column(FILE *f, const char *s, size_t width)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t cols = 0, total = hwprof_text_width(s);
+	bool bad;
+
+	/* One column per character; past WIDTH the last column is the ellipsis. */
+	for (; *p && (total <= width || cols + 1 < width); cols++) {
+		size_t n = shown_at(p, &bad);
+		if (bad)
+			fputc('?', f);
+		else
+			fwrite(p, 1, n, f);
+		p += n;
+	}
+	if (total > width) {
+		fputs("\u2026", f);
+		cols++;
+	}
+	for (; cols < width; cols++)
+		fputc(' ', f);
+}
+
+size_t hwprof_text_width(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t cols = 0;
+	bool bad;
+
+	for (; *p; cols++)
+		p += shown_at(p, &bad);
+	return cols;
+}

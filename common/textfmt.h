@@ -55,4 +55,12 @@ char *hwprof_text_tame(char *s);
 /* Writes S to F as hwprof_text_tame() would show it, without changing S. */
 void hwprof_text_put(FILE *f, const char *s);
 
+/* The columns S takes as hwprof_text_put() shows it: one per UTF-8 code point, one per '?'. */
+size_t hwprof_text_width(const char *s);
+
+/* Writes S as hwprof_text_put() would, in a column of WIDTH (>= 1) characters: padded with
+ * spaces, or cut to WIDTH - 1 characters and "…" (U+2026) when wider, so that a long name
+ * cannot push the next column out of line. */
+void hwprof_text_column(FILE *f, const char *s, size_t width);
+
 #endif

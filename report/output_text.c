@@ -94,41 +94,6 @@ static int print_header(FILE *f, const struct profile *p)
 	return 0;
 }
 
-/* Prints S in a column of WIDTH characters (UTF-8 code points, not bytes), cut with "…"
- * when longer: long C++ names must not push the next column out of line. */
-static void put_column(FILE *f, const char *s, size_t width)
-{
-	size_t cols = 0, i = 0, cut = 0, cut_cols = 0;
-
-	for (; s[i]; i++) {
-		if (((unsigned char)s[i] & 0xc0) == 0x80)
-			continue;
-		if (cols == width - 1) {
-			cut = i;
-			cut_cols = cols;
-		}
-		cols++;
-	}
-	if (cols > width) {
-		fprintf(f, "%.*s\u2026", (int)cut, s);
-		cols = cut_cols + 1;
-	} else {
-		fputs(s, f);
-	}
-	for (; cols < width; cols++)
-		fputc(' ', f);
-}
-
-/* Width of S in UTF-8 code points. */
-static size_t text_width(const char *s)
-{
-	size_t cols = 0;
-
-	for (; *s; s++)
-		cols += ((unsigned char)*s & 0xc0) != 0x80;
-	return cols;
-}
-
 /* Long paths keep their end, which names the file. */
 static void fit(char *s, size_t width)
 {
@@ -161,7 +126,7 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 	}
 	for (size_t i = 0; i < n && fn_width < FN_MAX_WIDTH; i++) {
 		row_function_label(&rows[i], fn, sizeof(fn));
-		size_t w = text_width(fn);
+		size_t w = hwprof_text_width(fn);
 		fn_width = w > fn_width ? (w < FN_MAX_WIDTH ? w : FN_MAX_WIDTH) : fn_width;
 	}
 	fprintf(f, "%7s  %-15s %9s  %-*s  %-*s  %s\n", "share", "95% interval", "samples",
@@ -178,7 +143,7 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 			 fmin(ceil(r->ci_hi * 1000) / 10, 100.0));
 		fprintf(f, "%6.2f%%%c %-15s %9" PRIu64 "  %-*s  ", r->share * 100,
 			r->rank_uncertain ? '~' : ' ', ci, r->samples, LOC_WIDTH, loc);
-		put_column(f, fn, fn_width);
+		hwprof_text_column(f, fn, fn_width);
 		fputs("  ", f);
 		hwprof_text_put(f, r->dso ? path_base(r->dso) : "");
 		fputc('\n', f);

@@ -93,3 +93,28 @@ Test(region_text, kernel_work_not_counted_with_the_reason, .init = cr_redirect_s
 	cr_assert_not_null(strstr(t, "not counted  "), "a cell says it: %s", t);
 	cr_assert_not_null(strstr(t, " 200 "), "page-faults still counted: %s", t);
 }
+
+/* A region name of 100,000 characters was printed whole: cut to the widest column (40) with
+ * an ellipsis, and the columns after it stay in line with the header's. */
+Test(region_text, long_name_cut_with_an_ellipsis, .init = cr_redirect_stderr)
+{
+	static char name[100001];
+	const char *t, *row, *head;
+
+	setenv("HWPROF_EVENTS", "page-faults", 1);
+	fake_kernel_install(NULL);
+	memset(name, 'n', sizeof(name) - 1);
+	cr_assert_eq(hwprof_region_begin(name), 0, "%s", hwprof_strerror_last());
+	cr_assert_eq(hwprof_region_end(name), 0, "%s", hwprof_strerror_last());
+	cr_assert_eq(hwprof_region_begin("short"), 0, "%s", hwprof_strerror_last());
+	cr_assert_eq(hwprof_region_end("short"), 0, "%s", hwprof_strerror_last());
+	t = table();
+	cr_assert(strlen(t) < 2000, "%zu bytes: %.300s", strlen(t), t);
+	row = strstr(t, "  nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\u2026 ");
+	cr_assert_not_null(row, "%s", t);
+	head = strstr(t, "  region");
+	cr_assert_not_null(head, "%s", t);
+	/* "thread" ends where the tid ends: 2 + 40 + 1 + 8 columns in. */
+	cr_expect(!strncmp(head + 2 + 40 + 1 + 2, "thread", 6), "%s", t);
+	cr_assert_not_null(strstr(t, "  short                                    "), "%s", t);
+}
