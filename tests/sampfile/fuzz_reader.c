@@ -56,6 +56,8 @@ static void init(void)
 
 static void put(const void *p, size_t n, size_t *len)
 {
+	if (!n) /* buf may still be NULL: memcpy wants a pointer even for 0 bytes */
+		return;
 	if (*len + n > buf_cap) {
 		buf_cap = (*len + n) * 2;
 		buf = realloc(buf, buf_cap);
