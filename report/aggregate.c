@@ -39,7 +39,7 @@ static int rehash(struct agg *a)
 	return 0;
 }
 
-int agg_add(struct agg *a, uint32_t dso, uint64_t offset, uint64_t period)
+int agg_intern(struct agg *a, uint32_t dso, uint64_t offset, uint32_t *id)
 {
 	size_t i = hash_key(dso, offset, a->icap);
 	struct agg_entry *e;
@@ -47,8 +47,7 @@ int agg_add(struct agg *a, uint32_t dso, uint64_t offset, uint64_t period)
 	while (a->index[i]) {
 		e = &a->v[a->index[i] - 1];
 		if (e->offset == offset && e->dso == dso) {
-			e->samples++;
-			e->period += (double)period;
+			*id = a->index[i] - 1;
 			return 0;
 		}
 		i = (i + 1) & (a->icap - 1);
@@ -64,10 +63,25 @@ int agg_add(struct agg *a, uint32_t dso, uint64_t offset, uint64_t period)
 		a->v = v;
 		a->cap = cap;
 	}
-	a->v[a->n] = (struct agg_entry){offset, dso, 1, (double)period};
+	a->v[a->n] = (struct agg_entry){offset, dso, 0, 0};
+	*id = (uint32_t)a->n;
 	a->index[i] = (uint32_t)(++a->n);
 	if (a->n * 2 > a->icap)
 		return rehash(a);
+	return 0;
+}
+
+int agg_add(struct agg *a, uint32_t dso, uint64_t offset, uint64_t period, uint32_t *id)
+{
+	uint32_t k;
+	int ret = agg_intern(a, dso, offset, &k);
+
+	if (ret < 0)
+		return ret;
+	a->v[k].samples++;
+	a->v[k].period += (double)period;
+	if (id)
+		*id = k;
 	return 0;
 }
 

@@ -26,8 +26,13 @@ struct agg {
 /* Initialises A empty. Returns 0 or -ENOMEM. */
 int agg_init(struct agg *a);
 
-/* Adds one sample of PERIOD at (DSO, OFFSET). Returns 0 or -ENOMEM. */
-int agg_add(struct agg *a, uint32_t dso, uint64_t offset, uint64_t period);
+/* Adds one sample of PERIOD at (DSO, OFFSET); *ID (ID may be NULL) gets its entry's index in
+ * A->v. Returns 0 or -ENOMEM. */
+int agg_add(struct agg *a, uint32_t dso, uint64_t offset, uint64_t period, uint32_t *id);
+
+/* The index in A->v of (DSO, OFFSET) into *ID, made with no samples when new (a caller's
+ * address in a stack: it has a location but no samples of its own). Returns 0 or -ENOMEM. */
+int agg_intern(struct agg *a, uint32_t dso, uint64_t offset, uint32_t *id);
 
 /* Frees A's arrays. */
 void agg_release(struct agg *a);

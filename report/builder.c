@@ -9,6 +9,7 @@
 #include "jobs.h"
 #include "kallsyms.h"
 #include "maps.h"
+#include "stacks.h"
 #include "strpool.h"
 #include "symbolize.h"
 
@@ -56,6 +57,21 @@ struct builder {
 	uint32_t seen_pids[SEEN_MAX], seen_tids[SEEN_MAX];
 	size_t nseen_comms, nseen_pids, nseen_tids;
 	bool more_comms, more_pids, more_tids; /* more than SEEN_MAX: the lists are cut */
+	/* The current input's stacks as recorded: its stack id -> index in in_stacks, whose
+	 * addresses are in_ips[first .. first + nr). */
+	struct u32_map in_stack_ids;
+	struct in_stack {
+		size_t first;
+		uint32_t nr, nr_kernel;
+		bool truncated;
+	} * in_stacks;
+	size_t nin_stacks, cap_in_stacks;
+	uint64_t *in_ips;
+	size_t nin_ips, cap_in_ips;
+	uint64_t missing_stack;	   /* samples of this input naming a stack it never gave */
+	struct stack_table stacks; /* of every input, in location ids (b->agg) */
+	uint32_t *frames;	   /* one sample's location ids while it is added */
+	size_t cap_frames;
 };
 
 #define add_warning(p, ...) profile_push_line(&(p)->warnings, &(p)->nwarnings, __VA_ARGS__)
@@ -184,6 +200,9 @@ int builder_begin_input(struct builder *b, const char *name,
 		return -ENOMEM;
 	b->input = strpool_intern(p->strings, name);
 	b->input_lost = b->input_throttles = 0;
+	u32_map_release(&b->in_stack_ids);
+	b->nin_stacks = b->nin_ips = 0;
+	b->missing_stack = 0;
 	b->vdso_id_size = vdso_build_id(header->hostname, header->kernel, b->vdso_id);
 	b->input_event = pick_event(b, header);
 	if (b->input_event >= 0 && !b->shown_set) {
@@ -276,9 +295,69 @@ static void seen_id(uint32_t *v, size_t *n, bool *more, uint32_t id)
 		*more = true;
 }
 
-static int add_sample(struct builder *b, const struct hwprof_rec_sample *s)
+/* Where IP of PID at TIME lies: *DSO and *OFFSET (file offset in it; the address itself in
+ * [kernel] and [unknown]). */
+static void locate(struct builder *b, uint32_t pid, uint64_t ip, uint64_t time, bool kernel,
+		   uint32_t *dso, uint64_t *offset)
 {
 	const struct map *mp;
+
+	/* Canonical x86-64 kernel addresses have the top bit set. */
+	if (kernel || ip >= 0xffff800000000000ull) {
+		*dso = DSO_ID_KERNEL, *offset = ip;
+		return;
+	}
+	mp = maps_find(b->maps, pid, ip, time);
+	if (!mp)
+		*dso = DSO_ID_UNKNOWN, *offset = ip;
+	else
+		*dso = mp->dso, *offset = ip - mp->start + mp->pgoff;
+}
+
+/* Sample S's stack as location ids into b->stacks: LEAF (its own address), then the callers
+ * of recorded stack STACK_ID. A caller's entry is a return address: the call instruction
+ * ends just before it, so its location is the address 1 byte before (the call site's line,
+ * not the line after the call). */
+static int add_stack_sample(struct builder *b, const struct hwprof_rec_sample *s, uint32_t leaf,
+			    uint32_t stack_id)
+{
+	const struct in_stack *st;
+	uint32_t k, n = 1;
+
+	if (!u32_map_get(&b->in_stack_ids, stack_id, &k)) {
+		/* Refused or never written: the sample counts, its callers are unknown. */
+		b->missing_stack++;
+		return stack_table_add(&b->stacks, &leaf, 1, true, 1, (double)s->period);
+	}
+	st = &b->in_stacks[k];
+	if (st->nr + 1 > b->cap_frames) {
+		uint32_t *v = realloc(b->frames, (st->nr + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		b->frames = v;
+		b->cap_frames = st->nr + 1;
+	}
+	b->frames[0] = leaf;
+	for (uint32_t i = 0; i < st->nr; i++) {
+		uint64_t ip = b->in_ips[st->first + i], off;
+		uint32_t dso;
+		int ret;
+
+		if (!ip)
+			continue;
+		locate(b, s->pid, ip - 1, s->time, i < st->nr_kernel, &dso, &off);
+		ret = agg_intern(&b->agg, dso, off, &b->frames[n++]);
+		if (ret < 0)
+			return ret;
+	}
+	return stack_table_add(&b->stacks, b->frames, n, st->truncated, 1, (double)s->period);
+}
+
+int builder_add_sample(struct builder *b, const struct hwprof_rec_sample *s, uint32_t stack_id)
+{
+	uint64_t off;
+	uint32_t dso, leaf;
+	int ret;
 
 	if (s->event < b->input_nevents)
 		b->p->event_samples[b->input_map[s->event]]++;
@@ -300,20 +379,53 @@ static int add_sample(struct builder *b, const struct hwprof_rec_sample *s)
 		if (!filter_str(&b->comms, c ? c->comm : NULL))
 			return 0;
 	}
-	/* Canonical x86-64 kernel addresses have the top bit set. */
-	if (s->kernel || s->ip >= 0xffff800000000000ull)
-		return agg_add(&b->agg, DSO_ID_KERNEL, s->ip, s->period);
-	mp = maps_find(b->maps, s->pid, s->ip, s->time);
-	if (!mp)
-		return agg_add(&b->agg, DSO_ID_UNKNOWN, s->ip, s->period);
-	return agg_add(&b->agg, mp->dso, s->ip - mp->start + mp->pgoff, s->period);
+	locate(b, s->pid, s->ip, s->time, s->kernel, &dso, &off);
+	ret = agg_add(&b->agg, dso, off, s->period, &leaf);
+	if (ret < 0 || !stack_id)
+		return ret;
+	return add_stack_sample(b, s, leaf, stack_id);
+}
+
+int builder_add_stack(struct builder *b, uint32_t id, const uint64_t *ips, uint32_t nr,
+		      uint32_t nr_kernel, bool truncated)
+{
+	struct in_stack *st;
+
+	if (!id)
+		return -EINVAL;
+	if (b->nin_stacks == b->cap_in_stacks) {
+		size_t cap = b->cap_in_stacks ? b->cap_in_stacks * 2 : 256;
+		struct in_stack *v = realloc(b->in_stacks, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		b->in_stacks = v;
+		b->cap_in_stacks = cap;
+	}
+	if (b->nin_ips + nr > b->cap_in_ips) {
+		size_t cap = b->cap_in_ips ? b->cap_in_ips : 4096;
+		uint64_t *v;
+		while (cap < b->nin_ips + nr)
+			cap *= 2;
+		v = realloc(b->in_ips, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		b->in_ips = v;
+		b->cap_in_ips = cap;
+	}
+	st = &b->in_stacks[b->nin_stacks];
+	*st = (struct in_stack){b->nin_ips, nr, nr_kernel < nr ? nr_kernel : nr, truncated};
+	if (nr)
+		memcpy(b->in_ips + b->nin_ips, ips, nr * sizeof(*ips));
+	b->nin_ips += nr;
+	/* An id given twice: the later stack stands for it, as the reader gave them. */
+	return u32_map_set(&b->in_stack_ids, id, (uint32_t)b->nin_stacks++);
 }
 
 int builder_add(struct builder *b, const struct hwprof_record *rec)
 {
 	switch (rec->type) {
 	case HWPROF_REC_SAMPLE:
-		return add_sample(b, &rec->sample);
+		return builder_add_sample(b, &rec->sample, 0);
 	case HWPROF_REC_MMAP: {
 		const struct hwprof_rec_mmap *m = &rec->mmap;
 		const uint8_t *build_id = m->build_id;
@@ -428,6 +540,14 @@ int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trail
 	struct profile *p = b->p;
 	struct hwprof_file_trailer *t = &p->trailer;
 
+	if (b->missing_stack) {
+		p->partial = true;
+		if (add_warning(p,
+				"%s: %" PRIu64 " samples name a stack the file does not hold; "
+				"shown without their callers",
+				b->input, b->missing_stack) < 0)
+			return -ENOMEM;
+	}
 	if (status != HWPROF_READ_OK) {
 		p->partial = true;
 		if (add_warning(p, "%s: %s", b->input, msg ? msg : "file cut short") < 0)
@@ -555,6 +675,59 @@ static int by_period(const void *a, const void *b)
 	if (x->dso != y->dso)
 		return strcmp(x->dso, y->dso);
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The profile's stacks from b->stacks: a sample recorded without a stack is a stack of its
+ * own address alone, so every sample is in exactly one stack; a stack whose sampled address
+ * --dso leaves out is left out as its sample is. */
+static int finish_stacks(struct builder *b)
+{
+	struct profile *p = b->p;
+	uint64_t *samples = calloc(b->agg.n + 1, sizeof(*samples));
+	double *period = calloc(b->agg.n + 1, sizeof(*period));
+	size_t keep = 0, nids = 0;
+	int ret = -ENOMEM;
+
+	if (!samples || !period)
+		goto out;
+	for (size_t i = 0; i < b->stacks.n; i++) {
+		const struct stack_entry *e = &b->stacks.v[i];
+		samples[b->stacks.ids[e->first]] += e->samples;
+		period[b->stacks.ids[e->first]] += e->period;
+	}
+	for (size_t k = 0; k < b->agg.n; k++) {
+		uint32_t id = (uint32_t)k;
+		const struct agg_entry *a = &b->agg.v[k];
+		if (a->samples > samples[k] &&
+		    stack_table_add(&b->stacks, &id, 1, false, a->samples - samples[k],
+				    a->period - period[k]) < 0)
+			goto out;
+	}
+	p->stacks = calloc(b->stacks.n, sizeof(*p->stacks));
+	p->stack_locs = malloc(b->stacks.nids * sizeof(*p->stack_locs));
+	if (!p->stacks || !p->stack_locs)
+		goto out;
+	for (size_t i = 0; i < b->stacks.n; i++) {
+		const struct stack_entry *e = &b->stacks.v[i];
+		const uint32_t *ids = b->stacks.ids + e->first;
+		if (!filter_dso(&b->dso_filter, p->locations[ids[0]].dso))
+			continue;
+		memcpy(p->stack_locs + nids, ids, e->n * sizeof(*ids));
+		p->stacks[keep++] = (struct profile_stack){.locs = p->stack_locs + nids,
+							   .n = e->n,
+							   .truncated = e->truncated,
+							   .samples = e->samples,
+							   .period = e->period};
+		if (e->truncated)
+			p->truncated_samples += e->samples;
+		nids += e->n;
+	}
+	p->nstacks = keep;
+	ret = 0;
+out:
+	free(samples);
+	free(period);
+	return ret;
 }
 
 /* A filter value that matched nothing is a typo more often than an empty answer. */
@@ -752,17 +925,21 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 		if (w < 0)
 			goto out;
 	}
+	p->locations = calloc(b->agg.n ? b->agg.n : 1, sizeof(*p->locations));
 	p->locs = calloc(b->agg.n ? b->agg.n : 1, sizeof(*p->locs));
-	if (!p->locs)
+	if (!p->locations || !p->locs)
 		goto out;
+	p->nlocations = b->agg.n;
 	w = (struct sym_jobs){
-	    .b = b, .ks = &ks, .dso_samples = dso_samples, .total = total, .locs = p->locs};
+	    .b = b, .ks = &ks, .dso_samples = dso_samples, .total = total, .locs = p->locations};
 	if (symbolize_all(&w) < 0)
 		goto out;
-	/* The filters on symbolized names, in place: entry k moves to keep <= k. */
+	/* The filters on symbolized names; a caller's address (no samples of its own) is a
+	 * location of the stacks only. */
 	for (size_t k = 0; k < b->agg.n; k++) {
-		struct profile_loc *loc = &p->locs[k];
-		if (!filter_dso(&b->dso_filter, loc->dso))
+		struct profile_loc *loc = &p->locations[k];
+		loc->id = (uint32_t)k;
+		if (!loc->samples || !filter_dso(&b->dso_filter, loc->dso))
 			continue;
 		p->samples += loc->samples;
 		p->period += loc->period;
@@ -770,6 +947,8 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	}
 	p->nlocs = keep;
 	qsort(p->locs, p->nlocs, sizeof(*p->locs), by_period);
+	if (b->stacks.n && finish_stacks(b) < 0)
+		goto out;
 	ret = check_filters(b, err, errlen);
 	if (ret == 0 && b->opt->event && !b->shown_set) {
 		char names[512];
@@ -812,5 +991,10 @@ void builder_free(struct builder *b)
 	filter_release(&b->dso_filter);
 	free(b->comm_of);
 	free(b->input_map);
+	u32_map_release(&b->in_stack_ids);
+	free(b->in_stacks);
+	free(b->in_ips);
+	stack_table_release(&b->stacks);
+	free(b->frames);
 	free(b);
 }

@@ -7,7 +7,9 @@
 #ifndef HWPROF_REPORT_BUILDER_H
 #define HWPROF_REPORT_BUILDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hwprof/sampfile.h"
 #include "model.h"
@@ -31,7 +33,23 @@ int builder_begin_input(struct builder *b, const char *name,
 int builder_input_event(const struct builder *b, const char **name);
 
 /* Adds one record of the current input. Returns 0 or -ENOMEM. */
+/* (A SAMPLE goes to builder_add_sample() with its stack id.) */
 int builder_add(struct builder *b, const struct hwprof_record *rec);
+
+/* The producer's two calls for stacks, for any input format. Adds stack ID (non-zero,
+ * unique in the current input; a later one with the same id replaces it) of the current
+ * input: NR caller addresses IPS (copied), innermost first, return addresses (a caller's
+ * line is that of IP - 1), the sample's own IP not among them; the first NR_KERNEL are
+ * kernel addresses; TRUNCATED when the recorded chain was cut. Returns 0, -EINVAL (ID 0) or
+ * -ENOMEM. */
+int builder_add_stack(struct builder *b, uint32_t id, const uint64_t *ips, uint32_t nr,
+		      uint32_t nr_kernel, bool truncated);
+
+/* Adds sample S of the current input whose callers are stack STACK_ID (0: none recorded),
+ * given before by builder_add_stack(); a STACK_ID never given makes the input partial (a
+ * warning says how many samples) and the sample counts without callers. Returns 0 or
+ * -ENOMEM. */
+int builder_add_sample(struct builder *b, const struct hwprof_rec_sample *s, uint32_t stack_id);
 
 /* Ends the current input: TRAILER may be NULL (cut short); STATUS and MSG as
  * hwprof_reader_status() gives them. Its counted totals are summed per event name (see

@@ -326,6 +326,14 @@ static int by_ptr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Whether L is in one of the N functions NAMES (sorted by pointer): its own or the one it
+ * is inlined into. */
+static bool picked(const struct profile_loc *l, const char **names, size_t n)
+{
+	return (l->function && bsearch(&l->function, names, n, sizeof(*names), by_ptr)) ||
+	       (l->inlined_into && bsearch(&l->inlined_into, names, n, sizeof(*names), by_ptr));
+}
+
 static int filter_functions(struct profile *p, const char *list, size_t ninputs,
 			    enum inline_mode mode, char *err, size_t errlen)
 {
@@ -410,15 +418,24 @@ static int filter_functions(struct profile *p, const char *list, size_t ninputs,
 	p->samples = 0;
 	p->period = 0;
 	for (size_t i = 0; i < p->nlocs; i++) {
-		const char *fn = p->locs[i].function, *outer = p->locs[i].inlined_into;
-		if ((!fn || !bsearch(&fn, names, nchosen, sizeof(*names), by_ptr)) &&
-		    (!outer || !bsearch(&outer, names, nchosen, sizeof(*names), by_ptr)))
+		if (!picked(&p->locs[i], names, nchosen))
 			continue;
 		p->samples += p->locs[i].samples;
 		p->period += p->locs[i].period;
 		p->locs[keep++] = p->locs[i];
 	}
 	p->nlocs = keep;
+	/* A stack goes with its sampled address. */
+	keep = 0;
+	p->truncated_samples = 0;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		if (!picked(&p->locations[p->stacks[i].locs[0]], names, nchosen))
+			continue;
+		if (p->stacks[i].truncated)
+			p->truncated_samples += p->stacks[i].samples;
+		p->stacks[keep++] = p->stacks[i];
+	}
+	p->nstacks = keep;
 	ret = 0;
 out:
 	free(refs);
@@ -518,6 +535,9 @@ void profile_free(struct profile *p)
 	free(p->event_samples);
 	free(p->count_inputs);
 	free(p->locs);
+	free(p->locations);
+	free(p->stacks);
+	free(p->stack_locs);
 	strpool_free(p->strings);
 	free(p);
 }

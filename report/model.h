@@ -57,6 +57,19 @@ struct profile_loc {
 	uint64_t offset;  /* file offset of the address in DSO (what `dso+0xoff`
 			   * shows when nothing else is known) */
 	bool unknown;	  /* no symbol and no line: print `[unknown] dso+0xoff` */
+	uint32_t id;	  /* its index in profile.locations */
+};
+
+/* One distinct call stack and the samples that took it. */
+struct profile_stack {
+	const uint32_t *locs; /* N indexes into profile.locations, leaf first: locs[0] the
+			       * sampled address, then each caller's call site (the
+			       * location of return address - 1), outward */
+	uint32_t n;	      /* >= 1 */
+	bool truncated;	      /* the recorded chain was cut: the outermost callers are
+			       * missing */
+	uint64_t samples;
+	double period;
 };
 
 /* A loaded profile. Every string is owned by the profile. */
@@ -84,11 +97,22 @@ struct profile {
 	char **notes;		 /* one line each, for the user to know once (merged inputs
 				  * whose recordings differ); no reason for EXIT_PARTIAL */
 	size_t nnotes;
-	uint64_t *event_samples; /* samples read per header.events[] entry (inputs matched
-				  * by event name), before filters; NULL when no events */
-	uint32_t ninputs;	 /* inputs read (a file given twice counts once) */
-	uint32_t *count_inputs;	 /* per trailer.counts[]: how many inputs counted it
-				  * (counted and running); NULL: every input */
+	uint64_t *event_samples;       /* samples read per header.events[] entry (inputs matched
+					* by event name), before filters; NULL when no events */
+	uint32_t ninputs;	       /* inputs read (a file given twice counts once) */
+	uint32_t *count_inputs;	       /* per trailer.counts[]: how many inputs counted it
+					* (counted and running); NULL: every input */
+	struct profile_loc *locations; /* every distinct address, sampled or a caller's call
+					* site, by id (unsorted; samples and period: its
+					* own, before filters); locs[] are copies of the
+					* sampled ones that pass the filters */
+	size_t nlocations;
+	struct profile_stack *stacks; /* when an input recorded stacks: every sample after
+				       * filters in exactly one stack (one without a stack
+				       * is its own address alone); else none */
+	size_t nstacks;
+	uint32_t *stack_locs;	    /* storage of stacks[].locs */
+	uint64_t truncated_samples; /* samples of the stacks marked truncated */
 };
 
 /* Loads and symbolizes. Returns 0 and *OUT, or -errno with ERR (one line: cause and way out).

@@ -1386,3 +1386,105 @@ Test(report, counted_total_scaled_up_never_down)
 	k = profile_count_read(&over);
 	cr_expect(k.scaled == 0.0 && !k.counted, "not counted in the file: not counted");
 }
+
+/* ---- stacks: the producer's stack calls into the profile's stack table -------------------- */
+
+static void add_stack_samples(struct builder *b, uint32_t pid, uint64_t t, uint64_t ip, int n,
+			      uint32_t stack_id)
+{
+	struct hwprof_rec_sample s = {.pid = pid, .tid = pid, .time = t, .ip = ip, .period = 2};
+
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(builder_add_sample(b, &s, stack_id), 0);
+}
+
+/* The location of stack S's frame I. */
+static const struct profile_loc *frame(const struct profile *p, const struct profile_stack *s,
+				       uint32_t i)
+{
+	cr_assert_lt(i, s->n);
+	cr_assert_lt(s->locs[i], p->nlocations);
+	return &p->locations[s->locs[i]];
+}
+
+static const struct profile_stack *stack_with(const struct profile *p, uint64_t leaf, uint32_t n)
+{
+	for (size_t i = 0; i < p->nstacks; i++)
+		if (p->stacks[i].n == n && frame(p, &p->stacks[i], 0)->offset == leaf)
+			return &p->stacks[i];
+	return NULL;
+}
+
+Test(report, stacks_interned_with_call_sites_and_stackless_samples)
+{
+	struct profile_options o = {0};
+	const struct profile_stack *s;
+	const uint64_t ab[] = {0x400100, 0x400200}, ac[] = {0x400100, 0x400300};
+	const uint64_t kern[] = {0xffffffff81000010ull, 0x400100};
+	struct builder *b;
+	struct profile *p;
+	char err[256];
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_mmap(b, 10, 1, 0x400000, "/nonexistent/prog", 0);
+	cr_assert_eq(builder_add_stack(b, 1, ab, 2, 0, false), 0);
+	cr_assert_eq(builder_add_stack(b, 2, ac, 2, 0, true), 0);
+	cr_assert_eq(builder_add_stack(b, 7, kern, 2, 1, false), 0);
+	cr_assert_eq(builder_add_stack(b, 0, ab, 2, 0, false), -EINVAL);
+	add_stack_samples(b, 10, 5, 0x400010, 3, 1);
+	add_stack_samples(b, 10, 6, 0x400010, 1, 2);
+	add_stack_samples(b, 10, 7, 0x400010, 2, 0); /* no stack */
+	add_stack_samples(b, 10, 8, 0x400020, 4, 7);
+	p = finish(b, err, sizeof(err), 0);
+	/* Flat rows as without stacks. */
+	cr_expect_eq(p->samples, 10);
+	cr_expect_eq(samples_of_dso(p, "/nonexistent/prog"), 10);
+	cr_expect_eq(p->nlocs, 2);
+	cr_assert_eq(p->nstacks, 4);
+	s = stack_with(p, 0x10, 3);
+	cr_assert(s && s->samples == 3 && s->period == 6 && !s->truncated);
+	/* Callers at return address - 1: the call instruction's last byte. */
+	cr_expect_eq(frame(p, s, 1)->offset, 0xff);
+	cr_expect_eq(frame(p, s, 2)->offset, 0x1ff);
+	cr_expect_eq(frame(p, s, 1)->samples, 0, "a caller's address has no samples of its own");
+	s = stack_with(p, 0x10, 1);
+	cr_assert(s && s->samples == 2 && s->period == 4, "stackless samples: their own stack");
+	cr_expect_eq(p->truncated_samples, 1);
+	s = stack_with(p, 0x20, 3);
+	cr_assert(s && s->samples == 4);
+	cr_expect_str_eq(frame(p, s, 1)->dso, "[kernel]");
+	cr_expect_eq(frame(p, s, 1)->offset, 0xffffffff8100000full);
+	cr_expect_eq(frame(p, s, 2)->offset, 0xff);
+	cr_expect_eq(frame(p, s, 2)->id, s->locs[2]);
+	cr_expect(!has_warning(p, "name a stack", NULL));
+	profile_free(p);
+}
+
+Test(report, stack_ids_never_given_are_said_and_filters_apply)
+{
+	struct profile_options o = {.dsos = "b"};
+	const uint64_t ips[] = {0x500100};
+	struct builder *b;
+	struct profile *p;
+	char err[256];
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_mmap(b, 10, 1, 0x400000, "/nonexistent/a", 0);
+	add_mmap(b, 10, 1, 0x500000, "/nonexistent/b", 0);
+	cr_assert_eq(builder_add_stack(b, 3, ips, 1, 0, false), 0);
+	add_stack_samples(b, 10, 5, 0x400010, 3, 3); /* in a: left out with its stack */
+	add_stack_samples(b, 10, 5, 0x500010, 2, 3);
+	add_stack_samples(b, 10, 5, 0x500010, 1, 9); /* stack 9 never given */
+	p = finish(b, err, sizeof(err), 0);
+	cr_expect_eq(p->samples, 3);
+	cr_assert_eq(p->nstacks, 2);
+	for (size_t i = 0; i < p->nstacks; i++)
+		cr_expect_str_eq(frame(p, &p->stacks[i], 0)->dso, "/nonexistent/b");
+	cr_expect(stack_with(p, 0x10, 2) && stack_with(p, 0x10, 2)->samples == 2);
+	cr_expect(stack_with(p, 0x10, 1) && stack_with(p, 0x10, 1)->truncated);
+	cr_expect(has_warning(p, "1 samples name a stack", NULL));
+	cr_expect(p->partial);
+	profile_free(p);
+}

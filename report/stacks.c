@@ -1,0 +1,153 @@
+/* stacks.c - the stack hash and the id map. */
+#include "stacks.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t hash_ids(const uint32_t *ids, uint32_t n, bool truncated)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ truncated;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ ids[i]) * 0x100000001b3ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static bool same(const struct stack_table *t, const struct stack_entry *e, const uint32_t *ids,
+		 uint32_t n, bool truncated)
+{
+	return e->n == n && e->truncated == truncated &&
+	       !memcmp(t->ids + e->first, ids, n * sizeof(*ids));
+}
+
+static int rehash(struct stack_table *t)
+{
+	size_t icap = t->icap ? t->icap * 2 : 1024;
+	uint32_t *index = calloc(icap, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (size_t k = 0; k < t->n; k++) {
+		const struct stack_entry *e = &t->v[k];
+		size_t i = hash_ids(t->ids + e->first, e->n, e->truncated) & (icap - 1);
+		while (index[i])
+			i = (i + 1) & (icap - 1);
+		index[i] = (uint32_t)(k + 1);
+	}
+	free(t->index);
+	t->index = index;
+	t->icap = icap;
+	return 0;
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 256;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	if (c >= UINT32_MAX / 2 || !(nv = realloc(*v, c * size)))
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+int stack_table_add(struct stack_table *t, const uint32_t *ids, uint32_t n, bool truncated,
+		    uint64_t samples, double period)
+{
+	size_t i;
+
+	if (!t->icap && rehash(t) < 0)
+		return -ENOMEM;
+	i = hash_ids(ids, n, truncated) & (t->icap - 1);
+	while (t->index[i]) {
+		struct stack_entry *e = &t->v[t->index[i] - 1];
+		if (same(t, e, ids, n, truncated)) {
+			e->samples += samples;
+			e->period += period;
+			return 0;
+		}
+		i = (i + 1) & (t->icap - 1);
+	}
+	if (grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0 ||
+	    grow((void **)&t->ids, &t->capids, t->nids + n, sizeof(*t->ids)) < 0)
+		return -ENOMEM;
+	memcpy(t->ids + t->nids, ids, n * sizeof(*ids));
+	t->v[t->n] = (struct stack_entry){t->nids, n, truncated, samples, period};
+	t->nids += n;
+	t->index[i] = (uint32_t)(++t->n);
+	if (t->n * 2 > t->icap)
+		return rehash(t);
+	return 0;
+}
+
+void stack_table_release(struct stack_table *t)
+{
+	free(t->v);
+	free(t->ids);
+	free(t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+static size_t slot_of(uint32_t key, size_t cap)
+{
+	return (size_t)((key * 2654435761u) & (cap - 1));
+}
+
+int u32_map_set(struct u32_map *m, uint32_t key, uint32_t value)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		uint64_t *s = calloc(cap, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		for (size_t k = 0; k < m->cap; k++) {
+			if (!m->slots[k])
+				continue;
+			i = slot_of((uint32_t)(m->slots[k] >> 32), cap);
+			while (s[i])
+				i = (i + 1) & (cap - 1);
+			s[i] = m->slots[k];
+		}
+		free(m->slots);
+		m->slots = s;
+		m->cap = cap;
+	}
+	i = slot_of(key, m->cap);
+	while (m->slots[i] && (uint32_t)(m->slots[i] >> 32) != key)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->slots[i])
+		m->n++;
+	m->slots[i] = (uint64_t)key << 32 | value;
+	return 0;
+}
+
+bool u32_map_get(const struct u32_map *m, uint32_t key, uint32_t *value)
+{
+	size_t i;
+
+	if (!m->cap || !key)
+		return false;
+	i = slot_of(key, m->cap);
+	while (m->slots[i]) {
+		if ((uint32_t)(m->slots[i] >> 32) == key) {
+			*value = (uint32_t)m->slots[i];
+			return true;
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+	return false;
+}
+
+void u32_map_release(struct u32_map *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
