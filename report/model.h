@@ -154,6 +154,15 @@ struct profile_row {
 	bool file_mixed;     /* the row's locations lie in several files (file NULL) */
 	bool function_mixed; /* ... in several functions (function NULL) */
 	bool offset_mixed;   /* ... at several addresses (offset 0): no one offset */
+	/* Added for stacks (additive): */
+	bool children;	       /* samples, period, share (and the interval) are the
+				* row's children (inclusive) cost: of every stack
+				* passing through it, counted once per stack */
+	uint64_t self_samples; /* the samples at the row's own addresses (equal to
+				* samples without children) */
+	double self_period;    /* their period */
+	double self_share;     /* self_period / profile period */
+	uint32_t group;	       /* internal */
 };
 
 /* Parses a --sort list ("function,line") into KEYS (room for MAX). Returns the number of
@@ -166,6 +175,21 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
  * Returns 0 or -ENOMEM. */
 int profile_rows(const struct profile *p, const enum profile_key *keys, size_t nkeys,
 		 struct profile_row **rows, size_t *nrows);
+
+/* What profile_rows_by() groups. */
+struct profile_rows_req {
+	const enum profile_key *keys; /* NKEYS >= 1 */
+	size_t nkeys;
+	bool children; /* when P has stacks: rows of every location of a stack (a caller
+			* without samples of its own too), sorted by children cost
+			* (--children, perf's word); else the self rows of profile_rows() */
+};
+
+/* profile_rows() with REQ; *ROW_OF (ROW_OF may be NULL; caller frees with free()) gets,
+ * per location id (profile.locations), its row's index in *ROWS or UINT32_MAX when it has
+ * none. Returns 0 or -ENOMEM. */
+int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
+		    struct profile_row **rows, size_t *nrows, uint32_t **row_of);
 
 /* 95% Wilson score interval for a binomial proportion: K of N (K may be fractional, e.g. a
  * period-weighted share times N). Sets *LO and *HI in 0..1; N == 0 gives [0, 1]. */

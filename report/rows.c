@@ -199,40 +199,107 @@ static void merge_loc(struct profile_row *r, const struct profile_loc *l, bool f
 		if (r->offset != l->offset || r->dso != l->dso)
 			r->offset = 0, r->offset_mixed = true;
 	}
-	r->samples += l->samples;
-	r->period += l->period;
+}
+
+/* Self and children of ROWS (ROW_OF by location id) from P's stacks: a stack counts once
+ * in each row it passes through (recursion does not count a row twice), as its self in
+ * the row of its sampled address. */
+static void sum_stacks(const struct profile *p, const uint32_t *row_of, struct profile_row *rows,
+		       size_t n, size_t *stamp)
+{
+	for (size_t r = 0; r < n; r++)
+		stamp[r] = 0;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profile_stack *s = &p->stacks[i];
+		struct profile_row *leaf = &rows[row_of[s->locs[0]]];
+
+		leaf->self_samples += s->samples;
+		leaf->self_period += s->period;
+		for (uint32_t j = 0; j < s->n; j++) {
+			uint32_t r = row_of[s->locs[j]];
+			if (stamp[r] == i + 1)
+				continue;
+			stamp[r] = i + 1;
+			rows[r].samples += s->samples;
+			rows[r].period += s->period;
+		}
+	}
 }
 
 int profile_rows(const struct profile *p, const enum profile_key *keys, size_t nkeys,
 		 struct profile_row **rows, size_t *nrows)
 {
-	struct key *k = calloc(p->nlocs ? p->nlocs : 1, sizeof(*k));
-	struct profile_row *r = calloc(p->nlocs ? p->nlocs : 1, sizeof(*r));
-	size_t n = 0;
+	struct profile_rows_req req = {.keys = keys, .nkeys = nkeys};
+
+	return profile_rows_by(p, &req, rows, nrows, NULL);
+}
+
+int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
+		    struct profile_row **rows, size_t *nrows, uint32_t **row_of_out)
+{
+	bool children = req->children && p->nstacks;
+	/* The locations grouped: the sampled ones (locs[]), or every one a stack holds. */
+	size_t nin = children ? p->nlocations : p->nlocs, m = 0, n = 0;
+	struct key *k = calloc(nin ? nin : 1, sizeof(*k));
+	struct profile_row *r = calloc(nin ? nin : 1, sizeof(*r));
+	uint32_t *row_of = malloc((p->nlocations ? p->nlocations : 1) * sizeof(*row_of));
+	size_t *stamp = NULL;
+	uint32_t *pos;
+	bool *used = NULL;
+	int ret = -ENOMEM;
 
 	*rows = NULL;
 	*nrows = 0;
-	if (!k || !r) {
-		free(k);
-		free(r);
-		return -ENOMEM;
+	if (row_of_out)
+		*row_of_out = NULL;
+	if (!k || !r || !row_of)
+		goto out;
+	for (size_t i = 0; i < p->nlocations; i++)
+		row_of[i] = UINT32_MAX;
+	if (children) {
+		used = calloc(nin ? nin : 1, sizeof(*used));
+		if (!used)
+			goto out;
+		for (size_t i = 0; i < p->nstacks; i++)
+			for (uint32_t j = 0; j < p->stacks[i].n; j++)
+				used[p->stacks[i].locs[j]] = true;
 	}
-	for (size_t i = 0; i < p->nlocs; i++) {
-		make_key(&p->locs[i], keys, nkeys, &k[i]);
-		k[i].loc = i;
+	for (size_t i = 0; i < nin; i++) {
+		const struct profile_loc *l = children ? &p->locations[i] : &p->locs[i];
+		if (children && !used[i])
+			continue;
+		make_key(l, req->keys, req->nkeys, &k[m]);
+		k[m++].loc = i;
 	}
-	qsort(k, p->nlocs, sizeof(*k), keycmp);
-	for (size_t i = 0; i < p->nlocs; i++) {
+	qsort(k, m, sizeof(*k), keycmp);
+	for (size_t i = 0; i < m; i++) {
+		const struct profile_loc *l =
+		    children ? &p->locations[k[i].loc] : &p->locs[k[i].loc];
 		bool first = i == 0 || !same_group(&k[i], &k[i - 1]);
 		if (first)
 			n++;
-		merge_loc(&r[n - 1], &p->locs[k[i].loc], first);
+		merge_loc(&r[n - 1], l, first);
+		if (!children) {
+			r[n - 1].samples += l->samples;
+			r[n - 1].period += l->period;
+			r[n - 1].self_samples = r[n - 1].samples;
+			r[n - 1].self_period = r[n - 1].period;
+		}
+		if (l->id < p->nlocations)
+			row_of[l->id] = (uint32_t)(n - 1);
 	}
-	free(k);
+	if (children) {
+		stamp = calloc(n ? n : 1, sizeof(*stamp));
+		if (!stamp)
+			goto out;
+		sum_stacks(p, row_of, r, n, stamp);
+		for (size_t i = 0; i < n; i++)
+			r[i].children = true;
+	}
 	/* Only the DSO is asked for: what one location says is not the row's. */
 	bool dso_only = true;
-	for (size_t i = 0; i < nkeys; i++)
-		dso_only = dso_only && keys[i] == PROFILE_KEY_DSO;
+	for (size_t i = 0; i < req->nkeys; i++)
+		dso_only = dso_only && req->keys[i] == PROFILE_KEY_DSO;
 	for (size_t i = 0; dso_only && i < n; i++) {
 		r[i].file = r[i].function = r[i].inlined_into = NULL;
 		r[i].line = 0;
@@ -241,9 +308,19 @@ int profile_rows(const struct profile *p, const enum profile_key *keys, size_t n
 		r[i].file_mixed = r[i].function_mixed = r[i].offset_mixed =
 		    true; /* printed empty */
 	}
+	for (size_t i = 0; i < n; i++)
+		r[i].group = (uint32_t)i;
 	qsort(r, n, sizeof(*r), rowcmp);
+	/* row_of said the group; now the row's place (groups <= locations: room in k's). */
+	pos = (uint32_t *)k;
+	for (size_t i = 0; i < n; i++)
+		pos[r[i].group] = (uint32_t)i;
+	for (size_t i = 0; i < p->nlocations; i++)
+		if (row_of[i] != UINT32_MAX)
+			row_of[i] = pos[row_of[i]];
 	for (size_t i = 0; i < n; i++) {
 		r[i].share = p->period > 0 ? r[i].period / p->period : 0;
+		r[i].self_share = p->period > 0 ? r[i].self_period / p->period : 0;
 		profile_wilson95(r[i].share * (double)p->samples, (double)p->samples, &r[i].ci_lo,
 				 &r[i].ci_hi);
 	}
@@ -254,5 +331,17 @@ int profile_rows(const struct profile *p, const enum profile_key *keys, size_t n
 				      (i + 1 < n && r[i].ci_lo <= r[i + 1].ci_hi);
 	*rows = r;
 	*nrows = n;
-	return 0;
+	r = NULL;
+	if (row_of_out) {
+		*row_of_out = row_of;
+		row_of = NULL;
+	}
+	ret = 0;
+out:
+	free(k);
+	free(r);
+	free(row_of);
+	free(stamp);
+	free(used);
+	return ret;
 }
