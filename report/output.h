@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "callgraph.h"
 #include "model.h"
 
 struct output_opts {
@@ -16,6 +17,16 @@ struct output_opts {
 	size_t nkeys;
 	enum inline_mode inline_mode;
 	size_t omitted; /* rows left out by --limit / --percent-limit (text says so) */
+	/* Added for stacks (additive): */
+	bool children;		/* the rows are profile_rows_by()'s with children */
+	bool callgraph;		/* text: each row's call paths under it; JSON: always
+				 * when the profile has stacks */
+	enum cg_order order;	/* of the call paths */
+	const uint32_t *row_of; /* profile_rows_by()'s, for the call paths; rows[i] is
+				 * row i */
+	double percent_limit;	/* call-path nodes under this share (percent of the
+				 * profile) are left out */
+	bool folded_lines;	/* folded: each frame with its :line */
 };
 
 int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
@@ -24,6 +35,11 @@ int output_csv(FILE *f, const struct profile *p, const struct profile_row *rows,
 	       const struct output_opts *o);
 int output_json(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		const struct output_opts *o);
+/* Brendan Gregg's folded stacks: one line per distinct stack, its frames outermost first
+ * joined by ';', a space and its period ("main;work;memcpy 123"). Ignores ROWS: every stack
+ * that passed the filters (a profile without stacks: each sampled address alone). */
+int output_folded(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+		  const struct output_opts *o);
 
 /* ---- labels shared by the formats (label.c) ---- */
 

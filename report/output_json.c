@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 
 static void header(FILE *f, const struct profile *p)
 {
@@ -109,13 +110,92 @@ static void header(FILE *f, const struct profile *p)
 	fprintf(f, "],\"partial\":%s}", p->partial ? "true" : "false");
 }
 
+static void json_frame(FILE *f, const struct cg_frame *fr)
+{
+	fputs("{\"function\":", f);
+	hwprof_json_str(f, fr->unknown ? "[unknown]" : fr->function);
+	fputs(",\"file\":", f);
+	hwprof_json_str(f, fr->file);
+	fputs(",\"line\":", f);
+	if (fr->line)
+		fprintf(f, "%d", fr->line);
+	else
+		fputs("null", f);
+	fputs(",\"dso\":", f);
+	hwprof_json_str(f, fr->dso);
+	if (fr->unknown)
+		fprintf(f, ",\"offset\":%" PRIu64 "}", fr->offset);
+	else
+		fputs(",\"offset\":null}", f);
+}
+
+/* Each distinct path of T (a node where paths end: its cost beyond its children's) at or
+ * above the share limit, the row's frame's callers outward; PATH holds the node ids from the
+ * root's first child down to ID (DEPTH of them). Returns how many were printed before, plus
+ * its own. */
+static size_t json_paths(FILE *f, const struct profile *p, const struct cg_tree *t, uint32_t id,
+			 uint32_t *path, size_t depth, size_t printed, const struct output_opts *o)
+{
+	const struct cg_node *node = &t->v[id];
+	double period = node->period;
+	uint64_t samples = node->samples;
+
+	for (uint32_t c = node->child; c; c = t->v[c - 1].next) {
+		period -= t->v[c - 1].period;
+		samples -= t->v[c - 1].samples;
+	}
+	if (samples && period * 100 >= o->percent_limit * p->period) {
+		fprintf(f, "%s{\"samples\":%" PRIu64 ",\"period\":", printed ? "," : "", samples);
+		hwprof_json_double(f, period, 10);
+		fputs(",\"share\":", f);
+		hwprof_json_double(f, p->period > 0 ? period / p->period : 0, 10);
+		fputs(",\"frames\":[", f);
+		for (size_t k = 0; k < depth; k++) {
+			if (k)
+				fputc(',', f);
+			json_frame(f, &t->v[path[k]].frame);
+		}
+		fputs("]}", f);
+		printed++;
+	}
+	for (uint32_t c = node->child; c; c = t->v[c - 1].next) {
+		path[depth] = c - 1;
+		printed = json_paths(f, p, t, c - 1, path, depth + 1, printed, o);
+	}
+	return printed;
+}
+
+static int json_row_paths(FILE *f, const struct profile *p, uint32_t row,
+			  const struct output_opts *o)
+{
+	struct cg_tree t;
+	uint32_t *path;
+
+	if (cg_tree_build(p, o->row_of, row, o->children, CG_CALLEE, &t) < 0)
+		return -ENOMEM;
+	path = malloc(t.n * sizeof(*path));
+	if (!path) {
+		cg_tree_release(&t);
+		return -ENOMEM;
+	}
+	fputs(",\"call_paths\":[", f);
+	json_paths(f, p, &t, 0, path, 0, 0, o);
+	fputc(']', f);
+	free(path);
+	cg_tree_release(&t);
+	return 0;
+}
+
 int output_json(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		const struct output_opts *o)
 {
 	fputs("{\"header\":", f);
 	header(f, p);
-	fprintf(f, ",\"inline\":\"%s\",\"rows\":[",
-		o->inline_mode == INLINE_CALLER ? "caller" : "callee");
+	fprintf(f, ",\"inline\":\"%s\"", o->inline_mode == INLINE_CALLER ? "caller" : "callee");
+	if (p->nstacks)
+		fprintf(f, ",\"children\":%s,\"stacks\":%zu,\"truncated_samples\":%" PRIu64,
+			o->children ? "true" : "false", p->nstacks, p->truncated_samples);
+	fputs(",\"rows\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_row *r = &rows[i];
 		fprintf(f, "%s\n{\"samples\":%" PRIu64 ",\"period\":", i ? "," : "", r->samples);
@@ -141,9 +221,19 @@ int output_json(FILE *f, const struct profile *p, const struct profile_row *rows
 		fputs(",\"dso\":", f);
 		hwprof_json_str(f, r->dso);
 		if (r->offset_mixed)
-			fputs(",\"offset\":null}", f);
+			fputs(",\"offset\":null", f);
 		else
-			fprintf(f, ",\"offset\":%" PRIu64 "}", r->offset);
+			fprintf(f, ",\"offset\":%" PRIu64, r->offset);
+		if (o->children) {
+			fprintf(f,
+				",\"self_samples\":%" PRIu64 ",\"self_period\":", r->self_samples);
+			hwprof_json_double(f, r->self_period, 10);
+			fputs(",\"self_share\":", f);
+			hwprof_json_double(f, r->self_share, 10);
+		}
+		if (p->nstacks && o->row_of && json_row_paths(f, p, (uint32_t)i, o) < 0)
+			return -ENOMEM;
+		fputc('}', f);
 	}
 	fputs("]}\n", f);
 	return ferror(f) ? -EIO : 0;

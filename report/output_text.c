@@ -94,6 +94,49 @@ static int print_header(FILE *f, const struct profile *p)
 	return 0;
 }
 
+/* The children of node ID of T, their shares at column INDENT: a node that is its parent's
+ * only child at the parent's cost continues the parent's line of frames under it (a straight
+ * chain stays at one indent, so deep recursion does not walk off the screen); where paths
+ * branch, each branch gets its share, two columns deeper. */
+static void print_children(FILE *f, const struct profile *p, const struct cg_tree *t, uint32_t id,
+			   int indent, const struct output_opts *o)
+{
+	const struct cg_node *node = &t->v[id];
+	size_t nkids = 0;
+	char label[4096];
+
+	for (uint32_t c = node->child; c; c = t->v[c - 1].next)
+		if (t->v[c - 1].period * 100 >= o->percent_limit * p->period)
+			nkids++;
+	for (uint32_t c = node->child; c; c = t->v[c - 1].next) {
+		const struct cg_node *k = &t->v[c - 1];
+		bool chain = nkids == 1 && k->period == node->period;
+		if (k->period * 100 < o->percent_limit * p->period)
+			continue;
+		cg_frame_label(&k->frame, false, label, sizeof(label));
+		if (chain) /* under the parent's frame */
+			fprintf(f, "%*s%s\n", indent + 7, "", label);
+		else
+			fprintf(f, "%*s%6.2f%%  %s\n", indent, "",
+				p->period > 0 ? k->period * 100 / p->period : 0, label);
+		print_children(f, p, t, c - 1, chain ? indent : indent + 2, o);
+	}
+}
+
+static int print_paths(FILE *f, const struct profile *p, uint32_t row, const struct output_opts *o)
+{
+	struct cg_tree t;
+
+	if (cg_tree_build(p, o->row_of, row, o->children, o->order, &t) < 0)
+		return -ENOMEM;
+	if (t.v[0].child) {
+		print_children(f, p, &t, 0, 10, o);
+		fputc('\n', f);
+	}
+	cg_tree_release(&t);
+	return 0;
+}
+
 /* Long paths keep their end, which names the file. */
 static void fit(char *s, size_t width)
 {
@@ -129,8 +172,12 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		size_t w = hwprof_text_width(fn);
 		fn_width = w > fn_width ? (w < FN_MAX_WIDTH ? w : FN_MAX_WIDTH) : fn_width;
 	}
-	fprintf(f, "%7s  %-15s %9s  %-*s  %-*s  %s\n", "share", "95% interval", "samples",
-		LOC_WIDTH, o->inline_mode == INLINE_CALLER ? "file:line (call site)" : "file:line",
+	if (o->children)
+		fprintf(f, "%8s %7s  ", "children", "self");
+	else
+		fprintf(f, "%7s  ", "share");
+	fprintf(f, "%-15s %9s  %-*s  %-*s  %s\n", "95% interval", "samples", LOC_WIDTH,
+		o->inline_mode == INLINE_CALLER ? "file:line (call site)" : "file:line",
 		(int)fn_width, "function", "dso");
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_row *r = &rows[i];
@@ -141,13 +188,19 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		/* Rounded outward, so that the share (two decimals) stays inside. */
 		snprintf(ci, sizeof(ci), "[%.1f, %.1f]", floor(r->ci_lo * 1000) / 10,
 			 fmin(ceil(r->ci_hi * 1000) / 10, 100.0));
-		fprintf(f, "%6.2f%%%c %-15s %9" PRIu64 "  %-*s  ", r->share * 100,
-			r->rank_uncertain ? '~' : ' ', ci, r->samples, LOC_WIDTH, loc);
+		if (o->children)
+			fprintf(f, "%7.2f%%%c%6.2f%%  ", r->share * 100,
+				r->rank_uncertain ? '~' : ' ', r->self_share * 100);
+		else
+			fprintf(f, "%6.2f%%%c ", r->share * 100, r->rank_uncertain ? '~' : ' ');
+		fprintf(f, "%-15s %9" PRIu64 "  %-*s  ", ci, r->samples, LOC_WIDTH, loc);
 		hwprof_text_column(f, fn, fn_width);
 		fputs("  ", f);
 		hwprof_text_put(f, r->dso ? path_base(r->dso) : "");
 		fputc('\n', f);
 		uncertain |= r->rank_uncertain;
+		if (o->callgraph && p->nstacks && print_paths(f, p, (uint32_t)i, o) < 0)
+			return -ENOMEM;
 	}
 	if (o->omitted)
 		fprintf(f, "... %zu more rows (--limit 0 --percent-limit 0 shows all)\n",

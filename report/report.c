@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +24,49 @@ struct report_options {
 	const char *sort;
 	long long limit;      /* -1: the format's default (text 40, csv/json all) */
 	double percent_limit; /* rows under this share (percent) are left out */
-	enum cli_format format;
+	const struct output_format *format;
 	enum inline_mode inline_mode;
 	const char *pids, *tids, *comms, *dsos, *functions, *kallsyms, *event;
+	int children;	     /* -1: when the recording has stacks; 0 / 1 */
+	bool callgraph;	     /* -G / --call-graph: call paths under each row */
+	enum cg_order order; /* of the call paths */
+	bool folded_lines;
 };
+
+typedef int output_fn(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+		      const struct output_opts *o);
+
+/* The output formats: to add one, write its output_NAME() (output.h) and list it here. */
+static const struct output_format {
+	const char *name;
+	output_fn *write;
+	long long limit; /* rows by default (0: all) */
+} formats[] = {
+    {"text", output_text, 40},
+    {"csv", output_csv, 0},
+    {"json", output_json, 0},
+    {"folded", output_folded, 0},
+};
+
+static const struct output_format *parse_format(const char *arg)
+{
+	char names[128] = "";
+	size_t o = 0;
+
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(arg, formats[i].name))
+			return &formats[i];
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", i ? ", " : "",
+				      formats[i].name);
+	die_usage("--format '%s': not a format (%s)", arg, names);
+}
 
 static const char usage_text[] =
     "usage: hwprof report [-i FILE]... [-s line|function|dso[,...]] [-n N]\n"
-    "                     [--percent-limit P] [-f text|csv|json] [--inline=callee|caller]\n"
+    "                     [--percent-limit P] [-f text|csv|json|folded] [--folded-lines]\n"
+    "                     [--children|--no-children] [-G|--call-graph=caller|callee]\n"
+    "                     [--inline=callee|caller]\n"
     "                     [--debug-dir DIR]... [--pid LIST] [--tid LIST] [--comm LIST]\n"
     "                     [--dso LIST] [--function LIST] [--event NAME] [--kallsyms FILE]\n"
     "\n"
@@ -41,7 +77,15 @@ static const char usage_text[] =
     "  -s, --sort KEYS        group rows by line (default), function, dso, or a list\n"
     "  -n, --limit N          print the first N rows (text default 40; 0 = all)\n"
     "      --percent-limit P  leave out rows under P percent of the samples\n"
-    "  -f, --format FMT       text (default), csv or json\n"
+    "  -f, --format FMT       text (default), csv, json, or folded (one line per distinct\n"
+    "                         stack, 'main;work;memcpy 123', for flame graphs)\n"
+    "      --folded-lines     folded: each frame with its :line\n"
+    "      --children         with stacks (record -g): rows of callers too, sorted by\n"
+    "                         their children (inclusive) share, beside self (default)\n"
+    "      --no-children      rows of the sampled addresses only, by self share\n"
+    "  -G, --call-graph=ORDER under each row the call paths that lead to it, frames as\n"
+    "                         'file:line function' (a caller's line is its call site):\n"
+    "                         caller (-G: from main inward) or callee (outward)\n"
     "      --inline=MODE      callee: an inlined instruction's line is the inlined\n"
     "                         function's (default); caller: its call site's\n"
     "      --debug-dir DIR    look for separate debug info in DIR (DIR/.build-id/xx/...,\n"
@@ -71,6 +115,10 @@ enum {
 	OPT_FUNCTION,
 	OPT_KALLSYMS,
 	OPT_EVENT,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
+	OPT_CALL_GRAPH,
+	OPT_FOLDED_LINES,
 };
 
 static const struct option long_options[] = {
@@ -88,6 +136,10 @@ static const struct option long_options[] = {
     {"function", required_argument, NULL, OPT_FUNCTION},
     {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
     {"event", required_argument, NULL, OPT_EVENT},
+    {"children", no_argument, NULL, OPT_CHILDREN},
+    {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
+    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
+    {"folded-lines", no_argument, NULL, OPT_FOLDED_LINES},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -128,7 +180,7 @@ static void check_filter(const char *opt, const char *list, bool numeric)
 
 static void parse_options(int argc, char **argv, struct report_options *o)
 {
-	static const char short_options[] = "i:s:n:f:h";
+	static const char short_options[] = "i:s:n:f:Gh";
 	int c;
 
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
@@ -146,7 +198,30 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			o->percent_limit = parse_percent(optarg);
 			break;
 		case 'f':
-			o->format = cli_parse_format(optarg);
+			o->format = parse_format(optarg);
+			break;
+		case OPT_CHILDREN:
+			o->children = 1;
+			break;
+		case OPT_NO_CHILDREN:
+			o->children = 0;
+			break;
+		case 'G':
+			o->callgraph = true;
+			o->order = CG_CALLER;
+			break;
+		case OPT_CALL_GRAPH:
+			o->callgraph = true;
+			if (!strcmp(optarg, "caller"))
+				o->order = CG_CALLER;
+			else if (!strcmp(optarg, "callee"))
+				o->order = CG_CALLEE;
+			else
+				die_usage("--call-graph '%s': unknown order (caller or callee)",
+					  optarg);
+			break;
+		case OPT_FOLDED_LINES:
+			o->folded_lines = true;
 			break;
 		case OPT_INLINE:
 			if (!strcmp(optarg, "callee"))
@@ -207,12 +282,14 @@ int cmd_report(int argc, char **argv)
 	    .sort = "line",
 	    .limit = -1,
 	    .percent_limit = 0,
-	    .format = CLI_FORMAT_TEXT,
+	    .format = &formats[0],
 	    .inline_mode = INLINE_CALLEE,
+	    .children = -1,
 	};
 	enum profile_key keys[MAX_KEYS];
 	struct profile *p = NULL;
 	struct profile_row *rows = NULL;
+	uint32_t *row_of = NULL;
 	size_t nrows = 0, shown = 0;
 	char err[1024] = "";
 	struct cli_output sink;
@@ -249,12 +326,23 @@ int cmd_report(int argc, char **argv)
 		warning("%s", p->warnings[i]);
 	for (size_t i = 0; i < p->nnotes; i++)
 		note("%s", p->notes[i]);
-	if (profile_rows(p, keys, (size_t)nkeys, &rows, &nrows) < 0) {
+	struct profile_rows_req req = {
+	    .keys = keys,
+	    .nkeys = (size_t)nkeys,
+	    .children = p->nstacks && o.children != 0,
+	};
+	if (o.callgraph && !p->nstacks)
+		note("the recording has no stacks: no call paths to show (record with -g)");
+	if (p->truncated_samples)
+		note("%" PRIu64 " of %" PRIu64 " samples have a truncated stack: their outermost "
+		     "callers are missing ([truncated] in call paths)",
+		     p->truncated_samples, p->samples);
+	if (profile_rows_by(p, &req, &rows, &nrows, &row_of) < 0) {
 		error("out of memory grouping %zu locations", p->nlocs);
 		goto done;
 	}
 	if (o.limit < 0)
-		o.limit = o.format == CLI_FORMAT_TEXT ? 40 : 0;
+		o.limit = o.format->limit;
 	while (shown < nrows && (!o.limit || shown < (size_t)o.limit) &&
 	       rows[shown].share * 100 >= o.percent_limit)
 		shown++;
@@ -264,14 +352,15 @@ int cmd_report(int argc, char **argv)
 	    .nkeys = (size_t)nkeys,
 	    .inline_mode = o.inline_mode,
 	    .omitted = nrows - shown,
+	    .children = req.children,
+	    .callgraph = o.callgraph,
+	    .order = o.order,
+	    .row_of = row_of,
+	    .percent_limit = o.percent_limit,
+	    .folded_lines = o.folded_lines,
 	};
 	out = cli_output_open(&sink, STDOUT_FILENO);
-	if (o.format == CLI_FORMAT_JSON)
-		r = output_json(out, p, rows, shown, &oo);
-	else if (o.format == CLI_FORMAT_CSV)
-		r = output_csv(out, p, rows, shown, &oo);
-	else
-		r = output_text(out, p, rows, shown, &oo);
+	r = o.format->write(out, p, rows, shown, &oo);
 	/* The first failed write's errno (ENOSPC, EPIPE), not what stdio says after it. */
 	r2 = cli_output_close(out, &sink);
 	if (r < 0 || r2) {
@@ -282,6 +371,7 @@ int cmd_report(int argc, char **argv)
 	ret = p->partial ? EXIT_PARTIAL : EXIT_OK;
 done:
 	free(rows);
+	free(row_of);
 	profile_free(p);
 	free(o.inputs);
 	free(o.debug_dirs);

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "builder.h"
+#include "hot.h"
 #include "filter.h"
 #include "kallsyms.h"
 #include "model.h"
@@ -29,37 +30,6 @@
 extern char **environ;
 
 /* ---- helpers --------------------------------------------------------------------------- */
-
-static const char *need_env(const char *name)
-{
-	const char *v = getenv(name);
-
-	if (!v || !v[0])
-		cr_skip_test("%s not set: that workload was not built on this host", name);
-	return v;
-}
-
-/* The line of SRC (in tests/report) that carries "HOT: TOKEN". */
-static int hot_line(const char *src, const char *token)
-{
-	char path[PATH_MAX], line[512], want[128];
-	FILE *f;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", need_env("RPT_SRC"), src);
-	snprintf(want, sizeof(want), "HOT: %s */", token);
-	f = fopen(path, "r");
-	cr_assert(f, "cannot open %s", path);
-	while (fgets(line, sizeof(line), f)) {
-		n++;
-		/* C++ sources end the token with the line, not with a comment close. */
-		if (strstr(line, want) || (strstr(line, "// HOT: ") && strstr(line, token)))
-			break;
-	}
-	cr_assert(!feof(f), "no 'HOT: %s' in %s", token, path);
-	fclose(f);
-	return n;
-}
 
 static void tmp_path(char *buf, size_t len, const char *name)
 {

@@ -1,0 +1,200 @@
+/* callgraph.c - a row's call paths as a tree of frames. */
+#include "callgraph.h"
+#include "textfmt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t cg_loc_frames(const struct profile_loc *l, struct cg_frame out[2])
+{
+	out[0] = (struct cg_frame){.function = l->function,
+				   .file = l->file,
+				   .line = l->line,
+				   .dso = l->dso,
+				   .offset = l->offset,
+				   .unknown = l->unknown};
+	if (!l->inlined_into)
+		return 1;
+	out[1] = (struct cg_frame){.function = l->inlined_into,
+				   .file = l->call_file,
+				   .line = l->call_line,
+				   .dso = l->dso,
+				   .offset = l->offset};
+	return 2;
+}
+
+bool cg_frame_eq(const struct cg_frame *a, const struct cg_frame *b)
+{
+	if (a->function != b->function || a->file != b->file || a->line != b->line ||
+	    a->dso != b->dso || a->unknown != b->unknown)
+		return false;
+	/* Nothing known: each address is its own frame. */
+	return !a->unknown || a->offset == b->offset;
+}
+
+const char *cg_frame_label(const struct cg_frame *f, bool full, char *buf, size_t len)
+{
+	const char *file = f->file ? f->file : "??", *s;
+
+	if (!full && (s = strrchr(file, '/')))
+		file = s + 1;
+	if (f->unknown) {
+		s = f->dso ? strrchr(f->dso, '/') : NULL;
+		snprintf(buf, len, "[unknown] %s+0x%" PRIx64,
+			 s	  ? s + 1
+			 : f->dso ? f->dso
+				  : "",
+			 f->offset);
+	} else if (f->line) {
+		snprintf(buf, len, "%s:%d %s", file, f->line, f->function ? f->function : "??");
+	} else {
+		snprintf(buf, len, "%s %s", file, f->function ? f->function : "??");
+	}
+	return hwprof_text_tame(buf);
+}
+
+static int new_node(struct cg_tree *t, const struct cg_frame *f, uint32_t *id)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct cg_node *v = cap < UINT32_MAX ? realloc(t->v, cap * sizeof(*v)) : NULL;
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n] = (struct cg_node){.frame = *f};
+	*id = (uint32_t)t->n++;
+	return 0;
+}
+
+/* The child of node AT reading F (made when new) into *AT. */
+static int step(struct cg_tree *t, uint32_t *at, const struct cg_frame *f)
+{
+	uint32_t c = t->v[*at].child, id;
+
+	for (; c; c = t->v[c - 1].next)
+		if (cg_frame_eq(&t->v[c - 1].frame, f)) {
+			*at = c - 1;
+			return 0;
+		}
+	if (new_node(t, f, &id) < 0)
+		return -ENOMEM;
+	t->v[id].next = t->v[*at].child;
+	t->v[*at].child = id + 1;
+	*at = id;
+	return 0;
+}
+
+/* The frames of stack S outward from its frame J (the row's), into *V (grown as needed):
+ * J's own inline callers first, then each caller's frames. */
+static int path_frames(const struct profile *p, const struct profile_stack *s, uint32_t j,
+		       struct cg_frame **v, size_t *cap, size_t *n)
+{
+	*n = 0;
+	for (uint32_t k = j; k < s->n; k++) {
+		struct cg_frame fr[2];
+		size_t m = cg_loc_frames(&p->locations[s->locs[k]], fr);
+		if (*n + 3 > *cap) {
+			size_t c = (*cap + 3) * 2;
+			struct cg_frame *nv = realloc(*v, c * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			*v = nv;
+			*cap = c;
+		}
+		for (size_t i = k == j ? 1 : 0; i < m; i++)
+			(*v)[(*n)++] = fr[i];
+	}
+	if (s->truncated)
+		(*v)[(*n)++] = (struct cg_frame){.function = "[truncated]"};
+	return 0;
+}
+
+static int by_period(const void *a, const void *b, void *ctx)
+{
+	const struct cg_node *v = ctx, *x = &v[*(const uint32_t *)a - 1],
+			     *y = &v[*(const uint32_t *)b - 1];
+
+	if (x->period != y->period)
+		return x->period < y->period ? 1 : -1;
+	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
+}
+
+/* Each node's children sorted, hottest first. */
+static int sort_children(struct cg_tree *t)
+{
+	uint32_t *ids = NULL;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		size_t m = 0;
+		for (uint32_t c = t->v[i].child; c; c = t->v[c - 1].next) {
+			if (m == cap) {
+				uint32_t *nv =
+				    realloc(ids, (cap = cap ? cap * 2 : 16) * sizeof(*nv));
+				if (!nv) {
+					free(ids);
+					return -ENOMEM;
+				}
+				ids = nv;
+			}
+			ids[m++] = c;
+		}
+		if (m < 2)
+			continue;
+		qsort_r(ids, m, sizeof(*ids), by_period, t->v);
+		t->v[i].child = ids[0];
+		for (size_t k = 0; k < m; k++)
+			t->v[ids[k] - 1].next = k + 1 < m ? ids[k + 1] : 0;
+	}
+	free(ids);
+	return 0;
+}
+
+int cg_tree_build(const struct profile *p, const uint32_t *row_of, uint32_t row, bool children,
+		  enum cg_order order, struct cg_tree *t)
+{
+	struct cg_frame root = {0}, *path = NULL;
+	size_t cap = 0, n;
+	uint32_t id;
+	int ret = -ENOMEM;
+
+	memset(t, 0, sizeof(*t));
+	if (new_node(t, &root, &id) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profile_stack *s = &p->stacks[i];
+		uint32_t j = 0, at = 0;
+
+		while (j < s->n && row_of[s->locs[j]] != row && children)
+			j++;
+		if (j == s->n || row_of[s->locs[j]] != row)
+			continue;
+		if (path_frames(p, s, j, &path, &cap, &n) < 0)
+			goto out;
+		t->v[0].samples += s->samples;
+		t->v[0].period += s->period;
+		for (size_t k = 0; k < n; k++) {
+			if (step(t, &at, &path[order == CG_CALLEE ? k : n - 1 - k]) < 0)
+				goto out;
+			t->v[at].samples += s->samples;
+			t->v[at].period += s->period;
+		}
+	}
+	ret = sort_children(t);
+out:
+	free(path);
+	if (ret < 0)
+		cg_tree_release(t);
+	return ret;
+}
+
+void cg_tree_release(struct cg_tree *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,66 @@
+/* callgraph.h - the call paths that lead to one row, as a tree, from the profile's stacks.
+ *
+ * Frames are what a user reads in a call path: a function at a source line. A location of
+ * inlined code (callee mode) is two frames, the inlined function at its line and, outward,
+ * the function it was inlined into at the call site; a caller's location is already its call
+ * site (return address - 1, see profile_stack).
+ */
+#ifndef HWPROF_REPORT_CALLGRAPH_H
+#define HWPROF_REPORT_CALLGRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct cg_frame {
+	const char *function; /* NULL: unknown; "[truncated]" for the cut end of a stack */
+	const char *file;     /* NULL: unknown */
+	int line;	      /* 0: unknown */
+	const char *dso;
+	uint64_t offset; /* in DSO, when nothing else is known (unknown) */
+	bool unknown;
+};
+
+/* The frames of location L, innermost first, into OUT: returns 1, or 2 when L is inlined
+ * code with its call site known. Strings stay owned by the profile. */
+size_t cg_loc_frames(const struct profile_loc *l, struct cg_frame out[2]);
+
+/* Whether A and B read the same (strings are interned: compared by pointer). */
+bool cg_frame_eq(const struct cg_frame *a, const struct cg_frame *b);
+
+/* "wl.c:12 work", "wl.c work", "?? work" or "[unknown] libc.so.6+0x1234" into BUF (LEN
+ * bytes), control characters tamed. FULL keeps the file's whole path. */
+const char *cg_frame_label(const struct cg_frame *f, bool full, char *buf, size_t len);
+
+enum cg_order {
+	CG_CALLEE, /* a path reads from the row outward: its caller, that one's caller... */
+	CG_CALLER, /* from the outermost caller (main) inward to the row */
+};
+
+struct cg_node {
+	struct cg_frame frame; /* the root's is unset: the root is the row itself */
+	uint64_t samples;
+	double period;
+	uint32_t child, next; /* first child and next sibling: 1 + index into v; 0: none.
+			       * Siblings sorted by period, highest first */
+};
+
+struct cg_tree {
+	struct cg_node *v; /* v[0] the root */
+	size_t n, cap;
+};
+
+/* The tree of the call paths of row ROW of P (ROW_OF: location id -> row, from
+ * profile_rows_by()). A stack belongs to the row when its sampled address is the row's
+ * (self), or with CHILDREN when any of its frames is (the innermost such frame: recursion
+ * adds one path). A truncated stack ends with a "[truncated]" frame. Returns 0 (T filled,
+ * release with cg_tree_release()) or -ENOMEM. */
+int cg_tree_build(const struct profile *p, const uint32_t *row_of, uint32_t row, bool children,
+		  enum cg_order order, struct cg_tree *t);
+
+/* Frees T's nodes. */
+void cg_tree_release(struct cg_tree *t);
+
+#endif
