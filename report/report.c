@@ -56,8 +56,11 @@ static const struct output_format *parse_format(const char *arg)
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (!strcmp(arg, formats[i].name))
 			return &formats[i];
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", i ? ", " : "",
+	for (size_t i = 0, n = sizeof(formats) / sizeof(formats[0]); i < n; i++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s",
+				      !i	   ? ""
+				      : i + 1 == n ? " or "
+						   : ", ",
 				      formats[i].name);
 	die_usage("--format '%s': not a format (%s)", arg, names);
 }

@@ -91,8 +91,8 @@ check("zero period is too small", rc == 64 and "too small (at least 1)" in err, 
 rc, out, err = run("record", "-F", "abc", "--", "true")
 check("not a number", rc == 64 and "-F 'abc': not a number" in err, err)
 
-for cmd in ("report", "stat"):
+for cmd, names in (("report", "text, csv, json or folded"), ("stat", "text, csv or json")):
     rc, out, err = run(cmd, "--format", "xml", "--", "true")
-    check(f"{cmd} --format xml", rc == 64 and "--format 'xml': not a format (text, csv or json)" in err, err)
+    check(f"{cmd} --format xml", rc == 64 and f"--format 'xml': not a format ({names})" in err, err)
 
 finish()
