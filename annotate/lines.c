@@ -132,7 +132,8 @@ struct builder {
 	struct ann_view *v;
 	size_t cap;
 	double func_period, total_period;
-	bool hinted; /* the way out for a missing source is said once per function */
+	bool hinted;	      /* the way out for a missing source is said once per function */
+	const char *own_file; /* the section's file when it is the function's own code */
 };
 
 static char *own(struct builder *b, char *s)
@@ -176,6 +177,13 @@ static void push_line(struct builder *b, int line, const char *text, const struc
 
 	r->line = line;
 	r->text = text;
+	if (b->own_file && line > 0) {
+		const struct ann_line_calls *c = ann_calls_at(&b->v->calls, b->own_file, line);
+		if (c) {
+			r->call_samples = c->samples;
+			r->call_share_total = b->total_period > 0 ? c->period / b->total_period : 0;
+		}
+	}
 	if (e && e->samples) {
 		fill_shares(b, r, e->samples, e->period);
 		r->heat = ann_heat_of(r->share_func);
@@ -365,6 +373,7 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 	struct ann_row *title;
 	char *text;
 
+	b->own_file = s->inl ? NULL : s->file;
 	if (s->inl && s->ncalls) {
 		const struct callsite *c = &s->calls[0];
 		size_t others = s->ncalls - 1 + s->more_calls;
@@ -457,6 +466,7 @@ struct ann_view *ann_view_build(const struct ann_model *m, size_t func, struct s
 
 	v->model = m;
 	v->func = func;
+	ann_calls_build(m, func, &v->calls);
 	keymap_init(&km, 16);
 	for (size_t i = 0; i < fn->nlocs; i++) {
 		const struct profile_loc *l = m->locs[fn->first + i];
@@ -522,6 +532,7 @@ void ann_view_free(struct ann_view *v)
 	free(v->owned);
 	free(v->rows);
 	free(v->hot);
+	ann_calls_release(&v->calls);
 	free(v);
 }
 

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "calls.h"
 #include "funcs.h"
 #include "model.h"
 #include "source.h"
@@ -73,6 +74,11 @@ struct ann_row {
 	bool hot;	    /* LINE: heat >= ANN_HEAT_WARM */
 	const char *text;   /* LINE: the source text (owned by the source cache) or NULL;
 			     * other kinds: what to show (owned by the view) */
+	/* Added for stacks (additive): */
+	uint64_t call_samples;	 /* LINE of the function's own code: samples whose stack
+				  * has a call made on this line (inclusive cost of its
+				  * calls, calls.h); 0 without stacks */
+	double call_share_total; /* their period, of the profile's period, 0..1 */
 };
 
 struct ann_view {
@@ -87,6 +93,8 @@ struct ann_view {
 	uint64_t max_samples; /* largest samples of a row (for the column width) */
 	char **owned;	      /* strings of TITLE/GAP/NOTE rows */
 	size_t nowned;
+	/* Added for stacks (additive): */
+	struct ann_calls calls; /* the function's callers and line call costs */
 };
 
 /* Builds the rows of function FUNC of M, reading sources through SRC. Never fails (allocation

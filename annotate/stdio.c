@@ -41,6 +41,30 @@ static void print_trimmed(FILE *out, const char *fmt, ...)
 	free(line);
 }
 
+/* "called from" lines: each caller's share of the function's inclusive samples, hottest
+ * first (at most ANN_CALLERS_SHOWN, then how many more). */
+#define ANN_CALLERS_SHOWN 8
+static void print_callers(FILE *out, const struct ann_calls *c)
+{
+	char num[32];
+
+	print_trimmed(out, "   inclusive: %s samples (this function and what it calls)",
+		      hwprof_group_digits(c->samples, num, sizeof(num)));
+	for (size_t i = 0; i < c->ncallers && i < ANN_CALLERS_SHOWN; i++) {
+		const struct ann_caller *k = &c->callers[i];
+		const char *file = k->file ? strrchr(k->file, '/') : NULL;
+		char at[512] = "";
+
+		if (k->file && k->line)
+			snprintf(at, sizeof(at), " at %s:%d", file ? file + 1 : k->file, k->line);
+		print_trimmed(out, "   called from %5.1f%%  %s%s", 100 * k->share,
+			      k->function ? k->function : "(no caller: outermost frame)", at);
+	}
+	if (c->ncallers > ANN_CALLERS_SHOWN)
+		print_trimmed(out, "   called from ... %zu more callers",
+			      c->ncallers - ANN_CALLERS_SHOWN);
+}
+
 static void print_function(FILE *out, const struct ann_model *m, struct source_cache *src,
 			   size_t fi)
 {
@@ -49,6 +73,7 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 	int sw = ann_digits(v->max_samples), lw = ann_digits((unsigned long long)v->max_line);
 	const char *slash = strrchr(fn->dso, '/');
 	char num[32], inl[32];
+	bool stacks = m->profile->nstacks > 0;
 
 	sw = sw < 7 ? 7 : sw;
 	lw = lw < 4 ? 4 : lw;
@@ -60,22 +85,33 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 		      fn->ninlined ? hwprof_group_digits(fn->ninlined, inl, sizeof(inl)) : "",
 		      fn->ninlined ? (fn->ninlined > 1 ? " inlined functions" : " inlined function")
 				   : "");
-	fprintf(out, "   func%%  total%% %*s %*s  source\n", sw, "samples", lw, "line");
+	if (stacks)
+		print_callers(out, &v->calls);
+	fprintf(out, "   func%%  total%% %s%*s %*s  source\n", stacks ? " calls%" : "", sw,
+		"samples", lw, "line");
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct ann_row *r = &v->rows[i];
-		char sf[16] = "", st[16] = "", ns[32] = "", nl[16] = "";
+		char sf[16] = "", st[16] = "", ns[32] = "", nl[16] = "", sc[16] = "";
 
 		if (r->samples) {
 			share(sf, sizeof(sf), r->share_func);
 			share(st, sizeof(st), r->share_total);
 			snprintf(ns, sizeof(ns), "%llu", (unsigned long long)r->samples);
 		}
+		if (stacks && r->kind == ANN_ROW_LINE && r->call_samples)
+			share(sc, sizeof(sc), r->call_share_total);
 		switch (r->kind) {
 		case ANN_ROW_LINE:
 			if (r->line > 0)
 				snprintf(nl, sizeof(nl), "%d", r->line);
-			print_trimmed(out, "%c %6s %6s %*s %*s  %s", ann_heat_marker(r->heat), sf,
-				      st, sw, ns, lw, nl, r->text ? r->text : "");
+			if (stacks)
+				print_trimmed(out, "%c %6s %6s %6s %*s %*s  %s",
+					      ann_heat_marker(r->heat), sf, st, sc, sw, ns, lw, nl,
+					      r->text ? r->text : "");
+			else
+				print_trimmed(out, "%c %6s %6s %*s %*s  %s",
+					      ann_heat_marker(r->heat), sf, st, sw, ns, lw, nl,
+					      r->text ? r->text : "");
 			break;
 		case ANN_ROW_TITLE:
 			print_trimmed(out, "  %6s %6s %*s %*s  -- %s", sf, st, sw, ns, lw, "",

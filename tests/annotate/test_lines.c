@@ -367,3 +367,61 @@ Test(lines, cxx_base_and_linkage_names)
 	cr_assert_eq(ann_model_find(mm, "ns::Box<long>::get", idx, 4, NULL, 0), 2);
 	ann_model_free(mm);
 }
+
+/* Stacks: work() called from two lines of main (3:1), main's own samples without a caller. */
+Test(lines, callers_and_the_inclusive_cost_of_a_lines_calls)
+{
+	static const char *file = "/src/a.c";
+	struct profile_loc locs[4] = {
+	    {.dso = "a", .function = "work", .file = file, .line = 10, .samples = 4, .period = 4},
+	    {.dso = "a", .function = "main", .file = file, .line = 20},
+	    {.dso = "a", .function = "main", .file = file, .line = 21},
+	    {.dso = "a", .function = "main", .file = file, .line = 25, .samples = 2, .period = 2},
+	};
+	static const uint32_t s1[] = {0, 1}, s2[] = {0, 2}, s3[] = {3}, s4[] = {0, 1, 1};
+	struct profile_stack stacks[] = {
+	    {.locs = s1, .n = 2, .samples = 2, .period = 2},
+	    {.locs = s2, .n = 2, .samples = 1, .period = 1},
+	    {.locs = s3, .n = 1, .samples = 2, .period = 2},
+	    {.locs = s4, .n = 3, .samples = 1, .period = 1}, /* main calls itself on line 20 */
+	};
+	struct profile_loc sampled[2] = {locs[0], locs[3]};
+	struct profile p = {.locs = sampled,
+			    .nlocs = 2,
+			    .locations = locs,
+			    .nlocations = 4,
+			    .stacks = stacks,
+			    .nstacks = 4,
+			    .samples = 6,
+			    .period = 6};
+	struct ann_model *mm = ann_model_build(&p);
+	struct ann_calls c;
+	const struct ann_line_calls *lc;
+	size_t work, main_fn;
+
+	cr_assert_eq(ann_model_find(mm, "work", &work, 1, NULL, 0), 1);
+	cr_assert_eq(ann_model_find(mm, "main", &main_fn, 1, NULL, 0), 1);
+	ann_calls_build(mm, work, &c);
+	cr_expect_eq(c.samples, 4);
+	cr_assert_eq(c.ncallers, 2);
+	cr_expect_str_eq(c.callers[0].function, "main");
+	cr_expect_eq(c.callers[0].line, 20);
+	cr_expect_eq(c.callers[0].samples, 3);
+	cr_expect_float_eq(c.callers[0].share, 0.75, 1e-9);
+	cr_expect_eq(c.callers[1].line, 21);
+	cr_expect_eq(c.nlines, 0, "work makes no call");
+	ann_calls_release(&c);
+	ann_calls_build(mm, main_fn, &c);
+	cr_expect_eq(c.samples, 6);
+	cr_assert_eq(c.ncallers, 1);
+	cr_expect_null(c.callers[0].function, "main is the outermost frame");
+	lc = ann_calls_at(&c, file, 20);
+	cr_assert(lc);
+	cr_expect_eq(lc->samples, 3, "the recursive stack counts once on line 20");
+	lc = ann_calls_at(&c, file, 21);
+	cr_assert(lc);
+	cr_expect_eq(lc->samples, 1);
+	cr_expect_null(ann_calls_at(&c, file, 25));
+	ann_calls_release(&c);
+	ann_model_free(mm);
+}
