@@ -85,7 +85,7 @@ void ann_calls_build(const struct ann_model *m, size_t func, struct ann_calls *c
 		}
 		/* F's lines that make a call in this stack: its frames beyond the leaf. */
 		for (k = j ? j : 1; k < s->n; k++) {
-			const struct profile_loc *l = &p->locations[s->locs[k]];
+			const struct profile_loc *l = &p->locations[s->locs[k]], *callee;
 			struct ann_line_calls *lc;
 			const char *file;
 			int line;
@@ -107,6 +107,14 @@ void ann_calls_build(const struct ann_model *m, size_t func, struct ann_calls *c
 			lc->stamp = i + 1;
 			lc->samples += s->samples;
 			lc->period += s->period;
+			/* The callee: the frame inside this call. The hottest one seen is kept
+			 * (a line calling two functions names the one that costs more, mostly). */
+			callee = &p->locations[s->locs[k - 1]];
+			if (!lc->callee || s->period > lc->callee_period) {
+				lc->callee = charged_to(callee);
+				lc->callee_dso = callee->dso;
+				lc->callee_period = s->period;
+			}
 		}
 	}
 	for (size_t i = 0; i < c->ncallers; i++)

@@ -31,7 +31,10 @@ struct ann_line_calls {
 	int line;
 	uint64_t samples;
 	double period;
-	size_t stamp; /* internal */
+	const char *callee;	/* the function called there with the most of PERIOD */
+	const char *callee_dso; /* its DSO */
+	size_t stamp;		/* internal */
+	double callee_period;	/* internal */
 };
 
 struct ann_calls {

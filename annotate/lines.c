@@ -182,6 +182,8 @@ static void push_line(struct builder *b, int line, const char *text, const struc
 		if (c) {
 			r->call_samples = c->samples;
 			r->call_share_total = b->total_period > 0 ? c->period / b->total_period : 0;
+			r->callee = c->callee;
+			r->callee_dso = c->callee_dso;
 		}
 	}
 	if (e && e->samples) {

@@ -79,6 +79,8 @@ struct ann_row {
 				  * has a call made on this line (inclusive cost of its
 				  * calls, calls.h); 0 without stacks */
 	double call_share_total; /* their period, of the profile's period, 0..1 */
+	const char *callee;	 /* the function called there (calls.h), or NULL */
+	const char *callee_dso;
 };
 
 struct ann_view {

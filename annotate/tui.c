@@ -437,6 +437,7 @@ enum action {
 	ACT_FUNCTIONS,
 	ACT_OPEN,
 	ACT_SHARE,
+	ACT_CALLEE,
 	ACT_SCROLL_RIGHT,
 	ACT_SCROLL_LEFT,
 	ACT_HELP,
@@ -460,6 +461,7 @@ static const char *const actions[ACT_COUNT] = {
     [ACT_SEARCH] = "search the source text (or names in the list)",
     [ACT_FUNCTIONS] = "function list; Enter opens a function",
     [ACT_SHARE] = "share of the function <-> share of all samples",
+    [ACT_CALLEE] = "into the function this line calls (recorded with -g)",
     [ACT_SCROLL_RIGHT] = "scroll long source lines right",
     [ACT_SCROLL_LEFT] = "scroll long source lines left",
     [ACT_HELP] = "this help",
@@ -492,6 +494,7 @@ static const struct keybinding source_keys[] = {
     {'\r', ACT_FUNCTIONS},
     {KEY_ENTER, ACT_FUNCTIONS},
     {'s', ACT_SHARE},
+    {'c', ACT_CALLEE},
     {KEY_RIGHT, ACT_SCROLL_RIGHT},
     {'>', ACT_SCROLL_RIGHT},
     {KEY_LEFT, ACT_SCROLL_LEFT},
@@ -591,6 +594,26 @@ static bool motion_do(struct tui *t, enum action a, size_t *cur, size_t *top, si
 	}
 }
 
+/* On a line that makes a call: into the function it calls (recordings with stacks). */
+static void source_callee(struct tui *t)
+{
+	const struct ann_row *r = t->view->nrows ? &t->view->rows[t->cur] : NULL;
+
+	if (!r || !r->callee) {
+		snprintf(t->msg, sizeof(t->msg), " %s",
+			 t->m->profile->nstacks ? "no call on this line"
+						: "no stacks recorded (record -g)");
+		return;
+	}
+	for (size_t i = 0; i < t->m->nfuncs; i++)
+		if (!strcmp(t->m->funcs[i].name, r->callee) &&
+		    !strcmp(t->m->funcs[i].dso, r->callee_dso ? r->callee_dso : "")) {
+			open_function(t, i);
+			return;
+		}
+	snprintf(t->msg, sizeof(t->msg), " %s: no samples of its own", r->callee);
+}
+
 static void source_do(struct tui *t, enum action a)
 {
 	size_t total = t->view->nrows;
@@ -623,6 +646,9 @@ static void source_do(struct tui *t, enum action a)
 		break;
 	case ACT_SHARE:
 		t->share_total = !t->share_total;
+		break;
+	case ACT_CALLEE:
+		source_callee(t);
 		break;
 	/* Long lines: the source text scrolls sideways, eight columns a key. */
 	case ACT_SCROLL_RIGHT:

@@ -418,6 +418,8 @@ Test(lines, callers_and_the_inclusive_cost_of_a_lines_calls)
 	lc = ann_calls_at(&c, file, 20);
 	cr_assert(lc);
 	cr_expect_eq(lc->samples, 3, "the recursive stack counts once on line 20");
+	cr_expect_str_eq(lc->callee, "work", "the costliest callee, for the TUI's 'c'");
+	cr_expect_str_eq(lc->callee_dso, "a");
 	lc = ann_calls_at(&c, file, 21);
 	cr_assert(lc);
 	cr_expect_eq(lc->samples, 1);
