@@ -65,16 +65,15 @@ enum ann_row_kind {
 
 struct ann_row {
 	enum ann_row_kind kind;
-	int line;	    /* LINE: 1-based line number; 0 for samples without line info */
-	uint64_t samples;   /* LINE: samples on this line */
-	double period;	    /* LINE: events */
-	double share_func;  /* LINE: of the function's period, 0..1 */
-	double share_total; /* LINE: of the profile's period, 0..1 */
-	enum ann_heat heat; /* LINE: from share_func */
-	bool hot;	    /* LINE: heat >= ANN_HEAT_WARM */
-	const char *text;   /* LINE: the source text (owned by the source cache) or NULL;
-			     * other kinds: what to show (owned by the view) */
-	/* Added for stacks (additive): */
+	int line;		 /* LINE: 1-based line number; 0 for samples without line info */
+	uint64_t samples;	 /* LINE: samples on this line */
+	double period;		 /* LINE: events */
+	double share_func;	 /* LINE: of the function's period, 0..1 */
+	double share_total;	 /* LINE: of the profile's period, 0..1 */
+	enum ann_heat heat;	 /* LINE: from share_func */
+	bool hot;		 /* LINE: heat >= ANN_HEAT_WARM */
+	const char *text;	 /* LINE: the source text (owned by the source cache) or NULL;
+				  * other kinds: what to show (owned by the view) */
 	uint64_t call_samples;	 /* LINE of the function's own code: samples whose stack
 				  * has a call made on this line (inclusive cost of its
 				  * calls, calls.h); 0 without stacks */
@@ -95,7 +94,6 @@ struct ann_view {
 	uint64_t max_samples; /* largest samples of a row (for the column width) */
 	char **owned;	      /* strings of TITLE/GAP/NOTE rows */
 	size_t nowned;
-	/* Added for stacks (additive): */
 	struct ann_calls calls; /* the function's callers and line call costs */
 };
 

@@ -148,13 +148,12 @@ struct profile_row {
 	uint64_t offset;
 	uint64_t samples;
 	double period;
-	double share;	     /* period / profile period, 0..1 */
-	double ci_lo, ci_hi; /* 95% Wilson interval of share (binomial in samples) */
-	bool rank_uncertain; /* interval overlaps a neighbour's: order not settled */
-	bool file_mixed;     /* the row's locations lie in several files (file NULL) */
-	bool function_mixed; /* ... in several functions (function NULL) */
-	bool offset_mixed;   /* ... at several addresses (offset 0): no one offset */
-	/* Added for stacks (additive): */
+	double share;	       /* period / profile period, 0..1 */
+	double ci_lo, ci_hi;   /* 95% Wilson interval of share (binomial in samples) */
+	bool rank_uncertain;   /* interval overlaps a neighbour's: order not settled */
+	bool file_mixed;       /* the row's locations lie in several files (file NULL) */
+	bool function_mixed;   /* ... in several functions (function NULL) */
+	bool offset_mixed;     /* ... at several addresses (offset 0): no one offset */
 	bool children;	       /* samples, period, share (and the interval) are the
 				* row's children (inclusive) cost: of every stack
 				* passing through it, counted once per stack */

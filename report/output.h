@@ -16,8 +16,7 @@ struct output_opts {
 	const enum profile_key *keys;
 	size_t nkeys;
 	enum inline_mode inline_mode;
-	size_t omitted; /* rows left out by --limit / --percent-limit (text says so) */
-	/* Added for stacks (additive): */
+	size_t omitted;		/* rows left out by --limit / --percent-limit (text says so) */
 	bool children;		/* the rows are profile_rows_by()'s with children */
 	bool callgraph;		/* text: each row's call paths under it; JSON: always
 				 * when the profile has stacks */
