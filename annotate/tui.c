@@ -461,7 +461,7 @@ static const char *const actions[ACT_COUNT] = {
     [ACT_SEARCH] = "search the source text (or names in the list)",
     [ACT_FUNCTIONS] = "function list; Enter opens a function",
     [ACT_SHARE] = "share of the function <-> share of all samples",
-    [ACT_CALLEE] = "into the function this line calls (recorded with -g)",
+    /* ACT_CALLEE is not listed: the help fills 80x24 already; docs/annotate.md has it. */
     [ACT_SCROLL_RIGHT] = "scroll long source lines right",
     [ACT_SCROLL_LEFT] = "scroll long source lines left",
     [ACT_HELP] = "this help",
