@@ -425,7 +425,10 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 {
 	switch (rec->type) {
 	case HWPROF_REC_SAMPLE:
-		return builder_add_sample(b, &rec->sample, 0);
+		return builder_add_sample(b, &rec->sample, rec->sample.stack_id);
+	case HWPROF_REC_STACK:
+		return builder_add_stack(b, rec->stack.id, rec->stack.ips, rec->stack.nr,
+					 rec->stack.nr_kernel, rec->stack.truncated);
 	case HWPROF_REC_MMAP: {
 		const struct hwprof_rec_mmap *m = &rec->mmap;
 		const uint8_t *build_id = m->build_id;
@@ -489,7 +492,6 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 		return 0;
 	case HWPROF_REC_EXIT:
 	case HWPROF_REC_UNTHROTTLE:
-	case HWPROF_REC_STACK: /* call graphs: issue 12's profile core */
 		return 0;
 	}
 	return 0;

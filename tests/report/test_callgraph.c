@@ -347,3 +347,61 @@ Test(callgraph, json_rows_carry_call_paths)
 	profile_free(p);
 	dwfl_end(b.dwfl);
 }
+
+/* The same stacks through a sample file: the writer interns them, the reader gives STACK
+ * records before their samples, and profile_load() feeds them to the builder. */
+Test(callgraph, stacks_read_from_a_sample_file)
+{
+	struct hwprof_file_header h = {.major = 1, .nevents = 1, .events = &ev, .stacks = true};
+	struct hwprof_file_trailer tr = {0};
+	struct hwprof_writer *w;
+	struct hwprof_record r = {.type = HWPROF_REC_MMAP};
+	struct profile_options o = {0};
+	struct profile *p;
+	struct bin b;
+	char path[] = "/tmp/rpt-callgraph-XXXXXX", err[256], *out;
+	uint32_t ida, idb;
+	const char *inputs[1] = {path};
+	int fd;
+
+	bin_open(&b);
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	uint64_t a[] = {ret_of(&b, "call_a", "path_a"), ret_of(&b, "main_a", "main")};
+	uint64_t bb[] = {ret_of(&b, "call_hop", "path_b"), ret_of(&b, "main_b", "main")};
+	cr_assert_eq(hwprof_writer_open(&w, path, &h), 0);
+	r.mmap = (struct hwprof_rec_mmap){.pid = 1,
+					  .tid = 1,
+					  .time = 1,
+					  .start = BASE + (b.off & ~0xfffull),
+					  .len = b.filesz + (b.off & 0xfff),
+					  .pgoff = b.off & ~0xfffull,
+					  .prot = 5,
+					  .filename = b.path};
+	cr_assert_eq(hwprof_writer_add(w, &r), 0);
+	cr_assert_eq(hwprof_writer_add_stack(w, a, 2, 0, false, &ida), 0);
+	cr_assert_eq(hwprof_writer_add_stack(w, bb, 2, 0, false, &idb), 0);
+	for (int i = 0; i < 400; i++) {
+		r = (struct hwprof_record){.type = HWPROF_REC_SAMPLE};
+		r.sample = (struct hwprof_rec_sample){.pid = 1,
+						      .tid = 1,
+						      .time = 2 + (uint64_t)i,
+						      .ip = ip_of(&b, "leaf", "leaf"),
+						      .period = 1,
+						      .stack_id = i % 4 ? idb : ida};
+		cr_assert_eq(hwprof_writer_add(w, &r), 0);
+	}
+	tr.samples = 400;
+	cr_assert_eq(hwprof_writer_close(w, &tr), 0);
+	o.inputs = inputs;
+	o.ninputs = 1;
+	cr_assert_eq(profile_load(&p, &o, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(p->nstacks, 2);
+	out = render(p, PROFILE_KEY_LINE, false, false, CG_CALLER, 0, output_folded);
+	cr_expect_str_eq(out, "main;path_a;leaf 100\nmain;path_b;hop;leaf 300\n");
+	free(out);
+	profile_free(p);
+	unlink(path);
+	dwfl_end(b.dwfl);
+}
