@@ -77,8 +77,8 @@ with tempfile.TemporaryDirectory() as d:
     deep = [x for x in folded if ";recurse;" in x]
     check(deep and max(x.count(";recurse") for x in deep) == 50, "recursion: 50 frames")
     check(len(deep) <= 3, "recursion folds into few lines (%d)" % len(deep))
-    check(any("main;" in x and "qsort" in x and ";cmp;leaf " in x for x in folded),
-          "qsort's callback: main;...qsort...;cmp;leaf")
+    # libc has no frame pointers: -g (fp) sees cmp under libc's sort code, not up to main.
+    check(any(";cmp;leaf " in x for x in folded), "qsort's callback: ...;cmp;leaf")
 
     # Children: main holds nearly every sample.
     r = run("report", "-i", data, "--children", "-s", "function", "-f", "json")
