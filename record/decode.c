@@ -200,6 +200,18 @@ static int decode_mmap2(const struct perf_event_header *h, struct cur *c, struct
 	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 		m->build_id_size = ids[0] <= 20 ? ids[0] : 0;
 		memcpy(m->build_id, ids + 4, m->build_id_size);
+	} else {
+		/* u32 maj, u32 min, u64 ino (the u64 ino_generation after them is not kept). */
+		uint32_t maj, min;
+		uint64_t ino;
+
+		memcpy(&maj, ids, 4);
+		memcpy(&min, ids + 4, 4);
+		memcpy(&ino, ids + 8, 8);
+		m->ino_known = true;
+		m->dev_major = maj;
+		m->dev_minor = min;
+		m->ino = ino;
 	}
 	/* Only code is symbolized; data mappings (attr.mmap_data) are not kept. */
 	return (m->prot & PROT_EXEC) ? 1 : 0;

@@ -23,6 +23,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -569,6 +570,28 @@ found:
 	}
 }
 
+/* The mapped file's size and mtime, and its device and inode when MMAP2 carried a build-id in
+ * their place, from stat(2) now: report compares them with the file it opens when no build-id
+ * can tell a rebuild. A file replaced since it was mapped (another inode than MMAP2's) is not
+ * the one mapped: its size and mtime stay unknown. */
+static void fill_identity(struct hwprof_rec_mmap *m)
+{
+	struct stat st;
+
+	if (m->filename[0] != '/' || stat(m->filename, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	if (m->ino_known && (m->ino != st.st_ino || m->dev_major != major(st.st_dev) ||
+			     m->dev_minor != minor(st.st_dev)))
+		return;
+	m->ino_known = true;
+	m->dev_major = major(st.st_dev);
+	m->dev_minor = minor(st.st_dev);
+	m->ino = st.st_ino;
+	m->stat_known = true;
+	m->size = (uint64_t)st.st_size;
+	m->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+}
+
 /* Keeps the set of processes (not threads) the target started and that have not ended, for
  * the note on descendants still running when the target exits. A FORK whose pid differs from
  * its ppid is a new process; an EXIT with pid == tid ends one. */
@@ -642,6 +665,7 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 	case HWPROF_REC_MMAP:
 		if (!r->sampler.kernel_build_id || !rec.mmap.build_id_size)
 			fill_build_id(r, &rec.mmap);
+		fill_identity(&rec.mmap);
 		break;
 	default:
 		break;
@@ -1100,8 +1124,10 @@ static int synth_record(struct hwprof_record *rec, void *arg)
 {
 	struct recording *r = arg;
 
-	if (rec->type == HWPROF_REC_MMAP)
+	if (rec->type == HWPROF_REC_MMAP) {
 		fill_build_id(r, &rec->mmap);
+		fill_identity(&rec->mmap);
+	}
 	return merge_add(&r->merge, rec);
 }
 
@@ -1173,6 +1199,41 @@ static void note_descendants(const struct recording *r)
 		     n, n == 1 ? "" : "es", r->argv[0], n == 1 ? "was" : "were");
 }
 
+/* The kernel writes a LOST record for a full ring only when a later record fits (kernel/
+ * events/ring_buffer.c), so samples dropped near the end are announced by none: each event's
+ * own lost count (PERF_FORMAT_LOST) says how many. Reads every sampling event's totals into
+ * SAMPLED (header.nevents entries, the sampling events first) and writes the drops no LOST
+ * record announced as one LOST record (cpu UINT32_MAX: of no one ring), so the file's LOST
+ * records and its trailer say the same. Returns 0, or -1 when the write failed (WRITE_ERR). */
+static int write_unannounced_lost(struct recording *r, struct hwprof_file_sampled *sampled)
+{
+	struct hwprof_record rec = {.type = HWPROF_REC_LOST};
+	uint64_t lost = 0;
+	int ret = sampler_read_totals(&r->sampler, sampled);
+
+	if (ret < 0) {
+		memset(sampled, 0, r->sampler.nevents * sizeof(*sampled));
+		warning("reading the sampling events' own totals: %s (lost samples no LOST record "
+			"announced are not known)",
+			strerror(-ret));
+		return 0;
+	}
+	for (size_t e = 0; e < r->sampler.nevents; e++)
+		lost += sampled[e].lost;
+	if (lost <= r->lost)
+		return 0;
+	rec.lost.time = now_ns();
+	rec.lost.lost = lost - r->lost;
+	rec.lost.cpu = UINT32_MAX;
+	ret = hwprof_writer_add(r->writer, &rec);
+	if (ret < 0) {
+		r->write_err = ret;
+		return -1;
+	}
+	r->lost = lost;
+	return 0;
+}
+
 /* After the loop: the last records, the counts, the trailer. Returns 0 or -1. */
 static int finish(struct recording *r, int wstatus, uint64_t t0)
 {
@@ -1183,6 +1244,11 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 	trailer.duration_ns = now_ns() - t0;
 	if (drain(r, true) < 0)
 		return -1;
+	trailer.sampled = xcalloc(r->header.nevents, sizeof(*trailer.sampled));
+	if (write_unannounced_lost(r, trailer.sampled) < 0) {
+		free(trailer.sampled);
+		return write_failed(r, r->write_err);
+	}
 	read_counts(r, &trailer);
 	trailer.samples = r->samples;
 	trailer.lost = r->lost;
@@ -1194,6 +1260,7 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 		snprintf(trailer.note, sizeof(trailer.note), "stopped by %s", strsignal(got_stop));
 	ret = hwprof_writer_close(r->writer, &trailer);
 	r->writer = NULL;
+	free(trailer.sampled);
 	if (ret < 0) {
 		free(trailer.counts);
 		return write_failed(r, ret);

@@ -63,7 +63,8 @@ int sampler_online_cpus(int **out)
 }
 
 static void fill_attr(struct perf_event_attr *attr, const struct hwprof_event *ev,
-		      const struct sampler_config *cfg, bool sideband, bool build_id)
+		      const struct sampler_config *cfg, bool sideband, bool build_id,
+		      bool format_lost)
 {
 	hwprof_event_to_attr(ev, attr);
 	attr->sample_type = SAMPLE_TYPE(cfg);
@@ -81,8 +82,10 @@ static void fill_attr(struct perf_event_attr *attr, const struct hwprof_event *e
 	attr->disabled = 1;
 	attr->enable_on_exec = cfg->enable_on_exec;
 	attr->inherit = 1;
-	/* For read(2) only (no PERF_SAMPLE_READ): time_running is the target's CPU time. */
-	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	/* For read(2) only (no PERF_SAMPLE_READ): time_running is the target's CPU time, LOST
+	 * the samples the kernel dropped on a full ring, announced by a LOST record or not. */
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+			    (format_lost ? PERF_FORMAT_LOST : 0);
 	attr->sample_id_all = 1;
 	/* Times comparable with clock_gettime(CLOCK_MONOTONIC): merge.h needs "now". */
 	attr->use_clockid = 1;
@@ -128,14 +131,22 @@ static int open_one(struct sampler *s, size_t e, const struct hwprof_event *ev,
 	struct perf_event_attr attr;
 	int fd, requested, obtained = 0;
 
-	fill_attr(&attr, ev, cfg, e == 0, e == 0 && s->kernel_build_id);
+	fill_attr(&attr, ev, cfg, e == 0, e == 0 && s->kernel_build_id, s->format_lost);
 	if (first_cpu) {
 		/* The step-down leaves attr at the level that opened. */
 		requested = attr.precise_ip;
 		fd = hwprof_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC, &obtained);
+		if (fd == -EINVAL && s->format_lost) {
+			/* Kernels before 6.0 refuse PERF_FORMAT_LOST: LOST records only. */
+			fill_attr(&attr, ev, cfg, e == 0, e == 0 && s->kernel_build_id, false);
+			fd =
+			    hwprof_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC, &obtained);
+			if (fd >= 0)
+				s->format_lost = false;
+		}
 		if (fd < 0 && e == 0 && s->kernel_build_id) {
 			/* Kernels before 5.12 refuse the build_id bit: read notes ourselves. */
-			fill_attr(&attr, ev, cfg, true, false);
+			fill_attr(&attr, ev, cfg, true, false, s->format_lost);
 			fd =
 			    hwprof_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC, &obtained);
 			if (fd >= 0)
@@ -195,6 +206,7 @@ int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
 	s->npids = npids;
 	s->pages = cfg->pages;
 	s->kernel_build_id = true;
+	s->format_lost = true;
 	nfds = s->ncpus * npids * list->n;
 	s->fev = calloc(list->n, sizeof(*s->fev));
 	s->cpus = calloc(s->ncpus, sizeof(*s->cpus));
@@ -286,23 +298,58 @@ void sampler_disable(struct sampler *s)
 	ioctl_all(s, PERF_EVENT_IOC_DISABLE);
 }
 
-int sampler_running_ns(const struct sampler *s, uint64_t *ns)
+/* Event E's read(2) values summed over its per-CPU and per-thread fds into SUM: value,
+ * time_enabled, time_running, lost (0 without PERF_FORMAT_LOST). Returns 0 or -errno. */
+static int read_sum(const struct sampler *s, size_t e, uint64_t sum[4])
 {
-	uint64_t v[3], sum = 0; /* value, time_enabled, time_running */
+	size_t len = (s->format_lost ? 4 : 3) * sizeof(uint64_t);
 
-	for (size_t i = 0; s->fds && i < s->ncpus * s->npids * s->nevents; i += s->nevents) {
+	memset(sum, 0, 4 * sizeof(*sum));
+	for (size_t i = e; s->fds && i < s->ncpus * s->npids * s->nevents; i += s->nevents) {
+		uint64_t v[4] = {0};
 		ssize_t n;
 
 		if (s->fds[i] < 0)
 			continue;
-		n = hwprof_sys()->read(s->fds[i], v, sizeof(v));
+		n = hwprof_sys()->read(s->fds[i], v, len);
 		if (n < 0)
 			return (int)n;
-		if (n != (ssize_t)sizeof(v))
+		if (n != (ssize_t)len)
 			return -EIO;
-		sum += v[2];
+		for (int k = 0; k < 4; k++)
+			sum[k] += v[k];
 	}
-	*ns = sum;
+	return 0;
+}
+
+int sampler_running_ns(const struct sampler *s, uint64_t *ns)
+{
+	uint64_t v[4];
+	int ret = read_sum(s, 0, v);
+
+	if (ret < 0)
+		return ret;
+	*ns = v[2];
+	return 0;
+}
+
+int sampler_read_totals(const struct sampler *s, struct hwprof_file_sampled *out)
+{
+	uint64_t v[4];
+
+	memset(out, 0, s->nevents * sizeof(*out));
+	for (size_t e = 0; e < s->nevents; e++) {
+		int ret = read_sum(s, e, v);
+
+		if (ret < 0)
+			return ret;
+		out[e] = (struct hwprof_file_sampled){
+		    .count_known = true,
+		    .count = v[0],
+		    .lost_known = s->format_lost,
+		    .lost = v[3],
+		};
+	}
 	return 0;
 }
 

@@ -51,6 +51,7 @@ struct sampler {
 	size_t nids;
 	struct decode_ctx decode;
 	bool kernel_build_id; /* the kernel took attr.build_id */
+	bool format_lost;     /* the kernel took PERF_FORMAT_LOST (Linux 6.0+) */
 	size_t pages;	      /* data pages per ring actually mapped */
 };
 
@@ -79,6 +80,14 @@ void sampler_disable(struct sampler *s);
  * children that ended; ones still running are not in it. A hardware event that was multiplexed
  * ran less than its tasks did. Returns 0, or -errno of the first read that failed. */
 int sampler_running_ns(const struct sampler *s, uint64_t *ns);
+
+/* Each event's own totals into OUT (S->nevents entries, zeroed first): its value and, when
+ * the kernel took PERF_FORMAT_LOST (Linux 6.0+; read_format, perf_event_open(2)), the samples
+ * it could not write to a full ring, summed over its per-CPU and per-thread fds. A child's
+ * value is in its parent's event once the child ended; its lost count need not be (the read
+ * returns the lost_samples of the event opened, kernel/events/core.c), so LOST records still
+ * count. Call after sampler_disable(). Returns 0, or -errno of the first read that failed. */
+int sampler_read_totals(const struct sampler *s, struct hwprof_file_sampled *out);
 
 /* Unmaps the rings and closes the fds. Accepts a zeroed S. */
 void sampler_close(struct sampler *s);

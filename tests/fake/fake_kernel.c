@@ -26,6 +26,7 @@ struct fake_count {
 	bool has_value;
 	uint64_t enabled_ns, running_ns;
 	bool has_times;
+	uint64_t lost; /* PERF_FORMAT_LOST of each event of this (type, config) */
 };
 
 struct fake_map {
@@ -155,6 +156,8 @@ static int check_open(struct perf_event_attr *attr, pid_t pid, int cpu, int grou
 	if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH)
 		return -ESRCH;
 	if (c->old_kernel_inherit_group && attr->inherit && (attr->read_format & PERF_FORMAT_GROUP))
+		return -EINVAL;
+	if (c->old_kernel_no_format_lost && (attr->read_format & PERF_FORMAT_LOST))
 		return -EINVAL;
 	if (hw && !c->has_pmu)
 		return -ENOENT;
@@ -307,8 +310,10 @@ static ssize_t fake_read(int fd, void *buf, size_t len)
 			put(buf, len, &pos, run);
 		if (rf & PERF_FORMAT_ID)
 			put(buf, len, &pos, e->id);
-		if (rf & PERF_FORMAT_LOST)
-			put(buf, len, &pos, 0);
+		if (rf & PERF_FORMAT_LOST) {
+			struct fake_count *c = find_count(e->attr.type, e->attr.config, false);
+			put(buf, len, &pos, c ? c->lost : 0);
+		}
 		return pos <= len ? (ssize_t)pos : -ENOSPC;
 	}
 
@@ -430,6 +435,11 @@ void fake_kernel_set_times(uint32_t type, uint64_t config, uint64_t enabled_ns, 
 	c->enabled_ns = enabled_ns;
 	c->running_ns = running_ns;
 	c->has_times = true;
+}
+
+void fake_kernel_set_lost(uint32_t type, uint64_t config, uint64_t lost)
+{
+	find_count(type, config, true)->lost = lost;
 }
 
 size_t fake_kernel_nopens(void)

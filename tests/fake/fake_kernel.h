@@ -26,6 +26,7 @@
  *   4. -ESRCH    pid > 0 and no such process (checked with kill(pid, 0)).
  *   5. -EINVAL   old_kernel_inherit_group and attr.inherit with PERF_FORMAT_GROUP in read_format
  *                (kernels before 6.2 refused it; see the design notes).
+ *   5b. -EINVAL  old_kernel_no_format_lost and PERF_FORMAT_LOST in read_format (before 6.0).
  *   6. -ENOENT   !has_pmu and the type needs a hardware PMU: PERF_TYPE_HARDWARE, HW_CACHE, RAW or a
  *                dynamic sysfs PMU type (>= PERF_TYPE_MAX). Software events always work.
  *   7. precise_errno (default -EOPNOTSUPP; set EINVAL for kernels that answer that)
@@ -83,11 +84,12 @@ struct fake_kernel_config {
 	bool privileged;	    /* root or CAP_PERFMON: skip paranoid checks; default false */
 	int nr_counters;	    /* hardware counters before multiplexing; default 4 */
 	bool group_counters_einval; /* a group larger than nr_counters -> EINVAL; default true */
-	bool old_kernel_inherit_group; /* inherit + PERF_FORMAT_GROUP -> EINVAL; default false */
-	int max_fds;		       /* open fake fds allowed before EMFILE; default 1024 */
-	bool allow_mmap;	       /* mmap gives a zeroed mapping; default false (EINVAL) */
-	uint64_t default_count;	       /* count of events without fake_kernel_set_count; 1000000 */
-	uint64_t enabled_ns;	       /* time_enabled of an event that counted; 1000000000 */
+	bool old_kernel_inherit_group;	/* inherit + PERF_FORMAT_GROUP -> EINVAL; default false */
+	bool old_kernel_no_format_lost; /* PERF_FORMAT_LOST -> EINVAL; default false */
+	int max_fds;			/* open fake fds allowed before EMFILE; default 1024 */
+	bool allow_mmap;		/* mmap gives a zeroed mapping; default false (EINVAL) */
+	uint64_t default_count;		/* count of events without fake_kernel_set_count; 1000000 */
+	uint64_t enabled_ns;		/* time_enabled of an event that counted; 1000000000 */
 };
 
 /* One perf_event_open call the fake kernel saw, successful or not. */
@@ -128,6 +130,10 @@ void fake_kernel_set_count(uint32_t type, uint64_t config, uint64_t value);
  * an event that never ran (it reads value 0). */
 void fake_kernel_set_times(uint32_t type, uint64_t config, uint64_t enabled_ns,
 			   uint64_t running_ns);
+
+/* The PERF_FORMAT_LOST value a non-group read(2) of each event (TYPE, CONFIG) returns
+ * (default 0). */
+void fake_kernel_set_lost(uint32_t type, uint64_t config, uint64_t lost);
 
 /* Every perf_event_open call since install, in order. I < fake_kernel_nopens(), else NULL. */
 size_t fake_kernel_nopens(void);

@@ -160,11 +160,18 @@ Test(decode, mmap2_with_and_without_build_id)
 	cr_assert_eq(out.mmap.build_id_size, 20);
 	cr_assert_eq(out.mmap.build_id[19], 0xa0 + 19);
 	cr_assert_str_eq(out.mmap.filename, "/usr/bin/true");
+	cr_assert_not(out.mmap.ino_known);
 
-	/* Without the MMAP_BUILD_ID bit the same bytes are maj/min/ino: no build-id. */
+	/* Without the MMAP_BUILD_ID bit the same bytes are maj/min/ino: no build-id, the file's
+	 * device and inode (u32 maj, u32 min, u64 ino, little-endian here). */
 	set_misc(&r, PERF_RECORD_MISC_USER);
 	cr_assert_eq(decode_record(&ctx, end(&r), r.len, &out), 1);
 	cr_assert_eq(out.mmap.build_id_size, 0);
+	cr_assert(out.mmap.ino_known);
+	cr_assert_eq(out.mmap.dev_major, 20);
+	cr_assert_eq(out.mmap.dev_minor, 0xa3a2a1a0u);
+	cr_assert_eq(out.mmap.ino, 0xabaaa9a8a7a6a5a4ull);
+	cr_assert_not(out.mmap.stat_known);
 
 	/* A data mapping is not kept. */
 	begin(&r, PERF_RECORD_MMAP2, 0);

@@ -124,3 +124,45 @@ Test(record_cmd, hardware_event_without_precise_warns_about_skid)
 	unlink(path);
 	fake_kernel_uninstall();
 }
+
+/* Samples the kernel dropped on a full ring with no LOST record after them (the ring was
+ * still full when the target ended) are known only from the event's own PERF_FORMAT_LOST:
+ * record writes them as one LOST record (cpu UINT32_MAX), stores each event's count and
+ * lost count, and its summary and trailer say them. */
+Test(record_cmd, lost_samples_no_lost_record_announced_are_counted)
+{
+	char *argv[] = {"record", "-e",		"page-faults", "-c",	    "1", "-o",
+			path,	  "--no-count", "--",	       "/bin/true", NULL};
+	char err[4096], want[64];
+	struct hwprof_reader *r;
+	struct hwprof_record rec;
+	uint64_t lost_recs = 0, ncpu = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+	bool ours = false;
+
+	install(3);
+	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 149);
+	fake_kernel_set_lost(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 38);
+	cr_assert_eq(cmd_record(10, argv), 0);
+	read_stderr(err, sizeof(err));
+	snprintf(want, sizeof(want), "0 samples, %llu lost", (unsigned long long)(38 * ncpu));
+	cr_assert(strstr(err, want), "summary line: %s", err);
+	r = open_file();
+	while (hwprof_reader_next(r, &rec) == 1) {
+		if (rec.type != HWPROF_REC_LOST)
+			continue;
+		lost_recs += rec.lost.lost;
+		ours |= rec.lost.cpu == UINT32_MAX;
+	}
+	cr_assert_eq(lost_recs, 38 * ncpu);
+	cr_assert(ours, "the LOST record is record's own");
+	const struct hwprof_file_trailer *t = hwprof_reader_trailer(r);
+	cr_assert_not_null(t);
+	cr_assert_eq(t->lost, 38 * ncpu);
+	cr_assert_not_null(t->sampled);
+	cr_assert(t->sampled[0].count_known && t->sampled[0].lost_known);
+	cr_assert_eq(t->sampled[0].count, 149 * ncpu);
+	cr_assert_eq(t->sampled[0].lost, 38 * ncpu);
+	hwprof_reader_close(r);
+	unlink(path);
+	fake_kernel_uninstall();
+}

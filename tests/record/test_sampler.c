@@ -230,8 +230,9 @@ Test(sampler, running_ns_sums_the_first_event_over_cpus)
 	cr_assert_eq(sampler_open(&s, &l, &cfg, &pid, 1, err, sizeof(err)), 0, "%s", err);
 	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
 		const struct fake_kernel_open *o = fake_kernel_open_log(i);
-		cr_assert_eq(o->attr.read_format,
-			     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+		cr_assert_eq(o->attr.read_format, PERF_FORMAT_TOTAL_TIME_ENABLED |
+						      PERF_FORMAT_TOTAL_TIME_RUNNING |
+						      PERF_FORMAT_LOST);
 	}
 	cr_assert_eq(sampler_running_ns(&s, &ns), 0);
 	cr_assert_eq(ns, (uint64_t)ncpu * 250000000ull, "%llu ns", (unsigned long long)ns);
@@ -273,6 +274,74 @@ Test(sampler, callchain_asks_for_the_chain_and_a_place_for_it)
 	cr_assert_not(fake_kernel_open_log(fake_kernel_nopens() - 1)->attr.sample_type &
 		      PERF_SAMPLE_CALLCHAIN);
 	cr_assert_null(s.decode.stack);
+	sampler_close(&s);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}
+
+/* Each sampling event's own value and lost count (PERF_FORMAT_LOST), summed over its per-CPU
+ * events, per event of the list: the samples the kernel dropped with no LOST record after
+ * them are only known this way. */
+Test(sampler, read_totals_sums_value_and_lost_per_event)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct hwprof_event_list l;
+	struct hwprof_file_sampled t[2];
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+	int ncpu = online_cpus();
+
+	k.allow_mmap = true;
+	install(&k);
+	parse("page-faults,cpu-clock", &l);
+	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 149);
+	fake_kernel_set_lost(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 38);
+	fake_kernel_set_lost(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 2);
+	cr_assert_eq(sampler_open(&s, &l, &cfg, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert(s.format_lost);
+	cr_assert_eq(sampler_read_totals(&s, t), 0);
+	cr_assert(t[0].count_known && t[0].lost_known);
+	cr_assert_eq(t[0].count, 149ull * (uint64_t)ncpu);
+	cr_assert_eq(t[0].lost, 38ull * (uint64_t)ncpu);
+	cr_assert_eq(t[1].count, 1000000ull * (uint64_t)ncpu);
+	cr_assert_eq(t[1].lost, 2ull * (uint64_t)ncpu);
+	sampler_close(&s);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}
+
+/* A kernel before 6.0 refuses PERF_FORMAT_LOST with EINVAL: the events open without it, the
+ * counts still read, the lost count is unknown (not 0). */
+Test(sampler, format_lost_falls_back_on_old_kernels)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct hwprof_event_list l;
+	struct hwprof_file_sampled t[1];
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+	uint64_t ns = 0;
+	int ncpu = online_cpus();
+
+	k.allow_mmap = true;
+	k.old_kernel_no_format_lost = true;
+	install(&k);
+	parse("page-faults", &l);
+	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 100);
+	cr_assert_eq(sampler_open(&s, &l, &cfg, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_not(s.format_lost);
+	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
+		const struct fake_kernel_open *o = fake_kernel_open_log(i);
+		if (o->result >= 0)
+			cr_assert_not(o->attr.read_format & PERF_FORMAT_LOST);
+	}
+	cr_assert_eq(sampler_read_totals(&s, t), 0);
+	cr_assert(t[0].count_known);
+	cr_assert_eq(t[0].count, 100ull * (uint64_t)ncpu);
+	cr_assert_not(t[0].lost_known);
+	cr_assert_eq(sampler_running_ns(&s, &ns), 0);
+	cr_assert_eq(ns, (uint64_t)ncpu * 1000000000ull);
 	sampler_close(&s);
 	hwprof_events_free(&l);
 	fake_kernel_uninstall();
