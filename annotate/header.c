@@ -163,21 +163,22 @@ static void event_topic(struct topic *t, const struct profile *p)
 static void samples_topic(struct topic *t, const struct profile *p)
 {
 	const struct hwprof_file_trailer *tr = &p->trailer;
+	struct profile_lost lost;
 	char num[32];
 
 	topic_begin(t, "samples: ");
 	topic_add(t, false, "%s", hwprof_group_digits(p->samples, num, sizeof(num)));
-	if (!p->have_trailer) {
-		topic_add(t, true, "lost: unknown (the file has no trailer)");
-	} else {
-		uint64_t all = p->samples_read + tr->lost;
-
-		if (tr->lost)
-			topic_add(t, true, "lost: %s (%.1f%%)",
-				  hwprof_group_digits(tr->lost, num, sizeof(num)),
-				  all ? 100.0 * (double)tr->lost / (double)all : 0.0);
-		else
-			topic_add(t, false, "lost: 0");
+	profile_lost(p, &lost);
+	if (lost.lost)
+		topic_add(t, true, "lost: %s%s (%.1f%%%s)", lost.at_least ? "at least " : "",
+			  hwprof_group_digits(lost.lost, num, sizeof(num)),
+			  lost.of ? 100.0 * (double)lost.lost / (double)lost.of : 0.0,
+			  lost.per_event ? "" : " of all events");
+	else
+		topic_add(t, lost.at_least, "lost: %s", lost.at_least ? "0 known" : "0");
+	if (lost.at_least)
+		topic_add(t, true, "(a file has no trailer: LOST records only)");
+	if (p->have_trailer) {
 		if (tr->throttles)
 			topic_add(t, true, "throttled: %llu times",
 				  (unsigned long long)tr->throttles);

@@ -38,6 +38,17 @@ struct builder {
 	const char *input; /* name of the current input */
 	size_t ninputs;
 	uint64_t input_lost, input_throttles;
+	/* The current input's shown event: its samples and their periods (before filters), and
+	 * the tasks it started (FORK records), for check_accounted(). */
+	uint64_t input_samples, input_tasks;
+	double input_period;
+	uint32_t input_ncpus;
+	uint32_t input_nsampling;	      /* sampling events of the input */
+	bool *input_sampling;		      /* per input event: a sampling one */
+	struct hwprof_file_event input_shown; /* the input's shown event (when >= 0) */
+	/* Per profile event: inputs that sample it, and of those, how many know its own count
+	 * and lost count (SAMPLED records): p->trailer.sampled is known only when all do. */
+	uint32_t *sampled_inputs, *count_inputs, *lost_inputs;
 	/* The running vDSO's build-id when the current input was recorded on this kernel
 	 * (vdso.h): what its "[vdso]" mappings are; size 0 otherwise. */
 	uint8_t vdso_id[20];
@@ -145,6 +156,19 @@ static int pick_event(const struct builder *b, const struct hwprof_file_header *
 	return -1;
 }
 
+/* Grows the array *V of SIZE-byte entries from N to M entries (M >= N), the new ones zeroed.
+ * Returns 0 or -ENOMEM (*V unchanged). */
+static int grow_zeroed(void **v, size_t size, size_t n, size_t m)
+{
+	char *p = realloc(*v, (m + 1) * size);
+
+	if (!p)
+		return -ENOMEM;
+	memset(p + n * size, 0, (m + 1 - n) * size);
+	*v = p;
+	return 0;
+}
+
 /* Adds H's events missing from the profile's header (by name) and maps H's events to it:
  * the inputs' events are one list, as the events of one file are. */
 static int merge_events(struct builder *b, const struct hwprof_file_header *h)
@@ -158,8 +182,16 @@ static int merge_events(struct builder *b, const struct hwprof_file_header *h)
 	free(b->input_map);
 	b->input_map = map;
 	b->input_nevents = h->nevents;
+	free(b->input_sampling);
+	b->input_sampling = calloc(h->nevents + 1, sizeof(*b->input_sampling));
+	if (!b->input_sampling)
+		return -ENOMEM;
+	b->input_nsampling = 0;
 	for (uint32_t i = 0; i < h->nevents; i++) {
 		uint32_t k;
+
+		b->input_sampling[i] = h->events[i].sampling;
+		b->input_nsampling += h->events[i].sampling;
 		for (k = 0; k < ph->nevents && strcmp(ph->events[k].name, h->events[i].name); k++)
 			;
 		if (k == ph->nevents) {
@@ -181,6 +213,15 @@ static int merge_events(struct builder *b, const struct hwprof_file_header *h)
 	for (uint32_t k = b->nevent_samples; k < ph->nevents; k++)
 		counts[k] = 0;
 	b->p->event_samples = counts;
+	if (grow_zeroed((void **)&b->p->trailer.sampled, sizeof(*b->p->trailer.sampled),
+			b->nevent_samples, ph->nevents) < 0 ||
+	    grow_zeroed((void **)&b->sampled_inputs, sizeof(uint32_t), b->nevent_samples,
+			ph->nevents) < 0 ||
+	    grow_zeroed((void **)&b->count_inputs, sizeof(uint32_t), b->nevent_samples,
+			ph->nevents) < 0 ||
+	    grow_zeroed((void **)&b->lost_inputs, sizeof(uint32_t), b->nevent_samples,
+			ph->nevents) < 0)
+		return -ENOMEM;
 	b->nevent_samples = ph->nevents;
 	return 0;
 }
@@ -203,6 +244,9 @@ int builder_begin_input(struct builder *b, const char *name,
 	u32_map_release(&b->in_stack_ids);
 	b->nin_stacks = b->nin_ips = 0;
 	b->missing_stack = 0;
+	b->input_samples = b->input_tasks = 0;
+	b->input_period = 0;
+	b->input_ncpus = header->ncpus;
 	b->vdso_id_size = vdso_build_id(header->hostname, header->kernel, b->vdso_id);
 	b->input_event = pick_event(b, header);
 	if (b->input_event >= 0 && !b->shown_set) {
@@ -216,6 +260,8 @@ int builder_begin_input(struct builder *b, const char *name,
 			return ret;
 	}
 	p->ninputs = (uint32_t)b->ninputs;
+	if (b->input_event >= 0)
+		b->input_shown = header->events[b->input_event];
 	ret = merge_events(b, header);
 	if (ret == 0 && b->input_event >= 0)
 		p->event = b->input_map[b->input_event];
@@ -366,6 +412,8 @@ int builder_add_sample(struct builder *b, const struct hwprof_rec_sample *s, uin
 	if ((int)s->event != b->input_event)
 		return 0;
 	b->p->samples_read++;
+	b->input_samples++;
+	b->input_period += (double)s->period;
 	if (b->pids.n || b->tids.n) {
 		seen_id(b->seen_pids, &b->nseen_pids, &b->more_pids, s->pid);
 		seen_id(b->seen_tids, &b->nseen_tids, &b->more_tids, s->tid);
@@ -477,6 +525,7 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 	}
 	case HWPROF_REC_FORK: {
 		const struct hwprof_rec_task *t = &rec->task;
+		b->input_tasks++;
 		if (b->comms.n) {
 			struct comm_slot *parent = comm_slot(b, t->ptid, false);
 			if (parent && set_comm(b, t->tid, parent->comm) < 0)
@@ -536,6 +585,76 @@ static int add_count(struct profile *p, const struct hwprof_file_count *c)
 	return 0;
 }
 
+/* Adds the input's SAMPLED totals (TRAILER may be NULL) to the profile's, per event name: a
+ * total is known when every input that samples the event knows it. */
+static void add_sampled(struct builder *b, const struct hwprof_file_trailer *trailer)
+{
+	for (uint32_t i = 0; i < b->input_nevents; i++) {
+		uint32_t k = b->input_map[i];
+		const struct hwprof_file_sampled *e =
+		    trailer && trailer->sampled ? &trailer->sampled[i] : NULL;
+		struct hwprof_file_sampled *to = &b->p->trailer.sampled[k];
+
+		if (!b->input_sampling[i])
+			continue;
+		b->sampled_inputs[k]++;
+		if (e && e->count_known) {
+			b->count_inputs[k]++;
+			to->count += e->count;
+		}
+		if (e && e->lost_known) {
+			b->lost_inputs[k]++;
+			to->lost += e->lost;
+		}
+		to->count_known = b->count_inputs[k] == b->sampled_inputs[k];
+		to->lost_known = b->lost_inputs[k] == b->sampled_inputs[k];
+	}
+}
+
+/* Samples the kernel dropped with no record of it (an old kernel without PERF_FORMAT_LOST,
+ * a child's drops no LOST record announced) still leave a trace with a fixed period (-c): the
+ * event counted more events than its samples and lost samples stand for. Each task on each CPU may
+ * end with part of a period not sampled yet, hence the slack. Warns (and makes the profile partial)
+ * when more than that is missing. Returns 0 or -ENOMEM. */
+static int check_accounted(struct builder *b, const struct hwprof_file_trailer *trailer)
+{
+	const struct hwprof_file_event *ev = &b->input_shown;
+	const struct hwprof_file_sampled *e;
+	uint32_t nsampling = b->input_nsampling;
+	uint64_t lost;
+	double period, accounted, slack, missing;
+
+	if (!trailer || !trailer->sampled || b->input_event < 0)
+		return 0;
+	e = &trailer->sampled[b->input_event];
+	/* Fixed periods only: in frequency mode the kernel retunes the period, and a clock
+	 * event restarts its timer at each switch-in, so samples x period is no count. */
+	if (!e->count_known || !ev->sampling || ev->freq || (nsampling > 1 && !e->lost_known))
+		return 0;
+	/* One sampling event: every LOST record is its own. */
+	lost = e->lost_known ? e->lost : 0;
+	if (nsampling == 1 && trailer->lost > lost)
+		lost = trailer->lost;
+	period = (double)ev->period_or_freq;
+	if (period <= 0)
+		return 0;
+	accounted = b->input_period + (double)lost * period;
+	slack =
+	    period * (double)(b->input_ncpus ? b->input_ncpus : 1) * (double)(1 + b->input_tasks);
+	missing = (double)e->count - accounted;
+	if (missing <= slack)
+		return 0;
+	b->p->partial = true;
+	return add_warning(b->p,
+			   "%s: '%s' counted %" PRIu64 " events, but its %" PRIu64
+			   " samples and %" PRIu64 " lost samples stand for %.0f: about %.0f "
+			   "samples are missing, dropped with no record of it%s; shares may be "
+			   "biased (record with a larger -m or a larger -c / lower -F)",
+			   b->input, ev->name, e->count, b->input_samples, lost, accounted,
+			   missing / period,
+			   trailer->throttles ? " or not taken while sampling was throttled" : "");
+}
+
 int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trailer,
 		      enum hwprof_read_status status, const char *msg)
 {
@@ -555,13 +674,15 @@ int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trail
 		if (add_warning(p, "%s: %s", b->input, msg ? msg : "file cut short") < 0)
 			return -ENOMEM;
 	}
+	add_sampled(b, trailer);
+	if (check_accounted(b, trailer) < 0)
+		return -ENOMEM;
 	if (!trailer) {
-		p->lost += b->input_lost;
+		p->lost_partial = true;
 		t->lost += b->input_lost;
 		t->throttles += b->input_throttles;
 		return 0;
 	}
-	p->lost += trailer->lost;
 	t->samples += trailer->samples;
 	t->lost += trailer->lost;
 	t->throttles += trailer->throttles;
@@ -998,5 +1119,9 @@ void builder_free(struct builder *b)
 	free(b->in_ips);
 	stack_table_release(&b->stacks);
 	free(b->frames);
+	free(b->sampled_inputs);
+	free(b->count_inputs);
+	free(b->lost_inputs);
+	free(b->input_sampling);
 	free(b);
 }

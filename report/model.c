@@ -42,7 +42,6 @@ struct loader {
 	/* The first input, to compare the others' command with. */
 	char *first_cmd;
 	const char *first_path;
-	uint64_t all_samples;	  /* samples of every event read */
 	char **warnings, **notes; /* added to the profile at the end */
 	size_t nwarnings, nnotes;
 };
@@ -187,11 +186,8 @@ static int seen_before(struct loader *l, const char *path, const struct stat *st
 static int add_record(struct loader *l, const struct hwprof_record *rec, uint64_t *counts,
 		      uint32_t nevents)
 {
-	if (rec->type == HWPROF_REC_SAMPLE) {
-		l->all_samples++;
-		if (rec->sample.event < nevents)
-			counts[rec->sample.event]++;
-	}
+	if (rec->type == HWPROF_REC_SAMPLE && rec->sample.event < nevents)
+		counts[rec->sample.event]++;
 	/* The builder keeps the shown event's samples only: other events' periods are in
 	 * other units. It counts every event's; the warning about them is made here. */
 	return builder_add(l->b, rec);
@@ -279,21 +275,52 @@ static int move_lines(char ***to, size_t *nto, char ***from, size_t *nfrom)
 	return 0;
 }
 
+void profile_lost(const struct profile *p, struct profile_lost *out)
+{
+	const struct hwprof_file_header *h = &p->header;
+	const struct hwprof_file_sampled *e =
+	    p->trailer.sampled && p->event < h->nevents ? &p->trailer.sampled[p->event] : NULL;
+	uint32_t nsampling = 0;
+	uint64_t all = 0;
+
+	for (uint32_t i = 0; i < h->nevents; i++) {
+		nsampling += h->events[i].sampling;
+		all += p->event_samples ? p->event_samples[i] : 0;
+	}
+	*out = (struct profile_lost){.lost = p->trailer.lost, .at_least = p->lost_partial};
+	if (nsampling <= 1) {
+		/* Every LOST record is the one event's; record wrote its PERF_FORMAT_LOST
+		 * beyond them as one more. */
+		if (e && e->lost_known && e->lost > out->lost)
+			out->lost = e->lost;
+		out->per_event = true;
+		out->of = p->samples_read + out->lost;
+	} else if (e && e->lost_known && !p->lost_partial) {
+		out->lost = e->lost;
+		out->per_event = true;
+		out->of = p->samples_read + out->lost;
+	} else {
+		out->of = all + out->lost;
+	}
+}
+
 /* Lost samples leave holes where the target was busiest: past 1% the shares may be biased. */
 static int check_lost(struct loader *l, struct profile *p)
 {
-	uint64_t all = l->all_samples + p->lost;
+	struct profile_lost lo;
 
-	if (!p->lost || (double)p->lost * 100 <= LOST_PERCENT_WARN * (double)all)
+	profile_lost(p, &lo);
+	if (!lo.lost || (double)lo.lost * 100 <= LOST_PERCENT_WARN * (double)lo.of)
 		return 0;
 	p->partial = true;
 	return profile_push_line(
 	    &l->warnings, &l->nwarnings,
-	    "%s%s%" PRIu64 " of %" PRIu64 " samples (%.1f %%) were lost while "
+	    "%s%s%s%" PRIu64 " of %" PRIu64 " samples (%.1f %%)%s were lost while "
 	    "recording; shares may be biased (record with a larger -m or a larger "
 	    "-c / lower -F)",
-	    l->nread == 1 ? l->first_path : "", l->nread == 1 ? ": " : "", p->lost, all,
-	    100.0 * (double)p->lost / (double)all);
+	    l->nread == 1 ? l->first_path : "", l->nread == 1 ? ": " : "",
+	    lo.at_least ? "at least " : "", lo.lost, lo.of, 100.0 * (double)lo.lost / (double)lo.of,
+	    lo.per_event ? "" : " of all events (the kernel's LOST records do not say whose)");
 }
 
 struct name_ref {
@@ -526,6 +553,7 @@ void profile_free(struct profile *p)
 	free(p->header.argv);
 	free(p->header.events);
 	free(p->trailer.counts);
+	free(p->trailer.sampled);
 	for (size_t i = 0; i < p->nwarnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);

@@ -81,11 +81,14 @@ struct profile {
 					     * that has it) */
 	struct hwprof_file_trailer trailer; /* summed over inputs; counts[] summed per event
 					     * name over the inputs that counted it (value,
-					     * enabled_ns, running_ns; see count_inputs) */
+					     * enabled_ns, running_ns; see count_inputs);
+					     * lost: the trailers', the LOST records of an
+					     * input without one; sampled[] per header.events
+					     * entry, summed, known when every input sampling
+					     * the event knew it. Lost shares: profile_lost() */
 	bool have_trailer;
-	uint64_t samples; /* total after filters */
-	double period;	  /* total period after filters */
-	uint64_t lost;
+	uint64_t samples;	  /* total after filters */
+	double period;		  /* total period after filters */
 	struct profile_loc *locs; /* sorted by period, descending */
 	size_t nlocs;
 	char **warnings; /* one line each: truncated file, build-id mismatch, ... */
@@ -113,16 +116,34 @@ struct profile {
 	size_t nstacks;
 	uint32_t *stack_locs;	    /* storage of stacks[].locs */
 	uint64_t truncated_samples; /* samples of the stacks marked truncated */
+	bool lost_partial;	    /* an input had no trailer: its lost samples are those of
+				     * the LOST records read (a lower bound) */
 };
+
+/* The lost samples of P's shown event, the one answer every view prints and checks. */
+struct profile_lost {
+	uint64_t lost;	/* samples lost */
+	uint64_t of;	/* LOST plus the samples it is a share of (LOST / OF is the share;
+			 * OF 0: no samples at all) */
+	bool per_event; /* LOST and OF are the shown event's own: it is the only sampling
+			 * event, or every input stored each event's lost count (format 1.1
+			 * on Linux 6.0+); else LOST is every event's (LOST records do not say
+			 * whose) and OF every event's samples plus LOST */
+	bool at_least;	/* an input had no trailer: LOST counts its LOST records only */
+};
+
+/* Fills *OUT for P. */
+void profile_lost(const struct profile *p, struct profile_lost *out);
 
 /* Loads and symbolizes. Returns 0 and *OUT, or -errno with ERR (one line: cause and way out).
  * Besides the builder's work it: reads a file given twice (same device and inode) once, with
  * a warning; shows one sampling event across the inputs (by name; the others' samples left out
  * with a warning per input); notes how merged recordings differ (the shown event's period or
  * frequency, command) and counted totals some inputs lack; warns
- * and sets PARTIAL when over 1% of the samples were lost, or a sampled DSO was rebuilt or
- * deleted since; applies --function by fn_pick() (filter.h: base names, linkage names, an
- * ambiguous name is -EINVAL with the candidates); -EISDIR for a directory given as input. */
+ * and sets PARTIAL when over 1% of the samples were lost (profile_lost()), when the sampled
+ * event counted more events than its samples and lost samples stand for, or a sampled DSO was
+ * rebuilt or deleted since; applies --function by fn_pick() (filter.h: base names, linkage names,
+ * an ambiguous name is -EINVAL with the candidates); -EISDIR for a directory given as input. */
 int profile_load(struct profile **out, const struct profile_options *opt, char *err, size_t errlen);
 
 /* Frees P. Accepts NULL. */

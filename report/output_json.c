@@ -16,12 +16,17 @@ static void header(FILE *f, const struct profile *p)
 	struct hwprof_metric m[16];
 	size_t nm = profile_metrics(p, m, sizeof(m) / sizeof(m[0]));
 
+	struct profile_lost lost;
+
+	profile_lost(p, &lost);
 	fputs("{\"event\":", f);
 	hwprof_json_str(f, ev ? ev->name : NULL);
 	fprintf(f,
 		",\"samples\":%" PRIu64 ",\"samples_read\":%" PRIu64 ",\"lost\":%" PRIu64
+		",\"lost_of\":%" PRIu64 ",\"lost_per_event\":%s,\"lost_at_least\":%s"
 		",\"throttles\":%" PRIu64,
-		p->samples, p->samples_read, p->lost, t->throttles);
+		p->samples, p->samples_read, lost.lost, lost.of, lost.per_event ? "true" : "false",
+		lost.at_least ? "true" : "false", t->throttles);
 	fprintf(f, ",\"precise_ip_requested\":%u,\"precise_ip_obtained\":%u",
 		ev ? ev->precise_requested : 0, ev ? ev->precise_obtained : 0);
 	if (ev)

@@ -20,6 +20,7 @@ static int print_header(FILE *f, const struct profile *p)
 {
 	const struct hwprof_file_event *ev = profile_sampling_event(p);
 	const struct hwprof_file_trailer *t = &p->trailer;
+	struct profile_lost lost;
 	struct hwprof_metric m[16];
 	char num[64];
 	size_t nm;
@@ -43,7 +44,9 @@ static int print_header(FILE *f, const struct profile *p)
 	fprintf(f, "# samples: %" PRIu64, p->samples);
 	if (p->samples != p->samples_read)
 		fprintf(f, " of %" PRIu64 " (filtered)", p->samples_read);
-	fprintf(f, ", lost: %" PRIu64 ", throttled: %" PRIu64, p->lost, t->throttles);
+	profile_lost(p, &lost);
+	fprintf(f, ", lost: %s%" PRIu64 "%s, throttled: %" PRIu64, lost.at_least ? "at least " : "",
+		lost.lost, lost.per_event ? "" : " (of all events)", t->throttles);
 	if (p->have_trailer)
 		fprintf(f, ", duration: %.3f s", (double)t->duration_ns / 1e9);
 	fputc('\n', f);

@@ -120,7 +120,7 @@ with tempfile.TemporaryDirectory() as d:
     p = annotate("-i", os.path.join(d, "cut.data"), "--stdio", "--limit", "1")
     check("cut short: exits 1 (partial)", p.returncode == 1, (p.returncode, p.stderr))
     check("cut short: the header says so",
-          "lost: unknown (the file has no trailer)" in p.stdout, p.stdout[:400])
+          "(a file has no trailer: LOST records only)" in p.stdout, p.stdout[:400])
     check("cut short: a warning on stderr", "warning:" in p.stderr, p.stderr)
     p = annotate("--prefix-map", "nothing", "-i", data)
     check("bad --prefix-map is a usage error", p.returncode == 64, p.stderr)

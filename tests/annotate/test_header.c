@@ -126,9 +126,42 @@ Test(header, file_cut_short)
 
 	fixture_init(&f);
 	f.p.have_trailer = false;
+	f.p.lost_partial = true;
+	f.p.trailer.lost = 3; /* the LOST records read before the cut */
 	ann_header_build(&h, &f.p, 0);
-	cr_assert_not_null(find(&h, "lost: unknown (the file has no trailer)"));
+	cr_assert_not_null(find(&h, "lost: at least 3 (0.0%)"));
+	cr_assert_not_null(find(&h, "(a file has no trailer: LOST records only)"));
 	cr_assert_not_null(find(&h, "counted: unknown"));
+	ann_header_release(&h);
+}
+
+/* Two sampling events: the share is the shown event's own lost count of its samples when the
+ * file has each event's (format 1.1), else every event's LOST records of every event's
+ * samples, said so; profile_lost() gives report the same answer. */
+Test(header, lost_with_two_sampling_events)
+{
+	struct fixture f;
+	struct ann_header h;
+	struct hwprof_file_event ev[2];
+	struct hwprof_file_sampled sampled[2] = {{.lost_known = true, .lost = 987},
+						 {.lost_known = true, .lost = 13}};
+	uint64_t per_event[2] = {7013, 3000};
+
+	fixture_init(&f);
+	ev[0] = f.event;
+	ev[1] = (struct hwprof_file_event){.name = "cpu-clock", .type = 1, .sampling = true};
+	f.p.header.events = ev;
+	f.p.header.nevents = 2;
+	f.p.event_samples = per_event;
+	f.p.trailer.lost = 1000;
+	f.p.trailer.sampled = sampled;
+	ann_header_build(&h, &f.p, 0);
+	cr_assert_not_null(find(&h, "lost: 987 (12.3%)"));
+	ann_header_release(&h);
+
+	f.p.trailer.sampled = NULL; /* format 1.0: LOST records only */
+	ann_header_build(&h, &f.p, 0);
+	cr_assert_not_null(find(&h, "lost: 1,000 (9.1% of all events)"));
 	ann_header_release(&h);
 }
 

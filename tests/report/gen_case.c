@@ -3,10 +3,12 @@
  *
  * usage: gen_case OUT BINARY [samples=N] [lost=N] [freq=HZ | period=P] [cmd=WORD]
  *                            [event=NAME] [other=NAME:N]... [count=NAME:VALUE:ENABLED:RUNNING]...
+ *                            [sampled=K:COUNT:LOST]...
  * Samples fall on the first executable segment of BINARY (event 0, "cpu-clock" unless event=
  * names it); each other= adds a sampling event NAME with N samples of its own. lost= goes to
  * a LOST record and the trailer, as record writes them. Each count= adds a counted total to
- * the trailer (ENABLED and RUNNING in ns). */
+ * the trailer (ENABLED and RUNNING in ns). Each sampled= gives sampling event K (0 the first,
+ * then the other= ones) its own count and lost count in a SAMPLED record ('-': unknown). */
 #include "synth.h"
 
 #include <stdio.h>
@@ -28,6 +30,7 @@ int main(int argc, char **argv)
 	const char *cmd = NULL;
 	struct hwprof_file_trailer t = {.exit_status = 0};
 	struct hwprof_file_count counts[MAX_COUNTS];
+	struct hwprof_file_sampled sampled[MAX_EVENTS] = {{0}};
 	struct hwprof_record r;
 	struct synth s;
 	uint32_t nev = 1;
@@ -63,6 +66,23 @@ int main(int argc, char **argv)
 			c->enabled_ns = en;
 			c->running_ns = run;
 			t.counts = counts;
+		} else if (!strncmp(a, "sampled=", 8)) {
+			char *end;
+			unsigned long k = strtoul(v, &end, 0);
+			if (k >= MAX_EVENTS || *end != ':')
+				return 64;
+			if (end[1] != '-') {
+				sampled[k].count_known = true;
+				sampled[k].count = strtoull(end + 1, NULL, 0);
+			}
+			end = strchr(end + 1, ':');
+			if (!end)
+				return 64;
+			if (end[1] != '-') {
+				sampled[k].lost_known = true;
+				sampled[k].lost = strtoull(end + 1, NULL, 0);
+			}
+			t.sampled = sampled;
 		} else if (!strncmp(a, "other=", 6) && nev < MAX_EVENTS && strchr(v, ':')) {
 			ev[nev] = (struct hwprof_file_event){
 			    .type = 1, .sampling = true, .period_or_freq = 1};

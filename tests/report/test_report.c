@@ -1458,3 +1458,68 @@ Test(report, stack_ids_never_given_are_said_and_filters_apply)
 	cr_expect(p->partial);
 	profile_free(p);
 }
+
+/* Samples dropped with no record of it (a kernel before 6.0, a child's drops) show as an
+ * event that counted more than its samples and lost samples stand for: a warning, partial.
+ * Within the period per task and CPU (a period not sampled yet at the end), nothing. */
+Test(report, events_counted_beyond_samples_and_lost_make_it_partial)
+{
+	char out[PATH_MAX];
+	struct profile *p;
+	const char *missing[] = {"period=1", "samples=100", "sampled=0:149:-", NULL};
+	const char *within[] = {"period=1", "samples=100", "sampled=0:101:0", NULL};
+	const char *lost[] = {"period=1", "samples=100", "lost=49", "sampled=0:149:49", NULL};
+
+	tmp_path(out, sizeof(out), "unaccounted.data");
+	gen_casev(out, need_env("RPT_INLINE"), missing);
+	p = load1(out, INLINE_CALLEE);
+	cr_expect(p->partial);
+	cr_expect(has_warning(p,
+			      "'cpu-clock' counted 149 events, but its 100 samples and 0 lost "
+			      "samples stand for 100: about 49 samples are missing",
+			      "larger -m"));
+	profile_free(p);
+	gen_casev(out, need_env("RPT_INLINE"), within);
+	p = load1(out, INLINE_CALLEE);
+	cr_expect(!p->partial && !has_warning(p, "counted", NULL));
+	profile_free(p);
+	/* Announced: the lost-share warning says it, not this one. */
+	gen_casev(out, need_env("RPT_INLINE"), lost);
+	p = load1(out, INLINE_CALLEE);
+	cr_expect(has_warning(p, "49 of 149 samples (32.9 %) were lost", NULL));
+	cr_expect(!has_warning(p, "are missing", NULL));
+	profile_free(p);
+	unlink(out);
+}
+
+/* Two sampling events: the lost share is the shown event's own (its lost count of its samples
+ * plus lost) when the file has each event's, else every event's LOST records of all samples,
+ * and it says so. */
+Test(report, lost_share_with_two_sampling_events)
+{
+	char out[PATH_MAX];
+	struct profile *p;
+	struct profile_lost lo;
+	const char *own[] = {"samples=1000",	"other=page-faults:3000", "lost=400",
+			     "sampled=0:-:100", "sampled=1:-:300",	  NULL};
+	const char *all[] = {"samples=1000", "other=page-faults:3000", "lost=400", NULL};
+
+	tmp_path(out, sizeof(out), "lost2.data");
+	gen_casev(out, need_env("RPT_INLINE"), own);
+	p = load1(out, INLINE_CALLEE);
+	profile_lost(p, &lo);
+	cr_expect_eq(lo.lost, 100);
+	cr_expect_eq(lo.of, 1100);
+	cr_expect(lo.per_event);
+	cr_expect(has_warning(p, "100 of 1100 samples (9.1 %) were lost", NULL));
+	profile_free(p);
+	gen_casev(out, need_env("RPT_INLINE"), all);
+	p = load1(out, INLINE_CALLEE);
+	profile_lost(p, &lo);
+	cr_expect_eq(lo.lost, 400);
+	cr_expect_eq(lo.of, 4400);
+	cr_expect_not(lo.per_event);
+	cr_expect(has_warning(p, "400 of 4400 samples (9.1 %) of all events", NULL));
+	profile_free(p);
+	unlink(out);
+}
