@@ -570,18 +570,17 @@ found:
 	}
 }
 
-/* The mapped file's size and mtime, and its device and inode when MMAP2 carried a build-id in
- * their place, from stat(2) now: report compares them with the file it opens when no build-id
- * can tell a rebuild. A file replaced since it was mapped (another inode than MMAP2's) is not
- * the one mapped: its size and mtime stay unknown. */
+/* The mapped file's size, mtime, device and inode from stat(2) now: report compares them with
+ * the file it opens when no build-id can tell a rebuild. A file replaced since it was mapped
+ * (another inode than MMAP2's) is not the one mapped: its facts stay MMAP2's. The device is
+ * stat(2)'s, as report will see it: on overlayfs MMAP2 names the layer's device. */
 static void fill_identity(struct hwprof_rec_mmap *m)
 {
 	struct stat st;
 
 	if (m->filename[0] != '/' || stat(m->filename, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
-	if (m->ino_known && (m->ino != st.st_ino || m->dev_major != major(st.st_dev) ||
-			     m->dev_minor != minor(st.st_dev)))
+	if (m->ino_known && m->ino != st.st_ino)
 		return;
 	m->ino_known = true;
 	m->dev_major = major(st.st_dev);

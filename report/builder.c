@@ -495,6 +495,7 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 				   build_id, build_id_size, &other);
 		if (id < 0)
 			return id;
+		dso_set_identity(&b->dsos.v[id], m);
 		if (other &&
 		    add_warning(b->p,
 				"%s: %s different builds of it (build-ids differ); each "

@@ -9,9 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 static int push(struct dso_table *t, struct strpool *pool, const char *path,
@@ -130,6 +134,66 @@ const char *dso_file(const struct dso *d)
 	return image ? image : d->path;
 }
 
+void dso_set_identity(struct dso *d, const struct hwprof_rec_mmap *m)
+{
+	if (d->ino_known || d->stat_known)
+		return;
+	d->ino_known = m->ino_known;
+	d->dev_major = m->dev_major;
+	d->dev_minor = m->dev_minor;
+	d->ino = m->ino;
+	d->stat_known = m->stat_known;
+	d->size = m->size;
+	d->mtime_ns = m->mtime_ns;
+}
+
+/* NS (since the epoch) as "2026-12-01 19:56:08.149371964 UTC" into BUF. */
+static const char *utc_time(uint64_t ns, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	size_t n = 0;
+
+	if (gmtime_r(&secs, &tm))
+		n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%09u UTC", (unsigned)(ns % 1000000000u));
+	return buf;
+}
+
+/* Whether file FD is not the one D recorded, by size and mtime (a rebuild writes both; a copy
+ * made with cp -p or rsync -a keeps them, its inode does not), else by device and inode.
+ * Writes to WHY what differs. */
+static bool identity_changed(const struct dso *d, int fd, char *why, size_t whylen)
+{
+	struct stat st;
+	uint64_t mtime;
+
+	if ((!d->stat_known && !d->ino_known) || fstat(fd, &st) < 0)
+		return false;
+	mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	if (d->stat_known) {
+		char then[48], now[48];
+
+		if (d->size == (uint64_t)st.st_size && d->mtime_ns == mtime)
+			return false;
+		snprintf(why, whylen,
+			 "%s: changed since the recording (%" PRIu64 " bytes modified %s then, "
+			 "%" PRIu64 " bytes modified %s now) and no build-id tells whether it is "
+			 "the build that ran",
+			 d->path, d->size, utc_time(d->mtime_ns, then, sizeof(then)),
+			 (uint64_t)st.st_size, utc_time(mtime, now, sizeof(now)));
+		return true;
+	}
+	if (d->ino == (uint64_t)st.st_ino && d->dev_major == major(st.st_dev) &&
+	    d->dev_minor == minor(st.st_dev))
+		return false;
+	snprintf(why, whylen,
+		 "%s: another file since the recording (inode %" PRIu64 " then, %" PRIu64
+		 " now) and no build-id tells whether it is the build that ran",
+		 d->path, d->ino, (uint64_t)st.st_ino);
+	return true;
+}
+
 int dso_check(struct dso *d, char *why, size_t whylen)
 {
 	char want[41], have[41];
@@ -175,6 +239,10 @@ int dso_check(struct dso *d, char *why, size_t whylen)
 		snprintf(why, whylen,
 			 "%s: rebuilt since the recording (build-id %s recorded, %s now)", d->path,
 			 want, have);
+		goto out;
+	}
+	if (!d->build_id_size && identity_changed(d, fd, why, whylen)) {
+		d->state = DSO_MISMATCH;
 		goto out;
 	}
 	d->state = DSO_OK;

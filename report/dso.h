@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hwprof/sampfile.h"
+
 struct strpool;
 struct dso_sym;
 
@@ -39,6 +41,12 @@ struct dso {
 	struct dso_load *loads;
 	size_t nloads;
 	struct dso_sym *sym; /* symbolize.c's state (Dwfl), NULL until opened */
+	/* The file as it was when recording (format 1.1 MMAP records; dso_set_identity()), for
+	 * telling a rebuild when no build-id was recorded. */
+	bool ino_known;		       /* DEV_MAJOR, DEV_MINOR, INO known */
+	bool stat_known;	       /* SIZE, MTIME_NS known */
+	uint32_t dev_major, dev_minor; /* stat(2) st_dev */
+	uint64_t ino, size, mtime_ns;  /* st_ino, st_size (bytes), st_mtim (ns since the epoch) */
 };
 
 /* Reserved indices of every table. */
@@ -65,8 +73,14 @@ void dso_table_release(struct dso_table *t);
  * the running vDSO (vdso.h). */
 const char *dso_file(const struct dso *d);
 
-/* Opens D's file and sets D->state and D->loads. On any state but DSO_OK writes one line to
- * WHY naming the file and the reason. Returns 0 when the DSO can be symbolized, else -1. */
+/* Keeps M's file identity in D when D has none yet (the first MMAP of the DSO decides). */
+void dso_set_identity(struct dso *d, const struct hwprof_rec_mmap *m);
+
+/* Opens D's file and sets D->state and D->loads. Without a recorded build-id, a file whose
+ * size or mtime (else device and inode) differ from the recorded ones is DSO_MISMATCH: no
+ * build-id can tell whether it is the build that ran, so none of its lines is claimed. On any state
+ * but DSO_OK writes one line to WHY naming the file and the reason. Returns 0 when the DSO can be
+ * symbolized, else -1. */
 int dso_check(struct dso *d, char *why, size_t whylen);
 
 /* Link-time address of file offset OFF of D through its PT_LOAD headers: the segment with

@@ -15,6 +15,7 @@ import shutil
 import struct
 import tempfile
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 HWPROF = os.path.abspath(sys.argv[1])
@@ -366,6 +367,78 @@ def check_changed_dso(tmp):
             os.unlink(prog)
 
 
+REBUILD_SRC = r"""
+#include <stdlib.h>
+#include <sys/mman.h>
+%s
+__attribute__((noinline)) static long fill(size_t pages)
+{
+	volatile char *p = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long sum = 0;
+	for (size_t i = 0; i < pages; i++)
+		p[i * 4096] = 1; /* HOT: fill */
+	for (size_t i = 0; i < pages; i++)
+		sum += p[i * 4096];
+	return sum;
+}
+int main(int argc, char **argv)
+{
+	return fill(argc > 1 ? strtoul(argv[1], 0, 0) : 500) > 0 ? 0 : 1;
+}
+"""
+INSERTED = r"""
+__attribute__((noinline, used)) long inserted(long x)
+{
+	for (long i = 0; i < x; i++)
+		x ^= i * 2654435761 + (x << 3) - (x >> 5) + i * i;
+	return x * 7 + (x >> 11);
+}
+"""
+
+
+def check_rebuilt_without_build_id(tmp):
+    """Issue 10: a binary linked without a build-id, recorded, then rebuilt with a function
+    inserted: report must not charge the old samples to the new file's lines; it warns once
+    naming the file (what changed), exits 1, and shows the samples as '[unknown] file+0x..'."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        print("skip rebuilt-without-build-id case: no C compiler")
+        return
+    src, prog = os.path.join(tmp, "nobid.c"), os.path.join(tmp, "nobid")
+
+    def build(extra):
+        with open(src, "w") as f:
+            f.write(REBUILD_SRC % extra)
+        r = subprocess.run([cc, "-g", "-O1", "-Wl,--build-id=none", "-o", prog, src],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "build nobid: %s" % r.stderr)
+
+    build("")
+    data = record_faults(os.path.join(tmp, "nobid.data"), prog, "500")
+    r = report("-i", data, "-f", "json")
+    mine = [row for row in json.loads(r.stdout)["rows"] if row["dso"] == prog]
+    check(r.returncode == 0 and mine and mine[0]["function"] == "fill",
+          "nobid before the rebuild: %d %r %r" % (r.returncode, mine[:1], r.stderr))
+    time.sleep(0.01)  # a new mtime even on a coarse clock
+    build(INSERTED)
+    r = report("-i", data, "-f", "json")
+    check(r.returncode == 1, "nobid rebuilt: report exit %d %r" % (r.returncode, r.stderr))
+    check(r.stderr.count("changed since the recording") == 1 and prog in r.stderr and
+          "no build-id" in r.stderr, "nobid rebuilt: one warning naming it: %r" % r.stderr)
+    j = json.loads(r.stdout)
+    check(j["header"]["partial"] is True, "nobid rebuilt: partial")
+    mine = [row for row in j["rows"] if row["dso"] == prog]
+    check(mine and all(row["function"] == "[unknown]" and row["line"] is None for row in mine),
+          "nobid rebuilt: no line or function claimed: %r" % mine[:3])
+    r = subprocess.run([HWPROF, "report", "-i", data], capture_output=True, text=True)
+    check("[unknown] nobid+0x" in r.stdout and "inserted" not in r.stdout,
+          "nobid rebuilt: text rows: %s" % r.stdout[-800:])
+    r = annotate("-i", data, "--stdio")
+    check(r.returncode == 1 and "inserted" not in r.stdout,
+          "nobid rebuilt: annotate exit %d %s" % (r.returncode, r.stdout[-400:]))
+
+
 def check_paths_and_disk(tmp, data):
     """F19: a directory as -i names a sample file in it; F34: a full disk is named."""
     d = os.path.join(tmp, "adir")
@@ -573,6 +646,7 @@ def check_annotate_debug_dir(tmp):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
+    check_rebuilt_without_build_id(tmp)
     data = os.path.join(tmp, "inline.data")
     record_faults(data, os.environ["RPT_INLINE"], "1000")
     poke = hot_line("wl_inline.c", "poke")
