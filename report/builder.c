@@ -14,6 +14,7 @@
 #include "symbolize.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -628,9 +629,13 @@ static int check_accounted(struct builder *b, const struct hwprof_file_trailer *
 	if (!trailer || !trailer->sampled || b->input_event < 0)
 		return 0;
 	e = &trailer->sampled[b->input_event];
-	/* Fixed periods only: in frequency mode the kernel retunes the period, and a clock
-	 * event restarts its timer at each switch-in, so samples x period is no count. */
+	/* Fixed periods only: in frequency mode the kernel retunes the period. A clock event
+	 * (cpu-clock, task-clock) restarts its timer at each switch-in even with -c, so its
+	 * samples x period falls short of its count without any sample dropped. */
 	if (!e->count_known || !ev->sampling || ev->freq || (nsampling > 1 && !e->lost_known))
+		return 0;
+	if (ev->type == PERF_TYPE_SOFTWARE &&
+	    (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK))
 		return 0;
 	/* One sampling event: every LOST record is its own. */
 	lost = e->lost_known ? e->lost : 0;

@@ -56,6 +56,8 @@ int main(int argc, char **argv)
 			cmd = v;
 		else if (!strncmp(a, "event=", 6))
 			snprintf(ev[0].name, sizeof(ev[0].name), "%s", v);
+		else if (!strncmp(a, "config=", 7))
+			ev[0].config = strtoull(v, NULL, 0);
 		else if (!strncmp(a, "count=", 6) && t.ncounts < MAX_COUNTS) {
 			struct hwprof_file_count *c = &counts[t.ncounts++];
 			unsigned long long val, en, run;
