@@ -19,10 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hwprof/sampfile.h"
-#include "crc32.h"
-#include "sampfile_format.h"
-#include "sampfile_util.h"
+#include "fuzz_frames.h"
 
 static int memfd = -1;
 static char path[64];
@@ -33,59 +30,11 @@ static size_t buf_cap;
 
 static void init(void)
 {
-	struct hwprof_file_header h;
-	struct hwprof_writer *w;
-	char tmp[] = "/tmp/hwprof-fuzz-XXXXXX";
-	int fd = mkstemp(tmp);
-
-	tu_header(&h);
-	h.stacks = true;
-	if (fd < 0 || hwprof_writer_open(&w, tmp, &h) || hwprof_writer_close(w, NULL))
-		abort();
-	header_len = (size_t)lseek(fd, 0, SEEK_END);
-	header = malloc(header_len);
-	if (!header || pread(fd, header, header_len, 0) != (ssize_t)header_len)
-		abort();
-	close(fd);
-	unlink(tmp);
+	fuzz_valid_header(true, &header, &header_len);
 	memfd = memfd_create("hwprof-fuzz", 0);
 	if (memfd < 0)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
-}
-
-static void put(const void *p, size_t n, size_t *len)
-{
-	if (!n) /* buf may still be NULL: memcpy wants a pointer even for 0 bytes */
-		return;
-	if (*len + n > buf_cap) {
-		buf_cap = (*len + n) * 2;
-		buf = realloc(buf, buf_cap);
-		if (!buf)
-			abort();
-	}
-	memcpy(buf + *len, p, n);
-	*len += n;
-}
-
-static size_t build(const uint8_t *data, size_t size)
-{
-	size_t len = 0;
-
-	put(header, header_len, &len);
-	while (size >= 2) {
-		uint8_t head[SF_FRAME_HEAD], crc[SF_FRAME_TAIL];
-		size_t n = data[1] < size - 2 ? data[1] : size - 2;
-		head[0] = data[0];
-		sf_put_u32(head + 1, (uint32_t)n);
-		sf_put_u32(crc, hwprof_crc32(hwprof_crc32(0, head, sizeof(head)), data + 2, n));
-		put(head, sizeof(head), &len);
-		put(data + 2, n, &len);
-		put(crc, sizeof(crc), &len);
-		data += 2 + n;
-		size -= 2 + n;
-	}
-	return len;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -100,10 +49,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	if (data[0] & 1) {
-		len = build(data + 1, size - 1);
+		len = fuzz_frame(header, header_len, data + 1, size - 1, &buf, &buf_cap);
 	} else {
 		len = 0;
-		put(data + 1, size - 1, &len);
+		fuzz_put(&buf, &buf_cap, &len, data + 1, size - 1);
 	}
 	if (ftruncate(memfd, 0) || pwrite(memfd, buf, len, 0) != (ssize_t)len)
 		abort();
