@@ -1185,6 +1185,13 @@ const struct hwprof_file_trailer *hwprof_reader_trailer(const struct hwprof_read
 	return r->have_trailer ? &r->trailer : NULL;
 }
 
+uint64_t hwprof_reader_trailing_bytes(const struct hwprof_reader *r)
+{
+	/* The reader stopped at the SUMMARY record: what follows was never looked at (a mapped
+	 * file's pages past it are not even read). */
+	return r->have_trailer && r->done && r->pos < r->size ? (uint64_t)(r->size - r->pos) : 0;
+}
+
 void hwprof_reader_close(struct hwprof_reader *r)
 {
 	if (!r)

@@ -248,6 +248,12 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 		st = hwprof_reader_status(r, &msg);
 		ret = builder_end_input(l->b, hwprof_reader_trailer(r), st, msg);
 	}
+	if (ret == 0 && hwprof_reader_trailing_bytes(r))
+		ret = profile_push_line(&l->notes, &l->nnotes,
+					"%s: %" PRIu64 " bytes follow the recording's trailer, not "
+					"read (appended to the file after recording; the recording "
+					"itself is whole)",
+					path, hwprof_reader_trailing_bytes(r));
 	if (ret < 0)
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 	free(counts);

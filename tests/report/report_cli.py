@@ -439,6 +439,22 @@ def check_rebuilt_without_build_id(tmp):
           "nobid rebuilt: annotate exit %d %s" % (r.returncode, r.stdout[-400:]))
 
 
+def check_junk_after_trailer(tmp, data):
+    """Issue 10: a whole recording with 64 MiB appended (a hole: no disk) reads as it was
+    recorded, exit 0, with one note naming the bytes after the trailer."""
+    junk = os.path.join(tmp, "junk-after.data")
+    shutil.copy(data, junk)
+    with open(junk, "ab") as f:
+        f.truncate(os.path.getsize(data) + (64 << 20))
+    want = report("-i", data, "-f", "json")
+    r = report("-i", junk, "-f", "json")
+    check(r.returncode == 0, "junk after the trailer: exit %d %r" % (r.returncode, r.stderr))
+    check(("%d bytes follow the recording's trailer, not read" % (64 << 20)) in r.stderr,
+          "junk after the trailer: the note %r" % r.stderr)
+    check(json.loads(r.stdout)["rows"] == json.loads(want.stdout)["rows"],
+          "junk after the trailer: the same rows")
+
+
 def check_paths_and_disk(tmp, data):
     """F19: a directory as -i names a sample file in it; F34: a full disk is named."""
     d = os.path.join(tmp, "adir")
@@ -650,6 +666,7 @@ def main():
     data = os.path.join(tmp, "inline.data")
     record_faults(data, os.environ["RPT_INLINE"], "1000")
     poke = hot_line("wl_inline.c", "poke")
+    check_junk_after_trailer(tmp, data)
 
     r = report("-i", data, "-f", "json")
     check(r.returncode == 0, "json: exit %d %s" % (r.returncode, r.stderr))

@@ -1064,6 +1064,14 @@ Test(sampfile, streams_are_checked_first_and_capped, .timeout = 30)
 	free(b);
 }
 
+/* Writes LEN bytes B to PATH and reads them back, keeping the reader in *R. */
+static int read_all_keep(const uint8_t *b, size_t len, const char *path, struct recs *out,
+			 enum hwprof_read_status *st, struct hwprof_reader **r)
+{
+	write_bytes(path, b, len);
+	return read_all(path, out, st, r);
+}
+
 /* The small file with its preamble edited (CRC fixed up) and a record inserted. */
 static void edited(const char *path, uint16_t major, uint16_t minor, uint32_t incompat,
 		   const uint8_t *extra, size_t extra_len)
@@ -1198,6 +1206,38 @@ Test(sampfile, format_1_0_records_read_without_identity)
 	cr_assert_eq(st, HWPROF_READ_CORRUPT);
 	recs_free(&out);
 	recs_free(&all);
+	unlink(path);
+	free(path);
+}
+
+/* A whole recording with bytes appended: it reads as OK, every record as written, and the
+ * reader says how many bytes follow the trailer (it does not read them). */
+Test(sampfile, bytes_after_the_trailer_are_counted_not_read)
+{
+	struct recs all = {0}, out = {0};
+	struct frame_map m;
+	enum hwprof_read_status st;
+	struct hwprof_reader *r;
+	size_t len;
+	uint8_t *b = small_file(&len, &all, &m), *o = malloc(len + 5000);
+	char *path = tmp_path();
+
+	cr_assert_eq(read_all_keep(b, len, path, &out, &st, &r), 0);
+	cr_assert_eq(hwprof_reader_trailing_bytes(r), 0);
+	hwprof_reader_close(r);
+	recs_free(&out);
+	memcpy(o, b, len);
+	memset(o + len, 'J', 5000);
+	cr_assert_eq(read_all_keep(o, len + 5000, path, &out, &st, &r), 0);
+	cr_assert_eq(st, HWPROF_READ_OK);
+	cr_assert_eq(out.n, all.n);
+	cr_assert_not_null(hwprof_reader_trailer(r));
+	cr_assert_eq(hwprof_reader_trailing_bytes(r), 5000);
+	hwprof_reader_close(r);
+	recs_free(&out);
+	recs_free(&all);
+	free(o);
+	free(b);
 	unlink(path);
 	free(path);
 }

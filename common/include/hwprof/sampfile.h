@@ -261,6 +261,11 @@ enum hwprof_read_status hwprof_reader_status(const struct hwprof_reader *r, cons
  * is read as it comes, at the end of the records. */
 const struct hwprof_file_trailer *hwprof_reader_trailer(const struct hwprof_reader *r);
 
+/* After the records ended with the trailer: the bytes of the file after it (bytes appended to
+ * a whole recording, or another file concatenated), which the reader does not read; 0 when
+ * none, or before the end. */
+uint64_t hwprof_reader_trailing_bytes(const struct hwprof_reader *r);
+
 /* Closes R and frees everything it owns. Accepts NULL. */
 void hwprof_reader_close(struct hwprof_reader *r);
 
