@@ -755,10 +755,17 @@ static int open_dso(struct builder *b, struct dso *d, uint64_t samples, uint64_t
 	return 0;
 }
 
-/* Resolves E into LOC; adds E's samples to *SHADOWED when its line could not be told from a
- * discarded function's (dwarf_index.h). */
+/* What one DSO's symbolization found wanting, for its warnings. */
+struct dso_notes {
+	uint64_t shadowed; /* samples whose line a discarded function hides */
+	uint64_t no_dwo;   /* samples whose split DWARF file is missing */
+	const char *dwo;   /* the first such file (interned) */
+};
+
+/* Resolves E into LOC; adds E's samples to NOTES when its line could not be told from a
+ * discarded function's (dwarf_index.h), or its split DWARF is missing. */
 static int resolve(struct builder *b, const struct agg_entry *e, struct profile_loc *loc,
-		   const struct kallsyms *ks, uint64_t *shadowed)
+		   const struct kallsyms *ks, struct dso_notes *notes)
 {
 	struct dso *d = &b->dsos.v[e->dso];
 	struct sym_result r;
@@ -789,7 +796,12 @@ static int resolve(struct builder *b, const struct agg_entry *e, struct profile_
 	loc->call_line = r.call_line;
 	loc->unknown = !r.function && !r.file;
 	if (r.shadowed)
-		*shadowed += e->samples;
+		notes->shadowed += e->samples;
+	if (r.missing_dwo) {
+		notes->no_dwo += e->samples;
+		if (!notes->dwo)
+			notes->dwo = r.missing_dwo;
+	}
 	return 0;
 }
 
@@ -911,10 +923,10 @@ static int check_filters(struct builder *b, char *err, size_t errlen)
 /* One DSO's share of the symbolization, done by whichever thread takes it. */
 struct dso_job {
 	uint32_t dso;
-	size_t first, n;   /* its entries: order[first .. first + n) */
-	char *warning;	   /* malloc'd, or NULL */
-	uint64_t shadowed; /* samples whose line a discarded function hides */
-	int err;	   /* 0 or -ENOMEM */
+	size_t first, n; /* its entries: order[first .. first + n) */
+	char *warning;	 /* malloc'd, or NULL */
+	struct dso_notes notes;
+	int err; /* 0 or -ENOMEM */
 };
 
 struct sym_jobs {
@@ -939,8 +951,8 @@ static void symbolize_dso(void *ctx, size_t k)
 	if (job->dso > DSO_ID_KERNEL && d->state != DSO_PSEUDO)
 		job->err = open_dso(b, d, w->dso_samples[job->dso], w->total, &job->warning);
 	for (size_t i = job->first; i < job->first + job->n && !job->err; i++)
-		job->err = resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks,
-				   &job->shadowed);
+		job->err =
+		    resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks, &job->notes);
 }
 
 static int by_job_samples(const void *a, const void *b, void *ctx)
@@ -950,6 +962,26 @@ static int by_job_samples(const void *a, const void *b, void *ctx)
 	uint64_t y = w->dso_samples[w->v[*(const size_t *)b].dso];
 
 	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* One warning for D's split DWARF that libdw did not find: the .dwo named, and the .dwp
+ * package beside D when there is one (libdw reads packages from 0.190 on). */
+static int warn_missing_dwo(struct builder *b, const struct dso *d, const struct dso_notes *n)
+{
+	char dwp[4096];
+	bool package;
+
+	snprintf(dwp, sizeof(dwp), "%s.dwp", d->path);
+	package = access(dwp, F_OK) == 0;
+	return add_warning(b->p,
+			   "%s: its split DWARF %s is missing%s%s%s: inline frames unknown for "
+			   "%" PRIu64 " samples, and --inline=caller shows no line for them (%s)",
+			   d->path, n->dwo, package ? " (" : "", package ? dwp : "",
+			   package ? " is a DWARF package, which this libdw cannot read" : "",
+			   n->no_dwo,
+			   package ? "keep the .dwo files the compiler wrote"
+				   : "put the .dwo files back where the compiler wrote them, or "
+				     "rebuild");
 }
 
 /* Symbolizes every distinct address into W->locs, one job per DSO, DSOs in parallel. */
@@ -993,13 +1025,15 @@ static int symbolize_all(struct sym_jobs *w)
 			b->p->partial = true;
 		if (w->v[i].warning && add_warning(b->p, "%s", w->v[i].warning) < 0)
 			ret = -ENOMEM;
-		if (w->v[i].shadowed &&
+		if (w->v[i].notes.shadowed &&
 		    add_warning(b->p,
 				"%s: %" PRIu64 " samples shown by function only: their lines "
 				"cannot be told from those of code the linker discarded "
 				"(--gc-sections resolved its debug info to address 0; link "
 				"without --gc-sections to see them)",
-				b->dsos.v[i].path, w->v[i].shadowed) < 0)
+				b->dsos.v[i].path, w->v[i].notes.shadowed) < 0)
+			ret = -ENOMEM;
+		if (w->v[i].notes.no_dwo && warn_missing_dwo(b, &b->dsos.v[i], &w->v[i].notes) < 0)
 			ret = -ENOMEM;
 	}
 	free(start);

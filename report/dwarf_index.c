@@ -143,14 +143,22 @@ static const struct cu_functions *functions_of(struct dwarf_index *x, Dwarf_Die 
 	struct vec own = {0};
 	Dwarf_Addr shadow = 0;
 	Dwarf_Die split, *body = cu;
+	Dwarf_Attribute a;
 	uint8_t unit_type = 0;
+	const char *missing = NULL;
 
 	/* Split DWARF (-gsplit-dwarf): the skeleton unit holds the ranges and the line table,
 	 * the split unit in the .dwo (found by libdw from DW_AT_dwo_name) the functions and
-	 * their inline frames. */
+	 * their inline frames. libdw zeroes SPLIT when it finds none: the .dwo is gone, or it
+	 * went into a .dwp package, which libdw reads only from 0.190 on. */
 	if (dwarf_cu_info(cu->cu, NULL, &unit_type, NULL, &split, NULL, NULL, NULL) == 0 &&
-	    unit_type == DW_UT_skeleton && dwarf_tag(&split) == DW_TAG_compile_unit)
-		body = &split;
+	    unit_type == DW_UT_skeleton) {
+		if (dwarf_tag(&split) == DW_TAG_compile_unit)
+			body = &split;
+		else if (!(missing = dwarf_formstring(dwarf_attr(cu, DW_AT_dwo_name, &a))) &&
+			 !(missing = dwarf_formstring(dwarf_attr(cu, DW_AT_GNU_dwo_name, &a))))
+			missing = "?";
+	}
 	if (add_functions(&fns, body, cu, bias, 0, &shadow) < 0 ||
 	    add_ranges(&own, cu, cu, bias, &shadow) < 0) {
 		free(fns.v);
@@ -162,7 +170,7 @@ static const struct cu_functions *functions_of(struct dwarf_index *x, Dwarf_Die 
 		qsort(fns.v, fns.n, sizeof(*fns.v), by_lo);
 	for (i = slot(off, x->cap); x->tab[i].cu_offset; i = (i + 1) & (x->cap - 1))
 		;
-	x->tab[i] = (struct cu_functions){off, fns.v, fns.n, shadow};
+	x->tab[i] = (struct cu_functions){off, fns.v, fns.n, shadow, missing};
 	x->n++;
 	return &x->tab[i];
 }
@@ -186,7 +194,7 @@ static const struct dw_range *find(const struct dw_range *v, size_t n, Dwarf_Add
 }
 
 int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames, int max,
-		       Dwarf_Die **cu, Dwarf_Addr *bias, bool *shadowed)
+		       Dwarf_Die **cu, Dwarf_Addr *bias, bool *shadowed, const char **missing_dwo)
 {
 	const struct cu_functions *cf;
 	const struct dw_range *fn, *c;
@@ -195,6 +203,7 @@ int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames
 	int n = 0;
 
 	*shadowed = false;
+	*missing_dwo = NULL;
 	/* Once the CU table was needed (no .debug_aranges), it answers first: asking libdw
 	 * again would fail the same way for every address. */
 	c = x->cus_built ? find(x->cus, x->ncus, addr) : NULL;
@@ -235,6 +244,7 @@ int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames
 		fn = cf ? find(cf->v, cf->n, addr) : NULL;
 		*shadowed = cf && addr - *bias < cf->discarded_hi;
 	}
+	*missing_dwo = cf ? cf->missing_dwo : NULL;
 	if (!fn)
 		return 0;
 	pc = addr - fn->bias;

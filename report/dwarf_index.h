@@ -30,6 +30,8 @@ struct cu_functions {
 	size_t n;
 	Dwarf_Addr discarded_hi; /* end of the CU's ranges the linker discarded, which
 				  * it resolved to start at 0 (DWARF addresses); 0: none */
+	const char *missing_dwo; /* a skeleton unit whose split unit libdw did not find:
+				  * its DW_AT_dwo_name (libdw's string); else NULL */
 };
 
 struct dwarf_index {
@@ -50,11 +52,14 @@ void dwarf_index_init(struct dwarf_index *x, Dwfl_Module *mod);
  * or when only a range the linker discarded, resolved to address 0, would) and *BIAS; sets
  * *SHADOWED when ADDR lies in a live function but also under such a range, where the CU's
  * line table cannot tell the two apart (--gc-sections: ld.bfd, gold). Returns how many frames (0
- * when no function DIE holds ADDR). Only the CU of ADDR is indexed, so a profile touching few CUs
- * of a large library reads few. Out of memory gives 0 frames (the address then shows by symbol
- * only). Not thread-safe: one thread per X (symbolization runs one job per DSO). */
+ * when no function DIE holds ADDR). Sets *MISSING_DWO to the DW_AT_dwo_name of ADDR's CU when
+ * that is a split DWARF skeleton whose split unit (the .dwo) libdw did not find, else NULL:
+ * its functions and inline frames are unknown then (0 frames). Only the CU of ADDR is indexed,
+ * so a profile touching few CUs of a large library reads few. Out of memory gives 0 frames (the
+ * address then shows by symbol only). Not thread-safe: one thread per X (symbolization runs one
+ * job per DSO). */
 int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames, int max,
-		       Dwarf_Die **cu, Dwarf_Addr *bias, bool *shadowed);
+		       Dwarf_Die **cu, Dwarf_Addr *bias, bool *shadowed, const char **missing_dwo);
 
 /* Frees what X indexed; not MOD. */
 void dwarf_index_release(struct dwarf_index *x);

@@ -351,15 +351,18 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 	Dwarf_Addr bias = 0;
 	Dwarf_Line *dl;
 	Dwarf_Attribute a;
-	const char *outer;
+	const char *outer, *dwo;
 	int n, line = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (!s)
 		return 0;
 	outer = symtab_find(&s->symtab, addr, pool);
-	n = dwarf_index_frames(&s->index, addr, frames, 32, &cu, &bias, &r->shadowed);
-	if (cu && !r->shadowed) {
+	n = dwarf_index_frames(&s->index, addr, frames, 32, &cu, &bias, &r->shadowed, &dwo);
+	if (dwo)
+		r->missing_dwo =
+		    source_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)), dwo, pool);
+	if (cu && !r->shadowed && !(dwo && mode == INLINE_CALLER)) {
 		dl = dwarf_getsrc_die(cu, addr - bias);
 		const char *f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
 		if (f && dwarf_lineno(dl, &line) == 0) {
@@ -369,7 +372,9 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 		}
 	}
 	/* No CU: no line. (libdwfl's own dwfl_module_getsrc would ask the same .debug_aranges
-	 * that dwarf_index_frames has already found wanting.) */
+	 * that dwarf_index_frames has already found wanting.) Without the split unit, whether
+	 * ADDR was inlined is unknown: its line is right for the callee view, a call site is
+	 * not known for the caller view. */
 	/* No symbol (a static function of a file whose symbols are gone while its DWARF is
 	 * not): the DWARF subprogram's name. */
 	if (!outer && n > 0)

@@ -26,8 +26,11 @@ struct sym_result {
 	int line;
 	const char *call_file; /* inlined: the outermost call site */
 	int call_line;
-	bool shadowed; /* in a function whose lines a function the linker
-			* discarded overlaps (dwarf_index.h): no line given */
+	bool shadowed;		 /* in a function whose lines a function the linker
+				  * discarded overlaps (dwarf_index.h): no line given */
+	const char *missing_dwo; /* the split DWARF file (.dwo, comp_dir joined) that holds
+				  * ADDR's functions, not found: no inline frames, and
+				  * under INLINE_CALLER no line (the call site is unknown) */
 };
 
 /* Opens D (already dso_check()ed OK) for symbolization with extra debug directories DIRS.

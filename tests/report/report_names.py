@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """report_names.py HWPROF - function names as perf 6.1 gives them where the symbol table is
-unusual: Rust v0 and legacy mangling, symbols without a type or size, PLT slots. Each case records a workload of tests/report with
+unusual: Rust v0 and legacy mangling, symbols without a type or size, PLT slots; and split
+DWARF whose .dwo is missing or packed into a .dwp. Each case records a workload of tests/report with
 `-e page-faults -c 1` (one sample per fresh page, exact IPs) and checks the names and counts."""
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from hwprof_test import hot_line as lib_hot_line  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 FAILS = []
@@ -140,11 +144,66 @@ def check_plt(tmp):
               "plt: %s: %r, want plt_id@plt beside main (%s)" % (var, got, r.stderr))
 
 
+def check_missing_dwo(tmp):
+    """Issue 10: split DWARF whose .dwo is gone, or gathered into a .dwp package (libdw 0.188
+    reads none): one warning naming the .dwo (and the package), and --inline=caller prints no
+    call site it does not know (it printed poke's own line as the call site of first and
+    second, exit 0, no word)."""
+    d = os.path.join(tmp, "dwo")
+    os.mkdir(d)
+    exe = os.path.join(d, "inl")
+    cc = subprocess.run([os.environ["RPT_CC"], "-g", "-O2", "-gsplit-dwarf", "-o", exe,
+                         os.path.join(os.environ["RPT_SRC"], "wl_inline.c")], cwd=d,
+                        capture_output=True, text=True)
+    dwo = [f for f in os.listdir(d) if f.endswith(".dwo")]
+    check(cc.returncode == 0 and len(dwo) == 1, "dwo: build: %r %s" % (dwo, cc.stderr))
+    if cc.returncode or len(dwo) != 1:
+        return
+    data = record_faults(os.path.join(d, "inl.data"), exe, "100")
+    src = os.path.join(os.environ["RPT_SRC"], "wl_inline.c")
+    poke, first, second = (lib_hot_line(src, t) for t in
+                           ("poke", "call_first", "call_second"))
+
+    def caller_lines():
+        r = subprocess.run([HWPROF, "report", "-i", data, "--inline=caller", "-f", "json",
+                            "-s", "function,line", "--dso", "inl"], capture_output=True,
+                           text=True)
+        rows = json.loads(r.stdout)["rows"] if r.returncode == 0 else []
+        return {(x["function"], x["line"]): x["samples"] for x in rows}, r
+
+    got, r = caller_lines()
+    check(got.get(("first", first)) == 100 and got.get(("second", second)) == 300 and
+          r.stderr == "", "dwo: with its .dwo: %r %s" % (got, r.stderr))
+    cases = [("gone", None)]
+    if os.environ.get("RPT_DWP"):
+        cases.append(("in a package", "inl.dwp"))
+    else:
+        print("skip: no llvm-dwp here: the .dwp case is not tested")
+    os.rename(os.path.join(d, dwo[0]), os.path.join(tmp, dwo[0]))
+    for what, dwp in cases:
+        if dwp:
+            os.rename(os.path.join(tmp, dwo[0]), os.path.join(d, dwo[0]))
+            p = subprocess.run([os.environ["RPT_DWP"], "-e", exe, "-o", dwp], cwd=d,
+                               capture_output=True, text=True)
+            check(p.returncode == 0, "dwo: llvm-dwp: %s" % p.stderr)
+            os.unlink(os.path.join(d, dwo[0]))
+        got, r = caller_lines()
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 0 and got.get(("first", None)) == 100 and
+              got.get(("second", None)) == 300 and not any(k[1] == poke for k in got),
+              "dwo %s: call sites %r, want first and second without a line (%s)" %
+              (what, got, r.stderr))
+        check(len(lines) == 1 and dwo[0] in lines[0] and (not dwp or dwp in lines[0]),
+              "dwo %s: want one warning naming %s%s: %r" %
+              (what, dwo[0], " and " + dwp if dwp else "", r.stderr))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rpt-names-", dir=os.environ.get("RPT_TMP"))
     check_rust(tmp)
     check_ld_so_start(check_notype(tmp))
     check_plt(tmp)
+    check_missing_dwo(tmp)
     if FAILS:
         print("%d failures" % len(FAILS))
         sys.exit(1)
