@@ -2,6 +2,8 @@
 #include "json.h"
 #include "textfmt.h"
 
+#include "hwprof/metrics.h"
+
 #include <inttypes.h>
 
 void hwprof_jw_init(struct hwprof_jw *j, FILE *f, bool compact)
@@ -16,6 +18,10 @@ static void value_start(struct hwprof_jw *j, const char *key)
 		if (j->has_value[j->depth - 1])
 			fputs(j->sep, j->f);
 		j->has_value[j->depth - 1] = true;
+	}
+	if (j->newline) {
+		fputc('\n', j->f);
+		j->newline = false;
 	}
 	if (key) {
 		hwprof_json_str(j->f, key);
@@ -86,4 +92,18 @@ void hwprof_jw_null(struct hwprof_jw *j, const char *key)
 {
 	value_start(j, key);
 	fputs("null", j->f);
+}
+
+void hwprof_jw_newline(struct hwprof_jw *j)
+{
+	j->newline = true;
+}
+
+void hwprof_jw_metric(struct hwprof_jw *j, const struct hwprof_metric *m, int digits)
+{
+	hwprof_jw_object(j, NULL);
+	hwprof_jw_str(j, "name", m->name);
+	hwprof_jw_double(j, "value", m->value, digits);
+	hwprof_jw_str(j, "formula", m->formula);
+	hwprof_jw_end(j);
 }

@@ -1,5 +1,5 @@
 /* json.h - a small streaming JSON writer that places the commas and closes what it opened, for
- * every JSON output (regions, stat; report and list to follow). Internal: not installed.
+ * every JSON output (regions, stat, list, report). Internal: not installed.
  *
  * Inside an object each value has a KEY; inside an array KEY is NULL. Strings and numbers are
  * written by hwprof_json_str() and hwprof_json_double() (textfmt.h): valid UTF-8, NaN and
@@ -20,7 +20,10 @@ struct hwprof_jw {
 	int depth;			 /* open containers */
 	char close[HWPROF_JW_DEPTH];	 /* '}' or ']' for each */
 	bool has_value[HWPROF_JW_DEPTH]; /* the container already holds a value */
+	bool newline;			 /* the next value starts a line */
 };
+
+struct hwprof_metric;
 
 /* Starts writing to F. COMPACT: "," and ":" between tokens, else ", " and ": ". */
 void hwprof_jw_init(struct hwprof_jw *j, FILE *f, bool compact);
@@ -41,5 +44,12 @@ void hwprof_jw_int(struct hwprof_jw *j, const char *key, long long v);
 void hwprof_jw_uint(struct hwprof_jw *j, const char *key, uint64_t v);
 void hwprof_jw_bool(struct hwprof_jw *j, const char *key, bool v);
 void hwprof_jw_null(struct hwprof_jw *j, const char *key);
+
+/* Starts the next value on a new line, after its comma: one line per row of a long array. */
+void hwprof_jw_newline(struct hwprof_jw *j);
+
+/* A derived metric as the object {"name", "value" (DIGITS significant digits), "formula"}:
+ * the one shape every JSON output gives a metric. */
+void hwprof_jw_metric(struct hwprof_jw *j, const struct hwprof_metric *m, int digits);
 
 #endif

@@ -393,13 +393,8 @@ static void write_region(FILE *f, struct hwprof_jw *j, enum fmt fmt, const struc
 		}
 		hwprof_jw_end(j);
 		hwprof_jw_array(j, "metrics");
-		for (size_t i = 0; i < nm; i++) {
-			hwprof_jw_object(j, NULL);
-			hwprof_jw_str(j, "name", m[i].name);
-			hwprof_jw_double(j, "value", m[i].value, 15);
-			hwprof_jw_str(j, "formula", m[i].formula);
-			hwprof_jw_end(j);
-		}
+		for (size_t i = 0; i < nm; i++)
+			hwprof_jw_metric(j, &m[i], 15);
 		hwprof_jw_end(j);
 		hwprof_jw_end(j);
 	} else if (fmt == FMT_CSV) {

@@ -802,13 +802,8 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 	}
 	hwprof_jw_end(&j);
 	hwprof_jw_array(&j, "metrics");
-	for (size_t i = 0; i < nm; i++) {
-		hwprof_jw_object(&j, NULL);
-		hwprof_jw_str(&j, "name", m[i].m.name);
-		hwprof_jw_double(&j, "value", m[i].m.value, 15);
-		hwprof_jw_str(&j, "formula", m[i].m.formula);
-		hwprof_jw_end(&j);
-	}
+	for (size_t i = 0; i < nm; i++)
+		hwprof_jw_metric(&j, &m[i].m, 15);
 	hwprof_jw_end(&j);
 	hwprof_jw_end(&j);
 	fputc('\n', f);

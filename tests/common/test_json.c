@@ -6,6 +6,8 @@
 
 #include "json.h"
 
+#include "hwprof/metrics.h"
+
 Test(json, commas_keys_and_nesting)
 {
 	char *buf = NULL;
@@ -57,5 +59,29 @@ Test(json, spaced)
 	hwprof_jw_end(&j);
 	fclose(f);
 	cr_expect_str_eq(buf, "{\"value\": 1.5, \"list\": [1, 2]}");
+	free(buf);
+}
+
+/* Rows one per line (report's "rows"), and the one shape of a metric. */
+Test(json, newline_and_metric)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct hwprof_jw j;
+	struct hwprof_metric m = {.name = "IPC", .value = 1.25, .formula = "instructions / cycles"};
+
+	cr_assert_not_null(f);
+	hwprof_jw_init(&j, f, true);
+	hwprof_jw_array(&j, NULL);
+	for (int i = 0; i < 2; i++) {
+		hwprof_jw_newline(&j);
+		hwprof_jw_int(&j, NULL, i);
+	}
+	hwprof_jw_metric(&j, &m, 10);
+	hwprof_jw_end(&j);
+	fclose(f);
+	cr_expect_str_eq(buf, "[\n0,\n1,{\"name\":\"IPC\",\"value\":1.25,"
+			      "\"formula\":\"instructions / cycles\"}]");
 	free(buf);
 }
