@@ -9,10 +9,7 @@
 #include "builtin.h"
 #include "cli.h"
 
-#include <elf.h>
 #include <errno.h>
-#include <limits.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
 #include <poll.h>
@@ -20,25 +17,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "attach.h"
-#include "task.h"
 #include "buildid.h"
-#include "host.h"
 #include "decode.h"
+#include "host.h"
 #include "hwprof/event.h"
 #include "hwprof/hwprof.h"
 #include "hwprof/sampfile.h"
-#include "launch.h"
 #include "merge.h"
+#include "outfile.h"
 #include "sampler.h"
+#include "summary.h"
+#include "target.h"
 
 struct record_options {
 	const char *event;   /* -e; NULL: the best miss event the host has, else cpu-clock */
@@ -82,24 +78,11 @@ static const char usage_text[] =
     "Exit status: the command's own (128+N when it was killed by signal N; 127 when it\n"
     "could not be executed; 0 with -p); 2 when recording failed, 64 for a usage error.\n";
 
-/* Set by the signal handlers; read after ppoll() returns (the signals are blocked otherwise). */
-static volatile sig_atomic_t got_stop, got_child;
-
-static void on_stop(int sig)
-{
-	got_stop = sig;
-}
-
-static void on_child(int sig)
-{
-	(void)sig;
-	got_child = 1;
-}
-
 /* Everything one recording owns; freed by record_cleanup(). */
 struct recording {
 	struct record_options opt;
-	char **argv; /* the command */
+	struct record_target target; /* the command or -p's process, and its pids */
+	struct outfile out;
 	struct hwprof_event_list events;
 	struct hwprof_event_list counts;
 	struct sampler sampler;
@@ -109,21 +92,8 @@ struct recording {
 	size_t ngroups;
 	struct hwprof_file_header header;
 	struct hwprof_writer *writer;
-	struct launch target;
-	pid_t *pids; /* what the events are opened on: the target, or -p's threads */
-	size_t npids;
-	int pidfd; /* -p: readable when the process ends; else -1 */
 	struct merge merge;
-	bool owned_argv;  /* ARGV was read from /proc (-p) and is ours to free */
-	bool created;	  /* the output file is ours to remove on failure */
-	int out_fd;	  /* the output, opened and locked by prepare_output; -1 once the
-			   * writer owns it */
-	bool renamed_old; /* FILE was renamed to FILE.old */
-	/* tallies */
-	uint64_t samples, lost, throttles, bad;
-	uint64_t stacks_truncated; /* samples whose callchain was cut */
-	pid_t *forked; /* processes the FORK records announced and no EXIT record ended */
-	size_t nforked, forked_cap;
+	struct record_tally tally;
 	int write_err; /* first -errno of the writer */
 	struct {
 		char path[4096];
@@ -262,107 +232,6 @@ static uint16_t max_stack(long long asked)
 	return (uint16_t)asked;
 }
 
-/* Whether another process holds the lock of the existing regular file PATH: a record writing
- * it. Two records into one file would interleave their blocks into a corrupt file. */
-static bool output_busy(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), busy;
-	struct stat st;
-
-	if (fd < 0)
-		return false;
-	busy = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) < 0 &&
-	       errno == EWOULDBLOCK;
-	close(fd); /* releases the lock it may have taken */
-	return busy;
-}
-
-static int output_error(const char *path, int err)
-{
-	if (err == EMFILE || err == ENFILE)
-		return error_errno(err, "%s: %m (raise 'ulimit -n')", path);
-	if (err == EWOULDBLOCK)
-		return error("%s: another 'hwprof record' is writing it (choose another file with "
-			     "-o)",
-			     path);
-	return error_errno(err, "%s: %m (choose a writable path with -o)", path);
-}
-
-/* Whether PATH is a regular file starting with the ELF magic: `-o ./prog` would move a
- * program aside to prog.old, and a stale `prog` would be a sample file. */
-static bool is_elf(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	unsigned char m[SELFMAG];
-	struct stat st;
-	bool elf;
-
-	if (fd < 0)
-		return false;
-	elf = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, m, SELFMAG) == SELFMAG &&
-	      !memcmp(m, ELFMAG, SELFMAG);
-	close(fd);
-	return elf;
-}
-
-/* Moves an existing FILE to FILE.old (as perf does) and creates FILE, so that an unwritable
- * path is reported before the target runs. A regular file stays locked (flock) while this
- * record writes it (r->out_fd goes to the writer). */
-static int prepare_output(struct recording *r)
-{
-	const char *path = r->opt.output;
-	struct stat st;
-	char old[4200];
-	int fd, e;
-
-	if (output_busy(path))
-		return output_error(path, EWOULDBLOCK);
-	if (is_elf(path))
-		return error("%s: an ELF file (a program or library), not a sample file: not "
-			     "replaced (choose another file with -o)",
-			     path);
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		snprintf(old, sizeof(old), "%s.old", path);
-		if (rename(path, old) < 0)
-			return error("%s: cannot rename to %s: %m (choose another file with -o)",
-				     path, old);
-		r->renamed_old = true;
-	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		return error("%s: is a directory (name a file with -o)", path);
-	} else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
-		/* A FIFO would block until a reader comes; a socket cannot be opened. */
-		return error("%s: not a regular file (name a file with -o)", path);
-	}
-	/* Truncated only once locked: a record that started meanwhile keeps its file. */
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		e = errno;
-		goto fail;
-	}
-	if (S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		e = errno;
-		goto fail;
-	}
-	if (S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
-		e = errno;
-		goto fail;
-	}
-	/* Only a regular file of ours may be removed when recording fails: never a device
-	 * such as /dev/null or /dev/full. */
-	r->created = S_ISREG(st.st_mode);
-	r->out_fd = fd;
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	/* The previous file back, unless another record holds the name now. */
-	if (r->renamed_old && e != EWOULDBLOCK) {
-		rename(old, path);
-		r->renamed_old = false;
-	}
-	return output_error(path, e);
-}
-
 /* Parses SPEC into LIST, or exits with a usage error naming it. */
 static void parse_events(const char *spec, struct hwprof_event_list *list)
 {
@@ -385,15 +254,15 @@ static int open_sampling(struct recording *r, const struct sampler_config *cfg)
 	int ret;
 
 	if (r->opt.event) {
-		ret =
-		    sampler_open(&r->sampler, &r->events, cfg, r->pids, r->npids, err, sizeof(err));
+		ret = sampler_open(&r->sampler, &r->events, cfg, r->target.pids, r->target.npids,
+				   err, sizeof(err));
 		return ret < 0 ? error("%s", err) : 0;
 	}
 	if (hwprof_host_has_pmu()) {
 		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
 			parse_events(defaults[i], &r->events);
-			if (!sampler_open(&r->sampler, &r->events, cfg, r->pids, r->npids, err,
-					  sizeof(err)))
+			if (!sampler_open(&r->sampler, &r->events, cfg, r->target.pids,
+					  r->target.npids, err, sizeof(err)))
 				return 0;
 			hwprof_events_free(&r->events);
 		}
@@ -403,7 +272,8 @@ static int open_sampling(struct recording *r, const struct sampler_config *cfg)
 		     "of LLC-load-misses");
 	}
 	parse_events("cpu-clock", &r->events);
-	ret = sampler_open(&r->sampler, &r->events, cfg, r->pids, r->npids, err, sizeof(err));
+	ret = sampler_open(&r->sampler, &r->events, cfg, r->target.pids, r->target.npids, err,
+			   sizeof(err));
 	return ret < 0 ? error("%s", err) : 0;
 }
 
@@ -458,11 +328,11 @@ static int counting_threads_failed(struct recording *r, const char *spec, size_t
 	r->ngroups = 0;
 	if (r->opt.count)
 		return error_errno(err, "--count %s: thread %d of -p %d: %m%s", spec,
-				   (int)r->pids[i], (int)r->pids[0], way);
+				   (int)r->target.pids[i], (int)r->target.pids[0], way);
 	warning_errno(err,
 		      "counting group %s not opened for thread %d of -p %d: %m; recording "
 		      "samples only%s",
-		      spec, (int)r->pids[i], (int)r->pids[0], way);
+		      spec, (int)r->target.pids[i], (int)r->target.pids[0], way);
 	return 0;
 }
 
@@ -479,10 +349,11 @@ static int open_counting(struct recording *r)
 		spec = hwprof_count_default_spec(hwprof_host_has_pmu());
 	if (!r->opt.count)
 		parse_events(spec, &r->counts);
-	r->groups = xcalloc(r->npids, sizeof(*r->groups));
-	ret = hwprof_group_open_list(&r->groups[0], &r->counts, r->pids[0], -1,
-				     HWPROF_GROUP_INHERIT |
-					 (r->pidfd < 0 ? HWPROF_GROUP_ENABLE_ON_EXEC : 0));
+	r->groups = xcalloc(r->target.npids, sizeof(*r->groups));
+	ret = hwprof_group_open_list(
+	    &r->groups[0], &r->counts, r->target.pids[0], -1,
+	    HWPROF_GROUP_INHERIT |
+		(!target_attached(&r->target) ? HWPROF_GROUP_ENABLE_ON_EXEC : 0));
 	if (ret < 0) {
 		const char *why = hwprof_strerror_last();
 
@@ -502,9 +373,9 @@ static int open_counting(struct recording *r)
 	 * in between (ESRCH) has nothing to count; any other failure would leave totals short
 	 * of some threads' work, so the file gets no counted totals at all. */
 	r->ngroups = 1;
-	for (size_t i = 1; r->pidfd >= 0 && i < r->npids; i++) {
-		ret = hwprof_group_open_list(&r->groups[r->ngroups], &r->counts, r->pids[i], -1,
-					     HWPROF_GROUP_INHERIT);
+	for (size_t i = 1; target_attached(&r->target) && i < r->target.npids; i++) {
+		ret = hwprof_group_open_list(&r->groups[r->ngroups], &r->counts, r->target.pids[i],
+					     -1, HWPROF_GROUP_INHERIT);
 		if (ret == 0)
 			r->ngroups++;
 		else if (ret != -ESRCH)
@@ -521,12 +392,12 @@ static int fill_header(struct recording *r)
 	ret = hwprof_header_init(&r->header);
 	if (ret < 0)
 		return error_errno(ret, "host facts for the file header: %m");
-	while (r->argv[argc])
+	while (r->target.argv[argc])
 		argc++;
 	r->header.argc = (uint32_t)argc;
 	r->header.argv = xcalloc((size_t)argc + 1, sizeof(char *));
 	for (int i = 0; i < argc; i++)
-		r->header.argv[i] = xstrdup(r->argv[i]);
+		r->header.argv[i] = xstrdup(r->target.argv[i]);
 	r->header.nevents = (uint32_t)(r->sampler.nevents + nc);
 	r->header.events = xcalloc(r->header.nevents, sizeof(*r->header.events));
 	memcpy(r->header.events, r->sampler.fev, r->sampler.nevents * sizeof(*r->sampler.fev));
@@ -591,40 +462,6 @@ static void fill_identity(struct hwprof_rec_mmap *m)
 	m->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
 }
 
-/* Keeps the set of processes (not threads) the target started and that have not ended, for
- * the note on descendants still running when the target exits. A FORK whose pid differs from
- * its ppid is a new process; an EXIT with pid == tid ends one. */
-static void track_process(struct recording *r, const struct hwprof_record *rec)
-{
-	const struct hwprof_rec_task *t = &rec->task;
-	pid_t pid = (pid_t)t->pid;
-
-	if (rec->type == HWPROF_REC_FORK) {
-		if (t->pid == t->ppid)
-			return;
-		if (r->nforked == r->forked_cap) {
-			r->forked_cap = r->forked_cap ? 2 * r->forked_cap : 16;
-			r->forked = xrealloc(r->forked, r->forked_cap * sizeof(*r->forked));
-		}
-		r->forked[r->nforked++] = pid;
-		return;
-	}
-	if (t->pid != t->tid)
-		return;
-	for (size_t i = 0; i < r->nforked; i++) {
-		if (r->forked[i] == pid) {
-			r->forked[i] = r->forked[--r->nforked];
-			return;
-		}
-	}
-}
-
-/* Whether PID is a process that still runs (not a zombie left for its new parent). */
-static bool process_alive(pid_t pid)
-{
-	return !hwprof_task_gone(pid);
-}
-
 /* One perf record from a ring: translated, tallied, queued for the time-ordered write. */
 static int on_ring_record(const struct perf_event_header *h, size_t len, void *arg)
 {
@@ -633,7 +470,7 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 	int ret = decode_record(&r->sampler.decode, h, len, &rec);
 
 	if (ret < 0) {
-		r->bad++;
+		r->tally.bad++;
 		return 0;
 	}
 	if (ret == 0)
@@ -652,14 +489,14 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 				r->write_err = ret;
 			return ret;
 		}
-		r->stacks_truncated += st->truncated;
+		r->tally.stacks_truncated += st->truncated;
 		break;
 	}
 	case HWPROF_REC_LOST:
-		r->lost += rec.lost.lost;
+		r->tally.lost += rec.lost.lost;
 		break;
 	case HWPROF_REC_THROTTLE:
-		r->throttles++;
+		r->tally.throttles++;
 		break;
 	case HWPROF_REC_MMAP:
 		if (!r->sampler.kernel_build_id || !rec.mmap.build_id_size)
@@ -684,29 +521,13 @@ static int emit(const struct hwprof_record *rec, void *arg)
 		return ret;
 	}
 	if (rec->type == HWPROF_REC_SAMPLE)
-		r->samples++;
+		r->tally.samples++;
 	/* In time order here, after the merge: a child's EXIT drained from its CPU's ring
 	 * before its FORK from the parent's would leave the pid tracked for good. With -p,
 	 * nothing of it is ours to end or to wait for. */
-	else if ((rec->type == HWPROF_REC_FORK || rec->type == HWPROF_REC_EXIT) && r->pidfd < 0)
-		track_process(r, rec);
+	else if (!target_attached(&r->target))
+		target_track(&r->target, rec);
 	return 0;
-}
-
-/* The output failed with -ERR after the header: the blocks written before are whole and
- * report reads them as a file cut short, so the file is kept (never lost data). */
-static int write_failed(struct recording *r, int err)
-{
-	const char *way = err == -ENOSPC   ? "free some space or choose another -o"
-			  : err == -EFBIG  ? "raise 'ulimit -f' or choose another -o"
-			  : err == -EDQUOT ? "raise the disk quota or choose another -o"
-					   : "choose another -o";
-
-	r->created = false;
-	return error_errno(err,
-			   "%s: %m: recording stopped; the samples written before are kept, read "
-			   "as cut short (%s)",
-			   r->opt.output, way);
 }
 
 /* Drains every ring, then writes what is older than the start of this round. */
@@ -720,7 +541,7 @@ static int drain(struct recording *r, bool final)
 	for (size_t c = 0; c < r->sampler.ncpus; c++) {
 		ret = ring_drain(&r->sampler.cpus[c].ring, on_ring_record, r);
 		if (ret < 0 && r->write_err)
-			return write_failed(r, r->write_err);
+			return outfile_write_failed(&r->out, r->write_err);
 		if (ret < 0)
 			return error_errno((int)ret, "reading the ring buffer of CPU %d: %m",
 					   r->sampler.cpus[c].cpu);
@@ -728,93 +549,30 @@ static int drain(struct recording *r, bool final)
 	upto = final ? UINT64_MAX : start > margin ? start - margin : 0;
 	ret = merge_flush(&r->merge, upto, emit, r);
 	if (ret < 0 && r->write_err)
-		return write_failed(r, r->write_err);
+		return outfile_write_failed(&r->out, r->write_err);
 	if (ret < 0)
 		return error_errno((int)ret, "ordering the records: %m");
 	return 0;
 }
 
-/* Sends SIG to the target and what it started: its own group, or (sharing hwprof's group on
- * a terminal) the launched process and the descendants the FORK records named. A stopped
- * process (SIGSTOP) is continued so that it can take the signal. Returns whether any of them
- * was still there. */
-static bool signal_target(struct recording *r, int sig)
-{
-	bool any = launch_kill(&r->target, sig) == 0;
-
-	if (sig && sig != SIGKILL)
-		launch_kill(&r->target, SIGCONT);
-	if (r->target.pgid > 0)
-		return any;
-	for (size_t i = 0; i < r->nforked; i++) {
-		/* Still in hwprof's group: a pid whose EXIT record was lost and which was
-		 * reused by an unrelated process must not be signalled. */
-		if (!process_alive(r->forked[i]) || getpgid(r->forked[i]) != getpgrp())
-			continue;
-		any = true;
-		if (sig) {
-			kill(r->forked[i], sig);
-			if (sig != SIGKILL)
-				kill(r->forked[i], SIGCONT);
-		}
-	}
-	return any;
-}
-
-/* Passes a stop signal on to the launched target: a terminal's ^C reached it too, so it gets
- * a moment to go by itself first; in the end SIGKILL. */
-static void stop_target(struct recording *r, uint64_t *stop_at, int *forwarded)
-{
-	uint64_t t = now_ns();
-
-	if (!*stop_at)
-		*stop_at = t;
-	if (!*forwarded && t - *stop_at > 100000000ull) {
-		signal_target(r, got_stop);
-		*forwarded = 1;
-	} else if (*forwarded == 1 && t - *stop_at > 3000000000ull) {
-		signal_target(r, SIGKILL);
-		*forwarded = 2;
-	}
-}
-
-/* Reaps the launched target without blocking. Returns true when it has ended (*WSTATUS set).
- * Stops of the target are left to the shell's job control (it shares hwprof's group on a
- * terminal) or to whoever stopped it. */
-static bool reap_target(struct recording *r, int *wstatus)
-{
-	int st = 0;
-	pid_t w = waitpid(r->target.pid, &st, WNOHANG);
-
-	if (w == r->target.pid) {
-		*wstatus = st;
-		/* Reaped: the pid may be reused at once, so nothing signals it any more. */
-		r->target.pid = -1;
-		return true;
-	}
-	return w < 0 && errno == ECHILD;
-}
-
 /* Drains the rings until the target ends (reaped into *WSTATUS) or, with -p, until the
  * process ends or a stop signal. After a stop signal, also until the rest of the target's
- * process group has ended: what ignores the signal gets SIGKILL with the rest 3 s later.
- * Returns 0 or -1 after an error message. */
+ * process group has ended (target_ended). Returns 0 or -1 after an error message. */
 static int record_loop(struct recording *r, const sigset_t *unblocked, int *wstatus)
 {
 	size_t n = r->sampler.ncpus;
 	struct pollfd *pfd = xcalloc(n + 1, sizeof(*pfd));
-	uint64_t last_flush = now_ns(), stop_at = 0;
-	int forwarded = 0, ret = 0;
-	bool reaped = false;
+	uint64_t last_flush = now_ns();
+	int ret = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		pfd[i].fd = r->sampler.cpus[i].fd;
 		pfd[i].events = POLLIN;
 	}
-	pfd[n].fd = r->pidfd;
+	pfd[n].fd = r->target.pidfd;
 	pfd[n].events = POLLIN;
 	for (;;) {
-		struct timespec ts = {0, (got_stop ? 50 : 500) * 1000000L};
+		struct timespec ts = {0, (target_stop_signal() ? 50 : 500) * 1000000L};
 		bool attached_gone = false;
 
 		if (ppoll(pfd, n + 1, &ts, unblocked) > 0) {
@@ -831,21 +589,9 @@ static int record_loop(struct recording *r, const sigset_t *unblocked, int *wsta
 			hwprof_writer_flush(r->writer);
 			last_flush = now_ns();
 		}
-		if (r->pidfd >= 0) {
-			if (attached_gone || got_stop)
-				break;
-			continue;
-		}
-		got_child = 0;
-		if (!reaped)
-			reaped = reap_target(r, wstatus);
-		/* Without a stop signal, what the target leaves running is not ours to end. After
-		 * the SIGKILL nothing of the group runs on: only zombies an init that does not reap
-		 * (a container's) may keep the group, and kill(2) still finds them. */
-		if (reaped && (!got_stop || forwarded == 2 || !signal_target(r, 0)))
+		if (target_attached(&r->target) ? attached_gone || target_stop_signal()
+						: target_ended(&r->target, now_ns(), wstatus))
 			break;
-		if (got_stop)
-			stop_target(r, &stop_at, &forwarded);
 	}
 	free(pfd);
 	return ret;
@@ -906,117 +652,13 @@ static void read_counts(struct recording *r, struct hwprof_file_trailer *t)
 	free(c);
 }
 
-/* The CPU time of the target in ns: task-clock of the counting group (threads and every
- * child, inherited), else the time the first sampling event ran; 0 when unknown. */
-static uint64_t target_cpu_ns(const struct recording *r, const struct hwprof_file_trailer *t)
-{
-	uint64_t ns = 0;
-
-	for (uint32_t i = 0; r->ngroups && i < t->ncounts; i++) {
-		const struct hwprof_event *ev = hwprof_group_event(r->groups[0], i);
-		const struct hwprof_file_count *fc = &t->counts[i];
-		struct hwprof_count c = {
-		    .value = fc->value, .enabled_ns = fc->enabled_ns, .running_ns = fc->running_ns};
-
-		if (ev->type != PERF_TYPE_SOFTWARE || ev->config != PERF_COUNT_SW_TASK_CLOCK)
-			continue;
-		if (!fc->counted || !fc->value)
-			break;
-		/* Scaled as hwprof stat does when the event was multiplexed. */
-		hwprof_count_scale(&c, 1.0);
-		return c.counted ? (uint64_t)c.scaled : 0;
-	}
-	return sampler_running_ns(&r->sampler, &ns) < 0 ? 0 : ns;
-}
-
-/* -F asks the kernel for HZ samples per second the event runs, i.e. per CPU-second of the
- * target: a wall-clock rate is compared to it only when the CPU time is unknown. */
-static void print_summary(const struct recording *r, const struct hwprof_file_trailer *t)
-{
-	struct stat st;
-	double secs = (double)t->duration_ns / 1e9, bytes = 0;
-	double cpu_secs = (double)target_cpu_ns(r, t) / 1e9;
-	const struct hwprof_file_event *f = &r->sampler.fev[0];
-	char rate[128], per_sample[32];
-
-	if (stat(r->opt.output, &st) == 0)
-		bytes = (double)st.st_size;
-	if (cpu_secs > 0 && f->freq)
-		snprintf(rate, sizeof(rate),
-			 "%.0f samples per CPU-s (asked %llu Hz) over %.2f s (%.2f CPU-s)",
-			 (double)r->samples / cpu_secs, (unsigned long long)f->period_or_freq, secs,
-			 cpu_secs);
-	else if (cpu_secs > 0)
-		snprintf(rate, sizeof(rate), "%.0f samples per CPU-s over %.2f s (%.2f CPU-s)",
-			 (double)r->samples / cpu_secs, secs, cpu_secs);
-	else
-		snprintf(rate, sizeof(rate), "%.0f samples/s over %.2f s",
-			 secs > 0 ? (double)r->samples / secs : 0.0, secs);
-	/* Undefined without samples: "0.0" would read as a measured size. */
-	if (r->samples)
-		snprintf(per_sample, sizeof(per_sample), "%.1f", bytes / (double)r->samples);
-	else
-		snprintf(per_sample, sizeof(per_sample), "-");
-	fprintf(stderr,
-		"hwprof record: %llu samples, %llu lost, %llu throttles, %s bytes/sample, %s, "
-		"%s (%.0f KiB)\n",
-		(unsigned long long)r->samples, (unsigned long long)r->lost,
-		(unsigned long long)r->throttles, per_sample, rate, r->opt.output, bytes / 1024);
-	if (r->opt.callchain)
-		fprintf(
-		    stderr,
-		    "hwprof record: call graph (frame pointers, --max-stack %lld): %llu samples "
-		    "with a truncated stack\n",
-		    r->opt.max_stack, (unsigned long long)r->stacks_truncated);
-	if (!r->samples && r->pidfd >= 0)
-		warning("no samples (PID %d was recorded for %.2f s; it may have been idle then, "
-			"else lower -c or raise -F)",
-			(int)r->opt.pid, secs);
-	else if (!r->samples && f->type == PERF_TYPE_SOFTWARE &&
-		 (f->config == PERF_COUNT_SW_CPU_CLOCK || f->config == PERF_COUNT_SW_TASK_CLOCK) &&
-		 cpu_secs < 0.01)
-		/* A clock event samples running code only: a higher rate cannot help a command
-		 * that sleeps. */
-		warning(
-		    "no samples (the command ran %.2f s but used %.3f CPU-s: %s samples running "
-		    "code only; record a run that computes, or count it with 'hwprof stat')",
-		    secs, cpu_secs, f->name);
-	else if (!r->samples)
-		warning("no samples (the command ran %.2f s; lower -c or raise -F)", secs);
-	if (r->lost)
-		warning("%llu samples lost: the ring buffer filled up (try a larger -m, a larger "
-			"-c or a lower -F)",
-			(unsigned long long)r->lost);
-	if (r->throttles == 1)
-		warning("sampling was throttled once: the kernel capped the sample rate "
-			"(kernel.perf_event_max_sample_rate; try a lower -F or a larger -c)");
-	else if (r->throttles)
-		warning("sampling was throttled %llu times: the kernel capped the sample rate "
-			"(kernel.perf_event_max_sample_rate; try a lower -F or a larger -c)",
-			(unsigned long long)r->throttles);
-	if (r->bad)
-		warning("%llu malformed records from the kernel were skipped",
-			(unsigned long long)r->bad);
-}
-
 static void record_cleanup(struct recording *r, bool failed)
 {
-	if (r->target.pid > 0) {
-		launch_kill(&r->target, SIGKILL);
-		launch_abort(&r->target);
-	}
-	free(r->forked);
+	/* The target first: nothing of it runs on while the rest is freed. */
+	target_close(&r->target);
 	if (r->writer)
 		hwprof_writer_close(r->writer, NULL);
 	r->writer = NULL;
-	if (r->pidfd >= 0)
-		close(r->pidfd);
-	free(r->pids);
-	if (r->owned_argv) {
-		for (char **a = r->argv; *a; a++)
-			free(*a);
-		free(r->argv);
-	}
 	for (size_t i = 0; i < r->ngroups; i++)
 		hwprof_group_close(r->groups[i]);
 	free(r->groups);
@@ -1025,98 +667,27 @@ static void record_cleanup(struct recording *r, bool failed)
 	hwprof_header_release(&r->header);
 	hwprof_events_free(&r->events);
 	hwprof_events_free(&r->counts);
-	if (r->out_fd >= 0)
-		close(r->out_fd);
-	if (failed && r->created) {
-		unlink(r->opt.output);
-		if (r->renamed_old) {
-			char old[4200];
-			snprintf(old, sizeof(old), "%s.old", r->opt.output);
-			rename(old, r->opt.output);
-		}
-	}
+	outfile_close(&r->out, failed);
 }
 
-/* Without -p: checks the command and the output, then forks the target (waiting). */
-static int setup_launch(struct recording *r)
+/* Without -p: checks the command and the output, then forks the target (waiting). With -p:
+ * inspects the process, then creates the output. Returns 0 or the exit status. */
+static int setup_target(struct recording *r, char **argv)
 {
-	char msg[PATH_MAX + 256];
-	int ret = launch_check(r->argv[0]);
+	int status;
 
-	if (ret) {
-		return error_status(EXIT_NOT_EXECUTED, "%s",
-				    launch_strerror(r->argv[0], ret, msg, sizeof(msg)));
+	if (r->opt.pid) {
+		status = target_attach(&r->target, (pid_t)r->opt.pid);
+		if (status)
+			return status;
+		return outfile_create(&r->out) < 0 ? EXIT_FATAL : 0;
 	}
-	/* prepare_output() would move the program aside and leave an empty file to exec. */
-	if (launch_is_program(r->argv[0], r->opt.output)) {
-		error("-o %s is the program being recorded (choose another file with -o)",
-		      r->opt.output);
-		return EXIT_USAGE;
-	}
-	if (prepare_output(r) < 0)
+	status = target_check_command(argv, r->opt.output);
+	if (status)
+		return status;
+	if (outfile_create(&r->out) < 0)
 		return EXIT_FATAL;
-	ret = launch_prepare(&r->target, r->argv);
-	if (ret < 0) {
-		return error_errno_status(EXIT_FATAL, ret, "starting %s: %m%s", r->argv[0],
-					  ret == -EMFILE || ret == -ENFILE ? " (raise 'ulimit -n')"
-									   : "");
-	}
-	r->npids = 1;
-	r->pids = xcalloc(1, sizeof(*r->pids));
-	r->pids[0] = r->target.pid;
-	return 0;
-}
-
-/* With -p: the process's threads and command line, and a pidfd to see it end. */
-static int setup_attach(struct recording *r)
-{
-	pid_t pid = (pid_t)r->opt.pid;
-	struct attach_target t;
-	char **argv = NULL, why[256];
-	bool zombie;
-	int n;
-
-	/* Causes the kernel would answer with a bare EACCES, or with nothing at all: a kernel
-	 * thread opens fine and never gives a user-space sample. */
-	n = attach_inspect(pid, &t);
-	if (n == 0 && t.kthread)
-		return error("PID %d (%s) is a kernel thread: hwprof record samples user "
-			     "space (choose a user process; 'hwprof stat -p %d' counts its CPU "
-			     "time)",
-			     (int)pid, t.comm, (int)pid),
-		       EXIT_FATAL;
-	if (n == 0 && attach_denied(pid, &t, why, sizeof(why)))
-		return error_status(EXIT_FATAL, "-p %d: %s", (int)pid, why);
-	zombie = n == 0 && t.state == 'Z';
-	n = attach_threads(pid, &r->pids);
-	if (n == -ESRCH)
-		return error_status(EXIT_FATAL,
-				    "-p %d: no such process (see 'ps' for running processes)",
-				    (int)pid);
-	if (n < 0)
-		return error_errno_status(EXIT_FATAL, n,
-					  "-p %d: %m (see 'ps' for running processes)", (int)pid);
-	r->npids = (size_t)n;
-	/* The kernel opens events on a zombie and they never fire. A leader that called
-	 * pthread_exit() is a zombie too, but its other threads still run. */
-	if (n == 1 && zombie)
-		return error_status(EXIT_FATAL,
-				    "-p %d (%s): a zombie (defunct): it has exited and waits for "
-				    "its parent to reap it, so it cannot be sampled (choose a "
-				    "running process)",
-				    (int)pid, t.comm);
-	n = attach_cmdline(pid, &argv);
-	if (n < 0)
-		return error_errno_status(EXIT_FATAL, n, "-p %d: reading its command line: %m",
-					  (int)pid);
-	r->argv = argv;
-	r->owned_argv = true;
-	r->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (r->pidfd < 0)
-		return error_status(EXIT_FATAL, "-p %d: pidfd_open: %m", (int)pid);
-	if (prepare_output(r) < 0)
-		return EXIT_FATAL;
-	return 0;
+	return target_launch(&r->target, argv);
 }
 
 static int synth_record(struct hwprof_record *rec, void *arg)
@@ -1134,68 +705,20 @@ static int synth_record(struct hwprof_record *rec, void *arg)
  * enables them. Returns 0, or the exit status after an error message. */
 static int start(struct recording *r)
 {
-	char msg[PATH_MAX + 256];
 	int ret;
 
-	if (r->pidfd >= 0) {
-		ret = attach_synthesize(r->pids[0], r->pids, r->npids, now_ns(), synth_record, r);
+	if (target_attached(&r->target)) {
+		ret = attach_synthesize(r->target.pids[0], r->target.pids, r->target.npids,
+					now_ns(), synth_record, r);
 		if (ret < 0)
 			return error_errno_status(EXIT_FATAL, ret, "-p %d: reading /proc: %m",
-						  (int)r->pids[0]);
+						  (int)r->target.pids[0]);
 		sampler_enable(&r->sampler);
 		for (size_t i = 0; i < r->ngroups; i++)
 			hwprof_group_enable(r->groups[i]);
 		return 0;
 	}
-	ret = launch_go(&r->target);
-	if (ret) {
-		ret = ret < 0 ? -ret : ret;
-		return error_status(EXIT_NOT_EXECUTED, "%s",
-				    launch_strerror(r->argv[0], ret, msg, sizeof(msg)));
-	}
-	return 0;
-}
-
-static void block_signals(sigset_t *unblocked)
-{
-	struct sigaction sa = {0};
-	sigset_t block;
-
-	/* Signals arrive only inside ppoll(), so the flags are never missed. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP); /* the terminal closed: stop as for SIGTERM, file complete */
-	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, unblocked);
-	sigdelset(unblocked, SIGINT);
-	sigdelset(unblocked, SIGTERM);
-	sigdelset(unblocked, SIGHUP);
-	sigdelset(unblocked, SIGCHLD);
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = on_child;
-	sigaction(SIGCHLD, &sa, NULL);
-}
-
-/* A daemon-like target (fork, exit, the child runs on) ends the recording when the launched
- * process exits: say that its descendants were not followed to their end. Not after a stop
- * signal: the target's group was ended on purpose, and what it SIGKILLed may still be on its
- * way out. */
-static void note_descendants(const struct recording *r)
-{
-	size_t n = 0;
-
-	if (r->pidfd >= 0 || got_stop)
-		return;
-	for (size_t i = 0; i < r->nforked; i++)
-		n += process_alive(r->forked[i]);
-	if (n)
-		note("%zu descendant process%s of %s %s still running when it exited: recorded "
-		     "up to then only (make the command wait for them)",
-		     n, n == 1 ? "" : "es", r->argv[0], n == 1 ? "was" : "were");
+	return target_go(&r->target);
 }
 
 /* The kernel writes a LOST record for a full ring only when a later record fits (kernel/
@@ -1219,17 +742,17 @@ static int write_unannounced_lost(struct recording *r, struct hwprof_file_sample
 	}
 	for (size_t e = 0; e < r->sampler.nevents; e++)
 		lost += sampled[e].lost;
-	if (lost <= r->lost)
+	if (lost <= r->tally.lost)
 		return 0;
 	rec.lost.time = now_ns();
-	rec.lost.lost = lost - r->lost;
+	rec.lost.lost = lost - r->tally.lost;
 	rec.lost.cpu = UINT32_MAX;
 	ret = hwprof_writer_add(r->writer, &rec);
 	if (ret < 0) {
 		r->write_err = ret;
 		return -1;
 	}
-	r->lost = lost;
+	r->tally.lost = lost;
 	return 0;
 }
 
@@ -1246,27 +769,38 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 	trailer.sampled = xcalloc(r->header.nevents, sizeof(*trailer.sampled));
 	if (write_unannounced_lost(r, trailer.sampled) < 0) {
 		free(trailer.sampled);
-		return write_failed(r, r->write_err);
+		return outfile_write_failed(&r->out, r->write_err);
 	}
 	read_counts(r, &trailer);
-	trailer.samples = r->samples;
-	trailer.lost = r->lost;
-	trailer.throttles = r->throttles;
-	if (r->pidfd < 0)
+	trailer.samples = r->tally.samples;
+	trailer.lost = r->tally.lost;
+	trailer.throttles = r->tally.throttles;
+	if (!target_attached(&r->target))
 		trailer.exit_status =
 		    WIFSIGNALED(wstatus) ? -WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
-	if (got_stop)
-		snprintf(trailer.note, sizeof(trailer.note), "stopped by %s", strsignal(got_stop));
+	if (target_stop_signal())
+		snprintf(trailer.note, sizeof(trailer.note), "stopped by %s",
+			 strsignal(target_stop_signal()));
 	ret = hwprof_writer_close(r->writer, &trailer);
 	r->writer = NULL;
 	free(trailer.sampled);
 	if (ret < 0) {
 		free(trailer.counts);
-		return write_failed(r, ret);
+		return outfile_write_failed(&r->out, ret);
 	}
-	print_summary(r, &trailer);
+	summary_print(
+	    &(struct record_summary){
+		.output = r->opt.output,
+		.event = &r->sampler.fev[0],
+		.duration_ns = trailer.duration_ns,
+		.cpu_ns = summary_cpu_ns(&trailer, r->ngroups ? r->groups[0] : NULL, &r->sampler),
+		.callchain = r->opt.callchain,
+		.max_stack = r->opt.max_stack,
+		.attached = target_attached(&r->target) ? (pid_t)r->opt.pid : 0,
+	    },
+	    &r->tally);
 	free(trailer.counts);
-	note_descendants(r);
+	target_note_descendants(&r->target);
 	return 0;
 }
 
@@ -1278,17 +812,16 @@ int cmd_record(int argc, char **argv)
 	sigset_t unblocked;
 	uint64_t t0;
 	int wstatus = 0, status = EXIT_FATAL;
+	bool attached;
 
 	memset(r, 0, sizeof(*r));
-	r->target.pid = -1;
-	r->target.go_fd = r->target.err_fd = -1;
-	r->pidfd = -1;
-	r->out_fd = -1;
 	r->opt = (struct record_options){
 	    .pages = 256,
 	    .output = "hwprof.data",
 	};
 	parse_options(&r->opt, argc, argv);
+	target_init(&r->target);
+	outfile_init(&r->out, r->opt.output);
 	if (!strcmp(r->opt.output, "-"))
 		die_usage("-o -: the samples go to a file, not to standard output (name one with "
 			  "-o, e.g. -o hwprof.data)");
@@ -1297,7 +830,6 @@ int cmd_record(int argc, char **argv)
 			  r->opt.pid);
 	if (!r->opt.pid && optind >= argc)
 		die_usage("no command to record (hwprof record [OPTIONS] -- CMD [ARGS...])");
-	r->argv = argv + optind;
 	if (!r->opt.period && !r->opt.freq) {
 		long long max = hwprof_max_sample_rate();
 		r->opt.freq = max > 0 && max < 4000 ? max : 4000;
@@ -1309,7 +841,7 @@ int cmd_record(int argc, char **argv)
 	if (r->opt.count)
 		parse_events(r->opt.count, &r->counts);
 	launch_adjust_limits();
-	status = r->opt.pid ? setup_attach(r) : setup_launch(r);
+	status = setup_target(r, argv + optind);
 	if (status)
 		goto out;
 	status = EXIT_FATAL;
@@ -1317,7 +849,7 @@ int cmd_record(int argc, char **argv)
 	    .period = (uint64_t)r->opt.period,
 	    .freq = (uint64_t)r->opt.freq,
 	    .pages = (size_t)r->opt.pages,
-	    .enable_on_exec = r->pidfd < 0,
+	    .enable_on_exec = !target_attached(&r->target),
 	    .callchain = r->opt.callchain,
 	    .max_stack = (uint16_t)r->opt.max_stack,
 	};
@@ -1332,31 +864,31 @@ int cmd_record(int argc, char **argv)
 	if (fill_header(r) < 0)
 		goto out;
 	r->header.stacks = r->opt.callchain;
-	status = hwprof_writer_open_fd(&r->writer, r->out_fd, &r->header);
-	r->out_fd = -1;
+	status = hwprof_writer_open_fd(&r->writer, outfile_take_fd(&r->out), &r->header);
 	if (status < 0) {
-		output_error(r->opt.output, -status);
+		outfile_error(r->opt.output, -status);
 		status = EXIT_FATAL;
 		goto out;
 	}
-	block_signals(&unblocked);
+	target_block_signals(&unblocked);
 	t0 = now_ns();
 	status = start(r);
 	if (status || record_loop(r, &unblocked, &wstatus) < 0)
 		goto out;
-	r->target.pid = -1; /* reaped */
-	if (r->pidfd < 0)
-		launch_restore_tty(&r->target, wstatus); /* before the summary is printed */
+	r->target.launch.pid = -1; /* reaped */
+	attached = target_attached(&r->target);
+	if (!attached)
+		launch_restore_tty(&r->target.launch, wstatus); /* before the summary is printed */
 	if (finish(r, wstatus, t0) < 0) {
 		status = EXIT_FATAL;
 		goto out;
 	}
 	record_cleanup(r, false);
-	if (r->pidfd >= 0)
+	if (attached)
 		return EXIT_OK;
 	/* Stopped by a signal: end as the target did, so that the shell sees the ^C. */
-	if (got_stop)
-		launch_die_like(got_stop, wstatus);
+	if (target_stop_signal())
+		launch_die_like(target_stop_signal(), wstatus);
 	return launch_exit_status(wstatus);
 out:
 	if (!status)
