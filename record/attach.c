@@ -68,6 +68,18 @@ static int read_small(const char *path, char *buf, size_t len)
 	return (int)n;
 }
 
+bool attach_defunct(pid_t pid, const struct attach_target *t)
+{
+	pid_t *tids = NULL;
+	int n;
+
+	if (t->state != 'Z')
+		return false;
+	n = attach_threads(pid, &tids);
+	free(tids);
+	return n == 1;
+}
+
 int attach_cmdline(pid_t pid, char ***argv)
 {
 	char path[64], buf[8192];

@@ -53,6 +53,12 @@ int attach_proc_stat(pid_t pid, struct attach_target *t);
  * exist, or another -errno from /proc. */
 int attach_inspect(pid_t pid, struct attach_target *t);
 
+/* Whether T (PID's, from attach_inspect()) is a zombie with no thread left: it has exited and
+ * waits for its parent to reap it. Events open on it and never count. A leader that called
+ * pthread_exit() is a zombie too, but its other threads still run: false then, as when
+ * /proc/PID/task cannot be read. */
+bool attach_defunct(pid_t pid, const struct attach_target *t);
+
 /* Whether this process may open per-task perf events on a process that is not its own:
  * CAP_PERFMON, CAP_SYS_ADMIN or CAP_SYS_PTRACE in /proc/self/status CapEff (the kernel's
  * perf_check_permission: perfmon_capable() or ptrace_may_access(PTRACE_MODE_READ_REALCREDS)). */

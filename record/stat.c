@@ -881,6 +881,11 @@ static int check_pid(pid_t pid)
 		return 0; /* /proc unreadable: the open has the last word */
 	if (attach_denied(pid, &t, why, sizeof(why)))
 		return error("-p %d: %s", (int)pid, why);
+	if (attach_defunct(pid, &t))
+		return error(
+		    "-p %d (%s): a zombie (defunct): it has exited and waits for its "
+		    "parent to reap it, so it cannot be counted (choose a running process)",
+		    (int)pid, t.comm);
 	if (t.kthread)
 		note("PID %d (%s) is a kernel thread: it runs no user space, so user-space counts "
 		     "read 0 (task-clock counts its CPU time; %s)",

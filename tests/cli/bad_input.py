@@ -106,6 +106,9 @@ def main():
         time.sleep(0.05)
     one_line(run("record", "-p", str(z.pid), "-o", os.path.join(tmp, "z.data")), 2,
              ["-p %d" % z.pid, "a zombie (defunct)", "cannot be sampled"], "record -p zombie")
+    one_line(run("stat", "-p", str(z.pid)), 2,
+             ["-p %d (true)" % z.pid, "a zombie (defunct)", "cannot be counted"],
+             "stat -p zombie")
     z.wait()
 
     # -o naming a program: refused, the program left as it was (no .old).

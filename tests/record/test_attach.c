@@ -124,6 +124,7 @@ Test(attach, proc_stat_state_of_self_and_a_zombie)
 	cr_assert_eq(attach_proc_stat(getpid(), &t), 0);
 	cr_assert_eq(t.state, 'R');
 	cr_assert_not(t.ids_known);
+	cr_expect_not(attach_defunct(getpid(), &t));
 	child = fork();
 	if (child == 0)
 		_exit(0);
@@ -132,6 +133,7 @@ Test(attach, proc_stat_state_of_self_and_a_zombie)
 	for (int i = 0; i < 200 && attach_proc_stat(child, &t) == 0 && t.state != 'Z'; i++)
 		usleep(5000);
 	cr_assert_eq(t.state, 'Z');
+	cr_expect(attach_defunct(child, &t));
 	waitpid(child, NULL, 0);
 	cr_assert_eq(attach_proc_stat(child, &t), -ESRCH);
 }
