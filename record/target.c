@@ -70,7 +70,6 @@ int target_attach(struct record_target *t, pid_t pid)
 {
 	struct attach_target at;
 	char **argv = NULL, why[256];
-	bool zombie;
 	int n;
 
 	/* Causes the kernel would answer with a bare EACCES, or with nothing at all: a kernel
@@ -84,7 +83,13 @@ int target_attach(struct record_target *t, pid_t pid)
 				    (int)pid, at.comm, (int)pid);
 	if (n == 0 && attach_denied(pid, &at, why, sizeof(why)))
 		return error_status(EXIT_FATAL, "-p %d: %s", (int)pid, why);
-	zombie = n == 0 && at.state == 'Z';
+	/* The kernel opens events on a zombie and they never fire. */
+	if (n == 0 && attach_defunct(pid, &at))
+		return error_status(EXIT_FATAL,
+				    "-p %d (%s): a zombie (defunct): it has exited and waits for "
+				    "its parent to reap it, so it cannot be sampled (choose a "
+				    "running process)",
+				    (int)pid, at.comm);
 	n = attach_threads(pid, &t->pids);
 	if (n == -ESRCH)
 		return error_status(EXIT_FATAL,
@@ -94,14 +99,6 @@ int target_attach(struct record_target *t, pid_t pid)
 		return error_errno_status(EXIT_FATAL, n,
 					  "-p %d: %m (see 'ps' for running processes)", (int)pid);
 	t->npids = (size_t)n;
-	/* The kernel opens events on a zombie and they never fire. A leader that called
-	 * pthread_exit() is a zombie too, but its other threads still run. */
-	if (n == 1 && zombie)
-		return error_status(EXIT_FATAL,
-				    "-p %d (%s): a zombie (defunct): it has exited and waits for "
-				    "its parent to reap it, so it cannot be sampled (choose a "
-				    "running process)",
-				    (int)pid, at.comm);
 	n = attach_cmdline(pid, &argv);
 	if (n < 0)
 		return error_errno_status(EXIT_FATAL, n, "-p %d: reading its command line: %m",
