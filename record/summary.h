@@ -24,13 +24,13 @@ struct record_tally {
 
 /* What the summary says beside the tally. */
 struct record_summary {
-	const char *output;			/* the sample file, stat(2)ed for its size */
+	const char *output;		       /* the sample file, stat(2)ed for its size */
 	const struct hwprof_file_event *event; /* the first sampling event */
-	uint64_t duration_ns;			/* wall-clock time recorded */
-	uint64_t cpu_ns;			/* the target's CPU time; 0: unknown */
-	bool callchain;				/* -g */
-	long long max_stack;			/* --max-stack in effect with -g */
-	pid_t attached;				/* -p's PID; 0 for a launched command */
+	uint64_t duration_ns;		       /* wall-clock time recorded */
+	uint64_t cpu_ns;		       /* the target's CPU time; 0: unknown */
+	bool callchain;			       /* -g */
+	long long max_stack;		       /* --max-stack in effect with -g */
+	pid_t attached;			       /* -p's PID; 0 for a launched command */
 };
 
 /* The CPU time of the target in ns: the task-clock count of trailer T (the counting group

@@ -77,10 +77,10 @@ int target_go(struct record_target *t);
 void target_track(struct record_target *t, const struct hwprof_record *rec);
 
 /* For the launched target, once per turn of the drain loop at time NOW (CLOCK_MONOTONIC ns):
- * reaps it without blocking and, after a stop signal, passes the signal on to it and what it started after 100 ms (a
- * terminal's ^C reached them too and may do), then SIGKILL after 3 s. Returns whether the
- * recording is over: the target was reaped (its status in *WSTATUS) and, after a stop
- * signal, nothing of its process group runs on. Stops of the target are left to the shell's
+ * reaps it without blocking and, after a stop signal, passes the signal on to it and what it
+ * started after 100 ms (a terminal's ^C reached them too and may do), then SIGKILL after 3 s.
+ * Returns whether the recording is over: the target was reaped (its status in *WSTATUS) and, after
+ * a stop signal, nothing of its process group runs on. Stops of the target are left to the shell's
  * job control or to whoever stopped it. */
 bool target_ended(struct record_target *t, uint64_t now, int *wstatus);
 
