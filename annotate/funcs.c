@@ -3,7 +3,7 @@
 
 #include "cli.h"
 #include "closest.h"
-#include "filter.h"
+#include "funcname.h"
 #include "keymap.h"
 
 #include <ctype.h>

@@ -41,7 +41,7 @@ struct ann_model *ann_model_build(const struct profile *p);
 void ann_model_free(struct ann_model *m);
 
 /* Indexes of the functions NAME means, hottest first, into OUT (room for MAX), by the matcher
- * report --function uses (report/filter.h fn_pick): the whole name, the name without its
+ * report --function uses (report/core/funcname.h fn_pick): the whole name, the name without its
  * argument list or return type, the linkage (mangled) name, or the base name ("step" or
  * "Walker::step" for "ns::Walker::step(int) const", "work" for "long work<int>(...)") when it
  * names one function; compiler clones ("touch_pages.constprop.0") count as their function.

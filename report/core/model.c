@@ -8,6 +8,7 @@
 
 #include "builder.h"
 #include "filter.h"
+#include "funcname.h"
 #include "strpool.h"
 #include "textfmt.h"
 

@@ -142,7 +142,7 @@ void profile_lost(const struct profile *p, struct profile_lost *out);
  * frequency, command) and counted totals some inputs lack; warns
  * and sets PARTIAL when over 1% of the samples were lost (profile_lost()), when the sampled
  * event counted more events than its samples and lost samples stand for, or a sampled DSO was
- * rebuilt or deleted since; applies --function by fn_pick() (filter.h: base names, linkage names,
+ * rebuilt or deleted since; applies --function by fn_pick() (funcname.h: base names, linkage names,
  * an ambiguous name is -EINVAL with the candidates); -EISDIR for a directory given as input. */
 int profile_load(struct profile **out, const struct profile_options *opt, char *err, size_t errlen);
 

@@ -9,6 +9,7 @@
 #include "builder.h"
 #include "hot.h"
 #include "filter.h"
+#include "funcname.h"
 #include "kallsyms.h"
 #include "model.h"
 #include "output.h"
