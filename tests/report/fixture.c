@@ -1,0 +1,152 @@
+/* fixture.c - tests/report's shared helpers (see fixture.h). */
+#include "fixture.h"
+
+#include <criterion/criterion.h>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+void tmp_path(char *buf, size_t len, const char *name)
+{
+	static int seq;
+
+	snprintf(buf, len, "%s/rpt-%d-%d-%s", need_env("RPT_TMP"), (int)getpid(), seq++, name);
+}
+
+int run(char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	status = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	cr_assert(status == 0, "spawn %s: %s", argv[0], strerror(status));
+	cr_assert(waitpid(pid, &status, 0) == pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void record(const char *out, const char *prog, const char *arg)
+{
+	char *argv[] = {(char *)need_env("HWPROF"),
+			"record",
+			"-e",
+			"page-faults",
+			"-c",
+			"1",
+			"-o",
+			(char *)out,
+			"--",
+			(char *)prog,
+			(char *)arg,
+			NULL};
+
+	cr_assert_eq(run(argv), 0, "hwprof record of %s failed", prog);
+}
+
+struct profile *load_opts(struct profile_options *o)
+{
+	struct profile *p = NULL;
+	char err[1024] = "";
+	int ret = profile_load(&p, o, err, sizeof(err));
+
+	cr_assert_eq(ret, 0, "profile_load: %s", err);
+	return p;
+}
+
+struct profile *load1(const char *path, enum inline_mode mode)
+{
+	const char *in[] = {path};
+	struct profile_options o = {.inputs = in, .ninputs = 1, .inline_mode = mode};
+
+	return load_opts(&o);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
+
+	return s && a >= b && !strcmp(s + a - b, suffix) && (a == b || s[a - b - 1] == '/');
+}
+
+uint64_t samples_at(const struct profile *p, const char *src, int line, const char *fn,
+		    const char *into)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->nlocs; i++) {
+		const struct profile_loc *l = &p->locs[i];
+		if (!ends_with(l->file, src) || (line && l->line != line))
+			continue;
+		if (fn && (!l->function || strcmp(l->function, fn)))
+			continue;
+		if (into && (into[0] ? !l->inlined_into || strcmp(l->inlined_into, into)
+				     : l->inlined_into != NULL))
+			continue;
+		n += l->samples;
+	}
+	return n;
+}
+
+uint64_t samples_of_dso(const struct profile *p, const char *dso)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->nlocs; i++)
+		if (!strcmp(p->locs[i].dso, dso))
+			n += p->locs[i].samples;
+	return n;
+}
+
+bool has_warning(const struct profile *p, const char *a, const char *b)
+{
+	for (size_t i = 0; i < p->nwarnings; i++)
+		if (strstr(p->warnings[i], a) && (!b || strstr(p->warnings[i], b)))
+			return true;
+	return false;
+}
+
+static struct hwprof_file_event synth_event = {
+    .name = "page-faults",
+    .type = 1,
+    .config = 2,
+    .sampling = true,
+    .period_or_freq = 1,
+};
+
+void begin(struct builder *b, const char *name)
+{
+	struct hwprof_file_header h = {.major = 1, .nevents = 1, .events = &synth_event};
+
+	cr_assert_eq(builder_begin_input(b, name, &h), 0);
+}
+
+void add_samples(struct builder *b, uint32_t pid, uint32_t tid, uint64_t t, uint64_t ip, int n,
+		 bool kernel)
+{
+	struct hwprof_record r = {.type = HWPROF_REC_SAMPLE};
+
+	r.sample = (struct hwprof_rec_sample){
+	    .pid = pid, .tid = tid, .time = t, .ip = ip, .period = 1, .kernel = kernel};
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(builder_add(b, &r), 0);
+}
+
+struct profile *finish(struct builder *b, char *err, size_t len, int want)
+{
+	struct profile *p = NULL;
+
+	cr_assert_eq(builder_end_input(b, NULL, HWPROF_READ_OK, NULL), 0);
+	cr_assert_eq(builder_finish(b, &p, err, len), want, "%s", err);
+	builder_free(b);
+	return p;
+}

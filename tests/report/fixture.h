@@ -1,0 +1,58 @@
+/* fixture.h - what tests/report's criterion files share: recordings of the workloads, loading
+ * them, counting samples in a profile, and synthetic inputs fed to the builder.
+ *
+ * Real recordings come from `hwprof record -e page-faults -c 1`: with period 1 every fault's
+ * IP is exact, so a workload's HOT: line must take the samples of its file (hot.h finds it).
+ * Every helper asserts (criterion) instead of returning an error.
+ */
+#ifndef HWPROF_TESTS_REPORT_FIXTURE_H
+#define HWPROF_TESTS_REPORT_FIXTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "builder.h"
+#include "hot.h"
+#include "model.h"
+
+/* A fresh path for NAME under $RPT_TMP into BUF (LEN bytes): unique per process and call. */
+void tmp_path(char *buf, size_t len, const char *name);
+
+/* Runs ARGV (ARGV[0] a path) with stderr to /dev/null and waits. Returns its exit status, or
+ * 128+N when signal N ended it. */
+int run(char *const argv[]);
+
+/* Records PROG (with one argument ARG, a page count) into OUT at one sample per page fault;
+ * asserts that hwprof record succeeded. */
+void record(const char *out, const char *prog, const char *arg);
+
+/* profile_load() of O, asserted to succeed. The caller frees the profile. */
+struct profile *load_opts(struct profile_options *o);
+
+/* The profile of the one file PATH with inline frames as MODE. */
+struct profile *load1(const char *path, enum inline_mode mode);
+
+/* Samples of P at SRC:LINE (LINE 0: anywhere in SRC; SRC matched as a path suffix) whose
+ * function is FN (NULL: any) and inline caller INTO (NULL: any, "" none). */
+uint64_t samples_at(const struct profile *p, const char *src, int line, const char *fn,
+		    const char *into);
+
+/* Samples of P in the DSO named exactly DSO. */
+uint64_t samples_of_dso(const struct profile *p, const char *dso);
+
+/* Whether one of P's warnings contains A and (unless B is NULL) B. */
+bool has_warning(const struct profile *p, const char *a, const char *b);
+
+/* Starts input NAME in B with one sampling event, page-faults at period 1. */
+void begin(struct builder *b, const char *name);
+
+/* Adds N samples of period 1 at IP, of PID/TID at time T, user or KERNEL. */
+void add_samples(struct builder *b, uint32_t pid, uint32_t tid, uint64_t t, uint64_t ip, int n,
+		 bool kernel);
+
+/* Ends the input begun, finishes B into a profile (asserting builder_finish returns WANT, its
+ * message into ERR, LEN bytes) and frees B. Returns the profile (NULL unless WANT is 0). */
+struct profile *finish(struct builder *b, char *err, size_t len, int want);
+
+#endif

@@ -1,0 +1,355 @@
+/* test_builder.c - report/core's builder fed synthetic records: the MMAP replay across fork and
+ * exec, the --pid/--tid/--comm/--dso/--function filters and their errors, inputs of different
+ * builds, one sampling event at a time, and the stack table. */
+#include <criterion/criterion.h>
+
+#include "fixture.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void add_mmap(struct builder *b, uint32_t pid, uint64_t t, uint64_t start, const char *file,
+		     uint8_t id)
+{
+	struct hwprof_record r = {.type = HWPROF_REC_MMAP};
+
+	r.mmap = (struct hwprof_rec_mmap){.pid = pid,
+					  .tid = pid,
+					  .time = t,
+					  .start = start,
+					  .len = 0x1000,
+					  .pgoff = 0,
+					  .prot = 5,
+					  .build_id_size = id ? 20 : 0,
+					  .filename = file};
+	memset(r.mmap.build_id, id, sizeof(r.mmap.build_id));
+	cr_assert_eq(builder_add(b, &r), 0);
+}
+
+static void add_comm(struct builder *b, uint32_t pid, uint32_t tid, uint64_t t, const char *c,
+		     bool exec)
+{
+	struct hwprof_record r = {.type = HWPROF_REC_COMM};
+
+	r.comm =
+	    (struct hwprof_rec_comm){.pid = pid, .tid = tid, .time = t, .exec = exec, .comm = c};
+	cr_assert_eq(builder_add(b, &r), 0);
+}
+
+static void add_fork(struct builder *b, uint32_t pid, uint32_t ppid, uint64_t t)
+{
+	struct hwprof_record r = {.type = HWPROF_REC_FORK};
+
+	r.task =
+	    (struct hwprof_rec_task){.pid = pid, .ppid = ppid, .tid = pid, .ptid = ppid, .time = t};
+	cr_assert_eq(builder_add(b, &r), 0);
+}
+
+/* Records from per-CPU buffers come out of time order: a sample taken before an exec can be
+ * read after it, and must still resolve to the old image. */
+Test(builder, mmap_replay_follows_time_fork_and_exec)
+{
+	struct profile_options o = {0};
+	struct builder *b;
+	struct profile *p;
+	char err[256];
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_mmap(b, 10, 100, 0x400000, "/nonexistent/old", 0);
+	add_comm(b, 10, 10, 500, "new", true);
+	add_mmap(b, 10, 600, 0x400000, "/nonexistent/new", 0);
+	add_samples(b, 10, 10, 400, 0x400010, 3, false); /* before the exec */
+	add_samples(b, 10, 10, 700, 0x400010, 5, false); /* after */
+	add_fork(b, 11, 10, 800);
+	add_samples(b, 11, 11, 900, 0x400020, 7, false); /* the child has the parent's maps */
+	add_samples(b, 12, 12, 900, 0x400020, 2, false); /* no maps: [unknown] */
+	/* Child 20's exec and new image read before its FORK record. */
+	add_comm(b, 20, 20, 1000, "child", true);
+	add_mmap(b, 20, 1010, 0x400000, "/nonexistent/child", 0);
+	add_samples(b, 20, 20, 1100, 0x400030, 4, false); /* after the exec */
+	add_fork(b, 20, 10, 950);
+	add_samples(b, 20, 20, 960, 0x400030, 6, false); /* between fork and exec */
+	p = finish(b, err, sizeof(err), 0);
+	cr_expect_eq(samples_of_dso(p, "/nonexistent/old"), 3);
+	cr_expect_eq(samples_of_dso(p, "/nonexistent/new"), 18);
+	cr_expect_eq(samples_of_dso(p, "/nonexistent/child"), 4);
+	cr_expect_eq(samples_of_dso(p, "[unknown]"), 2);
+	cr_expect(has_warning(p, "/nonexistent/new", "deleted or moved"));
+	profile_free(p);
+}
+
+static struct builder *two_processes(struct profile_options *o, int want_new)
+{
+	struct builder *b;
+	char err[256] = "";
+
+	cr_assert_eq(builder_new(&b, o, err, sizeof(err)), want_new, "%s", err);
+	if (want_new)
+		return NULL;
+	begin(b, "synthetic");
+	add_comm(b, 100, 100, 1, "alpha", true);
+	add_comm(b, 200, 200, 1, "beta", true);
+	add_comm(b, 200, 201, 2, "beta-worker", false);
+	add_samples(b, 100, 100, 10, 0x1000, 10, false);
+	add_samples(b, 200, 200, 10, 0x2000, 30, false);
+	add_samples(b, 200, 201, 10, 0x3000, 60, false);
+	return b;
+}
+
+Test(builder, filters_by_pid_tid_comm)
+{
+	struct profile_options o = {.pids = "200"};
+	struct profile *p;
+	char err[256] = "";
+
+	p = finish(two_processes(&o, 0), err, sizeof(err), 0);
+	cr_expect_eq(p->samples, 90);
+	cr_expect_eq(p->samples_read, 100);
+	profile_free(p);
+
+	o = (struct profile_options){.tids = "100,201"};
+	p = finish(two_processes(&o, 0), err, sizeof(err), 0);
+	cr_expect_eq(p->samples, 70);
+	profile_free(p);
+
+	o = (struct profile_options){.comms = "beta"};
+	p = finish(two_processes(&o, 0), err, sizeof(err), 0);
+	cr_expect_eq(p->samples, 30);
+	profile_free(p);
+}
+
+Test(builder, unknown_filter_values_are_errors)
+{
+	struct profile_options o = {.pids = "999"};
+	char err[256] = "";
+
+	cr_expect_null(finish(two_processes(&o, 0), err, sizeof(err), -EINVAL));
+	cr_expect(strstr(err, "--pid '999'") && strstr(err, "100"), "%s", err);
+
+	o = (struct profile_options){.comms = "gamma"};
+	finish(two_processes(&o, 0), err, sizeof(err), -EINVAL);
+	cr_expect(strstr(err, "--comm 'gamma'") && strstr(err, "alpha"), "%s", err);
+
+	o = (struct profile_options){.pids = "12x"};
+	two_processes(&o, -EINVAL);
+	o = (struct profile_options){.tids = ","};
+	two_processes(&o, -EINVAL);
+}
+
+Test(builder, filters_by_dso_and_function)
+{
+	char out[PATH_MAX];
+	const char *in[1] = {out};
+	struct profile_options o = {
+	    .inputs = in, .ninputs = 1, .functions = "poke", .dsos = "rpt_inline"};
+	struct profile *p;
+	char err[512];
+
+	tmp_path(out, sizeof(out), "filters.data");
+	record(out, need_env("RPT_INLINE"), "500");
+	p = load_opts(&o);
+	cr_expect(p->samples >= 1900 && p->samples <= 2100, "%lu", (unsigned long)p->samples);
+	for (size_t i = 0; i < p->nlocs; i++)
+		cr_expect_str_eq(p->locs[i].function, "poke");
+	profile_free(p);
+	o.functions = "no_such_function";
+	cr_expect_eq(profile_load(&p, &o, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "--function 'no_such_function'") != NULL, "%s", err);
+	unlink(out);
+}
+
+Test(builder, inputs_with_different_builds_are_kept_apart)
+{
+	struct profile_options o = {0};
+	struct builder *b;
+	struct profile *p;
+	char err[256];
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "a.data");
+	add_mmap(b, 1, 1, 0x400000, "/nonexistent/prog", 0xaa);
+	add_samples(b, 1, 1, 2, 0x400010, 3, false);
+	cr_assert_eq(builder_end_input(b, NULL, HWPROF_READ_OK, NULL), 0);
+	begin(b, "b.data");
+	add_mmap(b, 1, 1, 0x400000, "/nonexistent/prog", 0xbb);
+	add_samples(b, 1, 1, 2, 0x400010, 4, false);
+	p = finish(b, err, sizeof(err), 0);
+	cr_expect(has_warning(p, "/nonexistent/prog", "different builds"));
+	cr_expect_eq(p->nlocs, 2, "one location per build");
+	cr_expect_eq(p->samples, 7);
+	profile_free(p);
+}
+
+/* Several sampling events in one file: one shown at a time, the others said. */
+Test(builder, one_sampling_event_at_a_time)
+{
+	struct hwprof_file_event evs[2] = {
+	    {.name = "cpu-clock", .sampling = true, .period_or_freq = 1000},
+	    {.name = "page-faults", .sampling = true, .period_or_freq = 1},
+	};
+	struct hwprof_file_header h = {.major = 1, .nevents = 2, .events = evs};
+	struct hwprof_record r = {.type = HWPROF_REC_SAMPLE};
+	struct profile_options o = {0};
+	const char *names[] = {NULL, "page-faults", "bogus"};
+	struct builder *b;
+	struct profile *p;
+	char err[256] = "";
+
+	for (int k = 0; k < 3; k++) {
+		o.event = names[k];
+		cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+		cr_assert_eq(builder_begin_input(b, "two.data", &h), 0);
+		for (int i = 0; i < 10; i++) {
+			r.sample = (struct hwprof_rec_sample){.pid = 1,
+							      .tid = 1,
+							      .ip = 0x1000,
+							      .period = 1,
+							      .event = (uint16_t)(i % 2 ? 1 : 0)};
+			if (i >= 6)
+				r.sample.event = 1;
+			cr_assert_eq(builder_add(b, &r), 0);
+		}
+		p = finish(b, err, sizeof(err), k == 2 ? -EINVAL : 0);
+		if (k == 0) {
+			cr_expect_eq(p->samples, 3);
+			cr_expect_str_eq(p->header.events[p->event].name, "cpu-clock");
+		} else if (k == 1) {
+			cr_expect_eq(p->samples, 7);
+			cr_expect_str_eq(p->header.events[p->event].name, "page-faults");
+		} else {
+			cr_expect(strstr(err, "--event 'bogus'") && strstr(err, "cpu-clock"), "%s",
+				  err);
+		}
+		profile_free(p);
+	}
+}
+
+/* M8: the list of what the input holds ends with "..." only when it was shortened. */
+Test(builder, filter_error_lists_end_with_dots_only_when_cut)
+{
+	struct profile_options o = {.pids = "999"};
+	struct builder *b;
+	char err[256] = "";
+
+	finish(two_processes(&o, 0), err, sizeof(err), -EINVAL);
+	cr_expect(strstr(err, "(the input holds: 100, 200)"), "%s", err);
+	o = (struct profile_options){.comms = "gamma"};
+	finish(two_processes(&o, 0), err, sizeof(err), -EINVAL);
+	cr_expect(strstr(err, "(the input holds: alpha, beta, beta-worker)"), "%s", err);
+	o = (struct profile_options){.dsos = "nosuch"};
+	finish(two_processes(&o, 0), err, sizeof(err), -EINVAL);
+	cr_expect(!strstr(err, "..."), "%s", err);
+
+	o = (struct profile_options){.pids = "999"};
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "many");
+	for (uint32_t pid = 1; pid <= 12; pid++)
+		add_samples(b, pid, pid, 10, 0x1000, 1, false);
+	finish(b, err, sizeof(err), -EINVAL);
+	cr_expect(strstr(err, "(the input holds: 1, 2, 3, 4, 5, 6, 7, 8, ...)"), "%s", err);
+}
+
+static void add_stack_samples(struct builder *b, uint32_t pid, uint64_t t, uint64_t ip, int n,
+			      uint32_t stack_id)
+{
+	struct hwprof_rec_sample s = {.pid = pid, .tid = pid, .time = t, .ip = ip, .period = 2};
+
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(builder_add_sample(b, &s, stack_id), 0);
+}
+
+/* The location of stack S's frame I. */
+static const struct profile_loc *frame(const struct profile *p, const struct profile_stack *s,
+				       uint32_t i)
+{
+	cr_assert_lt(i, s->n);
+	cr_assert_lt(s->locs[i], p->nlocations);
+	return &p->locations[s->locs[i]];
+}
+
+static const struct profile_stack *stack_with(const struct profile *p, uint64_t leaf, uint32_t n)
+{
+	for (size_t i = 0; i < p->nstacks; i++)
+		if (p->stacks[i].n == n && frame(p, &p->stacks[i], 0)->offset == leaf)
+			return &p->stacks[i];
+	return NULL;
+}
+
+Test(builder, stacks_interned_with_call_sites_and_stackless_samples)
+{
+	struct profile_options o = {0};
+	const struct profile_stack *s;
+	const uint64_t ab[] = {0x400100, 0x400200}, ac[] = {0x400100, 0x400300};
+	const uint64_t kern[] = {0xffffffff81000010ull, 0x400100};
+	struct builder *b;
+	struct profile *p;
+	char err[256];
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_mmap(b, 10, 1, 0x400000, "/nonexistent/prog", 0);
+	cr_assert_eq(builder_add_stack(b, 1, ab, 2, 0, false), 0);
+	cr_assert_eq(builder_add_stack(b, 2, ac, 2, 0, true), 0);
+	cr_assert_eq(builder_add_stack(b, 7, kern, 2, 1, false), 0);
+	cr_assert_eq(builder_add_stack(b, 0, ab, 2, 0, false), -EINVAL);
+	add_stack_samples(b, 10, 5, 0x400010, 3, 1);
+	add_stack_samples(b, 10, 6, 0x400010, 1, 2);
+	add_stack_samples(b, 10, 7, 0x400010, 2, 0); /* no stack */
+	add_stack_samples(b, 10, 8, 0x400020, 4, 7);
+	p = finish(b, err, sizeof(err), 0);
+	/* Flat rows as without stacks. */
+	cr_expect_eq(p->samples, 10);
+	cr_expect_eq(samples_of_dso(p, "/nonexistent/prog"), 10);
+	cr_expect_eq(p->nlocs, 2);
+	cr_assert_eq(p->nstacks, 4);
+	s = stack_with(p, 0x10, 3);
+	cr_assert(s && s->samples == 3 && s->period == 6 && !s->truncated);
+	/* Callers at return address - 1: the call instruction's last byte. */
+	cr_expect_eq(frame(p, s, 1)->offset, 0xff);
+	cr_expect_eq(frame(p, s, 2)->offset, 0x1ff);
+	cr_expect_eq(frame(p, s, 1)->samples, 0, "a caller's address has no samples of its own");
+	s = stack_with(p, 0x10, 1);
+	cr_assert(s && s->samples == 2 && s->period == 4, "stackless samples: their own stack");
+	cr_expect_eq(p->truncated_samples, 1);
+	s = stack_with(p, 0x20, 3);
+	cr_assert(s && s->samples == 4);
+	cr_expect_str_eq(frame(p, s, 1)->dso, "[kernel]");
+	cr_expect_eq(frame(p, s, 1)->offset, 0xffffffff8100000full);
+	cr_expect_eq(frame(p, s, 2)->offset, 0xff);
+	cr_expect_eq(frame(p, s, 2)->id, s->locs[2]);
+	cr_expect(!has_warning(p, "name a stack", NULL));
+	profile_free(p);
+}
+
+Test(builder, stack_ids_never_given_are_said_and_filters_apply)
+{
+	struct profile_options o = {.dsos = "b"};
+	const uint64_t ips[] = {0x500100};
+	struct builder *b;
+	struct profile *p;
+	char err[256];
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_mmap(b, 10, 1, 0x400000, "/nonexistent/a", 0);
+	add_mmap(b, 10, 1, 0x500000, "/nonexistent/b", 0);
+	cr_assert_eq(builder_add_stack(b, 3, ips, 1, 0, false), 0);
+	add_stack_samples(b, 10, 5, 0x400010, 3, 3); /* in a: left out with its stack */
+	add_stack_samples(b, 10, 5, 0x500010, 2, 3);
+	add_stack_samples(b, 10, 5, 0x500010, 1, 9); /* stack 9 never given */
+	p = finish(b, err, sizeof(err), 0);
+	cr_expect_eq(p->samples, 3);
+	cr_assert_eq(p->nstacks, 2);
+	for (size_t i = 0; i < p->nstacks; i++)
+		cr_expect_str_eq(frame(p, &p->stacks[i], 0)->dso, "/nonexistent/b");
+	cr_expect(stack_with(p, 0x10, 2) && stack_with(p, 0x10, 2)->samples == 2);
+	cr_expect(stack_with(p, 0x10, 1) && stack_with(p, 0x10, 1)->truncated);
+	cr_expect(has_warning(p, "1 samples name a stack", NULL));
+	cr_expect(p->partial);
+	profile_free(p);
+}
