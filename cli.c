@@ -1,14 +1,18 @@
 /* cli.c - error reporting and number parsing for the hwprof subcommands (see cli.h). */
 #include "cli.h"
 #include "closest.h"
+#include "sampfile_format.h"
 #include "textfmt.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *prefix = "hwprof";
@@ -309,6 +313,47 @@ int cli_output_close(FILE *f, struct cli_output *o)
 	int failed = fclose(f) != 0;
 
 	return o->err ? o->err : failed ? EIO : 0;
+}
+
+/* Whether PATH is a regular file whose first LEN bytes are MAGIC. */
+static bool starts_with(const char *path, const void *magic, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	unsigned char m[16];
+	struct stat st;
+	bool same;
+
+	if (fd < 0)
+		return false;
+	same = len <= sizeof(m) && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       read(fd, m, len) == (ssize_t)len && !memcmp(m, magic, len);
+	close(fd);
+	return same;
+}
+
+bool cli_is_elf(const char *path)
+{
+	return starts_with(path, ELFMAG, SELFMAG);
+}
+
+int cli_output_create(const char *opt, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (cli_is_elf(path))
+		return error("%s %s: an ELF file (a program or library): not replaced (choose "
+			     "another file)",
+			     opt, path);
+	if (starts_with(path, SF_MAGIC, SF_MAGIC_LEN))
+		return error("%s %s: a hwprof sample file: not replaced (choose another file)", opt,
+			     path);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return error("%s %s: a directory (name a file)", opt, path);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return error_errno(errno, "%s %s: %m (choose a writable path)", opt, path);
+	return fd;
 }
 
 bool cli_stdout_is_tty(void)

@@ -123,6 +123,14 @@ FILE *cli_output_open(struct cli_output *o, int fd);
  * when stdio failed without one). */
 int cli_output_close(FILE *f, struct cli_output *o);
 
+/* Whether PATH is a regular file that starts with the ELF magic (a program or library). */
+bool cli_is_elf(const char *path);
+
+/* Opens PATH for writing OPT's output ("-o"), created 0644 or truncated. Refuses a path
+ * holding a program or library (ELF) or a hwprof sample file, which an output must never
+ * replace, and a directory. Returns the descriptor, or -1 after reporting one error line. */
+int cli_output_create(const char *opt, const char *path);
+
 /* Whether stdout is a terminal; used to choose colours and the TUI. */
 bool cli_stdout_is_tty(void);
 

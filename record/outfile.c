@@ -1,7 +1,6 @@
 /* outfile.c - creating, keeping and removing record's sample file (see outfile.h). */
 #include "outfile.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -46,23 +45,6 @@ int outfile_error(const char *path, int err)
 	return error_errno(err, "%s: %m (choose a writable path with -o)", path);
 }
 
-/* Whether PATH is a regular file starting with the ELF magic: `-o ./prog` would move a
- * program aside to prog.old, and a stale `prog` would be a sample file. */
-static bool is_elf(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	unsigned char m[SELFMAG];
-	struct stat st;
-	bool elf;
-
-	if (fd < 0)
-		return false;
-	elf = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, m, SELFMAG) == SELFMAG &&
-	      !memcmp(m, ELFMAG, SELFMAG);
-	close(fd);
-	return elf;
-}
-
 int outfile_create(struct outfile *o)
 {
 	const char *path = o->path;
@@ -72,7 +54,8 @@ int outfile_create(struct outfile *o)
 
 	if (busy(path))
 		return outfile_error(path, EWOULDBLOCK);
-	if (is_elf(path))
+	/* `-o ./prog` would move a program aside to prog.old. */
+	if (cli_is_elf(path))
 		return error("%s: an ELF file (a program or library), not a sample file: not "
 			     "replaced (choose another file with -o)",
 			     path);

@@ -15,7 +15,8 @@ size_t cg_loc_frames(const struct profile_loc *l, struct cg_frame out[2])
 				   .line = l->line,
 				   .dso = l->dso,
 				   .offset = l->offset,
-				   .unknown = l->unknown};
+				   .unknown = l->unknown,
+				   .inlined = l->inlined_into != NULL};
 	if (!l->inlined_into)
 		return 1;
 	out[1] = (struct cg_frame){.function = l->inlined_into,
@@ -24,6 +25,57 @@ size_t cg_loc_frames(const struct profile_loc *l, struct cg_frame out[2])
 				   .dso = l->dso,
 				   .offset = l->offset};
 	return 2;
+}
+
+size_t cg_stacks_count(const struct profile *p)
+{
+	return p->nstacks ? p->nstacks : p->nlocs;
+}
+
+static int push_frame(struct cg_frames *out, const struct cg_frame *f)
+{
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 64;
+		struct cg_frame *v = realloc(out->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		out->v = v;
+		out->cap = cap;
+	}
+	out->v[out->n++] = *f;
+	return 0;
+}
+
+int cg_stack_frames(const struct profile *p, size_t i, struct cg_frames *out, uint64_t *samples,
+		    double *period)
+{
+	const struct profile_loc *table = p->nstacks ? p->locations : p->locs;
+	uint32_t self = (uint32_t)i;
+	const uint32_t *ids = &self;
+	uint32_t n = 1;
+
+	out->n = 0;
+	if (p->nstacks) {
+		const struct profile_stack *s = &p->stacks[i];
+		ids = s->locs;
+		n = s->n;
+		*samples = s->samples;
+		*period = s->period;
+		if (s->truncated &&
+		    push_frame(out, &(struct cg_frame){.function = "[truncated]"}) < 0)
+			return -ENOMEM;
+	} else {
+		*samples = p->locs[i].samples;
+		*period = p->locs[i].period;
+	}
+	for (uint32_t k = n; k-- > 0;) {
+		struct cg_frame fr[2];
+		size_t m = cg_loc_frames(&table[ids[k]], fr);
+		while (m-- > 0)
+			if (push_frame(out, &fr[m]) < 0)
+				return -ENOMEM;
+	}
+	return 0;
 }
 
 bool cg_frame_eq(const struct cg_frame *a, const struct cg_frame *b)

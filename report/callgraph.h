@@ -21,11 +21,30 @@ struct cg_frame {
 	const char *dso;
 	uint64_t offset; /* in DSO, when nothing else is known (unknown) */
 	bool unknown;
+	bool inlined; /* inlined code: the next frame outward is the function it was
+		       * inlined into, at the call site */
 };
 
 /* The frames of location L, innermost first, into OUT: returns 1, or 2 when L is inlined
  * code with its call site known. Strings stay owned by the profile. */
 size_t cg_loc_frames(const struct profile_loc *l, struct cg_frame out[2]);
+
+/* A growable array of frames. */
+struct cg_frames {
+	struct cg_frame *v;
+	size_t n, cap;
+};
+
+/* How many stacks a whole-profile view (folded, flame graph) draws from P: its call stacks,
+ * or, when P has none, each sampled location (profile.locs) as a stack of itself. */
+size_t cg_stacks_count(const struct profile *p);
+
+/* The frames of stack I (< cg_stacks_count(P)) outermost first into OUT (emptied first,
+ * grown as needed; the caller frees OUT->v), starting with a "[truncated]" frame when the
+ * recorded chain was cut; its samples and period into *SAMPLES and *PERIOD. Returns 0 or
+ * -ENOMEM. */
+int cg_stack_frames(const struct profile *p, size_t i, struct cg_frames *out, uint64_t *samples,
+		    double *period);
 
 /* Whether A and B read the same (strings are interned: compared by pointer). */
 bool cg_frame_eq(const struct cg_frame *a, const struct cg_frame *b);

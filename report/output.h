@@ -1,4 +1,4 @@
-/* output.h - `hwprof report`'s three output formats over one profile and its rows.
+/* output.h - `hwprof report`'s output formats over one profile and its rows.
  *
  * Each writer prints the header facts and the rows it is given (already limited); rows come
  * from profile_rows(). Writers return 0 or -errno from the stream (EPIPE, ENOSPC).
@@ -26,6 +26,7 @@ struct output_opts {
 	double percent_limit;	/* call-path nodes under this share (percent of the
 				 * profile) are left out */
 	bool folded_lines;	/* folded: each frame with its :line */
+	bool inverted;		/* svg: an icicle, the sampled functions at the root */
 };
 
 int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
@@ -39,6 +40,12 @@ int output_json(FILE *f, const struct profile *p, const struct profile_row *rows
  * that passed the filters (a profile without stacks: each sampled address alone). */
 int output_folded(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		  const struct output_opts *o);
+
+/* One self-contained SVG flame graph of every stack that passed the filters (flame.h),
+ * inline CSS and script, no URL loaded; an icicle with O->INVERTED. Without stacks, each
+ * sampled function under its DSO and file. Ignores ROWS. */
+int output_svg(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+	       const struct output_opts *o);
 
 /* ---- labels shared by the formats (label.c) ---- */
 

@@ -51,30 +51,18 @@ static int put_frame(char **s, size_t *len, size_t *cap, const struct cg_frame *
 	return 0;
 }
 
-/* The frames of the stack of locations TABLE[IDS[0..N)] (leaf first), outermost first, into a
- * malloc'd string (NULL on ENOMEM). */
-static char *fold(const struct profile_loc *table, const uint32_t *ids, uint32_t n, bool truncated,
-		  bool lines)
+/* FR's N frames (outermost first) as one line's text: a malloc'd string, NULL on ENOMEM. */
+static char *fold(const struct cg_frames *fr, bool lines)
 {
 	char *str = NULL;
 	size_t len = 0, cap = 0;
 
-	if (truncated) {
-		struct cg_frame cut = {.function = "[truncated]"};
-		if (put_frame(&str, &len, &cap, &cut, false) < 0)
-			goto fail;
-	}
-	for (uint32_t k = n; k-- > 0;) {
-		struct cg_frame fr[2];
-		size_t m = cg_loc_frames(&table[ids[k]], fr);
-		while (m-- > 0)
-			if (put_frame(&str, &len, &cap, &fr[m], lines) < 0)
-				goto fail;
-	}
+	for (size_t k = 0; k < fr->n; k++)
+		if (put_frame(&str, &len, &cap, &fr->v[k], lines) < 0) {
+			free(str);
+			return NULL;
+		}
 	return str;
-fail:
-	free(str);
-	return NULL;
 }
 
 static int by_text(const void *a, const void *b)
@@ -85,8 +73,10 @@ static int by_text(const void *a, const void *b)
 int output_folded(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		  const struct output_opts *o)
 {
-	size_t nstacks = p->nstacks ? p->nstacks : p->nlocs, m = 0;
+	size_t nstacks = cg_stacks_count(p), m = 0;
 	struct line *v = calloc(nstacks ? nstacks : 1, sizeof(*v));
+	struct cg_frames fr = {0};
+	uint64_t samples;
 	int ret = -ENOMEM;
 
 	(void)rows;
@@ -94,19 +84,8 @@ int output_folded(FILE *f, const struct profile *p, const struct profile_row *ro
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < nstacks; i++) {
-		/* Without stacks, each sampled address is a stack of itself. */
-		uint32_t self = (uint32_t)i;
-
-		if (p->nstacks) {
-			const struct profile_stack *s = &p->stacks[i];
-			v[m].text =
-			    fold(p->locations, s->locs, s->n, s->truncated, o->folded_lines);
-			v[m].period = s->period;
-		} else {
-			v[m].text = fold(p->locs, &self, 1, false, o->folded_lines);
-			v[m].period = p->locs[i].period;
-		}
-		if (!v[m].text)
+		if (cg_stack_frames(p, i, &fr, &samples, &v[m].period) < 0 ||
+		    !(v[m].text = fold(&fr, o->folded_lines)))
 			goto out;
 		m++;
 	}
@@ -123,5 +102,6 @@ out:
 	for (size_t i = 0; i < m; i++)
 		free(v[i].text);
 	free(v);
+	free(fr.v);
 	return ret;
 }

@@ -31,6 +31,8 @@ struct report_options {
 	bool callgraph;	     /* -G / --call-graph: call paths under each row */
 	enum cg_order order; /* of the call paths */
 	bool folded_lines;
+	bool inverted;	    /* svg: an icicle */
+	const char *output; /* -o FILE; NULL: standard output */
 };
 
 typedef int output_fn(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
@@ -42,10 +44,8 @@ static const struct output_format {
 	output_fn *write;
 	long long limit; /* rows by default (0: all) */
 } formats[] = {
-    {"text", output_text, 40},
-    {"csv", output_csv, 0},
-    {"json", output_json, 0},
-    {"folded", output_folded, 0},
+    {"text", output_text, 40},	  {"csv", output_csv, 0}, {"json", output_json, 0},
+    {"folded", output_folded, 0}, {"svg", output_svg, 0},
 };
 
 static const struct output_format *parse_format(const char *arg)
@@ -67,7 +67,8 @@ static const struct output_format *parse_format(const char *arg)
 
 static const char usage_text[] =
     "usage: hwprof report [-i FILE]... [-s line|function|dso[,...]] [-n N]\n"
-    "                     [--percent-limit P] [-f text|csv|json|folded] [--folded-lines]\n"
+    "                     [--percent-limit P] [-f text|csv|json|folded|svg] [-o FILE]\n"
+    "                     [--folded-lines] [--inverted]\n"
     "                     [--children|--no-children] [-G|--call-graph=caller|callee]\n"
     "                     [--inline=callee|caller]\n"
     "                     [--debug-dir DIR]... [--pid LIST] [--tid LIST] [--comm LIST]\n"
@@ -82,7 +83,12 @@ static const char usage_text[] =
     "      --percent-limit P  leave out rows under P percent of the samples\n"
     "  -f, --format FMT       text (default), csv, json, or folded (one line per distinct\n"
     "                         stack, 'main;work;memcpy 123', for flame graphs)\n"
+    "                         svg: a flame graph in one self-contained file (open it in\n"
+    "                         a browser: hover, click to zoom, search)\n"
+    "  -o, --output FILE      write to FILE instead of standard output\n"
     "      --folded-lines     folded: each frame with its :line\n"
+    "      --inverted         svg: an icicle graph, the sampled functions at the top and\n"
+    "                         their callers below\n"
     "      --children         with stacks (record -g): rows of callers too, sorted by\n"
     "                         their children (inclusive) share, beside self (default)\n"
     "      --no-children      rows of the sampled addresses only, by self share\n"
@@ -122,6 +128,7 @@ enum {
 	OPT_NO_CHILDREN,
 	OPT_CALL_GRAPH,
 	OPT_FOLDED_LINES,
+	OPT_INVERTED,
 };
 
 static const struct option long_options[] = {
@@ -143,6 +150,8 @@ static const struct option long_options[] = {
     {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
     {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
     {"folded-lines", no_argument, NULL, OPT_FOLDED_LINES},
+    {"inverted", no_argument, NULL, OPT_INVERTED},
+    {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -183,7 +192,7 @@ static void check_filter(const char *opt, const char *list, bool numeric)
 
 static void parse_options(int argc, char **argv, struct report_options *o)
 {
-	static const char short_options[] = "i:s:n:f:Gh";
+	static const char short_options[] = "i:s:n:f:o:Gh";
 	int c;
 
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
@@ -222,6 +231,12 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			else
 				die_usage("--call-graph '%s': unknown order (caller or callee)",
 					  optarg);
+			break;
+		case OPT_INVERTED:
+			o->inverted = true;
+			break;
+		case 'o':
+			o->output = optarg;
 			break;
 		case OPT_FOLDED_LINES:
 			o->folded_lines = true;
@@ -276,6 +291,8 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 	if (optind < argc)
 		die_usage("'%s': unexpected argument (the sample file goes after -i)",
 			  argv[optind]);
+	if (o->inverted && o->format->write != output_svg)
+		die_usage("--inverted draws an icicle graph: it goes with -f svg");
 }
 
 int cmd_report(int argc, char **argv)
@@ -297,7 +314,7 @@ int cmd_report(int argc, char **argv)
 	char err[1024] = "";
 	struct cli_output sink;
 	FILE *out;
-	int nkeys, ret = EXIT_FATAL, r, r2;
+	int nkeys, ret = EXIT_FATAL, r, r2, fd = -1;
 
 	parse_options(argc, argv, &o);
 	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
@@ -361,8 +378,12 @@ int cmd_report(int argc, char **argv)
 	    .row_of = row_of,
 	    .percent_limit = o.percent_limit,
 	    .folded_lines = o.folded_lines,
+	    .inverted = o.inverted,
 	};
-	out = cli_output_open(&sink, STDOUT_FILENO);
+	fd = o.output ? cli_output_create("-o", o.output) : STDOUT_FILENO;
+	if (fd < 0)
+		goto done;
+	out = cli_output_open(&sink, fd);
 	r = o.format->write(out, p, rows, shown, &oo);
 	/* The first failed write's errno (ENOSPC, EPIPE), not what stdio says after it. */
 	r2 = cli_output_close(out, &sink);
@@ -373,6 +394,8 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = p->partial ? EXIT_PARTIAL : EXIT_OK;
 done:
+	if (fd > STDOUT_FILENO)
+		close(fd);
 	free(rows);
 	free(row_of);
 	profile_free(p);

@@ -1,0 +1,236 @@
+/* flame.c - a flame graph's frames from the profile's stacks (flame.h).
+ *
+ * flamegraph.pl's way: sort the stacks by their frames, then each stack shares with the one
+ * before it the frames they begin with and opens new ones where it differs. A frame's x is
+ * the period of all the stacks sorted before its first one, so no second pass is needed and
+ * siblings come out ordered by name. */
+#include "flame.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The DSO's base name. */
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_frame(const struct flame_node *a, const struct flame_node *b)
+{
+	int c = cmp_str(a->name, b->name);
+
+	if (!c)
+		c = cmp_str(a->dso, b->dso);
+	if (!c)
+		c = (int)a->inlined - (int)b->inlined;
+	if (!c)
+		c = (int)a->group - (int)b->group;
+	return c;
+}
+
+int flame_cmp(const struct flame_node *a, size_t na, const struct flame_node *b, size_t nb)
+{
+	for (size_t i = 0; i < na && i < nb; i++) {
+		int c = cmp_frame(&a[i], &b[i]);
+		if (c)
+			return c;
+	}
+	return na < nb ? -1 : na > nb ? 1 : 0;
+}
+
+int flame_start(struct flame *fl)
+{
+	*fl = (struct flame){0};
+	fl->v = calloc(64, sizeof(*fl->v));
+	if (!fl->v)
+		return -ENOMEM;
+	fl->cap = 64;
+	fl->n = 1;
+	fl->v[0].name = "all";
+	return 0;
+}
+
+int flame_add(struct flame *fl, const struct flame_node *frames, size_t n, uint64_t samples,
+	      double period)
+{
+	struct flame_node *root = &fl->v[0];
+	double x = root->period;
+	size_t d = 0;
+
+	if (n + 1 > fl->path_cap) {
+		size_t cap = (n + 1) * 2;
+		uint32_t *v = realloc(fl->path, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		fl->path = v;
+		fl->path_cap = cap;
+	}
+	fl->path[0] = 0;
+	root->period += period;
+	root->samples += samples;
+	/* The frames this stack shares with the last one, as far as both read the same. */
+	for (; d < n && d + 1 < fl->npath; d++) {
+		struct flame_node *node = &fl->v[fl->path[d + 1]];
+		if (cmp_frame(node, &frames[d]))
+			break;
+		node->period += period;
+		node->samples += samples;
+		if (cmp_str(node->file, frames[d].file))
+			node->file = NULL;
+		if (node->line != frames[d].line)
+			node->line = 0;
+	}
+	for (; d < n; d++) {
+		if (fl->n == fl->cap) {
+			size_t cap = fl->cap * 2;
+			struct flame_node *v = realloc(fl->v, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			fl->v = v;
+			fl->cap = cap;
+		}
+		struct flame_node *node = &fl->v[fl->n];
+		*node = frames[d];
+		node->parent = fl->path[d];
+		node->depth = (uint32_t)d + 1;
+		node->x = x;
+		node->period = period;
+		node->samples = samples;
+		if (node->depth > fl->max_depth)
+			fl->max_depth = node->depth;
+		fl->path[d + 1] = (uint32_t)fl->n++;
+	}
+	fl->npath = n + 1;
+	return 0;
+}
+
+/* One stack's frames, in the flat array of all of them. */
+struct stack_ref {
+	size_t first, n;
+	uint64_t samples;
+	double period;
+};
+
+struct build {
+	struct flame_node *frames;
+	size_t n, cap;
+	struct stack_ref *stacks;
+};
+
+static int push(struct build *b, const struct flame_node *f)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		struct flame_node *v = realloc(b->frames, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		b->frames = v;
+		b->cap = cap;
+	}
+	b->frames[b->n++] = *f;
+	return 0;
+}
+
+static struct flame_node node_of(const struct cg_frame *f)
+{
+	struct flame_node node = {.name = f->function,
+				  .dso = f->dso,
+				  .file = f->file,
+				  .line = f->line,
+				  .inlined = f->inlined};
+
+	if (!f->function && f->unknown && f->dso) {
+		node.name = base_name(f->dso);
+		node.unknown = true;
+	} else if (!f->function) {
+		node.name = "[unknown]";
+	}
+	return node;
+}
+
+static int by_frames(const void *x, const void *y, void *ctx)
+{
+	const struct stack_ref *a = x, *b = y;
+	const struct flame_node *v = ctx;
+
+	return flame_cmp(v + a->first, a->n, v + b->first, b->n);
+}
+
+/* Stack I's frames in ORDER into B, and its place there into B->stacks[I]. Without stacks,
+ * the location's DSO and file come first, as boxes of their own. */
+static int collect(const struct profile *p, size_t i, enum flame_order order, struct cg_frames *fr,
+		   struct build *b)
+{
+	struct stack_ref *s = &b->stacks[i];
+
+	if (cg_stack_frames(p, i, fr, &s->samples, &s->period) < 0)
+		return -ENOMEM;
+	s->first = b->n;
+	if (!p->nstacks && fr->n) {
+		const struct cg_frame *leaf = &fr->v[fr->n - 1];
+		struct flame_node dso = {
+		    .name = base_name(leaf->dso), .dso = leaf->dso, .group = true};
+		struct flame_node file = {.name = leaf->file ? base_name(leaf->file) : "??",
+					  .dso = leaf->dso,
+					  .file = leaf->file,
+					  .group = true};
+		if (push(b, &dso) < 0 || push(b, &file) < 0)
+			return -ENOMEM;
+	}
+	for (size_t k = 0; k < fr->n; k++) {
+		size_t at = order == FLAME_ROOTS_OUT ? k : fr->n - 1 - k;
+		struct flame_node node = node_of(&fr->v[at]);
+		if (push(b, &node) < 0)
+			return -ENOMEM;
+	}
+	s->n = b->n - s->first;
+	return 0;
+}
+
+int flame_build(const struct profile *p, enum flame_order order, struct flame *fl)
+{
+	size_t n = cg_stacks_count(p);
+	struct build b = {0};
+	struct cg_frames fr = {0};
+	int ret = -ENOMEM;
+
+	if (flame_start(fl) < 0)
+		return -ENOMEM;
+	fl->no_stacks = !p->nstacks;
+	b.stacks = calloc(n ? n : 1, sizeof(*b.stacks));
+	if (!b.stacks)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (collect(p, i, order, &fr, &b) < 0)
+			goto out;
+	qsort_r(b.stacks, n, sizeof(*b.stacks), by_frames, b.frames);
+	for (size_t i = 0; i < n; i++)
+		if (flame_add(fl, b.frames + b.stacks[i].first, b.stacks[i].n, b.stacks[i].samples,
+			      b.stacks[i].period) < 0)
+			goto out;
+	ret = 0;
+out:
+	free(fr.v);
+	free(b.frames);
+	free(b.stacks);
+	if (ret < 0)
+		flame_release(fl);
+	return ret;
+}
+
+void flame_release(struct flame *fl)
+{
+	free(fl->v);
+	free(fl->path);
+	*fl = (struct flame){0};
+}
