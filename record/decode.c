@@ -143,6 +143,44 @@ static int take_callchain(const struct decode_ctx *ctx, struct cur *c, uint64_t 
 	return 0;
 }
 
+/* PERF_SAMPLE_REGS_USER: u64 abi, then u64 regs[weight(sample_regs_user)] unless abi is
+ * PERF_SAMPLE_REGS_ABI_NONE. PERF_SAMPLE_STACK_USER: u64 size, then (size > 0) char data[size]
+ * and u64 dyn_size, the bytes really copied (linux/perf_event.h). */
+static int take_ustack(const struct decode_ctx *ctx, struct cur *c, struct decode_ustack *u)
+{
+	struct decode_ustack tmp;
+	uint64_t size;
+
+	if (!u)
+		u = &tmp;
+	memset(u, 0, sizeof(*u));
+	if (ctx->sample_type & PERF_SAMPLE_REGS_USER) {
+		u->abi = get64(c);
+		if (c->err)
+			return -EBADMSG;
+		if (u->abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			u->nregs = (uint32_t)__builtin_popcountll(ctx->regs_user);
+			if ((size_t)(c->end - c->p) / 8 < u->nregs)
+				return -EBADMSG;
+			u->regs = c->p;
+			c->p += (size_t)u->nregs * 8;
+		}
+	}
+	if (ctx->sample_type & PERF_SAMPLE_STACK_USER) {
+		size = get64(c);
+		if (c->err || size % 8 || size > (uint64_t)(c->end - c->p))
+			return -EBADMSG;
+		if (size) {
+			u->stack = c->p;
+			c->p += size;
+			u->size = get64(c);
+			if (c->err || u->size > size)
+				return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
 static int decode_sample(const struct decode_ctx *ctx, const struct perf_event_header *h,
 			 struct cur *c, struct hwprof_rec_sample *s)
 {
@@ -171,6 +209,9 @@ static int decode_sample(const struct decode_ctx *ctx, const struct perf_event_h
 	if (c->err)
 		return -EBADMSG;
 	if ((t & PERF_SAMPLE_CALLCHAIN) && take_callchain(ctx, c, s->ip, ctx->stack))
+		return -EBADMSG;
+	if ((t & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) &&
+	    take_ustack(ctx, c, ctx->ustack))
 		return -EBADMSG;
 	s->event = event_of(ctx, id);
 	s->kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||

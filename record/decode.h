@@ -3,8 +3,9 @@
  * Layouts from linux/perf_event.h (enum perf_event_type). With attr.sample_id_all every
  * non-sample record ends in a sample_id block { pid, tid } { time } { id } { stream_id }
  * { cpu, res } { id (IDENTIFIER) }, each present when its PERF_SAMPLE_* bit is set. Samples
- * themselves lay out IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN in
- * that order. Only those sample_type bits are understood; record asks the kernel for no others.
+ * themselves lay out IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN,
+ * REGS_USER, STACK_USER in that order. Only those sample_type bits are understood; record asks
+ * the kernel for no others.
  */
 #ifndef HWPROF_RECORD_DECODE_H
 #define HWPROF_RECORD_DECODE_H
@@ -20,7 +21,11 @@
 #define DECODE_SAMPLE_TYPES                                                                        \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |                      \
+	 PERF_SAMPLE_STACK_USER)
+
+/* The most registers PERF_SAMPLE_REGS_USER may carry (one per bit of sample_regs_user). */
+#define DECODE_REGS_MAX 64
 
 /* The callers of one sample, as hwprof_writer_add_stack() takes them: innermost first, the
  * first NR_KERNEL in the kernel; the sample's own ip is not among them. */
@@ -28,6 +33,19 @@ struct decode_stack {
 	uint64_t ips[HWPROF_STACK_MAX];
 	uint32_t nr, nr_kernel;
 	bool truncated; /* the chain reached max_stack entries, or HWPROF_STACK_MAX */
+};
+
+/* A sample's user-space state (PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER,
+ * perf_event_open(2)): the registers the task had in user mode and a copy of its user stack
+ * from the stack pointer up. Pointers go into the record decoded, valid as long as it is. */
+struct decode_ustack {
+	uint64_t abi;		    /* PERF_SAMPLE_REGS_ABI_*; NONE (0): no user state (a kernel
+				     * thread), then NREGS is 0 */
+	uint32_t nregs;		    /* registers in REGS: one per bit of sample_regs_user */
+	const unsigned char *regs;  /* NREGS u64 values, in the bit order of sample_regs_user
+				     * (not aligned: read with memcpy) */
+	const unsigned char *stack; /* the copy: SIZE bytes from the user stack pointer up */
+	uint64_t size;		    /* bytes really copied (dyn_size; <= attr.sample_stack_user) */
 };
 
 /* How the records of one recording are shaped, and which event an id belongs to. */
@@ -46,13 +64,20 @@ struct decode_ctx {
 	 * counts as truncated; 0: no limit known). */
 	struct decode_stack *stack;
 	uint32_t max_stack;
+	/* With PERF_SAMPLE_REGS_USER: attr.sample_regs_user (its bits say how many registers a
+	 * sample carries); with it or PERF_SAMPLE_STACK_USER, where a sample's user state goes
+	 * (NULL: skipped). */
+	uint64_t regs_user;
+	struct decode_ustack *ustack;
 };
 
 /* Translates REC (LEN bytes, 8-byte aligned, as ring_drain hands it) into OUT. A sample's
  * PERF_SAMPLE_CALLCHAIN goes into *CTX->stack: the PERF_CONTEXT_* markers
  * (linux/perf_event.h) say which entries are kernel and which user ones, entries of other
  * contexts (hypervisor, guest) are left out, and the first entry is dropped when it repeats
- * the sample's ip (the kernel stores regs->ip first, perf_event_open(2)).
+ * the sample's ip (the kernel stores regs->ip first, perf_event_open(2)). REGS_USER and
+ * STACK_USER go into *CTX->ustack (zeroed first); a STACK_USER whose dyn_size exceeds its size
+ * is malformed.
  * Returns 1 when OUT holds a record (strings in OUT point into REC), 0 for a record type that
  * is not kept (or an MMAP2 of a non-executable mapping), -EBADMSG when REC is too short for
  * its type or its strings are not terminated. Samples with an id that is not in CTX get

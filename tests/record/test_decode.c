@@ -417,3 +417,89 @@ Test(decode, callchain_longer_than_the_record_is_refused)
 	cr_assert_eq(decode_chain(&c, &r, PERF_RECORD_MISC_USER, 0x401000, chain, 2, &out), 1);
 	cr_assert_eq(out.sample.ip, 0x401000);
 }
+
+/* ---- PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER ---- */
+
+/* A sample of TYPE | CALLCHAIN | REGS_USER | STACK_USER with an empty chain, registers
+ * 0x100, 0x200, 0x300 (ABI; none when 0), and a stack copy of SIZE bytes 0, 1, 2, ... of
+ * which DYN were copied. */
+static const struct perf_event_header *ustack_sample(struct rec *r, uint64_t abi, uint64_t size,
+						     uint64_t dyn)
+{
+	begin(r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	u64(r, 1001);
+	u64(r, 0x401000);
+	u32x2(r, 77, 78);
+	u64(r, 5000);
+	u32x2(r, 1, 0);
+	u64(r, 1); /* period */
+	u64(r, 0); /* callchain: nr */
+	u64(r, abi);
+	for (uint64_t i = 1; abi && i <= 3; i++)
+		u64(r, i << 8);
+	u64(r, size);
+	for (uint64_t i = 0; i < size; i += 8)
+		u64(r, 0x0706050403020100ull + i * 0x0101010101010101ull);
+	if (size)
+		u64(r, dyn);
+	return end(r);
+}
+
+Test(decode, user_registers_and_stack_copy)
+{
+	static struct decode_stack st;
+	static struct decode_ustack us;
+	struct decode_ctx c = ctx;
+	struct rec r;
+	struct hwprof_record out;
+	uint64_t v;
+
+	c.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	c.stack = &st;
+	c.ustack = &us;
+	c.regs_user = (1u << 3) | (1u << 7) | (1u << 8); /* three registers */
+	ustack_sample(&r, PERF_SAMPLE_REGS_ABI_64, 32, 24);
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), 1);
+	cr_assert_eq(out.sample.ip, 0x401000);
+	cr_assert_eq(st.nr, 0);
+	cr_assert_eq(us.abi, PERF_SAMPLE_REGS_ABI_64);
+	cr_assert_eq(us.nregs, 3);
+	memcpy(&v, us.regs + 16, 8);
+	cr_assert_eq(v, 0x300);
+	cr_assert_eq(us.size, 24, "dyn_size: the bytes really copied");
+	memcpy(&v, us.stack + 8, 8);
+	cr_assert_eq(v, 0x0f0e0d0c0b0a0908ull);
+
+	/* A kernel thread: ABI none, no registers, no stack. */
+	ustack_sample(&r, PERF_SAMPLE_REGS_ABI_NONE, 0, 0);
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), 1);
+	cr_assert_eq(us.nregs, 0);
+	cr_assert_null(us.stack);
+	cr_assert_eq(us.size, 0);
+
+	/* Without a place for them the fields are skipped, the sample still decodes. */
+	c.ustack = NULL;
+	ustack_sample(&r, PERF_SAMPLE_REGS_ABI_64, 16, 16);
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), 1);
+}
+
+Test(decode, user_stack_copy_that_does_not_fit_is_refused)
+{
+	static struct decode_ustack us;
+	struct decode_ctx c = ctx;
+	struct rec r;
+	struct hwprof_record out;
+	uint64_t big = 4096;
+
+	c.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	c.ustack = &us;
+	c.regs_user = 7;
+	ustack_sample(&r, PERF_SAMPLE_REGS_ABI_64, 16, 24); /* dyn_size over size */
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), -EBADMSG);
+	ustack_sample(&r, PERF_SAMPLE_REGS_ABI_64, 16, 8);
+	memcpy((char *)r.buf + r.len - 4 * 8, &big, 8); /* size beyond the record */
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), -EBADMSG);
+	c.regs_user = ~0ull; /* 64 registers: more than the record holds */
+	ustack_sample(&r, PERF_SAMPLE_REGS_ABI_64, 16, 8);
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), -EBADMSG);
+}
