@@ -8,7 +8,9 @@
 struct merge_entry {
 	struct hwprof_record rec;
 	uint64_t time, seq;
-	char *str; /* owned copy of the MMAP filename or COMM name */
+	char *str;  /* owned copy of the MMAP filename or COMM name */
+	void *blob; /* owned, see merge_add_blob() */
+	size_t blob_len;
 };
 
 uint64_t merge_record_time(const struct hwprof_record *rec)
@@ -30,14 +32,21 @@ uint64_t merge_record_time(const struct hwprof_record *rec)
 
 int merge_add(struct merge *m, const struct hwprof_record *rec)
 {
+	return merge_add_blob(m, rec, NULL, 0);
+}
+
+int merge_add_blob(struct merge *m, const struct hwprof_record *rec, void *blob, size_t len)
+{
 	struct merge_entry *e;
 	const char *s = NULL;
 
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 4096;
 		void *p = realloc(m->e, cap * sizeof(*m->e));
-		if (!p)
+		if (!p) {
+			free(blob);
 			return -ENOMEM;
+		}
 		m->e = p;
 		m->cap = cap;
 	}
@@ -46,14 +55,18 @@ int merge_add(struct merge *m, const struct hwprof_record *rec)
 	e->time = merge_record_time(rec);
 	e->seq = m->seq++;
 	e->str = NULL;
+	e->blob = blob;
+	e->blob_len = blob ? len : 0;
 	if (rec->type == HWPROF_REC_MMAP)
 		s = rec->mmap.filename;
 	else if (rec->type == HWPROF_REC_COMM)
 		s = rec->comm.comm;
 	if (s) {
 		e->str = strdup(s);
-		if (!e->str)
+		if (!e->str) {
+			free(blob);
 			return -ENOMEM;
+		}
 		if (rec->type == HWPROF_REC_MMAP)
 			e->rec.mmap.filename = e->str;
 		else
@@ -81,10 +94,11 @@ int merge_flush(struct merge *m, uint64_t upto, merge_emit_fn emit, void *arg)
 		return 0;
 	qsort(m->e, m->n, sizeof(*m->e), by_time);
 	for (i = 0; i < m->n && m->e[i].time <= upto; i++) {
-		r = emit(&m->e[i].rec, arg);
+		r = emit(&m->e[i].rec, &m->e[i].blob, m->e[i].blob_len, arg);
 		if (r)
 			break;
 		free(m->e[i].str);
+		free(m->e[i].blob);
 	}
 	memmove(m->e, m->e + i, (m->n - i) * sizeof(*m->e));
 	m->n -= i;
@@ -93,8 +107,10 @@ int merge_flush(struct merge *m, uint64_t upto, merge_emit_fn emit, void *arg)
 
 void merge_free(struct merge *m)
 {
-	for (size_t i = 0; i < m->n; i++)
+	for (size_t i = 0; i < m->n; i++) {
 		free(m->e[i].str);
+		free(m->e[i].blob);
+	}
 	free(m->e);
 	memset(m, 0, sizeof(*m));
 }

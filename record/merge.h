@@ -28,15 +28,22 @@ uint64_t merge_record_time(const struct hwprof_record *rec);
 /* Queues a copy of REC (its strings copied too). Returns 0 or -ENOMEM. */
 int merge_add(struct merge *m, const struct hwprof_record *rec);
 
-/* Called for each record flushed, in time order; a non-zero return stops the flush (the
- * record stays queued) and is returned by merge_flush. */
-typedef int (*merge_emit_fn)(const struct hwprof_record *rec, void *arg);
+/* The same, with BLOB (LEN bytes, malloc'd; may be NULL) queued beside it: what the record
+ * needs when it is written, e.g. a sample's copied user stack. The queue owns BLOB from the
+ * call on, failure included, and frees it once the record was emitted. Returns 0 or -ENOMEM. */
+int merge_add_blob(struct merge *m, const struct hwprof_record *rec, void *blob, size_t len);
+
+/* Called for each record flushed, in time order, with the blob queued beside it in *BLOB
+ * (NULL, 0 for none): the callee may take it (then it sets *BLOB to NULL and frees it itself),
+ * else it is freed after the call. A non-zero return stops the flush (the record and its blob,
+ * if not taken, stay queued) and is returned by merge_flush. */
+typedef int (*merge_emit_fn)(const struct hwprof_record *rec, void **blob, size_t len, void *arg);
 
 /* Hands every queued record stamped at or before UPTO (UINT64_MAX: all) to EMIT in time
  * order (arrival order for equal times) and drops them. Returns 0 or EMIT's return. */
 int merge_flush(struct merge *m, uint64_t upto, merge_emit_fn emit, void *arg);
 
-/* Frees the queue and its strings. M may be reused afterwards (it is zeroed). */
+/* Frees the queue, its strings and blobs. M may be reused afterwards (it is zeroed). */
 void merge_free(struct merge *m);
 
 #endif

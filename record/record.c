@@ -510,10 +510,13 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 	return ret < 0 ? ret : 0;
 }
 
-static int emit(const struct hwprof_record *rec, void *arg)
+static int emit(const struct hwprof_record *rec, void **blob, size_t len, void *arg)
 {
 	struct recording *r = arg;
 	int ret = hwprof_writer_add(r->writer, rec);
+
+	(void)blob;
+	(void)len;
 
 	if (ret < 0) {
 		if (!r->write_err)

@@ -9,15 +9,24 @@
 struct out {
 	uint64_t times[32];
 	char names[32][32];
+	char blobs[32][16];
 	int n, stop_after;
+	bool take;
 };
 
-static int collect(const struct hwprof_record *rec, void *arg)
+static int collect(const struct hwprof_record *rec, void **blob, size_t len, void *arg)
 {
 	struct out *o = arg;
 
 	if (o->stop_after >= 0 && o->n == o->stop_after)
 		return 7;
+	if (*blob)
+		snprintf(o->blobs[o->n], sizeof(o->blobs[0]), "%.*s", (int)len,
+			 (const char *)*blob);
+	if (*blob && o->take) {
+		free(*blob); /* taken: the queue must not free it again */
+		*blob = NULL;
+	}
 	o->times[o->n] = merge_record_time(rec);
 	if (rec->type == HWPROF_REC_MMAP)
 		snprintf(o->names[o->n], sizeof(o->names[0]), "%s", rec->mmap.filename);
@@ -92,4 +101,28 @@ Test(merge, emit_error_keeps_the_record)
 	cr_assert_eq(o.n, 4);
 	cr_assert_eq(o.times[2], 3);
 	merge_free(&m);
+}
+
+Test(merge, a_blob_travels_with_its_record_and_is_freed)
+{
+	struct merge m = {0};
+	struct out o = {.stop_after = 1};
+	struct hwprof_record r = {.type = HWPROF_REC_SAMPLE};
+
+	for (uint64_t t = 3; t >= 1; t--) {
+		char *b = malloc(8);
+		snprintf(b, 8, "b%d", (int)t);
+		r.sample.time = t;
+		cr_assert_eq(merge_add_blob(&m, &r, b, 2), 0);
+	}
+	add_sample(&m, 0);
+	/* Stopped after the first: the blobs stay queued, then come out in time order. */
+	cr_assert_eq(merge_flush(&m, UINT64_MAX, collect, &o), 7);
+	cr_assert_eq(o.blobs[0][0], 0);
+	o.stop_after = -1;
+	o.take = true;
+	cr_assert_eq(merge_flush(&m, 2, collect, &o), 0);
+	cr_assert_str_eq(o.blobs[1], "b1");
+	cr_assert_str_eq(o.blobs[2], "b2");
+	merge_free(&m); /* b3 still queued: freed here (ASan sees a leak otherwise) */
 }
