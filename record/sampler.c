@@ -17,7 +17,8 @@
 	 PERF_SAMPLE_CPU)
 #define SAMPLE_TYPE(cfg)                                                                           \
 	(SAMPLE_TYPE_FIXED | ((cfg)->freq ? PERF_SAMPLE_PERIOD : 0) |                              \
-	 ((cfg)->callchain ? PERF_SAMPLE_CALLCHAIN : 0))
+	 ((cfg)->callchain ? PERF_SAMPLE_CALLCHAIN : 0) |                                          \
+	 ((cfg)->stack_user ? PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER : 0))
 
 int sampler_online_cpus(int **out)
 {
@@ -72,6 +73,11 @@ static void fill_attr(struct perf_event_attr *attr, const struct hwprof_event *e
 		attr->sample_max_stack = cfg->max_stack;
 		/* An event that does not count the kernel has no kernel part to walk. */
 		attr->exclude_callchain_kernel = attr->exclude_kernel;
+		attr->exclude_callchain_user = cfg->callchain_kernel_only;
+	}
+	if (cfg->stack_user) {
+		attr->sample_regs_user = cfg->regs_user;
+		attr->sample_stack_user = cfg->stack_user;
 	}
 	if (cfg->freq) {
 		attr->freq = 1;
@@ -269,6 +275,12 @@ int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
 		ret = -ENOMEM;
 		goto out;
 	}
+	s->decode.regs_user = cfg->stack_user ? cfg->regs_user : 0;
+	if (cfg->stack_user && !(s->decode.ustack = calloc(1, sizeof(*s->decode.ustack)))) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
 	s->decode.fixed_period = cfg->freq ? 0 : cfg->period;
 	s->decode.ids = s->ids;
 	s->decode.events = s->idx;
@@ -371,5 +383,6 @@ void sampler_close(struct sampler *s)
 	free(s->ids);
 	free(s->idx);
 	free(s->decode.stack);
+	free(s->decode.ustack);
 	memset(s, 0, sizeof(*s));
 }

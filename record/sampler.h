@@ -21,14 +21,20 @@
 #include "ring.h"
 
 struct sampler_config {
-	uint64_t period;     /* sample period in events; used when FREQ is 0 */
-	uint64_t freq;	     /* sample frequency in Hz, or 0 */
-	size_t pages;	     /* data pages per ring, a power of two */
-	bool enable_on_exec; /* start at the target's exec (launch); else sampler_enable() */
-	bool callchain;	     /* PERF_SAMPLE_CALLCHAIN (frame pointers): the callers of each
-			      * sample into decode.stack */
-	uint16_t max_stack;  /* attr.sample_max_stack: callchain entries at most (<= sysctl
-			      * kernel.perf_event_max_stack, else the open fails EOVERFLOW) */
+	uint64_t period;	    /* sample period in events; used when FREQ is 0 */
+	uint64_t freq;		    /* sample frequency in Hz, or 0 */
+	size_t pages;		    /* data pages per ring, a power of two */
+	bool enable_on_exec;	    /* start at the target's exec (launch); else sampler_enable() */
+	bool callchain;		    /* PERF_SAMPLE_CALLCHAIN (frame pointers): the callers of each
+				     * sample into decode.stack */
+	uint16_t max_stack;	    /* attr.sample_max_stack: callchain entries at most (<= sysctl
+				     * kernel.perf_event_max_stack, else the open fails EOVERFLOW) */
+	bool callchain_kernel_only; /* with CALLCHAIN: attr.exclude_callchain_user (the user
+				     * part comes from STACK_USER) */
+	uint32_t stack_user;	    /* > 0: PERF_SAMPLE_REGS_USER + PERF_SAMPLE_STACK_USER, copying
+				     * this many bytes of user stack (attr.sample_stack_user, a multiple
+				     * of 8, else the open fails EINVAL) into decode.ustack */
+	uint64_t regs_user;	    /* with STACK_USER: attr.sample_regs_user */
 };
 
 struct sampler_cpu {

@@ -279,6 +279,43 @@ Test(sampler, callchain_asks_for_the_chain_and_a_place_for_it)
 	fake_kernel_uninstall();
 }
 
+Test(sampler, dwarf_call_graph_asks_for_user_registers_and_stack)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct sampler_config c = {.period = 1,
+				   .pages = 8,
+				   .callchain = true,
+				   .max_stack = 127,
+				   .callchain_kernel_only = true,
+				   .stack_user = 8192,
+				   .regs_user = 0xff01ff};
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+
+	k.allow_mmap = true;
+	install(&k);
+	parse("page-faults", &l);
+	cr_assert_eq(sampler_open(&s, &l, &c, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
+		const struct perf_event_attr *a = &fake_kernel_open_log(i)->attr;
+		cr_assert(a->sample_type & PERF_SAMPLE_REGS_USER, "open %zu", i);
+		cr_assert(a->sample_type & PERF_SAMPLE_STACK_USER, "open %zu", i);
+		cr_assert_eq(a->sample_regs_user, 0xff01ff, "open %zu", i);
+		cr_assert_eq(a->sample_stack_user, 8192, "open %zu", i);
+		/* The kernel's chain for the kernel part; the user part is unwound here. */
+		cr_assert(a->sample_type & PERF_SAMPLE_CALLCHAIN, "open %zu", i);
+		cr_assert(a->exclude_callchain_user, "open %zu", i);
+	}
+	cr_assert_eq(s.decode.regs_user, 0xff01ff);
+	cr_assert_not_null(s.decode.ustack);
+	sampler_close(&s);
+	cr_assert_null(s.decode.ustack);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}
+
 /* Each sampling event's own value and lost count (PERF_FORMAT_LOST), summed over its per-CPU
  * events, per event of the list: the samples the kernel dropped with no LOST record after
  * them are only known this way. */
