@@ -35,22 +35,27 @@
 #include "sampler.h"
 #include "summary.h"
 #include "target.h"
+#include "unwind.h"
+#include "write_thread.h"
 
 struct record_options {
 	const char *event;   /* -e; NULL: the best miss event the host has, else cpu-clock */
 	long long period;    /* -c, events per sample; 0: frequency mode */
 	long long freq;	     /* -F, Hz */
-	long long pages;     /* -m, data pages per CPU ring */
+	long long pages;     /* -m, data pages per CPU ring; 0: not given */
 	const char *output;  /* -o */
 	const char *count;   /* --count; NULL: the default set of `hwprof stat` */
 	bool no_count;	     /* --no-count */
 	long long pid;	     /* -p: attach to this running process instead of a command */
-	bool callchain;	     /* -g, --call-graph fp: each sample's callers */
+	bool callchain;	     /* -g, --call-graph fp or dwarf: each sample's callers */
 	long long max_stack; /* --max-stack: callchain entries at most; 0: not given */
+	uint32_t stack_user; /* --call-graph dwarf[,SIZE]: bytes of user stack copied per
+			      * sample, unwound here (unwind.h); 0: frame pointers */
 };
 
 static const char usage_text[] =
-    "usage: hwprof record [-e EVENT] [-c PERIOD | -F HZ] [-g] [--max-stack N] [-m PAGES]\n"
+    "usage: hwprof record [-e EVENT] [-c PERIOD | -F HZ] [-g | --call-graph dwarf[,SIZE]]\n"
+    "                     [--max-stack N] [-m PAGES]\n"
     "                     [-o FILE] [--count EVENTS | --no-count] [--] CMD [ARGS...]\n"
     "       hwprof record [OPTIONS] -p PID\n"
     "\n"
@@ -62,10 +67,15 @@ static const char usage_text[] =
     "  -F, --freq HZ        about HZ samples per second (default 4000; the period varies)\n"
     "  -g                   record each sample's callers (call graph by frame pointers)\n"
     "      --call-graph fp  the same as -g\n"
+    "      --call-graph dwarf[,SIZE]\n"
+    "                       callers unwound from a copy of SIZE bytes of each sample's user\n"
+    "                       stack (default 8192, a multiple of 8 up to 65528) with the\n"
+    "                       files' CFI: for code built without frame pointers\n"
     "      --max-stack N    callers kept at most, the sample's ip included (default 127,\n"
     "                       and at most kernel.perf_event_max_stack); deeper ones are cut\n"
     "                       and marked truncated\n"
-    "  -m, --mmap-pages N   ring buffer data pages per CPU, a power of two (default 256)\n"
+    "  -m, --mmap-pages N   ring buffer data pages per CPU, a power of two (default 256;\n"
+    "                       2048 with --call-graph dwarf, whose samples carry their stack)\n"
     "  -o, --output FILE    sample file (default hwprof.data; an existing one becomes\n"
     "                       FILE.old)\n"
     "      --count EVENTS   counting group recorded beside the samples (default as\n"
@@ -94,7 +104,11 @@ struct recording {
 	struct hwprof_writer *writer;
 	struct merge merge;
 	struct record_tally tally;
-	int write_err; /* first -errno of the writer */
+	int write_err;		      /* first -errno of the writer */
+	struct unwind *unwind;	      /* --call-graph dwarf: the unwinder, fed in time order */
+	struct decode_stack *unwound; /* ... and its output for one sample */
+	struct write_thread *writer_thread; /* with UNWIND: unwinds and writes what the merge
+					     * gives, so that the rings stay drained */
 	struct {
 		char path[4096];
 		uint8_t id[20];
@@ -122,6 +136,31 @@ static long long parse_freq(const char *arg)
 	return cli_parse_num_why("-F", arg, 1, max,
 				 "the kernel's limit in Hz, kernel.perf_event_max_sample_rate; "
 				 "lower -F, use -c, or raise that limit");
+}
+
+/* --call-graph MODE: fp (0) or dwarf[,SIZE] (the stack copy's size in bytes). SIZE as perf
+ * takes it, except that perf rounds it up to a multiple of 8 and we say so instead: the
+ * kernel refuses attr.sample_stack_user values that are not (EINVAL), and a sample record's
+ * u16 size leaves room for 65528 bytes at most (perf_event_open(2)). */
+static uint32_t parse_call_graph(const char *arg)
+{
+	long long size = 8192;
+
+	if (!strcmp(arg, "fp"))
+		return 0;
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		die_usage("--call-graph '%s': unknown mode (fp, as -g, or dwarf[,SIZE])", arg);
+	if (!unwind_supported())
+		die_usage("--call-graph dwarf: this build unwinds x86_64 stacks only (use -g: "
+			  "frame pointers; build with -fno-omit-frame-pointer)");
+	if (arg[5])
+		size = cli_parse_num_why("--call-graph dwarf,SIZE", arg + 6, 1, 65528,
+					 "the most a sample record holds");
+	if (size % 8)
+		die_usage("--call-graph %s: the stack copy's size must be a multiple of 8 (try "
+			  "dwarf,%lld)",
+			  arg, (size + 7) / 8 * 8);
+	return (uint32_t)size;
 }
 
 static void parse_options(struct record_options *o, int argc, char **argv)
@@ -182,14 +221,8 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 			o->callchain = true;
 			break;
 		case OPT_CALL_GRAPH:
-			if (!strcmp(optarg, "fp"))
-				o->callchain = true;
-			else if (!strncmp(optarg, "dwarf", 5) && (!optarg[5] || optarg[5] == ','))
-				die_usage("--call-graph %s: not supported yet (use -g: frame "
-					  "pointers; build with -fno-omit-frame-pointer)",
-					  optarg);
-			else
-				die_usage("--call-graph '%s': unknown mode (fp, as -g)", optarg);
+			o->callchain = true;
+			o->stack_user = parse_call_graph(optarg);
 			break;
 		case OPT_MAX_STACK:
 			o->max_stack = cli_parse_num("--max-stack", optarg, 1, HWPROF_STACK_MAX);
@@ -462,6 +495,40 @@ static void fill_identity(struct hwprof_rec_mmap *m)
 	m->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
 }
 
+/* --call-graph dwarf: a sample is unwound when it is written, in time order, so that the
+ * unwinder has seen exactly the mappings its process had then (the records before it). Its
+ * registers and stack copy wait beside it in the merge queue. */
+static int queue_for_unwinding(struct recording *r, const struct hwprof_record *rec)
+{
+	void *blob;
+	size_t len;
+	int ret = unwind_pack(r->sampler.decode.stack, r->sampler.decode.ustack, &blob, &len);
+
+	if (ret < 0)
+		return ret;
+	ret = merge_add_blob(&r->merge, rec, blob, len);
+	return ret < 0 ? ret : 0;
+}
+
+/* The other half: REC to the unwinder; a sample's stack unwound from BLOB[LEN] and interned
+ * into *STACK_ID. Returns 0 or -errno. */
+static int unwind_record(struct recording *r, const struct hwprof_record *rec, const void *blob,
+			 size_t len, uint32_t *stack_id)
+{
+	struct decode_stack *st = r->unwound;
+	int ret = unwind_track(r->unwind, rec);
+
+	if (ret < 0 || rec->type != HWPROF_REC_SAMPLE || !blob)
+		return ret;
+	ret = unwind_sample(r->unwind, &rec->sample, blob, len, (uint32_t)r->opt.max_stack - 1, st);
+	if (ret < 0)
+		return ret;
+	ret = hwprof_writer_add_stack(r->writer, st->ips, st->nr, st->nr_kernel, st->truncated,
+				      stack_id);
+	r->tally.stacks_truncated += ret == 0 && st->truncated;
+	return ret;
+}
+
 /* One perf record from a ring: translated, tallied, queued for the time-ordered write. */
 static int on_ring_record(const struct perf_event_header *h, size_t len, void *arg)
 {
@@ -478,6 +545,8 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 	switch (rec.type) {
 	case HWPROF_REC_SAMPLE: {
 		const struct decode_stack *st = r->sampler.decode.stack;
+		if (r->unwind)
+			return queue_for_unwinding(r, &rec);
 		if (!st)
 			break;
 		/* Interned now, in ring order: the writer puts every stack before the blocks
@@ -510,25 +579,60 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 	return ret < 0 ? ret : 0;
 }
 
+/* Writes REC, a sample after unwinding its stack from *BLOB: on the writer thread when there
+ * is one. Returns 0 or -errno. */
+static int write_record(const struct hwprof_record *queued, void **blob, size_t len, void *arg)
+{
+	struct recording *r = arg;
+	struct hwprof_record copy = *queued, *rec = &copy;
+	int ret = r->unwind ? unwind_record(r, rec, *blob, len, &copy.sample.stack_id) : 0;
+
+	if (ret == 0)
+		ret = hwprof_writer_add(r->writer, rec);
+	if (ret == 0 && rec->type == HWPROF_REC_SAMPLE)
+		r->tally.samples++;
+	return ret;
+}
+
+static void flush_writer(void *arg)
+{
+	struct recording *r = arg;
+
+	hwprof_writer_flush(r->writer);
+}
+
+/* The writer thread's end: everything queued written. Returns 0 or -1 (WRITE_ERR set). */
+static int stop_writer_thread(struct recording *r)
+{
+	int ret = write_thread_stop(r->writer_thread);
+
+	r->writer_thread = NULL;
+	if (ret < 0 && !r->write_err)
+		r->write_err = ret;
+	return ret < 0 ? -1 : 0;
+}
+
 static int emit(const struct hwprof_record *rec, void **blob, size_t len, void *arg)
 {
 	struct recording *r = arg;
-	int ret = hwprof_writer_add(r->writer, rec);
+	void *taken = *blob;
+	int ret;
 
-	(void)blob;
-	(void)len;
-
+	if (r->writer_thread) {
+		*blob = NULL;
+		ret = write_thread_push(r->writer_thread, rec, taken, len);
+	} else {
+		ret = write_record(rec, blob, len, r);
+	}
 	if (ret < 0) {
 		if (!r->write_err)
 			r->write_err = ret;
 		return ret;
 	}
-	if (rec->type == HWPROF_REC_SAMPLE)
-		r->tally.samples++;
 	/* In time order here, after the merge: a child's EXIT drained from its CPU's ring
 	 * before its FORK from the parent's would leave the pid tracked for good. With -p,
 	 * nothing of it is ours to end or to wait for. */
-	else if (!target_attached(&r->target))
+	if (rec->type != HWPROF_REC_SAMPLE && !target_attached(&r->target))
 		target_track(&r->target, rec);
 	return 0;
 }
@@ -589,7 +693,8 @@ static int record_loop(struct recording *r, const sigset_t *unblocked, int *wsta
 			break;
 		}
 		if (now_ns() - last_flush > 1000000000ull) {
-			hwprof_writer_flush(r->writer);
+			if (!r->writer_thread)
+				hwprof_writer_flush(r->writer);
 			last_flush = now_ns();
 		}
 		if (target_attached(&r->target) ? attached_gone || target_stop_signal()
@@ -659,6 +764,9 @@ static void record_cleanup(struct recording *r, bool failed)
 {
 	/* The target first: nothing of it runs on while the rest is freed. */
 	target_close(&r->target);
+	stop_writer_thread(r);
+	unwind_free(r->unwind);
+	free(r->unwound);
 	if (r->writer)
 		hwprof_writer_close(r->writer, NULL);
 	r->writer = NULL;
@@ -769,6 +877,8 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 	trailer.duration_ns = now_ns() - t0;
 	if (drain(r, true) < 0)
 		return -1;
+	if (r->writer_thread && stop_writer_thread(r) < 0)
+		return outfile_write_failed(&r->out, r->write_err);
 	trailer.sampled = xcalloc(r->header.nevents, sizeof(*trailer.sampled));
 	if (write_unannounced_lost(r, trailer.sampled) < 0) {
 		free(trailer.sampled);
@@ -799,6 +909,8 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 		.cpu_ns = summary_cpu_ns(&trailer, r->ngroups ? r->groups[0] : NULL, &r->sampler),
 		.callchain = r->opt.callchain,
 		.max_stack = r->opt.max_stack,
+		.unwind = r->unwind,
+		.stack_user = r->opt.stack_user,
 		.attached = target_attached(&r->target) ? (pid_t)r->opt.pid : 0,
 	    },
 	    &r->tally);
@@ -819,7 +931,6 @@ int cmd_record(int argc, char **argv)
 
 	memset(r, 0, sizeof(*r));
 	r->opt = (struct record_options){
-	    .pages = 256,
 	    .output = "hwprof.data",
 	};
 	parse_options(&r->opt, argc, argv);
@@ -839,6 +950,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (r->opt.callchain)
 		r->opt.max_stack = max_stack(r->opt.max_stack);
+	/* A dwarf sample is its stack copy, 8 KiB by default: 2048 pages hold about a quarter
+	 * of a second of them at 4 kHz, time for the drain to come round on a busy host. */
+	if (!r->opt.pages)
+		r->opt.pages = r->opt.stack_user ? 2048 : 256;
 	if (r->opt.event)
 		parse_events(r->opt.event, &r->events);
 	if (r->opt.count)
@@ -855,7 +970,18 @@ int cmd_record(int argc, char **argv)
 	    .enable_on_exec = !target_attached(&r->target),
 	    .callchain = r->opt.callchain,
 	    .max_stack = (uint16_t)r->opt.max_stack,
+	    .callchain_kernel_only = r->opt.stack_user > 0,
+	    .stack_user = r->opt.stack_user,
+	    .regs_user = unwind_regs_mask(),
 	};
+	if (r->opt.stack_user) {
+		int ret = unwind_new(&r->unwind);
+		if (ret < 0) {
+			error_errno(ret, "--call-graph dwarf: %m");
+			goto out;
+		}
+		r->unwound = xmalloc(sizeof(*r->unwound));
+	}
 	if (open_sampling(r, &cfg) < 0 || open_counting(r) < 0)
 		goto out;
 	if (r->sampler.pages < (size_t)r->opt.pages)
@@ -874,6 +1000,17 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	target_block_signals(&unblocked);
+	/* After the signals are blocked: the thread inherits the mask, so that they still
+	 * arrive in ppoll() only. The queue's bound: about 30000 samples of 8 KiB stacks. */
+	if (r->unwind) {
+		status = write_thread_start(&r->writer_thread, write_record, flush_writer, r,
+					    256u << 20);
+		if (status < 0) {
+			error_errno(status, "starting the writer thread: %m");
+			status = EXIT_FATAL;
+			goto out;
+		}
+	}
 	t0 = now_ns();
 	status = start(r);
 	if (status || record_loop(r, &unblocked, &wstatus) < 0)

@@ -90,7 +90,9 @@ void summary_print(const struct record_summary *s, const struct record_tally *ta
 		"%s (%.0f KiB)\n",
 		(unsigned long long)tally->samples, (unsigned long long)tally->lost,
 		(unsigned long long)tally->throttles, per_sample, rate, s->output, bytes / 1024);
-	if (s->callchain)
+	if (s->unwind)
+		unwind_summary(s->unwind, s->stack_user, s->max_stack);
+	else if (s->callchain)
 		fprintf(
 		    stderr,
 		    "hwprof record: call graph (frame pointers, --max-stack %lld): %llu samples "

@@ -12,6 +12,7 @@
 #include "hwprof/hwprof.h"
 #include "hwprof/sampfile.h"
 #include "sampler.h"
+#include "unwind.h"
 
 /* Counted by record as records pass from the rings to the file. */
 struct record_tally {
@@ -28,8 +29,10 @@ struct record_summary {
 	const struct hwprof_file_event *event; /* the first sampling event */
 	uint64_t duration_ns;		       /* wall-clock time recorded */
 	uint64_t cpu_ns;		       /* the target's CPU time; 0: unknown */
-	bool callchain;			       /* -g */
-	long long max_stack;		       /* --max-stack in effect with -g */
+	bool callchain;			       /* -g or --call-graph dwarf */
+	long long max_stack;		       /* --max-stack in effect with them */
+	struct unwind *unwind;		       /* --call-graph dwarf: what it counted */
+	uint32_t stack_user;		       /* ... and its stack copies' size in bytes */
 	pid_t attached;			       /* -p's PID; 0 for a launched command */
 };
 
@@ -40,8 +43,8 @@ uint64_t summary_cpu_ns(const struct hwprof_file_trailer *t, const struct hwprof
 			const struct sampler *s);
 
 /* Prints the summary of a finished recording to stderr: one line of totals, one for the call
- * graph with -g, then a warning for no samples (with the likely cause), lost samples,
- * throttling and malformed records. */
+ * graph with -g or --call-graph dwarf (unwind_summary()), then a warning for no samples (with the
+ * likely cause), lost samples, throttling and malformed records. */
 void summary_print(const struct record_summary *s, const struct record_tally *tally);
 
 #endif

@@ -106,4 +106,11 @@ void unwind_each_file_without_cfi(struct unwind *u,
 				  void (*fn)(const char *path, uint64_t stacks, void *arg),
 				  void *arg);
 
+/* ---- hwprof record's summary (unwind_summary.c) ------------------------------------------- */
+
+/* Prints to stderr how many stacks U cut and why, with the way out for each cause, and a
+ * warning per file without CFI. STACK_USER is the stack copy's size in bytes, MAX_STACK the
+ * --max-stack in effect. */
+void unwind_summary(struct unwind *u, uint32_t stack_user, long long max_stack);
+
 #endif

@@ -1,6 +1,7 @@
 /* wl_calls.c - call paths: one hot leaf reached through two paths with 1:3 work (the second
  * through an inlined hop), a recursion 50 deep, and a qsort comparator called back from libc.
- * Each leaf() page touch is one sample with `-e page-faults -c 1`. Calls are followed by a
+ * Each leaf() page touch is one sample with `-e page-faults -c 1` (argv[2]: loop iterations of
+ * work per touch, to slow the faults down for --call-graph dwarf). Calls are followed by a
  * volatile store so that none is a tail call (a jump leaves no return address). */
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -8,6 +9,8 @@
 static volatile char *buf;
 static size_t next, cap;
 static volatile int sink;
+static unsigned long spin; /* argv[2]: work per page, to slow the faults down */
+static volatile unsigned long spun;
 
 __attribute__((noipa)) void leaf_done(void)
 {
@@ -18,8 +21,11 @@ __attribute__((noipa)) void leaf_done(void)
  * -mno-omit-leaf-frame-pointer), and a frame-pointer walk from it skips its caller. */
 __attribute__((noipa)) void leaf(size_t pages)
 {
-	for (size_t i = 0; i < pages && next < cap; i++)
+	for (size_t i = 0; i < pages && next < cap; i++) {
 		buf[(next++) * 4096] = 1; /* HOT: leaf */
+		for (unsigned long k = 0; k < spin; k++)
+			spun++;
+	}
 	leaf_done();
 	sink++;
 }
@@ -64,6 +70,7 @@ int main(int argc, char **argv)
 	size_t n = argc > 1 ? strtoul(argv[1], NULL, 0) : 1000;
 	int *v = malloc(n * sizeof(*v));
 
+	spin = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
 	cap = 6 * n + 64 * n;
 	buf = mmap(NULL, cap * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED || !v)
