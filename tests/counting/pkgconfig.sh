@@ -62,3 +62,43 @@ ASAN_OPTIONS=detect_leaks=0 HWPROF_EVENTS=page-faults HWPROF_OUTPUT="$tmp/r.csv"
 	"$tmp/regions-static" 100 >/dev/null
 grep -q '^touch,[0-9]*,3,page-faults,' "$tmp/r.csv" || { cat "$tmp/r.csv"; exit 1; }
 echo "static: ok"
+
+# The ABI: libhwprof.so exports exactly the functions the installed headers declare.
+so=$(ls "$libdir"/libhwprof.so.*.*.* | head -n1)
+nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | grep -v '^$' | sort -u >"$tmp/exported"
+python3 "$src/common/exports.py" --list "$src"/common/include/hwprof/*.h | sort -u >"$tmp/declared"
+if ! cmp -s "$tmp/exported" "$tmp/declared"; then
+	echo "abi: nm -D and the installed headers differ (< exported only, > declared only):"
+	diff "$tmp/exported" "$tmp/declared" | grep '^[<>]'
+	exit 1
+fi
+echo "abi: $(wc -l <"$tmp/exported") functions exported, each declared in an installed header"
+
+# C++: every installed header included, the API called and linked (extern "C").
+cat >"$tmp/api.cpp" <<'CPP'
+#include <hwprof/event.h>
+#include <hwprof/hwprof.h>
+#include <hwprof/metrics.h>
+#include <hwprof/sampfile.h>
+#include <hwprof/sys.h>
+
+#include <cstdio>
+
+int main()
+{
+	hwprof_event_list list{};
+	char err[256];
+	if (hwprof_events_parse("page-faults", &list, err, sizeof err) != 0) {
+		std::printf("hwprof_events_parse: %s\n", err);
+		return 1;
+	}
+	hwprof_events_free(&list);
+	hwprof_reader *r = nullptr;
+	int rc = hwprof_reader_open(&r, "/nonexistent/hwprof.data", err, sizeof err);
+	std::printf("hwprof_reader_open: %d (%s)\n", rc, err);
+	return rc < 0 && r == nullptr ? 0 : 1;
+}
+CPP
+${CXX:-c++} -std=c++17 -Wall -Wextra -Werror -o "$tmp/api" "$tmp/api.cpp" $cflags $libs
+LD_PRELOAD=$preload ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH="$libdir" "$tmp/api"
+echo "c++: ok"

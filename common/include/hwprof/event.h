@@ -35,6 +35,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct perf_event_attr;
 
 /* Broad family of an event, for defaults and advice. */
@@ -147,5 +151,9 @@ size_t hwprof_event_aliases(const char *name, const char **out, size_t max);
  * phrase, e.g. 2 -> "user-space profiling of your own processes only". See perf_event_open(2)
  * and the kernel's Documentation/admin-guide/perf-security.rst. Never NULL. */
 const char *hwprof_paranoid_allows(int level);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

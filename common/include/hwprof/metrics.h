@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One input count: the event's spelling (modifiers are ignored when matching) and its
  * multiplexing-scaled value. */
 struct hwprof_metric_input {
@@ -31,5 +35,9 @@ struct hwprof_metric {
  * instructions is counted. */
 size_t hwprof_metrics_derive(const struct hwprof_metric_input *in, size_t n,
 			     struct hwprof_metric *out, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define HWPROF_FILE_MAJOR 1
 #define HWPROF_FILE_MINOR 2
 
@@ -276,5 +280,9 @@ void hwprof_header_release(struct hwprof_file_header *h);
 /* Fills H with this host's facts (hostname, kernel, CPU model, ncpus, start time now) and the
  * format version; argv/events left empty. Returns 0 or -errno. */
 int hwprof_header_init(struct hwprof_file_header *h);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

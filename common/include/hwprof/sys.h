@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct perf_event_attr;
 
 /* The calls, each returning the kernel's answer with errors as -errno (never setting errno). */
@@ -42,5 +46,9 @@ void hwprof_sys_set(const struct hwprof_sys *ops);
 
 /* The real kernel's table. */
 extern const struct hwprof_sys hwprof_sys_kernel;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
