@@ -17,6 +17,10 @@ pc=$(find "$tmp/root" -name hwprof.pc | head -n1)
 for f in hwprof/hwprof.h hwprof/event.h hwprof/metrics.h; do
 	find "$tmp/root" -path "*include/$f" | grep -q . || { echo "pkgconfig: $f not installed"; exit 1; }
 done
+if command -v scdoc >/dev/null; then
+	find "$tmp/root" -path '*/man1/hwprof-record.1' | grep -q . ||
+		{ echo "pkgconfig: man page hwprof-record.1 not installed"; exit 1; }
+fi
 libdir=$(dirname "$(dirname "$pc")")
 ls "$libdir"/libhwprof.so* "$libdir"/libhwprof.a >/dev/null
 
