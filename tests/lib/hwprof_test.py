@@ -1,10 +1,16 @@
 """What the python tests share: one check() that prints and counts, finish() that exits with
-the test's status, hot_line() that finds a workload's "HOT: name" marker, run() of a command.
+the test's status, hot_line() that finds a workload's "HOT: name" marker, run() of a command,
+and run_cases() that runs a script's cases, all or the one named by --case.
 
 A test script puts this folder on its path and imports what it uses:
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
     from hwprof_test import check, finish, hot_line, run
+
+A script whose checks fall into independent cases defines each as a top-level function named
+test_NAME and ends with run_cases(globals(), ARGS...). Its meson.build registers one meson test
+per case (found the same way: lines starting with "def test_"), each run with "--case NAME",
+so that a failure names its case.
 """
 import re
 import subprocess
@@ -42,3 +48,32 @@ def hot_line(path, name):
 def run(cmd, timeout=30, **kw):
     """Runs CMD (a list) with text output captured; returns the CompletedProcess."""
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def selected_case(argv=None):
+    """The NAME of "--case NAME" in ARGV (default sys.argv), or None: run every case. The
+    option may come anywhere after the script's own positional arguments."""
+    argv = sys.argv if argv is None else argv
+    if "--case" not in argv:
+        return None
+    i = argv.index("--case")
+    if i + 1 >= len(argv):
+        sys.exit("--case needs a case name")
+    return argv[i + 1]
+
+
+def run_cases(namespace, *args, label=""):
+    """Calls each function test_NAME of NAMESPACE (a script's globals()) in the order they are
+    defined, with ARGS, printing "--- test_NAME" before it; only test_CASE with "--case CASE".
+    Then finish(LABEL). An unknown case exits 2 naming the cases there are."""
+    cases = {k[len("test_"):]: v for k, v in namespace.items()
+             if k.startswith("test_") and callable(v)}
+    case = selected_case()
+    if case is not None and case not in cases:
+        print(f"no case '{case}' (cases: {', '.join(cases)})", file=sys.stderr)
+        sys.exit(2)
+    for name, fn in cases.items():
+        if case is None or name == case:
+            print(f"--- test_{name}", flush=True)
+            fn(*args)
+    finish(label)

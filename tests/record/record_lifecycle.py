@@ -25,7 +25,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from hwprof_test import check, finish  # noqa: E402
+from hwprof_test import check, run_cases  # noqa: E402
 
 HWPROF, SPIN = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 IDLE_MAIN = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
@@ -470,11 +470,4 @@ def test_sigstop_of_target(d):
 
 
 with tempfile.TemporaryDirectory() as d:
-    for t in (test_sighup_completes_the_file, test_pipeline_target_reads_terminal, test_raw_terminal_restored,
-              test_sigstop_of_target, test_attach_counts_every_thread, test_sigterm_ends_the_group, test_terminal, test_pipeline_keeps_terminal, test_no_samples,
-              test_no_samples_attached,
-              test_rate_per_cpu_second, test_cpu_clock_period, test_descendants_left):
-        print(f"--- {t.__name__}")
-        t(d)
-
-finish()
+    run_cases(globals(), d)
