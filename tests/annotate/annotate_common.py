@@ -3,7 +3,6 @@
 Hot lines are found by their "HOT: name" marker in the workload's source, never by number.
 """
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,8 +26,7 @@ def text_line(text, src="annotate_work.c"):
 def record(hwprof, work, out):
     """Records the workload with page-faults, period 1. Exits 77 (skipped) when record does not
     work on this host, so that the rest of the suite still tells something."""
-    p = subprocess.run([hwprof, "record", "-e", "page-faults", "-c", "1", "-o", out, "--", work],
-                       capture_output=True, text=True, timeout=30)
+    p = hwprof_test.run([hwprof, "record", "-e", "page-faults", "-c", "1", "-o", out, "--", work])
     if p.returncode != 0 or not os.path.exists(out):
         print("SKIP: hwprof record failed:", p.returncode, p.stderr.strip())
         sys.exit(77)

@@ -9,38 +9,33 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import hwprof_test  # noqa: E402
+from hwprof_test import check, finish  # noqa: E402
+
 HWPROF = os.path.abspath(sys.argv[1])
-FAILS = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        FAILS.append(what)
 
 
 def run(*args, stdin=None, shell=None, timeout=20):
-    """Runs hwprof ARGS (or the shell line SHELL); a run past TIMEOUT is a failure."""
+    """Runs hwprof ARGS (or the shell line SHELL); None past TIMEOUT, which is a failure.
+    Bytes that are not UTF-8 read as U+FFFD."""
     argv = ["sh", "-c", shell] if shell else [HWPROF, *args]
     try:
-        p = subprocess.run(argv, stdin=stdin, capture_output=True, timeout=timeout)
+        return hwprof_test.run(argv, stdin=stdin, timeout=timeout, errors="replace")
     except subprocess.TimeoutExpired:
         return None
-    p.stdout = p.stdout.decode(errors="replace")
-    p.stderr = p.stderr.decode(errors="replace")
-    return p
 
 
 def one_line(p, code, words, what):
     """P exited CODE within its timeout with a first stderr line holding every one of WORDS."""
     if p is None:
-        check(False, "%s: still running at the timeout" % what)
+        check("%s: still running at the timeout" % what, False)
         return
     first = p.stderr.splitlines()[0] if p.stderr else ""
-    check(p.returncode == code and all(w in first for w in words) and
-          "Sanitizer" not in p.stderr and "runtime error" not in p.stderr,
-          "%s: exit %d (want %d), %r lacks one of %r" % (what, p.returncode, code, p.stderr,
-                                                         words))
+    check("%s: exit %d (want %d), %r lacks one of %r" % (what, p.returncode, code, p.stderr,
+                                                         words),
+          p.returncode == code and all(w in first for w in words) and
+          "Sanitizer" not in p.stderr and "runtime error" not in p.stderr)
 
 
 def main():
@@ -48,7 +43,7 @@ def main():
     data = os.path.join(tmp, "true.data")
     rec = run("record", "-e", "page-faults", "-c", "1", "-o", data, "--", "/bin/true",
               timeout=60)
-    check(rec is not None and rec.returncode == 0, "record /bin/true: %r" % (rec and rec.stderr))
+    check("record /bin/true: %r" % (rec and rec.stderr), rec is not None and rec.returncode == 0)
     hw = HWPROF
 
     # Streams: the first bytes decide, and what a stream may hold is capped.
@@ -61,11 +56,11 @@ def main():
     p = run("report", "-i", "/proc/self/maps")
     one_line(p, 2, ["/proc/self/maps: not a hwprof sample file", "starts with text"],
              "report /proc/self/maps")
-    check(p is not None and "empty" not in p.stderr, "/proc/self/maps is not empty: %r" %
-          (p and p.stderr))
+    check("/proc/self/maps is not empty: %r" %
+          (p and p.stderr), p is not None and "empty" not in p.stderr)
     p = run(shell="cat '%s' | '%s' report -i -" % (data, hw))
-    check(p is not None and p.returncode == 0 and "page-faults" in p.stdout,
-          "a recording through a pipe reads: %r" % (p and p.stderr))
+    check("a recording through a pipe reads: %r" % (p and p.stderr),
+          p is not None and p.returncode == 0 and "page-faults" in p.stdout)
     one_line(run(shell="cat '%s' /dev/zero | '%s' report -i -" % (data, hw), timeout=150), 2,
              ["a pipe holding more than 1024 MiB", "save it to a file"],
              "a recording followed by /dev/zero")
@@ -117,29 +112,27 @@ def main():
     before = open(prog, "rb").read()
     one_line(run("record", "-o", prog, "--", "true"), 2,
              [prog, "an ELF file", "choose another file with -o"], "record -o PROGRAM")
-    check(open(prog, "rb").read() == before and not os.path.exists(prog + ".old"),
-          "record -o PROGRAM left the program alone")
+    check("record -o PROGRAM left the program alone",
+          open(prog, "rb").read() == before and not os.path.exists(prog + ".old"))
 
     # A file name that is not UTF-8 (Latin-1, a C1 CSI) is tamed on stdout and stderr.
     odd = os.path.join(os.fsencode(tmp), b"caf\xe9\xc2\x9b[31m")
     shutil.copy("/bin/true", odd)
     odd_data = os.path.join(tmp, "odd.data")
     rec = run("record", "-e", "page-faults", "-c", "1", "-o", odd_data, "--", os.fsdecode(odd))
-    check(rec is not None and rec.returncode == 0, "record the oddly named program")
+    check("record the oddly named program", rec is not None and rec.returncode == 0)
     os.unlink(odd)
     p = subprocess.run([HWPROF, "report", "-i", odd_data, "-s", "dso"], capture_output=True,
                        timeout=60)
     for name, out in (("stdout", p.stdout), ("stderr", p.stderr)):
-        check(b"caf???[31m" in out and b"\xe9" not in out and b"\xc2\x9b" not in out,
-              "invalid UTF-8 tamed on %s: %r" % (name, out[-600:]))
+        check("invalid UTF-8 tamed on %s: %r" % (name, out[-600:]),
+              b"caf???[31m" in out and b"\xe9" not in out and b"\xc2\x9b" not in out)
         try:
             out.decode()
         except UnicodeDecodeError as e:
-            check(False, "%s is not valid UTF-8: %s" % (name, e))
+            check("%s is not valid UTF-8: %s" % (name, e), False)
 
-    if FAILS:
-        print("%d failed" % len(FAILS))
-        sys.exit(1)
+    finish()
 
 
 main()

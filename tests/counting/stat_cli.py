@@ -14,14 +14,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from hwprof_test import check, finish  # noqa: E402
+
 HWPROF, TOUCH = os.path.abspath(sys.argv[1]), sys.argv[2]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def stat(*args):
@@ -36,37 +32,37 @@ with tempfile.TemporaryDirectory() as tmp:
     def faults(pages):
         rc, _, err = stat("-e", "page-faults", "--format", "json", "-o", out, "--", TOUCH,
                           str(pages))
-        check(rc == 0, f"touch_runs {pages}: rc {rc}: {err}")
+        check(f"touch_runs {pages}: rc {rc}: {err}", rc == 0)
         return json.load(open(out))["events"][0]["mean"]
 
     base, n = faults(0), 8000
     got = faults(n) - base
-    check(abs(got - n) <= n * 0.02, f"page-faults for {n} pages: {got} (baseline {base})")
+    check(f"page-faults for {n} pages: {got} (baseline {base})", abs(got - n) <= n * 0.02)
     print(f"page-faults: {got:.0f} above baseline for {n} pages")
 
     # -r spread on known inputs: runs touch 1000, 2000, 3000 pages (+ the same baseline).
     state = os.path.join(tmp, "state")
     rc, _, err = stat("-r", "3", "-e", "page-faults,task-clock", "--format", "json", "-o", out,
                       "--", TOUCH, "1000", state)
-    check(rc == 0, f"-r 3: rc {rc}: {err}")
+    check(f"-r 3: rc {rc}: {err}", rc == 0)
     doc = json.load(open(out))
-    check(sorted(doc) == ["command", "cpu", "events", "interrupted", "metrics", "runs",
-                          "system_wide"],
-          f"keys {sorted(doc)}")
-    check(doc["runs"] == 3, "runs")
-    check(doc["command"] == f"{TOUCH} 1000 {state}", f"command {doc['command']}")
-    check(isinstance(doc["cpu"], str) and doc["cpu"], "cpu model")
+    check(f"keys {sorted(doc)}",
+          sorted(doc) == ["command", "cpu", "events", "interrupted", "metrics", "runs",
+                          "system_wide"])
+    check("runs", doc["runs"] == 3)
+    check(f"command {doc['command']}", doc["command"] == f"{TOUCH} 1000 {state}")
+    check("cpu model", isinstance(doc["cpu"], str) and doc["cpu"])
     fields = ["counted", "event", "max", "mean", "min", "running_pct", "stddev_pct", "unit"]
     for e in doc["events"]:
-        check(sorted(e) == fields, f"event keys {sorted(e)}")
+        check(f"event keys {sorted(e)}", sorted(e) == fields)
     pf = doc["events"][0]
-    check(pf["event"] == "page-faults" and pf["counted"] is True, "page-faults counted")
+    check("page-faults counted", pf["event"] == "page-faults" and pf["counted"] is True)
     sd = pf["stddev_pct"] * pf["mean"] / 100
-    check(abs(sd - 1000) <= 30, f"stddev {sd:.1f}, expected 1000 (sample stddev of +0/1000/2000)")
-    check(abs((pf["max"] - pf["min"]) - 2000) <= 40, f"max - min {pf['max'] - pf['min']}")
-    check(abs(pf["mean"] - pf["min"] - 1000) <= 20, f"mean - min {pf['mean'] - pf['min']}")
-    check(pf["running_pct"] == 100, "software events are never multiplexed")
-    check(doc["events"][1]["unit"] == "ns", "task-clock in ns")
+    check(f"stddev {sd:.1f}, expected 1000 (sample stddev of +0/1000/2000)", abs(sd - 1000) <= 30)
+    check(f"max - min {pf['max'] - pf['min']}", abs((pf["max"] - pf["min"]) - 2000) <= 40)
+    check(f"mean - min {pf['mean'] - pf['min']}", abs(pf["mean"] - pf["min"] - 1000) <= 20)
+    check("software events are never multiplexed", pf["running_pct"] == 100)
+    check("task-clock in ns", doc["events"][1]["unit"] == "ns")
     print(f"-r 3: mean {pf['mean']:.0f} stddev {pf['stddev_pct']:.2f}% "
           f"min {pf['min']:.0f} max {pf['max']:.0f}")
 
@@ -74,76 +70,76 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, _, err = stat("-r", "2", "-e", "page-faults,cpu-migrations", "--format", "csv", "-o",
                       out, "--", TOUCH, "10")
     rows = list(csv.DictReader(open(out)))
-    check(rc == 0, f"csv rc {rc} {err}")
-    check(list(rows[0]) == ["event", "mean", "stddev_pct", "min", "max", "running_pct", "unit",
-                            "counted"], f"csv columns {list(rows[0])}")
-    check(rows[0]["event"] == "page-faults" and float(rows[0]["mean"]) > 10, "csv values")
+    check(f"csv rc {rc} {err}", rc == 0)
+    check(f"csv columns {list(rows[0])}", list(rows[0]) == ["event", "mean", "stddev_pct", "min", "max", "running_pct", "unit",
+                            "counted"])
+    check("csv values", rows[0]["event"] == "page-faults" and float(rows[0]["mean"]) > 10)
 
     # M7: -f is --format's short spelling, as in report.
     rc, text, err = stat("-f", "json", "-e", "page-faults", "--", "true")
-    check(rc == 0 and json.loads(text)["events"][0]["event"] == "page-faults",
-          f"-f json: rc {rc} {err!r}")
+    check(f"-f json: rc {rc} {err!r}",
+          rc == 0 and json.loads(text)["events"][0]["event"] == "page-faults")
     rc, _, err = stat("-f", "xml", "true")
-    check(rc == 64 and "xml" in err, f"-f xml: rc {rc} {err!r}")
+    check(f"-f xml: rc {rc} {err!r}", rc == 64 and "xml" in err)
 
     # M8: -r N text fits 80 columns; min and max in a table of their own, with the same
     # spread as the JSON above (runs of +0/1000/2000 pages).
     rc, text, err = stat("-r", "3", "-e", "page-faults,task-clock,context-switches", "--",
                          TOUCH, "1000", state + "2")
-    check(rc == 0, f"-r 3 text: rc {rc}: {err}")
+    check(f"-r 3 text: rc {rc}: {err}", rc == 0)
     # The title line echoes the command (a long temporary path here), and a "<not counted>"
     # line carries its reason: neither is a row of counted values.
     wide = [l for l in text.splitlines() if len(l) > 80 and "counter stats for" not in l
             and "<not counted>" not in l]
-    check(not wide, f"-r 3 text lines over 80 columns: {wide}")
+    check(f"-r 3 text lines over 80 columns: {wide}", not wide)
     rows = text.split("min and max over the 3 runs")
-    check(len(rows) == 2, f"-r 3 text: a min/max table: {text}")
+    check(f"-r 3 text: a min/max table: {text}", len(rows) == 2)
     mm = [l.split() for l in rows[-1].splitlines() if l.strip().endswith("page-faults")]
     if mm:
         lo, hi = (float(v.replace(",", "")) for v in mm[0][:2])
-        check(abs((hi - lo) - 2000) <= 40, f"-r 3 text: max - min {hi - lo}: {text}")
+        check(f"-r 3 text: max - min {hi - lo}: {text}", abs((hi - lo) - 2000) <= 40)
     else:
-        check(False, f"-r 3 text: page-faults row in the min/max table: {text}")
+        check(f"-r 3 text: page-faults row in the min/max table: {text}", False)
     main = [l for l in text.split("min and max")[0].splitlines() if "page-faults" in l]
-    check(main and "( +-" in main[0] and "[100.0%]" in main[0], f"-r 3 main row: {main}")
+    check(f"-r 3 main row: {main}", main and "( +-" in main[0] and "[100.0%]" in main[0])
 
     # Text: command, CPU, the PMU note on hosts without one.
     rc, text, err = stat("--", "true")
-    check(rc == 0, f"text rc {rc}")
-    check("Performance counter stats for 'true'" in text and "CPU:" in text, text)
-    check("page-faults" in text and "task-clock" in text, "default software set")
+    check(f"text rc {rc}", rc == 0)
+    check(text, "Performance counter stats for 'true'" in text and "CPU:" in text)
+    check("default software set", "page-faults" in text and "task-clock" in text)
 
     # V: -o - is standard output, never a file named '-'; past 'ulimit -f' the message names it.
     p = subprocess.run([HWPROF, "stat", "-e", "task-clock", "-o", "-", "--", "true"], cwd=tmp,
                        capture_output=True, text=True)
-    check(p.returncode == 0 and "Performance counter stats" in p.stdout and
-          not os.path.exists(os.path.join(tmp, "-")), f"stat -o -: {p.returncode} {p.stderr!r}")
+    check(f"stat -o -: {p.returncode} {p.stderr!r}", p.returncode == 0 and "Performance counter stats" in p.stdout and
+          not os.path.exists(os.path.join(tmp, "-")))
     p = subprocess.run([HWPROF, "stat", "-e", "task-clock", "-f", "json", "-o",
                         os.path.join(tmp, "big.json"), "--", "true"], capture_output=True,
                        text=True, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE,
                                                                         (16, 16)))
-    check(p.returncode == 2 and "File too large" in p.stderr and "ulimit -f" in p.stderr,
-          f"stat -o past ulimit -f: {p.returncode} {p.stderr!r}")
+    check(f"stat -o past ulimit -f: {p.returncode} {p.stderr!r}",
+          p.returncode == 2 and "File too large" in p.stderr and "ulimit -f" in p.stderr)
 
     # A command that ends itself by SIGINT is no ^C: every run of -r 3 is made.
     rc, text, err = stat("-r", "3", "-e", "page-faults", "-f", "json", "--", "sh", "-c",
                          "kill -INT $$")
     doc = json.loads(text) if text.strip().startswith("{") else {}
-    check(doc.get("runs") == 3 and doc.get("interrupted") is False,
-          f"self-SIGINT command under -r 3: rc {rc} {text[:200]!r} {err!r}")
+    check(f"self-SIGINT command under -r 3: rc {rc} {text[:200]!r} {err!r}",
+          doc.get("runs") == 3 and doc.get("interrupted") is False)
 
     # Q-stat-1: -p with a command counts the process for as long as the command runs; the
     # heading names the process, not the command, as perf's does.
     sleeper = subprocess.Popen(["sleep", "30"])
     try:
         rc, text, err = stat("-e", "task-clock", "-p", str(sleeper.pid), "--", "sleep", "0.2")
-        check(rc == 0 and f"Performance counter stats for process id '{sleeper.pid}' while "
-              "'sleep 0.2' ran:" in text, f"-p with a command: rc {rc} {text!r} {err!r}")
+        check(f"-p with a command: rc {rc} {text!r} {err!r}", rc == 0 and f"Performance counter stats for process id '{sleeper.pid}' while "
+              "'sleep 0.2' ran:" in text)
         rc, text, err = stat("-e", "task-clock", "-f", "json", "-p", str(sleeper.pid), "--",
                              "sleep", "0.1")
         j = json.loads(text) if rc == 0 else {}
-        check(j.get("pid") == sleeper.pid and j.get("command") == "sleep 0.1" and
-              j.get("system_wide") is False, f"-p with a command, json: {text[:200]!r}")
+        check(f"-p with a command, json: {text[:200]!r}", j.get("pid") == sleeper.pid and j.get("command") == "sleep 0.1" and
+              j.get("system_wide") is False)
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -152,9 +148,9 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Exit status passes through.
     rc, _, _ = stat("-e", "page-faults", "-o", "/dev/null", "--", "sh", "-c", "exit 7")
-    check(rc == 7, f"exit 7 -> {rc}")
+    check(f"exit 7 -> {rc}", rc == 7)
     rc, _, _ = stat("-e", "page-faults", "-o", "/dev/null", "--", "sh", "-c", "kill -TERM $$")
-    check(rc == 128 + 15, f"SIGTERM -> {rc}")
+    check(f"SIGTERM -> {rc}", rc == 128 + 15)
 
     # Bad input: one line naming the cause (usage errors add the --help hint), non-zero exit.
     noexec = os.path.join(tmp, "noexec")
@@ -178,13 +174,13 @@ with tempfile.TemporaryDirectory() as tmp:
     ]:
         rc, _, err = stat(*args)
         lines = [l for l in err.splitlines() if "try 'hwprof stat --help'" not in l]
-        check(rc != 0 and (want_rc is None or rc == want_rc), f"{args}: rc {rc}")
-        check(len(lines) == 1 and needle in lines[0], f"{args}: stderr {err!r}")
+        check(f"{args}: rc {rc}", rc != 0 and (want_rc is None or rc == want_rc))
+        check(f"{args}: stderr {err!r}", len(lines) == 1 and needle in lines[0])
 
     # The same exit status in record (one code path, launch_check/launch_strerror).
     p = subprocess.run([HWPROF, "record", "-o", os.path.join(tmp, "x.data"), "--", noexec],
                        capture_output=True, text=True, timeout=60)
-    check(p.returncode == 127, f"record of a file without +x: rc {p.returncode}")
+    check(f"record of a file without +x: rc {p.returncode}", p.returncode == 127)
 
     # H F28: -r N interrupted by a signal. The command itself signals hwprof ($PPID) in its
     # second run: run 1 (0.2 s) is the one completed run, run 2 is left out, the exit status
@@ -196,41 +192,41 @@ with tempfile.TemporaryDirectory() as tmp:
         if os.path.exists(state):
             os.unlink(state)
         rc, text, err = stat("-r", "5", "--format", fmt, "--", "sh", "-c", script)
-        check(rc == 130, f"-r 5 interrupted ({fmt}): rc {rc}: {err}")
-        check("interrupted in run 2 of 5; the counts are of the 1 completed run" in err,
-              f"-r 5 interrupted ({fmt}): {err!r}")
-        check(err.count("no hardware PMU") <= 1, f"the PMU note once: {err!r}")
+        check(f"-r 5 interrupted ({fmt}): rc {rc}: {err}", rc == 130)
+        check(f"-r 5 interrupted ({fmt}): {err!r}",
+              "interrupted in run 2 of 5; the counts are of the 1 completed run" in err)
+        check(f"the PMU note once: {err!r}", err.count("no hardware PMU") <= 1)
         if fmt == "json":
             doc = json.loads(text)
-            check(doc["runs"] == 1 and doc["interrupted"] is True, f"json runs {doc['runs']}")
+            check(f"json runs {doc['runs']}", doc["runs"] == 1 and doc["interrupted"] is True)
             pf = [e for e in doc["events"] if e["event"] == "page-faults"][0]
-            check(pf["stddev_pct"] == 0 and pf["min"] == pf["max"], f"one run kept: {pf}")
+            check(f"one run kept: {pf}", pf["stddev_pct"] == 0 and pf["min"] == pf["max"])
         else:
             secs = [float(l.split()[0]) for l in text.splitlines() if "time elapsed" in l]
-            check(secs and 0.18 <= secs[0] < 1.0, f"elapsed of the completed run: {secs}")
-            check("(1 of 5 runs, interrupted)" in text, text)
-            check("counted in" not in text, f"no 'counted in 1 of 5 runs': {text}")
+            check(f"elapsed of the completed run: {secs}", secs and 0.18 <= secs[0] < 1.0)
+            check(text, "(1 of 5 runs, interrupted)" in text)
+            check(f"no 'counted in 1 of 5 runs': {text}", "counted in" not in text)
     # SIGTERM: 143; no run completed: the interrupted run's partial counts, said so.
     rc, text, err = stat("-r", "3", "-e", "page-faults", "--format", "json", "--", "sh", "-c",
                          "kill -TERM $PPID; exec sleep 5")
-    check(rc == 143, f"-r 3 SIGTERM in run 1: rc {rc}: {err}")
-    check("interrupted in run 1 of 3 before any run completed" in err, err)
+    check(f"-r 3 SIGTERM in run 1: rc {rc}: {err}", rc == 143)
+    check(err, "interrupted in run 1 of 3 before any run completed" in err)
     doc = json.loads(text)
-    check(doc["runs"] == 0 and doc["interrupted"] is True and doc["events"][0]["counted"],
-          f"partial counts: {doc}")
+    check(f"partial counts: {doc}",
+          doc["runs"] == 0 and doc["interrupted"] is True and doc["events"][0]["counted"])
     # Uninterrupted: interrupted false.
     rc, text, _ = stat("-r", "2", "-e", "page-faults", "--format", "json", "--", "true")
     doc = json.loads(text)
-    check(rc == 0 and doc["runs"] == 2 and doc["interrupted"] is False, f"-r 2: {doc}")
+    check(f"-r 2: {doc}", rc == 0 and doc["runs"] == 2 and doc["interrupted"] is False)
 
     # H F34/F29: a full disk loses no counts silently.
     with open("/dev/full", "w") as full:
         p = subprocess.run([HWPROF, "stat", "-e", "page-faults", "--", "true"], stdout=full,
                            stderr=subprocess.PIPE, text=True, timeout=60)
-    check(p.returncode == 2, f"stdout /dev/full: rc {p.returncode}")
-    check("writing the counts: No space left on device" in p.stderr, p.stderr)
+    check(f"stdout /dev/full: rc {p.returncode}", p.returncode == 2)
+    check(p.stderr, "writing the counts: No space left on device" in p.stderr)
     rc, _, err = stat("-e", "page-faults", "-o", "/dev/full", "--", "true")
-    check(rc == 2 and "No space left on device (choose a writable path with -o)" in err, err)
+    check(err, rc == 2 and "No space left on device (choose a writable path with -o)" in err)
 
 # For real as `nobody` (when we can drop privileges): -a refused at perf_event_paranoid >= 1,
 # with the level and the fix named in one line.
@@ -247,9 +243,9 @@ else:
     p = subprocess.run([HWPROF, "stat", "-a", "-e", "page-faults", "--", "true"], user="nobody",
                        capture_output=True, text=True, timeout=60)
     lines = p.stderr.splitlines()
-    check(p.returncode == 2, f"-a as nobody: rc {p.returncode}")
-    check(len(lines) == 1 and f"perf_event_paranoid is {paranoid}" in lines[0]
-          and "-a" in lines[0] and "CAP_PERFMON" in lines[0], f"-a as nobody: {p.stderr!r}")
+    check(f"-a as nobody: rc {p.returncode}", p.returncode == 2)
+    check(f"-a as nobody: {p.stderr!r}", len(lines) == 1 and f"perf_event_paranoid is {paranoid}" in lines[0]
+          and "-a" in lines[0] and "CAP_PERFMON" in lines[0])
 
 # M2: as nobody, stat -p of root's process names the owner, not perf_event_paranoid.
 if not can_drop:
@@ -265,9 +261,9 @@ else:
     lines = p.stderr.splitlines()
     want = (f"process {sleeper.pid} belongs to root, not to you (profile your own processes, "
             "or run as root / with CAP_PERFMON)")
-    check(p.returncode == 2, f"-p root's process as nobody: rc {p.returncode}")
-    check(len(lines) == 1 and want in lines[0], f"-p root's process as nobody: {p.stderr!r}")
-    check("paranoid" not in p.stderr, f"-p root's process as nobody: {p.stderr!r}")
+    check(f"-p root's process as nobody: rc {p.returncode}", p.returncode == 2)
+    check(f"-p root's process as nobody: {p.stderr!r}", len(lines) == 1 and want in lines[0])
+    check(f"-p root's process as nobody: {p.stderr!r}", "paranoid" not in p.stderr)
 
 # M3: stat -p of a kernel thread counts its kernel-side software events (as root) and says
 # that it has no user space; docs/stat.md.
@@ -289,12 +285,12 @@ else:
     time.sleep(0.5)
     p.send_signal(signal.SIGINT)
     out_text, err = p.communicate(timeout=20)
-    check(p.returncode == 0, f"stat -p kernel thread: rc {p.returncode}: {err!r}")
-    check(f"PID {kthread[0]} ({kthread[1]}) is a kernel thread" in err, f"stat -p kthread: {err!r}")
+    check(f"stat -p kernel thread: rc {p.returncode}: {err!r}", p.returncode == 0)
+    check(f"stat -p kthread: {err!r}", f"PID {kthread[0]} ({kthread[1]}) is a kernel thread" in err)
     # P4: root is told how to count the kernel work, not that it needs root.
-    check("count its kernel work with :k" in err and "needs root" not in err,
-          f"stat -p kthread as root: {err!r}")
-    check("task-clock" in out_text, out_text)
+    check(f"stat -p kthread as root: {err!r}",
+          "count its kernel work with :k" in err and "needs root" not in err)
+    check(out_text, "task-clock" in out_text)
 
 # H F22/F31: context switches and migrations are kernel work. Where the kernel may be measured
 # (root here) stat and record's counted totals both count them (:uk) and see the sleeps; where
@@ -310,7 +306,7 @@ def record_counts(user=None):
     data = os.path.join(d, "k.data")
     p = subprocess.run([HWPROF, "record", "-o", data, "--", *SLEEPS], user=user,
                        capture_output=True, text=True, timeout=60)
-    check(p.returncode == 0, f"record as {user}: rc {p.returncode}: {p.stderr}")
+    check(f"record as {user}: rc {p.returncode}: {p.stderr}", p.returncode == 0)
     r = subprocess.run([HWPROF, "report", "-i", data, "--format", "json"], capture_output=True,
                        text=True, timeout=60)
     t = subprocess.run([HWPROF, "report", "-i", data], capture_output=True, text=True,
@@ -319,9 +315,9 @@ def record_counts(user=None):
     # annotate agree on exit 0.
     a = subprocess.run([HWPROF, "annotate", "--stdio", "-i", data], capture_output=True,
                        text=True, timeout=60)
-    check(t.returncode == 0 and a.returncode in (0, 2),
-          f"report/annotate of {user}'s recording: rc {t.returncode}/{a.returncode}: {a.stderr!r}")
-    check(a.returncode != 1, f"annotate exits 1 for a not-counted total: {a.stderr!r}")
+    check(f"report/annotate of {user}'s recording: rc {t.returncode}/{a.returncode}: {a.stderr!r}",
+          t.returncode == 0 and a.returncode in (0, 2))
+    check(f"annotate exits 1 for a not-counted total: {a.stderr!r}", a.returncode != 1)
     subprocess.run(["rm", "-rf", d])
     counts = {c["event"]: c for c in json.loads(r.stdout)["header"]["counts"]}
     return counts, p.stderr, t.stdout
@@ -331,11 +327,11 @@ if os.geteuid() == 0:
     rc, text, _ = stat("--format", "json", "--", *SLEEPS)
     ev = {e["event"]: e for e in json.loads(text)["events"]}
     cs = ev.get("context-switches:uk", {})
-    check(cs.get("counted") and cs["mean"] >= 3, f"root stat context-switches: {cs}")
+    check(f"root stat context-switches: {cs}", cs.get("counted") and cs["mean"] >= 3)
     counts, _, _ = record_counts()
     cs = counts.get("context-switches:uk", {})
-    check(cs.get("counted") and cs.get("value", 0) >= 3,
-          f"root record's counted context-switches: {counts}")
+    check(f"root record's counted context-switches: {counts}",
+          cs.get("counted") and cs.get("value", 0) >= 3)
     print(f"root: context-switches:uk stat {ev.get('context-switches:uk', {}).get('mean')}, "
           f"record {cs.get('value')}")
 if not can_drop or paranoid < 2:
@@ -343,23 +339,20 @@ if not can_drop or paranoid < 2:
 else:
     p = subprocess.run([HWPROF, "stat", "--", *SLEEPS], user="nobody", capture_output=True,
                        text=True, timeout=60)
-    check(p.returncode == 0, f"stat as nobody: rc {p.returncode}: {p.stderr}")
+    check(f"stat as nobody: rc {p.returncode}: {p.stderr}", p.returncode == 0)
     for name in ("context-switches", "cpu-migrations"):
         line = [l for l in p.stdout.splitlines() if f" {name} " in l + " "]
-        check(line and "<not counted>" in line[0] and WHY in line[0],
-              f"stat as nobody, {name}: {line}")
-    check("task-clock" in p.stdout and "<not counted>  task-clock" not in p.stdout, p.stdout)
+        check(f"stat as nobody, {name}: {line}",
+              line and "<not counted>" in line[0] and WHY in line[0])
+    check(p.stdout, "task-clock" in p.stdout and "<not counted>  task-clock" not in p.stdout)
     counts, err, text = record_counts("nobody")
     for name in ("context-switches", "cpu-migrations"):
         c = counts.get(name, {})
-        check(c and c["counted"] is False, f"record as nobody, stored {name}: {c}")
-        check(f"{name}: not counted ({WHY})" in err, f"record as nobody says why: {err!r}")
+        check(f"record as nobody, stored {name}: {c}", c and c["counted"] is False)
+        check(f"record as nobody says why: {err!r}", f"{name}: not counted ({WHY})" in err)
         line = [l for l in text.splitlines() if name in l]
-        check(line and "not counted" in line[0], f"report of nobody's recording: {line}")
-    check(counts.get("page-faults", {}).get("counted"), f"page-faults counted: {counts}")
+        check(f"report of nobody's recording: {line}", line and "not counted" in line[0])
+    check(f"page-faults counted: {counts}", counts.get("page-faults", {}).get("counted"))
     print("nobody: context-switches and cpu-migrations not counted, with the reason")
 
-if failures:
-    print(f"{len(failures)} failed")
-    sys.exit(1)
-print("ok")
+finish()

@@ -16,6 +16,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import hwprof_test  # noqa: E402
 from hwprof_test import check, finish, hot_line  # noqa: E402
 
 CASE, HWPROF, SRC = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
@@ -23,12 +24,9 @@ PROG = [os.path.abspath(sys.argv[4])] + sys.argv[5:]
 
 
 def record(d, args, prog=None, timeout=60):
+    """PROG (default the workload) recorded with ARGS into d/t.data; returns that path."""
     out = os.path.join(d, "t.data")
-    p = subprocess.run([HWPROF, "record", "-o", out] + args + ["--"] + (prog or PROG),
-                       capture_output=True, text=True, timeout=timeout)
-    print(p.stderr, end="")
-    check("record exit 0", p.returncode == 0, p.returncode)
-    check("record sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
+    hwprof_test.record(HWPROF, out, args, prog or PROG, timeout=timeout)
     return out
 
 

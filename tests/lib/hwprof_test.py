@@ -1,6 +1,6 @@
 """What the python tests share: one check() that prints and counts, finish() that exits with
 the test's status, hot_line() that finds a workload's "HOT: name" marker, run() of a command,
-and run_cases() that runs a script's cases, all or the one named by --case.
+record() of a command into a sample file, and run_cases() that runs a script's cases, all or the one named by --case.
 
 A test script puts this folder on its path and imports what it uses:
 
@@ -48,6 +48,16 @@ def hot_line(path, name):
 def run(cmd, timeout=30, **kw):
     """Runs CMD (a list) with text output captured; returns the CompletedProcess."""
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def record(hwprof, out, args, cmd, timeout=60):
+    """Runs HWPROF record -o OUT ARGS -- CMD (lists), prints its stderr, and checks that it
+    exits 0 and that no sanitizer spoke. Returns its stderr."""
+    p = run([hwprof, "record", "-o", out] + list(args) + ["--"] + list(cmd), timeout=timeout)
+    print(p.stderr, end="")
+    check(f"record {' '.join(args)} exit 0", p.returncode == 0, p.returncode)
+    check("record sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
+    return p.stderr
 
 
 def selected_case(argv=None):

@@ -17,24 +17,18 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import hwprof_test  # noqa: E402
+from hwprof_test import check, finish  # noqa: E402
+
 HWPROF, DUMP, PROG, SRC = (os.path.abspath(a) for a in sys.argv[1:5])
 DWARF = sys.argv[5:6] == ["dwarf"]
 MODE = ["--call-graph", "dwarf"] if DWARF else ["-g"]
-failures = []
-
-
-def check(name, cond, detail=""):
-    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + str(detail)))
-    if not cond:
-        failures.append(name)
 
 
 def hot_line(name):
-    with open(os.path.join(SRC, "callpaths.c")) as f:
-        for n, line in enumerate(f, 1):
-            if "HOT: " + name in line:
-                return n
-    sys.exit(f"callgraph: no 'HOT: {name}' marker")
+    """The line of callpaths.c marked "HOT: NAME"."""
+    return hwprof_test.hot_line(os.path.join(SRC, "callpaths.c"), name)
 
 
 def functions():
@@ -77,9 +71,8 @@ def record(d, args, pages="5000"):
     spin = 20000
     for attempt in range(4 if DWARF else 1):
         work = [str(spin)] if DWARF else []
-        p = subprocess.run([HWPROF, "record", "-o", out, "-e", "page-faults", "-c", "1",
-                            "--no-count"] + args + ["--", PROG, pages] + work,
-                           capture_output=True, text=True, timeout=120)
+        p = hwprof_test.run([HWPROF, "record", "-o", out, "-e", "page-faults", "-c", "1",
+                             "--no-count"] + args + ["--", PROG, pages] + work, timeout=120)
         print(p.stderr, end="")
         if " 0 lost," in p.stderr or p.returncode != 0:
             break
@@ -173,8 +166,7 @@ def main():
         check("--max-stack 2 keeps one caller", leaf and all(len(stacks[s][2]) == 1 for s in leaf),
               [stacks[s] for s in leaf[:3]])
         check("--max-stack 2 marks them truncated", leaf and all(stacks[s][1] for s in leaf))
-    if failures:
-        sys.exit(f"{len(failures)} checks failed: {', '.join(failures)}")
 
 
 main()
+finish("callgraph")

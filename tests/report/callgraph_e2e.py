@@ -12,34 +12,28 @@ libc's sort code (unwound with libc's .eh_frame)."""
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import hwprof_test  # noqa: E402
+from hwprof_test import check, finish  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 DWARF = sys.argv[2:3] == ["dwarf"]
 SRC = os.environ["RPT_SRC"]
 CALLS = os.environ["RPT_CALLS_NOFP" if DWARF else "RPT_CALLS"]
 N = 300 if DWARF else 2000  # leaf's pages through path_a; 3 N through path_b
-FAILS = []
-
-
-def check(cond, what):
-    print("ok  " if cond else "FAIL", what)
-    if not cond:
-        FAILS.append(what)
 
 
 def hot_line(token):
-    with open(os.path.join(SRC, "wl_calls.c")) as f:
-        for n, line in enumerate(f, 1):
-            if "HOT: %s */" % token in line:
-                return n
-    raise SystemExit("no HOT: %s in wl_calls.c" % token)
+    """The line of wl_calls.c marked "HOT: TOKEN"."""
+    return hwprof_test.hot_line(os.path.join(SRC, "wl_calls.c"), token)
 
 
 def run(*args):
-    return subprocess.run([HWPROF, *args], capture_output=True, text=True)
+    """hwprof ARGS."""
+    return hwprof_test.run([HWPROF, *args], timeout=120)
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -55,15 +49,15 @@ with tempfile.TemporaryDirectory() as d:
     if rec.returncode == 64 and "-g" in rec.stderr:
         print("skip: record has no -g yet (%s)" % rec.stderr.strip().splitlines()[0])
         sys.exit(77)
-    check(rec.returncode == 0, "record %s: %s" % (mode[-1], rec.stderr))
-    check(" 0 lost," in rec.stderr, "no sample lost: %s" % rec.stderr)
+    check("record %s: %s" % (mode[-1], rec.stderr), rec.returncode == 0)
+    check("no sample lost: %s" % rec.stderr, " 0 lost," in rec.stderr)
 
     # The leaf's row without children, its call paths outward.
     r = run("report", "-i", data, "--no-children", "-s", "function", "-f", "json")
-    check(r.returncode in (0, 1), "report json: %s" % r.stderr)
+    check("report json: %s" % r.stderr, r.returncode in (0, 1))
     rows = json.loads(r.stdout)["rows"]
     leaf = [x for x in rows if x["function"] == "leaf"]
-    check(len(leaf) == 1, "one leaf row")
+    check("one leaf row", len(leaf) == 1)
     paths = leaf[0]["call_paths"] if leaf else []
 
     def via(fn):
@@ -71,35 +65,35 @@ with tempfile.TemporaryDirectory() as d:
                    if len(p["frames"]) > 1 and p["frames"][0]["function"] in fn)
 
     a, b = via(("path_a",)), via(("hop", "path_b"))
-    check(a > N // 2 and b > 3 * N // 2, "both paths sampled (a %d, b %d)" % (a, b))
-    check(a and abs(b / a - 3) <= 0.3, "path_b : path_a = 3 +- 10%% (%d : %d)" % (b, a))
+    check("both paths sampled (a %d, b %d)" % (a, b), a > N // 2 and b > 3 * N // 2)
+    check("path_b : path_a = 3 +- 10%% (%d : %d)" % (b, a), a and abs(b / a - 3) <= 0.3)
     lines = {(f["function"], f["line"]) for p in paths for f in p["frames"]}
     for fn, tok in (("path_a", "call_a"), ("main", "main_a"), ("main", "main_b"),
                     ("recurse", "recurse"), ("main", "main_deep")):
-        check((fn, hot_line(tok)) in lines, "call-site line of %s: %s:%d" % (fn, tok,
-                                                                       hot_line(tok)))
-    check(("hop", hot_line("call_hop")) in lines and ("path_b", hot_line("call_b")) in lines,
-          "an inlined frame in the stack: hop, then path_b at its call of hop")
+        check("call-site line of %s: %s:%d" % (fn, tok,
+                                                                       hot_line(tok)), (fn, hot_line(tok)) in lines)
+    check("an inlined frame in the stack: hop, then path_b at its call of hop",
+          ("hop", hot_line("call_hop")) in lines and ("path_b", hot_line("call_b")) in lines)
 
     # -G text: the call-site lines as file:line function.
     r = run("report", "-i", data, "--no-children", "-s", "function", "-G")
-    check("wl_calls.c:%d path_a" % hot_line("call_a") in r.stdout, "-G names path_a's line")
-    check("wl_calls.c:%d main" % hot_line("main_b") in r.stdout, "-G names main's line")
+    check("-G names path_a's line", "wl_calls.c:%d path_a" % hot_line("call_a") in r.stdout)
+    check("-G names main's line", "wl_calls.c:%d main" % hot_line("main_b") in r.stdout)
 
     # Folded: the recursion is one line of 50 frames, not 50 lines; qsort calls cmp.
     r = run("report", "-i", data, "-f", "folded")
-    check(r.returncode in (0, 1), "folded: %s" % r.stderr)
+    check("folded: %s" % r.stderr, r.returncode in (0, 1))
     folded = r.stdout.splitlines()
     deep = [x for x in folded if ";recurse;" in x]
-    check(deep and max(x.count(";recurse") for x in deep) == 50, "recursion: 50 frames")
-    check(len(deep) <= 3, "recursion folds into few lines (%d)" % len(deep))
+    check("recursion: 50 frames", deep and max(x.count(";recurse") for x in deep) == 50)
+    check("recursion folds into few lines (%d)" % len(deep), len(deep) <= 3)
     # libc has no frame pointers: -g (fp) sees cmp under libc's sort code, not up to main.
-    check(any(";cmp;leaf " in x for x in folded), "qsort's callback: ...;cmp;leaf")
+    check("qsort's callback: ...;cmp;leaf", any(";cmp;leaf " in x for x in folded))
     if DWARF:
         # Unwound through libc: qsort tail-calls qsort_r, whose merge sort calls cmp.
         through = [x for x in folded if re.search(r";main;(__)?qsort(_r)?;.*;cmp;leaf \d+$", x)]
-        check(sum(int(x.rsplit(" ", 1)[1]) for x in through) >= N,
-              "qsort's callback under main: main;qsort_r;...;cmp;leaf (%s)" % through[:1])
+        check("qsort's callback under main: main;qsort_r;...;cmp;leaf (%s)" % through[:1],
+              sum(int(x.rsplit(" ", 1)[1]) for x in through) >= N)
 
     # Children: main holds every sample whose stack reaches it (libc's sort code has no
     # frame pointers, so the comparator's samples stop there), and almost none of its own.
@@ -108,12 +102,12 @@ with tempfile.TemporaryDirectory() as d:
     r = run("report", "-i", data, "--children", "-s", "function", "-f", "json")
     rows = json.loads(r.stdout)["rows"]
     main = [x for x in rows if x["function"] == "main"]
-    check(main and total and abs(main[0]["share"] - reach / total) < 0.01
-          and main[0]["self_share"] < 0.05,
-          "main: children = the stacks through main (%d of %d), self < 5%%" % (reach, total))
+    check("main: children = the stacks through main (%d of %d), self < 5%%" % (reach, total),
+          main and total and abs(main[0]["share"] - reach / total) < 0.01
+          and main[0]["self_share"] < 0.05)
 
     # annotate: leaf's callers.
     r = run("annotate", "-i", data, "--stdio", "leaf")
-    check("called from" in r.stdout and "path_b" in r.stdout, "annotate names leaf's callers")
+    check("annotate names leaf's callers", "called from" in r.stdout and "path_b" in r.stdout)
 
-sys.exit(1 if FAILS else 0)
+finish()
