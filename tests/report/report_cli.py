@@ -18,30 +18,24 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import hwprof_test  # noqa: E402
+from hwprof_test import check, run_cases  # noqa: E402
+
 HWPROF = os.path.abspath(sys.argv[1])
 SRC = os.environ["RPT_SRC"]
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
 
 
 def hot_line(src, token):
-    with open(os.path.join(SRC, src)) as f:
-        for n, line in enumerate(f, 1):
-            if "HOT: " + token in line:
-                return n
-    raise SystemExit("no HOT: %s in %s" % (token, src))
+    """The line of SRC (in tests/report) marked "HOT: TOKEN"."""
+    return hwprof_test.hot_line(os.path.join(SRC, src), token)
 
 
 def record_faults(path, *argv):
     """Records ARGV with one sample per page fault (exact IPs) into PATH; returns PATH."""
     rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", path, "--",
                           *argv], capture_output=True, text=True)
-    check(rec.returncode == 0, "record %s: %s" % (os.path.basename(path), rec.stderr))
+    check("record %s: %s" % (os.path.basename(path), rec.stderr), rec.returncode == 0)
     return path
 
 
@@ -57,7 +51,7 @@ def gen_case(out, binary, *kv):
     """A synthetic recording of BINARY (gen_case.c): lost samples, several events, ..."""
     r = subprocess.run([os.environ["RPT_GEN_CASE"], out, binary, *kv], capture_output=True,
                        text=True)
-    check(r.returncode == 0, "gen_case %s: %s" % (" ".join(kv), r.stderr))
+    check("gen_case %s: %s" % (" ".join(kv), r.stderr), r.returncode == 0)
     return out
 
 
@@ -84,15 +78,15 @@ def on_terminal(argv):
 
 def one_line_error(r, code, words, what):
     lines = r.stderr.strip().splitlines()
-    check(r.returncode == code, "%s: exit %d, want %d (%s)" % (what, r.returncode, code,
-                                                               r.stderr.strip()))
-    check(len(lines) >= 1 and all(w in lines[0] for w in words),
-          "%s: message %r lacks %r" % (what, r.stderr, words))
-    check("Sanitizer" not in r.stderr and "runtime error" not in r.stderr,
-          "%s: sanitizer report" % what)
+    check("%s: exit %d, want %d (%s)" % (what, r.returncode, code,
+                                                               r.stderr.strip()), r.returncode == code)
+    check("%s: message %r lacks %r" % (what, r.stderr, words),
+          len(lines) >= 1 and all(w in lines[0] for w in words))
+    check("%s: sanitizer report" % what,
+          "Sanitizer" not in r.stderr and "runtime error" not in r.stderr)
     if code != 64:
-        check(len(lines) == 1, "%s: %d lines of error, want 1: %r" % (what, len(lines),
-                                                                        r.stderr))
+        check("%s: %d lines of error, want 1: %r" % (what, len(lines),
+                                                                        r.stderr), len(lines) == 1)
 
 
 def build_id(path):
@@ -103,7 +97,7 @@ def build_id(path):
     return None
 
 
-def check_debuginfod(tmp):
+def test_debuginfod(tmp):
     """A stripped binary whose debug info only a debuginfod server has (DEBUGINFOD_URLS)."""
     bare, debug = os.environ.get("RPT_DWARF_BARE"), os.environ.get("RPT_DWARF_DEBUG")
     if not bare or not debug or not build_id(bare):
@@ -140,14 +134,14 @@ def check_debuginfod(tmp):
     r = subprocess.run([HWPROF, "report", "-i", data, "-f", "json"], capture_output=True,
                        text=True, env=env)
     server.shutdown()
-    check(r.returncode == 0, "debuginfod report: exit %d %s" % (r.returncode, r.stderr))
+    check("debuginfod report: exit %d %s" % (r.returncode, r.stderr), r.returncode == 0)
     top = json.loads(r.stdout)["rows"][0]
-    check(want in served, "debuginfod was not asked for %s (asked: %r)" % (want, served))
-    check(top["line"] == hot_line("wl_dwarf.c", "dwarf") and top["function"] == "touch",
-          "debuginfod: top row %r" % top)
+    check("debuginfod was not asked for %s (asked: %r)" % (want, served), want in served)
+    check("debuginfod: top row %r" % top,
+          top["line"] == hot_line("wl_dwarf.c", "dwarf") and top["function"] == "touch")
 
 
-def check_kernel(tmp):
+def test_kernel(tmp):
     """Kernel samples (:k) resolve through /proc/kallsyms when it shows addresses."""
     with open("/proc/kallsyms") as f:
         if f.readline().startswith("0000000000000000"):
@@ -163,11 +157,11 @@ def check_kernel(tmp):
     r = report("-i", data, "-f", "json", "--sort", "function")
     rows = json.loads(r.stdout)["rows"]
     kernel = [row for row in rows if row["dso"] == "[kernel]"]
-    check(kernel and all(row["function"] for row in kernel[:3]),
-          "kernel rows without names: %r" % kernel[:3])
+    check("kernel rows without names: %r" % kernel[:3],
+          kernel and all(row["function"] for row in kernel[:3]))
 
 
-def check_lost(tmp):
+def test_lost(tmp):
     """F23: over 1% lost: a warning with the numbers and the way out, partial, exit 1, in
     report and annotate; a few lost (under 1%) stay a plain success."""
     prog = os.environ["RPT_INLINE"]
@@ -175,52 +169,52 @@ def check_lost(tmp):
     want = "500 of 1500 samples (33.3 %) were lost while recording; shares may be biased " \
         "(record with a larger -m or a larger -c / lower -F)"
     r = report("-i", lost)
-    check(r.returncode == 1, "lost: exit %d, want 1" % r.returncode)
-    check(want in r.stderr, "lost: warning %r" % r.stderr)
+    check("lost: exit %d, want 1" % r.returncode, r.returncode == 1)
+    check("lost: warning %r" % r.stderr, want in r.stderr)
     r = report("-i", lost, "-f", "json")
     h = json.loads(r.stdout)["header"]
-    check(h["partial"] is True and any(want in w for w in h["warnings"]),
-          "lost: json %r %r" % (h["partial"], h["warnings"]))
+    check("lost: json %r %r" % (h["partial"], h["warnings"]),
+          h["partial"] is True and any(want in w for w in h["warnings"]))
     r = annotate("-i", lost, "--stdio")
-    check(r.returncode == 1 and want in r.stderr, "annotate lost: %d %r" % (r.returncode,
-                                                                         r.stderr))
+    check("annotate lost: %d %r" % (r.returncode,
+                                                                         r.stderr), r.returncode == 1 and want in r.stderr)
     few = gen_case(os.path.join(tmp, "few.data"), prog, "samples=1000", "lost=5")
     r = report("-i", few, "-f", "json")
-    check(r.returncode == 0 and "were lost" not in r.stderr and
-          json.loads(r.stdout)["header"]["partial"] is False, "0.5%% lost: %d %r" %
-          (r.returncode, r.stderr))
+    check("0.5%% lost: %d %r" %
+          (r.returncode, r.stderr), r.returncode == 0 and "were lost" not in r.stderr and
+          json.loads(r.stdout)["header"]["partial"] is False)
 
 
-def check_events(tmp):
+def test_events(tmp):
     """F14/F24: every event recorded is named (header and warning); annotate has --event."""
     ev = gen_case(os.path.join(tmp, "ev.data"), os.environ["RPT_INLINE"], "samples=100",
                   "other=page-faults:5", "other=minor-faults:3")
     r = report("-i", ev)
     head = [l for l in r.stdout.splitlines() if l.startswith("# events recorded:")]
-    check(len(head) == 1 and "cpu-clock (shown, 100 samples)" in head[0] and
-          "page-faults (5 samples)" in head[0] and "minor-faults (3 samples)" in head[0],
-          "text header events: %r" % r.stdout[:400])
-    check("5 samples of 'page-faults' and 3 of 'minor-faults' are not shown" in r.stderr and
-          "maybe" not in r.stderr, "other events warning: %r" % r.stderr)
+    check("text header events: %r" % r.stdout[:400],
+          len(head) == 1 and "cpu-clock (shown, 100 samples)" in head[0] and
+          "page-faults (5 samples)" in head[0] and "minor-faults (3 samples)" in head[0])
+    check("other events warning: %r" % r.stderr, "5 samples of 'page-faults' and 3 of 'minor-faults' are not shown" in r.stderr and
+          "maybe" not in r.stderr)
     j = json.loads(report("-i", ev, "-f", "json", "--event", "minor-faults").stdout)
-    check([(e["name"], e["shown"], e["samples"]) for e in j["header"].get("events", [])] ==
-          [("cpu-clock", False, 100), ("page-faults", False, 5), ("minor-faults", True, 3)],
-          "json events %r" % j["header"].get("events"))
-    check(j["header"]["samples"] == 3, "--event minor-faults: %r" % j["header"]["samples"])
+    check("json events %r" % j["header"].get("events"),
+          [(e["name"], e["shown"], e["samples"]) for e in j["header"].get("events", [])] ==
+          [("cpu-clock", False, 100), ("page-faults", False, 5), ("minor-faults", True, 3)])
+    check("--event minor-faults: %r" % j["header"]["samples"], j["header"]["samples"] == 3)
     r = annotate("-i", ev, "--stdio", "--event", "page-faults")
-    check(r.returncode == 0, "annotate --event: exit %d %r" % (r.returncode, r.stderr))
-    check(re.search(r"^event: page-faults", r.stdout, re.M) and
-          "page-faults (shown, 5 samples)" in r.stdout and "samples: 5" in r.stdout,
-          "annotate --event header: %r" % r.stdout[:600])
-    check("1,000" not in r.stdout and "100 samples of 'cpu-clock' and 3 of 'minor-faults'"
-          in r.stderr, "annotate other events: %r" % r.stderr)
+    check("annotate --event: exit %d %r" % (r.returncode, r.stderr), r.returncode == 0)
+    check("annotate --event header: %r" % r.stdout[:600],
+          re.search(r"^event: page-faults", r.stdout, re.M) and
+          "page-faults (shown, 5 samples)" in r.stdout and "samples: 5" in r.stdout)
+    check("annotate other events: %r" % r.stderr, "1,000" not in r.stdout and "100 samples of 'cpu-clock' and 3 of 'minor-faults'"
+          in r.stderr)
     one_line_error(annotate("-i", ev, "--stdio", "--event", "bogus"), 2,
                    ["--event 'bogus'", "cpu-clock", "page-faults"], "annotate --event bogus")
     r = annotate("--help")
-    check("--event NAME" in r.stdout, "annotate --help lacks --event")
+    check("annotate --help lacks --event", "--event NAME" in r.stdout)
 
 
-def check_cxx_names(tmp):
+def test_cxx_names(tmp):
     """F25: a C++ function by its base name or linkage name, in report --function and
     annotate FUNCTION; an ambiguous base name lists the candidates. F26: long names cut with
     '…' in text (the dso column stays aligned), whole in CSV and JSON."""
@@ -234,17 +228,17 @@ def check_cxx_names(tmp):
         "std::allocator<std::pair<int const, long> > >&, char volatile*, unsigned long)"
     nm = subprocess.run(["nm", prog], capture_output=True, text=True).stdout
     mangled = re.search(r"\b(_ZN2hw4work\S*)", nm)
-    check(mangled, "nm names no _ZN2hw4work symbol: %r" % nm[:300])
+    check("nm names no _ZN2hw4work symbol: %r" % nm[:300], mangled)
     work = hot_line("wl_tmpl.cpp", "work")
     for name in ("work", "hw::work") + ((mangled.group(1),) if mangled else ()):
         r = report("-i", data, "--function", name, "-f", "json")
         rows = json.loads(r.stdout)["rows"] if r.returncode == 0 else []
-        check(rows and all(x["function"] == full for x in rows) and rows[0]["line"] == work
-              and rows[0]["samples"] >= 290, "report --function %s: %d %r %r" % (
-                  name, r.returncode, rows[:1], r.stderr))
+        check("report --function %s: %d %r %r" % (
+                  name, r.returncode, rows[:1], r.stderr), rows and all(x["function"] == full for x in rows) and rows[0]["line"] == work
+              and rows[0]["samples"] >= 290)
         r = annotate("-i", data, "--stdio", name)
-        check(r.returncode == 0 and "== " + full in r.stdout,
-              "annotate %s: %d %r" % (name, r.returncode, r.stderr))
+        check("annotate %s: %d %r" % (name, r.returncode, r.stderr),
+              r.returncode == 0 and "== " + full in r.stdout)
     for run in (lambda: report("-i", data, "--function", "fill"),
                 lambda: annotate("-i", data, "--stdio", "fill")):
         r = run()
@@ -256,22 +250,22 @@ def check_cxx_names(tmp):
     rows = [l for l in lines if re.match(r"^ *\d+\.\d+%", l)]
     col = title[0].index("dso") if title else -1
     cut = [l for l in rows if "long hw::work<int, long>" in l]
-    check(cut and "\u2026" in cut[0] and full not in r.stdout, "no cut name: %r" % cut)
-    check(all(len(l) > col and l[col - 2:col] == "  " and l[col] != " " for l in rows),
-          "dso column not aligned:\n" + "\n".join(rows))
+    check("no cut name: %r" % cut, cut and "\u2026" in cut[0] and full not in r.stdout)
+    check("dso column not aligned:\n" + "\n".join(rows),
+          all(len(l) > col and l[col - 2:col] == "  " and l[col] != " " for l in rows))
     r = report("-i", data, "-s", "function", "-f", "csv")
-    check(full in {row["function"] for row in csv.DictReader(io.StringIO(r.stdout))},
-          "csv cut the long name")
+    check("csv cut the long name",
+          full in {row["function"] for row in csv.DictReader(io.StringIO(r.stdout))})
     # "No line known" reads "??" whatever the sort.
     for keys in ("line", "function", "function,line"):
         r = report("-i", data, "-s", keys, "-n", "0")
         stl = [l for l in r.stdout.splitlines() if "libstdc++" in l]
         if not stl:
             print("skip: -s %s: no libstdc++ row to check '??' on" % keys)
-        check(all(" ?? " in l for l in stl), "-s %s: libstdc++ rows %r" % (keys, stl))
+        check("-s %s: libstdc++ rows %r" % (keys, stl), all(" ?? " in l for l in stl))
 
 
-def check_merging(tmp):
+def test_merging(tmp):
     """F20: one file twice (same inode, any spelling) is read once, with a warning; merged
     recordings that differ get one note naming the differences."""
     prog = os.environ["RPT_INLINE"]
@@ -282,21 +276,21 @@ def check_merging(tmp):
     os.link(a, link)
     r = report("-i", a, "-i", link, "-i", a, "-f", "json")
     h = json.loads(r.stdout)["header"]
-    check(h["samples"] == 200, "same file thrice: %d samples, want 200" % h["samples"])
-    check(r.stderr.count("the same file as") == 2 and "read once" in r.stderr,
-          "same file warning: %r" % r.stderr)
+    check("same file thrice: %d samples, want 200" % h["samples"], h["samples"] == 200)
+    check("same file warning: %r" % r.stderr,
+          r.stderr.count("the same file as") == 2 and "read once" in r.stderr)
     r = report("-i", a, "-i", b, "-f", "json")
     h = json.loads(r.stdout)["header"]
     notes = [l for l in r.stderr.splitlines() if ": note: " in l]
-    check(len(notes) == 1 and "100 Hz" in notes[0] and "period 16" in notes[0] and
-          "./other" in notes[0] and "b.data" in notes[0], "merge note: %r" % r.stderr)
-    check(h["notes"] == [notes[0].split(": note: ", 1)[1]] if notes else False,
-          "json notes %r" % h.get("notes"))
-    check(h["samples"] == 300 and r.returncode == 0, "merged: %d %d" % (h["samples"],
-                                                                       r.returncode))
+    check("merge note: %r" % r.stderr, len(notes) == 1 and "100 Hz" in notes[0] and "period 16" in notes[0] and
+          "./other" in notes[0] and "b.data" in notes[0])
+    check("json notes %r" % h.get("notes"),
+          h["notes"] == [notes[0].split(": note: ", 1)[1]] if notes else False)
+    check("merged: %d %d" % (h["samples"],
+                                                                       r.returncode), h["samples"] == 300 and r.returncode == 0)
 
 
-def check_merged_events_and_counts(tmp):
+def test_merged_events_and_counts(tmp):
     """M5: inputs of different events are shown one event at a time, like the events of one
     file; M4: counted totals are summed over the inputs, an event not counted by every input
     gets no partial sum; M8: a filter's list of what the inputs hold is never padded."""
@@ -306,34 +300,34 @@ def check_merged_events_and_counts(tmp):
     cc = gen_case(os.path.join(tmp, "mcc.data"), prog, "samples=100",
                   "count=task-clock:3000:100:100")
     r = report("-i", pf, "-i", cc)
-    check(r.returncode == 0, "mixed events: exit %d %r" % (r.returncode, r.stderr))
-    check("# event: page-faults, period 1" in r.stdout and
+    check("mixed events: exit %d %r" % (r.returncode, r.stderr), r.returncode == 0)
+    check("mixed events header: %r" % r.stdout[:600], "# event: page-faults, period 1" in r.stdout and
           "# events recorded: page-faults (shown, 300 samples), cpu-clock (100 samples)"
-          in r.stdout, "mixed events header: %r" % r.stdout[:600])
-    check("mcc.data: 100 samples of 'cpu-clock' are not shown" in r.stderr and
-          "--event cpu-clock" in r.stderr and "merged anyway" not in r.stderr,
-          "mixed events warning: %r" % r.stderr)
-    check(re.search(r"^#   task-clock +4,000 ", r.stdout, re.M) and
-          re.search(r"^#   page-faults +counted in 1 of 2 inputs", r.stdout, re.M),
-          "merged counts: %r" % r.stdout[:800])
+          in r.stdout)
+    check("mixed events warning: %r" % r.stderr,
+          "mcc.data: 100 samples of 'cpu-clock' are not shown" in r.stderr and
+          "--event cpu-clock" in r.stderr and "merged anyway" not in r.stderr)
+    check("merged counts: %r" % r.stdout[:800],
+          re.search(r"^#   task-clock +4,000 ", r.stdout, re.M) and
+          re.search(r"^#   page-faults +counted in 1 of 2 inputs", r.stdout, re.M))
     j = json.loads(report("-i", pf, "-i", cc, "-f", "json").stdout)["header"]
-    check(j["samples"] == 300 and j["event"] == "page-faults" and
+    check("mixed events json: %r" % j,
+          j["samples"] == 300 and j["event"] == "page-faults" and
           round(sum(x["share"] for x in json.loads(report("-i", pf, "-i", cc, "-f", "json")
-                                                    .stdout)["rows"]), 6) == 1,
-          "mixed events json: %r" % j)
+                                                    .stdout)["rows"]), 6) == 1)
     counts = {c["event"]: c for c in j["counts"]}
-    check(counts["task-clock"]["value"] == 4000 and counts["task-clock"]["counted"] and
+    check("json merged counts: %r" % j["counts"],
+          counts["task-clock"]["value"] == 4000 and counts["task-clock"]["counted"] and
           counts["page-faults"]["value"] is None and
-          counts["page-faults"]["inputs_counted"] == 1 and counts["page-faults"]["inputs"] == 2,
-          "json merged counts: %r" % j["counts"])
+          counts["page-faults"]["inputs_counted"] == 1 and counts["page-faults"]["inputs"] == 2)
     r = report("-i", pf, "-i", cc, "--event", "cpu-clock", "-f", "json")
     j = json.loads(r.stdout)["header"]
-    check(j["event"] == "cpu-clock" and j.get("frequency_hz") == 4000 and j["samples"] == 100 and
+    check("--event of the 2nd input: %r" % j, j["event"] == "cpu-clock" and j.get("frequency_hz") == 4000 and j["samples"] == 100 and
           [(e["name"], e["shown"]) for e in j["events"]] ==
-          [("page-faults", False), ("cpu-clock", True)], "--event of the 2nd input: %r" % j)
-    check("300 samples of 'page-faults' are not shown" in r.stderr and
-          "--event page-faults" in r.stderr and "merged anyway" not in r.stderr,
-          "--event cpu-clock warning: %r" % r.stderr)
+          [("page-faults", False), ("cpu-clock", True)])
+    check("--event cpu-clock warning: %r" % r.stderr,
+          "300 samples of 'page-faults' are not shown" in r.stderr and
+          "--event page-faults" in r.stderr and "merged anyway" not in r.stderr)
     for opt, val, held in (("--pid", "1", "(the inputs hold: 1000)"),
                            ("--tid", "1", "(the inputs hold: 1000)"),
                            ("--comm", "x", "(the inputs hold: case)")):
@@ -341,7 +335,7 @@ def check_merged_events_and_counts(tmp):
                        "%s list" % opt)
 
 
-def check_changed_dso(tmp):
+def test_changed_dso(tmp):
     """F18: a DSO rebuilt or deleted since the recording: warning, exit 1; annotate --stdio
     on a terminal says the warning once."""
     prog = os.path.join(tmp, "rebuilt")
@@ -351,18 +345,18 @@ def check_changed_dso(tmp):
     shutil.copy(other, prog)
     for what in ("rebuilt", "deleted"):
         r = report("-i", data, "-f", "json")
-        check(r.returncode == 1 and what in r.stderr, "%s: report exit %d %r" % (
-            what, r.returncode, r.stderr))
-        check(json.loads(r.stdout)["header"]["partial"] is True, "%s: partial" % what)
+        check("%s: report exit %d %r" % (
+            what, r.returncode, r.stderr), r.returncode == 1 and what in r.stderr)
+        check("%s: partial" % what, json.loads(r.stdout)["header"]["partial"] is True)
         r = annotate("-i", data, "--stdio")
-        check(r.returncode == 1, "%s: annotate exit %d" % (what, r.returncode))
+        check("%s: annotate exit %d" % (what, r.returncode), r.returncode == 1)
         status, out = on_terminal([HWPROF, "annotate", "-i", data, "--stdio"])
         # A long path wraps the warning at the terminal's width; count the words, not the lines.
         out = re.sub(r"\s+", " ", out)
-        check(status == 1 and out.count(what + " since the recording" if what == "rebuilt"
-                                        else "deleted") == 1,
-              "%s: annotate on a terminal: %d, %d times:\n%s" % (
-                  what, status, out.count(what), out[:1500]))
+        check("%s: annotate on a terminal: %d, %d times:\n%s" % (
+                  what, status, out.count(what), out[:1500]),
+              status == 1 and out.count(what + " since the recording" if what == "rebuilt"
+                                        else "deleted") == 1)
         if what == "rebuilt":
             os.unlink(prog)
 
@@ -397,7 +391,7 @@ __attribute__((noinline, used)) long inserted(long x)
 """
 
 
-def check_rebuilt_without_build_id(tmp):
+def test_rebuilt_without_build_id(tmp):
     """Issue 10: a binary linked without a build-id, recorded, then rebuilt with a function
     inserted: report must not charge the old samples to the new file's lines; it warns once
     naming the file (what changed), exits 1, and shows the samples as '[unknown] file+0x..'."""
@@ -412,31 +406,31 @@ def check_rebuilt_without_build_id(tmp):
             f.write(REBUILD_SRC % extra)
         r = subprocess.run([cc, "-g", "-O1", "-Wl,--build-id=none", "-o", prog, src],
                            capture_output=True, text=True, timeout=60)
-        check(r.returncode == 0, "build nobid: %s" % r.stderr)
+        check("build nobid: %s" % r.stderr, r.returncode == 0)
 
     build("")
     data = record_faults(os.path.join(tmp, "nobid.data"), prog, "500")
     r = report("-i", data, "-f", "json")
     mine = [row for row in json.loads(r.stdout)["rows"] if row["dso"] == prog]
-    check(r.returncode == 0 and mine and mine[0]["function"] == "fill",
-          "nobid before the rebuild: %d %r %r" % (r.returncode, mine[:1], r.stderr))
+    check("nobid before the rebuild: %d %r %r" % (r.returncode, mine[:1], r.stderr),
+          r.returncode == 0 and mine and mine[0]["function"] == "fill")
     time.sleep(0.01)  # a new mtime even on a coarse clock
     build(INSERTED)
     r = report("-i", data, "-f", "json")
-    check(r.returncode == 1, "nobid rebuilt: report exit %d %r" % (r.returncode, r.stderr))
-    check(r.stderr.count("changed since the recording") == 1 and prog in r.stderr and
-          "no build-id" in r.stderr, "nobid rebuilt: one warning naming it: %r" % r.stderr)
+    check("nobid rebuilt: report exit %d %r" % (r.returncode, r.stderr), r.returncode == 1)
+    check("nobid rebuilt: one warning naming it: %r" % r.stderr, r.stderr.count("changed since the recording") == 1 and prog in r.stderr and
+          "no build-id" in r.stderr)
     j = json.loads(r.stdout)
-    check(j["header"]["partial"] is True, "nobid rebuilt: partial")
+    check("nobid rebuilt: partial", j["header"]["partial"] is True)
     mine = [row for row in j["rows"] if row["dso"] == prog]
-    check(mine and all(row["function"] == "[unknown]" and row["line"] is None for row in mine),
-          "nobid rebuilt: no line or function claimed: %r" % mine[:3])
+    check("nobid rebuilt: no line or function claimed: %r" % mine[:3],
+          mine and all(row["function"] == "[unknown]" and row["line"] is None for row in mine))
     r = subprocess.run([HWPROF, "report", "-i", data], capture_output=True, text=True)
-    check("[unknown] nobid+0x" in r.stdout and "inserted" not in r.stdout,
-          "nobid rebuilt: text rows: %s" % r.stdout[-800:])
+    check("nobid rebuilt: text rows: %s" % r.stdout[-800:],
+          "[unknown] nobid+0x" in r.stdout and "inserted" not in r.stdout)
     r = annotate("-i", data, "--stdio")
-    check(r.returncode == 1 and "inserted" not in r.stdout,
-          "nobid rebuilt: annotate exit %d %s" % (r.returncode, r.stdout[-400:]))
+    check("nobid rebuilt: annotate exit %d %s" % (r.returncode, r.stdout[-400:]),
+          r.returncode == 1 and "inserted" not in r.stdout)
 
 
 def check_junk_after_trailer(tmp, data):
@@ -448,11 +442,11 @@ def check_junk_after_trailer(tmp, data):
         f.truncate(os.path.getsize(data) + (64 << 20))
     want = report("-i", data, "-f", "json")
     r = report("-i", junk, "-f", "json")
-    check(r.returncode == 0, "junk after the trailer: exit %d %r" % (r.returncode, r.stderr))
-    check(("%d bytes follow the recording's trailer, not read" % (64 << 20)) in r.stderr,
-          "junk after the trailer: the note %r" % r.stderr)
-    check(json.loads(r.stdout)["rows"] == json.loads(want.stdout)["rows"],
-          "junk after the trailer: the same rows")
+    check("junk after the trailer: exit %d %r" % (r.returncode, r.stderr), r.returncode == 0)
+    check("junk after the trailer: the note %r" % r.stderr,
+          ("%d bytes follow the recording's trailer, not read" % (64 << 20)) in r.stderr)
+    check("junk after the trailer: the same rows",
+          json.loads(r.stdout)["rows"] == json.loads(want.stdout)["rows"])
 
 
 def check_paths_and_disk(tmp, data):
@@ -470,24 +464,24 @@ def check_paths_and_disk(tmp, data):
         f.write(b"not a sample file")
     r = subprocess.run([HWPROF, "report", "-i", "-", "-f", "json"], input=whole,
                        capture_output=True, cwd=tmp)
-    check(r.returncode == 0 and json.loads(r.stdout)["header"]["samples"] > 0,
-          "-i - beside a file named '-': %d %r" % (r.returncode, r.stderr))
+    check("-i - beside a file named '-': %d %r" % (r.returncode, r.stderr),
+          r.returncode == 0 and json.loads(r.stdout)["header"]["samples"] > 0)
     for what in ("report", "annotate"):
         args = ["-i", "-"] + (["-f", "json"] if what == "report" else ["--stdio"])
         piped = subprocess.run([HWPROF, what] + args, input=whole, capture_output=True)
         direct = subprocess.run([HWPROF, what] + [a if a != "-" else data for a in args],
                                 capture_output=True)
-        check(piped.returncode == direct.returncode == 0 and
+        check("%s -i - from a pipe: %d %r" % (what, piped.returncode, piped.stderr[:300]),
+              piped.returncode == direct.returncode == 0 and
               piped.stdout.replace(b"/dev/stdin", b"X") ==
-              direct.stdout.replace(data.encode(), b"X"),
-              "%s -i - from a pipe: %d %r" % (what, piped.returncode, piped.stderr[:300]))
+              direct.stdout.replace(data.encode(), b"X"))
     with open("/dev/full", "w") as full:
         r = subprocess.run([HWPROF, "report", "-i", data, "-n", "0"], stdout=full,
                            stderr=subprocess.PIPE, text=True)
     one_line_error(r, 2, ["writing the report", "No space left on device"], "report > full")
 
 
-def check_control_bytes_tamed(tmp):
+def test_control_bytes_tamed(tmp):
     """Q-fmt-2: a file name with terminal escapes and a newline, from a binary built elsewhere:
     the text views show '?' for each control byte and keep one row per line; JSON keeps the
     bytes (escaped as JSON does)."""
@@ -497,13 +491,13 @@ def check_control_bytes_tamed(tmp):
     for what, r in (("report", report("-i", data, "-n", "3")),
                     ("annotate --stdio", annotate("-i", data, "--stdio", "--limit", "1"))):
         out = r.stdout + r.stderr
-        check(not any(chr(c) in out for c in list(range(8)) + list(range(11, 32)) + [127]),
-              "%s: control bytes reach the terminal: %r" % (what, out[:800]))
-        check(r.returncode == 0 and "evil?]0;PWNED??[2J?[31m?red.c" in out,
-              "%s: tamed name missing (exit %d): %r" % (what, r.returncode, out[:800]))
+        check("%s: control bytes reach the terminal: %r" % (what, out[:800]),
+              not any(chr(c) in out for c in list(range(8)) + list(range(11, 32)) + [127]))
+        check("%s: tamed name missing (exit %d): %r" % (what, r.returncode, out[:800]),
+              r.returncode == 0 and "evil?]0;PWNED??[2J?[31m?red.c" in out)
     r = report("-i", data, "-f", "json")
     files = {row["file"] for row in json.loads(r.stdout)["rows"] if row.get("file")}
-    check(any(f.endswith(name) for f in files), "escape: json keeps the bytes: %r" % files)
+    check("escape: json keeps the bytes: %r" % files, any(f.endswith(name) for f in files))
 
 
 def vdso_functions():
@@ -531,7 +525,7 @@ def vdso_functions():
     return funcs
 
 
-def check_vdso(tmp):
+def test_vdso(tmp):
     """Q-rep-1: samples in the vDSO get their function's name (perf: __vdso_clock_gettime)
     on the host that recorded, with no 'no debug info' warning for it. Code outside every
     symbol of the vDSO (a kernel's out-of-line clock read, its local symbols stripped) has
@@ -539,7 +533,7 @@ def check_vdso(tmp):
     data = os.path.join(tmp, "vdso.data")
     rec = subprocess.run([HWPROF, "record", "-e", "cpu-clock", "-o", data, "--",
                           os.environ["RPT_VDSO"]], capture_output=True, text=True)
-    check(rec.returncode == 0, "vdso: record %s" % rec.stderr)
+    check("vdso: record %s" % rec.stderr, rec.returncode == 0)
     r = report("-i", data, "-f", "json")
     rows = [x for x in json.loads(r.stdout)["rows"] if x["dso"] == "[vdso]"]
     if not rows:
@@ -549,17 +543,17 @@ def check_vdso(tmp):
     funcs = vdso_functions()
     names = {name for _, _, name in funcs}
     named = [x for x in rows if x["function"] in names]
-    check(named and all(x["function"].startswith("__vdso_") for x in named),
-          "vdso: no samples in a __vdso_ function: %r" % rows)
+    check("vdso: no samples in a __vdso_ function: %r" % rows,
+          named and all(x["function"].startswith("__vdso_") for x in named))
     unnamed = [x for x in rows if x not in named]
-    check(all(x["function"] == "[unknown]" and x["offset"] is not None and
-              not any(lo <= x["offset"] < hi for lo, hi, _ in funcs) for x in unnamed),
-          "vdso: samples inside a vDSO function left unnamed: %r (functions %r)" %
-          (unnamed, funcs))
-    check("[vdso]" not in r.stderr, "vdso: a warning about it: %r" % r.stderr)
+    check("vdso: samples inside a vDSO function left unnamed: %r (functions %r)" %
+          (unnamed, funcs),
+          all(x["function"] == "[unknown]" and x["offset"] is not None and
+              not any(lo <= x["offset"] < hi for lo, hi, _ in funcs) for x in unnamed))
+    check("vdso: a warning about it: %r" % r.stderr, "[vdso]" not in r.stderr)
 
 
-def check_gc_sections(tmp):
+def test_gc_sections(tmp):
     """R-5: with --gc-sections the linker resolves a discarded function's debug info to address
     0; that range covers code of another file without debug info, which must show by symbol
     only ('??'), never with a line of the discarded function. The live function keeps its
@@ -569,19 +563,19 @@ def check_gc_sections(tmp):
     r = report("-i", data, "-f", "json", "-n", "0")
     rows = json.loads(r.stdout)["rows"]
     nodbg = [x for x in rows if x["function"] == "nodbg_work"]
-    check(sum(x["samples"] for x in nodbg) == 300 and
-          all(x["file"] is None and x["line"] is None for x in nodbg),
-          "gc: code without debug info got a line: %r" % nodbg)
+    check("gc: code without debug info got a line: %r" % nodbg,
+          sum(x["samples"] for x in nodbg) == 300 and
+          all(x["file"] is None and x["line"] is None for x in nodbg))
     # hot() lies under the discarded range too, where the line table mixes both functions'
     # rows: its samples keep their function, and no line rather than big_unused's.
     hot = [x for x in rows if x["function"] == "hot"]
-    check(len(hot) == 1 and hot[0]["samples"] == 100 and hot[0]["line"] is None,
-          "gc: the live function under the discarded range %r" % hot)
-    check("100 samples shown by function only" in r.stderr and "--gc-sections" in r.stderr,
-          "gc: the warning %r" % r.stderr)
+    check("gc: the live function under the discarded range %r" % hot,
+          len(hot) == 1 and hot[0]["samples"] == 100 and hot[0]["line"] is None)
+    check("gc: the warning %r" % r.stderr,
+          "100 samples shown by function only" in r.stderr and "--gc-sections" in r.stderr)
 
 
-def check_annotate_range(tmp):
+def test_annotate_range(tmp):
     """R-8: annotate shows a function's own lines: a one-line function ends on its line, not
     at the next column-0 brace (the next function's)."""
     data = os.path.join(tmp, "oneline.data")
@@ -590,12 +584,12 @@ def check_annotate_range(tmp):
     one, after = hot_line("wl_oneline.c", "oneline"), hot_line("wl_oneline.c", "after")
     shown = [int(m.group(1)) for m in re.finditer(r"^[#+.* ] .{20,30}?\s(\d+)  ", r.stdout,
                                                     re.M)]
-    check(r.returncode == 0 and one in shown and not [l for l in shown if l > one],
-          "oneline: lines shown %r (function on %d, next function's line %d):\n%s" % (
-              shown, one, after, r.stdout[-800:]))
+    check("oneline: lines shown %r (function on %d, next function's line %d):\n%s" % (
+              shown, one, after, r.stdout[-800:]),
+          r.returncode == 0 and one in shown and not [l for l in shown if l > one])
 
 
-def check_lambdas(tmp):
+def test_lambdas(tmp):
     """R-6: two lambdas inlined into one function are two functions in the report, named by
     their scope (g++ leaves the closure types unnamed: where each is written names it)."""
     prog = os.environ.get("RPT_LAMBDA")
@@ -614,13 +608,13 @@ def check_lambdas(tmp):
     once, twice = hot_line("wl_lambda.cpp", "lambda_once"), hot_line("wl_lambda.cpp",
                                                                      "lambda_twice")
     names = (by_line.get(once, set()), by_line.get(twice, set()))
-    check(by_line.get(("n", once)) == 100 and by_line.get(("n", twice)) == 200 and
+    check("lambda rows: %r" % by_line,
+          by_line.get(("n", once)) == 100 and by_line.get(("n", twice)) == 200 and
           len(names[0]) == 1 and len(names[1]) == 1 and names[0] != names[1] and
-          all("operator()" in next(iter(n)) and next(iter(n)) != "operator()" for n in names),
-          "lambda rows: %r" % by_line)
+          all("operator()" in next(iter(n)) and next(iter(n)) != "operator()" for n in names))
 
 
-def check_split_dwarf(tmp):
+def test_split_dwarf(tmp):
     """R-1: with -gsplit-dwarf the inline frames come from the .dwo: the same rows as the
     ordinary build, callee and caller views alike."""
     views = []
@@ -635,11 +629,11 @@ def check_split_dwarf(tmp):
                                for x in rows if x["file"] and
                                x["file"].endswith("wl_inline.c")))
         views.append(view)
-    check(views[0] == views[1] and any(r[0] == "poke" for r in views[1][0]),
-          "split DWARF rows differ:\n%r\n%r" % (views[0], views[1]))
+    check("split DWARF rows differ:\n%r\n%r" % (views[0], views[1]),
+          views[0] == views[1] and any(r[0] == "poke" for r in views[1][0]))
 
 
-def check_annotate_debug_dir(tmp):
+def test_annotate_debug_dir(tmp):
     """W: annotate takes --debug-dir as report does (its warning suggests it)."""
     bare, debug = os.environ.get("RPT_DWARF_BARE"), os.environ.get("RPT_DWARF_DEBUG")
     if not bare or not debug or not build_id(bare):
@@ -654,61 +648,61 @@ def check_annotate_debug_dir(tmp):
     without = annotate("-i", data, "--stdio", "--limit", "1")
     got = annotate("-i", data, "--stdio", "--limit", "1", "--debug-dir", root)
     line = hot_line("wl_dwarf.c", "dwarf")
-    check("--debug-dir" in without.stderr and
+    check("annotate --debug-dir: %d %r\n%s" % (got.returncode, got.stderr, got.stdout[:1200]),
+          "--debug-dir" in without.stderr and
           got.returncode == 0 and "wl_dwarf.c" in got.stdout and
-          re.search(r"^# .* %d  " % line, got.stdout, re.M),
-          "annotate --debug-dir: %d %r\n%s" % (got.returncode, got.stderr, got.stdout[:1200]))
+          re.search(r"^# .* %d  " % line, got.stdout, re.M))
 
 
-def main():
-    tmp = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
-    check_rebuilt_without_build_id(tmp)
+def test_inline(tmp):
+    """A recording of rpt_inline: JSON, CSV and text views, bad input, a file cut short."""
     data = os.path.join(tmp, "inline.data")
     record_faults(data, os.environ["RPT_INLINE"], "1000")
     poke = hot_line("wl_inline.c", "poke")
     check_junk_after_trailer(tmp, data)
+    check_paths_and_disk(tmp, data)
 
     r = report("-i", data, "-f", "json")
-    check(r.returncode == 0, "json: exit %d %s" % (r.returncode, r.stderr))
+    check("json: exit %d %s" % (r.returncode, r.stderr), r.returncode == 0)
     j = json.loads(r.stdout)
     h = j["header"]
     units = {c["event"].split(":")[0]: c["unit"] for c in h["counts"]}
-    check(units.get("task-clock") == "ns" and units.get("page-faults") == "",
-          "count units as stat gives them: %r" % units)
+    check("count units as stat gives them: %r" % units,
+          units.get("task-clock") == "ns" and units.get("page-faults") == "")
     for k in ("event", "samples", "lost", "precise_ip_requested", "precise_ip_obtained",
               "counts"):
-        check(k in h, "json header lacks %s" % k)
-    check(h["event"] == "page-faults", "event %r" % h["event"])
+        check("json header lacks %s" % k, k in h)
+    check("event %r" % h["event"], h["event"] == "page-faults")
     for c in h["counts"]:
         for k in ("event", "value", "enabled_ns", "running_ns", "scaled"):
-            check(k in c, "json count lacks %s" % k)
+            check("json count lacks %s" % k, k in c)
     rows = j["rows"]
-    check(len(rows) >= 2, "json rows: %d" % len(rows))
+    check("json rows: %d" % len(rows), len(rows) >= 2)
     for row in rows:
         for k in ("samples", "share", "share_ci95", "file", "line", "function",
                   "inlined_into", "dso"):
-            check(k in row, "json row lacks %s" % k)
+            check("json row lacks %s" % k, k in row)
         lo, hi = row["share_ci95"]
-        check(0 <= lo <= row["share"] <= hi <= 1, "interval %r around %r" % ((lo, hi),
-                                                                            row["share"]))
+        check("interval %r around %r" % ((lo, hi),
+                                                                            row["share"]), 0 <= lo <= row["share"] <= hi <= 1)
     top = rows[0]
-    check(top["function"] == "poke" and top["inlined_into"] == "second" and
-          top["line"] == poke and top["file"].endswith("/wl_inline.c"), "top row %r" % top)
-    check(abs(sum(r["share"] for r in rows) - 1) < 1e-6, "shares do not sum to 1")
+    check("top row %r" % top, top["function"] == "poke" and top["inlined_into"] == "second" and
+          top["line"] == poke and top["file"].endswith("/wl_inline.c"))
+    check("shares do not sum to 1", abs(sum(r["share"] for r in rows) - 1) < 1e-6)
 
     r = report("-i", data, "-f", "csv")
-    check(r.returncode == 0, "csv: exit %d" % r.returncode)
+    check("csv: exit %d" % r.returncode, r.returncode == 0)
     table = list(csv.DictReader(io.StringIO(r.stdout)))
-    check(len(table) == len(rows), "csv has %d rows, json %d" % (len(table), len(rows)))
-    check(table[0]["function"] == "poke" and int(table[0]["line"]) == poke and
-          int(table[0]["samples"]) == top["samples"], "csv top row %r" % table[0])
+    check("csv has %d rows, json %d" % (len(table), len(rows)), len(table) == len(rows))
+    check("csv top row %r" % table[0], table[0]["function"] == "poke" and int(table[0]["line"]) == poke and
+          int(table[0]["samples"]) == top["samples"])
 
     r = report("-i", data, "--inline=caller", "-f", "json", "-n", "2")
     j = json.loads(r.stdout)
-    check(j["rows"][0]["function"] == "second" and
-          j["rows"][0]["line"] == hot_line("wl_inline.c", "call_second"),
-          "caller view top row %r" % j["rows"][0])
-    check(len(j["rows"]) == 2, "--limit 2 gave %d rows" % len(j["rows"]))
+    check("caller view top row %r" % j["rows"][0],
+          j["rows"][0]["function"] == "second" and
+          j["rows"][0]["line"] == hot_line("wl_inline.c", "call_second"))
+    check("--limit 2 gave %d rows" % len(j["rows"]), len(j["rows"]) == 2)
 
     # R-3: --function names a real function with the code inlined into it (perf's --symbols),
     # or an inline function wherever it was inlined; annotate of an inline-only function
@@ -718,25 +712,25 @@ def main():
                if x["function"] == "second" or x["inlined_into"] == "second")
     got = json.loads(report("-i", data, "-f", "json", "-n", "0", "--function", "second")
                      .stdout)
-    check(want > 0 and got["header"]["samples"] == want and
-          any(x["function"] == "poke" for x in got["rows"]),
-          "--function second: %d of %d, rows %r" % (got["header"]["samples"], want,
-                                                    got["rows"]))
+    check("--function second: %d of %d, rows %r" % (got["header"]["samples"], want,
+                                                    got["rows"]),
+          want > 0 and got["header"]["samples"] == want and
+          any(x["function"] == "poke" for x in got["rows"]))
     r = report("-i", data, "--function", "poke", "--inline=caller")
-    check(r.returncode == 2 and "--inline=caller charges inlined functions to their callers"
-          in r.stderr, "--function of an inline function under --inline=caller: %r" % r.stderr)
+    check("--function of an inline function under --inline=caller: %r" % r.stderr, r.returncode == 2 and "--inline=caller charges inlined functions to their callers"
+          in r.stderr)
     got = json.loads(report("-i", data, "-f", "json", "-n", "0", "--function", "poke").stdout)
-    check(got["header"]["samples"] == sum(x["samples"] for x in every
-                                          if x["function"] == "poke"),
-          "--function poke: %r" % got["header"])
+    check("--function poke: %r" % got["header"],
+          got["header"]["samples"] == sum(x["samples"] for x in every
+                                          if x["function"] == "poke"))
     r = annotate("-i", data, "--stdio", "poke")
-    check(r.returncode == 0 and "'poke' has no code of its own" in r.stderr and
-          re.search(r"^== second ", r.stdout, re.M) and re.search(r"^== first ", r.stdout, re.M),
-          "annotate poke: %d %r %r" % (r.returncode, r.stderr, r.stdout[:400]))
+    check("annotate poke: %d %r %r" % (r.returncode, r.stderr, r.stdout[:400]),
+          r.returncode == 0 and "'poke' has no code of its own" in r.stderr and
+          re.search(r"^== second ", r.stdout, re.M) and re.search(r"^== first ", r.stdout, re.M))
 
     # R-4: a source saved after the binary was built may have moved lines: annotate says so.
     r = annotate("-i", data, "--stdio", "second")
-    check(r.returncode == 0 and "is newer than" not in r.stdout, "fresh source: %r" % r.stdout)
+    check("fresh source: %r" % r.stdout, r.returncode == 0 and "is newer than" not in r.stdout)
     moved = os.path.join(tmp, "moved")
     os.mkdir(moved)
     shutil.copy(os.path.join(SRC, "wl_inline.c"), moved)
@@ -744,35 +738,35 @@ def main():
     os.utime(os.path.join(moved, "wl_inline.c"), (later, later))
     r = annotate("-i", data, "--stdio", "--prefix-map", os.path.realpath(SRC) + "=" + moved,
                  "second")
-    check(r.returncode == 0 and re.search(r"note: wl_inline\.c is newer than rpt_inline: if it "
-                                          r"was edited", r.stdout),
-          "edited source: %r" % r.stdout[:1500])
+    check("edited source: %r" % r.stdout[:1500],
+          r.returncode == 0 and re.search(r"note: wl_inline\.c is newer than rpt_inline: if it "
+                                          r"was edited", r.stdout))
 
     r = report("-i", data)
-    check(r.returncode == 0 and "poke (inlined into second)" in r.stdout and
-          "wl_inline.c:%d" % poke in r.stdout, "text view:\n" + r.stdout)
+    check("text view:\n" + r.stdout, r.returncode == 0 and "poke (inlined into second)" in r.stdout and
+          "wl_inline.c:%d" % poke in r.stdout)
     # W: every share printed inside its own printed interval (rounded outward). About 15000
     # samples: a one-sample row prints 0.01% with an upper bound under 0.05%.
     big = os.path.join(tmp, "big-inline.data")
     record_faults(big, os.environ["RPT_INLINE"], "3700")
     r = report("-i", big, "-n", "0")
     rows = re.findall(r"^ *([\d.]+)%.? +\[([\d.]+), ([\d.]+)\]", r.stdout, re.M)
-    check(rows and all(float(lo) <= float(sh) <= float(hi) for sh, lo, hi in rows),
-          "shares outside their intervals: %r" % [x for x in rows
-                                                  if not float(x[1]) <= float(x[0]) <= float(x[2])])
+    check("shares outside their intervals: %r" % [x for x in rows
+                                                  if not float(x[1]) <= float(x[0]) <= float(x[2])],
+          rows and all(float(lo) <= float(sh) <= float(hi) for sh, lo, hi in rows))
     r = report("-i", data, "--percent-limit", "100")
-    check(r.returncode == 0 and "no row reaches --percent-limit" in r.stdout and
-          "filters" not in r.stdout, "--percent-limit 100: %r" % r.stdout[-300:])
+    check("--percent-limit 100: %r" % r.stdout[-300:], r.returncode == 0 and "no row reaches --percent-limit" in r.stdout and
+          "filters" not in r.stdout)
     r = report("-i", data, "--percent-limit", "50", "-f", "json")
-    check(len(json.loads(r.stdout)["rows"]) == 1, "--percent-limit 50")
+    check("--percent-limit 50", len(json.loads(r.stdout)["rows"]) == 1)
     # R-2: a row of several addresses has no one offset: null, not 0.
     j = json.loads(report("-i", data, "-s", "dso", "-f", "json").stdout)
-    check(all(x["offset"] is None for x in j["rows"]), "-s dso offsets %r" % j["rows"])
+    check("-s dso offsets %r" % j["rows"], all(x["offset"] is None for x in j["rows"]))
     t = list(csv.DictReader(io.StringIO(report("-i", data, "-s", "dso", "-f", "csv").stdout)))
-    check(all(x["offset"] == "" for x in t), "-s dso csv offsets %r" % t)
-    check(isinstance(top["offset"], int) and top["offset"] > 0, "one address: %r" % top)
+    check("-s dso csv offsets %r" % t, all(x["offset"] == "" for x in t))
+    check("one address: %r" % top, isinstance(top["offset"], int) and top["offset"] > 0)
     r = report("-i", data, "--sort", "dso", "-f", "json")
-    check(json.loads(r.stdout)["rows"][0]["dso"].endswith("/rpt_inline"), "--sort dso")
+    check("--sort dso", json.loads(r.stdout)["rows"][0]["dso"].endswith("/rpt_inline"))
 
     # Bad input: one line, cause and way out, the documented exit code.
     missing = os.path.join(tmp, "missing.data")
@@ -809,33 +803,16 @@ def main():
     with open(cut, "wb") as f:
         f.write(whole[: len(whole) * 3 // 4])
     r = report("-i", cut, "-f", "json")
-    check(r.returncode == 1, "cut file: exit %d, want 1" % r.returncode)
-    check("cut.data" in r.stderr and "warning" in r.stderr, "cut file warning: %r" % r.stderr)
-    check(json.loads(r.stdout)["header"]["partial"] is True, "cut file: partial flag")
+    check("cut file: exit %d, want 1" % r.returncode, r.returncode == 1)
+    check("cut file warning: %r" % r.stderr, "cut.data" in r.stderr and "warning" in r.stderr)
+    check("cut file: partial flag", json.loads(r.stdout)["header"]["partial"] is True)
     r = report("--help")
-    check(r.returncode == 0 and r.stdout.startswith("usage: hwprof report"), "--help")
-
-    check_debuginfod(tmp)
-    check_kernel(tmp)
-    check_lost(tmp)
-    check_events(tmp)
-    check_cxx_names(tmp)
-    check_merging(tmp)
-    check_merged_events_and_counts(tmp)
-    check_changed_dso(tmp)
-    check_paths_and_disk(tmp, data)
-    check_control_bytes_tamed(tmp)
-    check_vdso(tmp)
-    check_gc_sections(tmp)
-    check_annotate_range(tmp)
-    check_lambdas(tmp)
-    check_split_dwarf(tmp)
-    check_annotate_debug_dir(tmp)
-
-    shutil.rmtree(tmp)
-    print("%d failures" % len(FAILS))
-    return 1 if FAILS else 0
+    check("--help", r.returncode == 0 and r.stdout.startswith("usage: hwprof report"))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tmp_dir = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
+    try:
+        run_cases(globals(), tmp_dir)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
