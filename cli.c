@@ -3,6 +3,7 @@
 #include "closest.h"
 #include "sampfile_format.h"
 #include "textfmt.h"
+#include "hwprof/hwprof.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -359,4 +360,27 @@ int cli_output_create(const char *opt, const char *path)
 bool cli_stdout_is_tty(void)
 {
 	return isatty(STDOUT_FILENO);
+}
+
+/* The way out goes inside a message's closing parenthesis, after a question without a ';'
+ * ("(did you mean 'cycles'? see 'hwprof list')"), else in parentheses of its own. */
+const char *cli_see(const char *msg)
+{
+	static const char *const way[] = {
+	    [HWPROF_SEE_EVENTS] = "see 'hwprof list'",
+	    [HWPROF_SEE_PMU_EVENTS] = "see 'hwprof list pmu'",
+	    [HWPROF_SEE_RECORDING] = "record one with 'hwprof record -- PROGRAM'",
+	};
+	static char buf[1200];
+	enum hwprof_see see = hwprof_see_last();
+	size_t n = strlen(msg);
+
+	if (see <= HWPROF_SEE_NONE || (size_t)see >= sizeof(way) / sizeof(way[0]) || !way[see])
+		return msg;
+	if (n && msg[n - 1] == ')')
+		snprintf(buf, sizeof(buf), "%.*s%s%s)", (int)(n - 1), msg,
+			 n >= 2 && msg[n - 2] == '?' ? " " : "; ", way[see]);
+	else
+		snprintf(buf, sizeof(buf), "%s (%s)", msg, way[see]);
+	return buf;
 }

@@ -157,7 +157,7 @@ int cmd_annotate(int argc, char **argv)
 	rc = profile_load(&p, &popt, err, sizeof(err));
 	if (rc) {
 		if (err[0])
-			error("%s", err);
+			error("%s", cli_see(err));
 		else
 			error_errno(rc, "loading the profile: %m");
 		goto out;

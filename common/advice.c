@@ -1,6 +1,7 @@
 /* advice.c - what to tell a user whose perf_event_open(2) failed; see hwprof/event.h. */
 #include "hwprof/event.h"
 #include "host.h"
+#include "see.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -73,23 +74,23 @@ const char *hwprof_open_advice(const struct hwprof_event *ev, int err, char *buf
 {
 	if (err < 0)
 		err = -err;
+	see_set(HWPROF_SEE_NONE);
 	switch (err) {
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
+		see_set(HWPROF_SEE_EVENTS);
 		if (ev && !hwprof_event_is_hw(ev))
-			snprintf(buf, len, "not supported by this kernel (%s; try 'hwprof list')",
-				 strerror(err));
+			snprintf(buf, len, "not supported by this kernel (%s)", strerror(err));
 		else if (err == EOPNOTSUPP)
 			snprintf(buf, len,
 				 "not supported on this host: the PMU refused this event or mode "
-				 "(sampling, precise_ip or a counting-only PMU; virtualized? try "
-				 "'hwprof list')");
+				 "(sampling, precise_ip or a counting-only PMU; virtualized?)");
 		else
 			snprintf(buf, len,
 				 "not supported on this host (no hardware PMU exposed, "
 				 "virtualized? software events such as cpu-clock, task-clock, "
-				 "page-faults work; see 'hwprof list')");
+				 "page-faults work)");
 		return buf;
 	case EACCES:
 	case EPERM:
@@ -115,29 +116,32 @@ const char *hwprof_open_advice(const struct hwprof_event *ev, int err, char *buf
 				 "for this CPU)",
 				 (unsigned long long)ev->config);
 		else if (ev && ev->kind == HWPROF_EV_PMU &&
-			 (ev->exclude_kernel || ev->exclude_hv || ev->exclude_user))
+			 (ev->exclude_kernel || ev->exclude_hv || ev->exclude_user)) {
 			/* Free-running and uncore PMUs (msr, uncore_*) cannot tell user from
 			 * kernel and refuse the exclude_* bits of the user-space default. */
+			see_set(HWPROF_SEE_PMU_EVENTS);
 			snprintf(
 			    buf, len,
-			    "PMU '%s' refused config=0x%llx with counting limited to %s: it may "
-			    "not tell user from kernel (write '%sukh') or count CPU-wide only "
-			    "(-a); see 'hwprof list pmu'",
+			    "PMU '%s' refused config=0x%llx with counting limited to %s (it may "
+			    "not tell user from kernel: write '%sukh'; or it counts CPU-wide "
+			    "only, -a)",
 			    ev->pmu, (unsigned long long)ev->config,
 			    ev->exclude_kernel ? "user space" : "some privilege levels", ev->name);
-		else if (ev && ev->kind == HWPROF_EV_PMU)
+		} else if (ev && ev->kind == HWPROF_EV_PMU) {
+			see_set(HWPROF_SEE_PMU_EVENTS);
 			snprintf(
 			    buf, len,
 			    "PMU '%s' refused config=0x%llx config1=0x%llx (an uncore PMU counts "
-			    "CPU-wide only (-a) and cannot sample; see 'hwprof list pmu')",
+			    "CPU-wide only (-a) and cannot sample)",
 			    ev->pmu, (unsigned long long)ev->config,
 			    (unsigned long long)ev->config1);
-		else
+		} else {
 			snprintf(
 			    buf, len,
 			    "the kernel refused an attribute (inherit with "
 			    "PERF_FORMAT_GROUP before Linux 6.2, too many events in one group, "
 			    "or a sample type it lacks)");
+		}
 		return buf;
 	}
 	snprintf(buf, len, "%s", strerror(err));

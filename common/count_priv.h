@@ -15,7 +15,7 @@ __attribute__((visibility("hidden")));
 void count_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 __attribute__((visibility("hidden")));
 
-/* Clears the calling thread's last-error line. */
+/* Clears the calling thread's last-error line and its hwprof_see_last(). */
 void count_clear_error(void) __attribute__((visibility("hidden")));
 
 struct hwprof_event;

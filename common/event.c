@@ -3,6 +3,7 @@
 
 #include "closest.h"
 #include "pmu.h"
+#include "see.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -217,15 +218,34 @@ struct parser {
 
 static int fail(struct parser *p, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+static int fail_see(struct parser *p, enum hwprof_see see, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void vfail(struct parser *p, const char *fmt, va_list ap)
+{
+	if (p->err && p->errlen)
+		vsnprintf(p->err, p->errlen, fmt, ap);
+}
 
 static int fail(struct parser *p, int rc, const char *fmt, ...)
 {
-	if (p->err && p->errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(p->err, p->errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(p, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* fail() for a message whose way out is a list of names: where, SEE says (hwprof_see_last). */
+static int fail_see(struct parser *p, enum hwprof_see see, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	see_set(see);
+	va_start(ap, fmt);
+	vfail(p, fmt, ap);
+	va_end(ap);
 	return rc;
 }
 
@@ -364,13 +384,11 @@ static int unknown_pmu(struct parser *p, const char *pmu, const char *what)
 		pmu_names_free(names, n);
 	}
 	if (*best)
-		return fail(p, -ENOENT,
-			    "unknown PMU '%s' in '%s' (did you mean '%s'? see 'hwprof list pmu')",
-			    pmu, what, best);
-	return fail(p, -ENOENT,
-		    "unknown PMU '%s' in '%s' (no %s/bus/event_source/devices/%s; see 'hwprof "
-		    "list pmu')",
-		    pmu, what, hwprof_sysfs_root(), pmu);
+		return fail_see(p, HWPROF_SEE_PMU_EVENTS, -ENOENT,
+				"unknown PMU '%s' in '%s' (did you mean '%s'?)", pmu, what, best);
+	return fail_see(p, HWPROF_SEE_PMU_EVENTS, -ENOENT,
+			"unknown PMU '%s' in '%s' (no %s/bus/event_source/devices/%s)", pmu, what,
+			hwprof_sysfs_root(), pmu);
 }
 
 /* pmu/term,term,.../ */
@@ -391,10 +409,9 @@ static int resolve_pmu(struct parser *p, struct hwprof_event *ev, const char *te
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", terms);
 	if (!*buf)
-		return fail(p, -EINVAL,
-			    "no event terms in '%s' (e.g. '%s/event=0x3c/'; see 'hwprof "
-			    "list pmu')",
-			    ev->name, ev->pmu);
+		return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL,
+				"no event terms in '%s' (e.g. '%s/event=0x3c/')", ev->name,
+				ev->pmu);
 	char *save = NULL;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		t = trim(t);
@@ -470,14 +487,12 @@ static int resolve_pmu(struct parser *p, struct hwprof_event *ev, const char *te
 			pmu_names_free(names, n);
 		}
 		if (*best)
-			return fail(p, -EINVAL,
-				    "unknown term '%s' in '%s' (did you mean '%s'? see "
-				    "'hwprof list pmu')",
-				    t, ev->name, best);
-		return fail(p, -EINVAL,
-			    "unknown term '%s' in '%s': PMU '%s' has no such field "
-			    "or event (see 'hwprof list pmu')",
-			    t, ev->name, ev->pmu);
+			return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL,
+					"unknown term '%s' in '%s' (did you mean '%s'?)", t,
+					ev->name, best);
+		return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL,
+				"unknown term '%s' in '%s': PMU '%s' has no such field or event", t,
+				ev->name, ev->pmu);
 	}
 	ev->config = config[0];
 	ev->config1 = config[1];
@@ -551,9 +566,9 @@ static int resolve_named(struct parser *p, struct hwprof_event *ev)
 	char best[128];
 	suggest_event(name, best, sizeof(best));
 	if (*best)
-		return fail(p, -EINVAL, "unknown event '%s' (did you mean '%s'? see 'hwprof list')",
-			    name, best);
-	return fail(p, -EINVAL, "unknown event '%s' (see 'hwprof list')", name);
+		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
+				"unknown event '%s' (did you mean '%s'?)", name, best);
+	return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL, "unknown event '%s'", name);
 }
 
 /* ---- modifiers ---------------------------------------------------------------------------- */
@@ -698,8 +713,8 @@ static int parse_event(struct parser *p, int group, bool leader, struct mods *ow
 				    start, s + start);
 		memcpy(ev->pmu, s + start, name_end - start);
 		if (ev->pmu[0] == '.' || ev->pmu[0] == '-')
-			return fail(p, -EINVAL, "bad PMU name '%s' in '%s' (see 'hwprof list pmu')",
-				    ev->pmu, s);
+			return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL,
+					"bad PMU name '%s' in '%s'", ev->pmu, s);
 		p->pos++;
 		terms = s + p->pos;
 		while (s[p->pos] && s[p->pos] != '/')
@@ -825,12 +840,12 @@ int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *e
 	memset(out, 0, sizeof(*out));
 	if (err && errlen)
 		err[0] = '\0';
+	see_set(HWPROF_SEE_NONE);
 	skip_ws(&p);
 	int r = 0;
 	if (!p.s[p.pos]) {
-		r = fail(&p, -EINVAL,
-			 "empty event list (name an event, e.g. 'cpu-clock'; see "
-			 "'hwprof list')");
+		r = fail_see(&p, HWPROF_SEE_EVENTS, -EINVAL,
+			     "empty event list (name an event, e.g. 'cpu-clock')");
 		goto out;
 	}
 	for (;;) {

@@ -4,6 +4,7 @@
 #include "hwprof/hwprof.h"
 #include "hwprof/sys.h"
 #include "count_priv.h"
+#include "see.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -71,6 +72,7 @@ void count_log(const char *fmt, ...)
 void count_clear_error(void)
 {
 	last_error[0] = '\0';
+	see_set(HWPROF_SEE_NONE);
 }
 
 const char *hwprof_strerror_last(void)
@@ -224,9 +226,10 @@ int hwprof_group_open_list(struct hwprof_group **out, const struct hwprof_event_
 		return count_fail(-EINVAL,
 				  "hwprof_group_open_list: no place for the group (OUT is NULL)");
 	*out = NULL;
-	if (!list || !list->n)
-		return count_fail(-EINVAL, "empty event list (give at least one event, see "
-					   "'hwprof list')");
+	if (!list || !list->n) {
+		see_set(HWPROF_SEE_EVENTS);
+		return count_fail(-EINVAL, "empty event list (give at least one event)");
+	}
 	if (flags & ~(unsigned)(HWPROF_GROUP_INHERIT | HWPROF_GROUP_ENABLE_ON_EXEC |
 				HWPROF_GROUP_START_DISABLED | HWPROF_GROUP_PINNED))
 		return count_fail(-EINVAL, "unknown flags 0x%x (see HWPROF_GROUP_* in hwprof.h)",

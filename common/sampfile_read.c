@@ -23,6 +23,7 @@
 
 #include "hwprof/hwprof.h"
 #include "hwprof/sampfile.h"
+#include "see.h"
 #include "crc32.h"
 #include "sampfile_format.h"
 #include "varint.h"
@@ -1007,9 +1008,9 @@ static int check_preamble(struct hwprof_reader *r, const char *path, const char 
 	size_t n = r->size;
 
 	if (memcmp(p, SF_MAGIC, n < SF_MAGIC_LEN ? n : SF_MAGIC_LEN)) {
+		see_set(HWPROF_SEE_RECORDING);
 		fmt(err, errlen,
-		    "%s: not a hwprof sample file (%s%sit starts with %s, not the hwprof magic; "
-		    "record one with 'hwprof record -- PROGRAM')",
+		    "%s: not a hwprof sample file (%s%sit starts with %s, not the hwprof magic)",
 		    path, kind ? kind : "", kind ? "; " : "", content_kind(p, n));
 		return -EPROTO;
 	}
@@ -1117,6 +1118,7 @@ int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, 
 
 	*out = NULL;
 	fmt(err, errlen, "%s", "");
+	see_set(HWPROF_SEE_NONE);
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		fmt(err, errlen, "%s: out of memory", path);
@@ -1126,12 +1128,10 @@ int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		if (ret == -ENOENT)
-			fmt(err, errlen,
-			    "%s: no such file (record one with 'hwprof record -- "
-			    "PROGRAM')",
-			    path);
-		else
+		if (ret == -ENOENT) {
+			see_set(HWPROF_SEE_RECORDING);
+			fmt(err, errlen, "%s: no such file", path);
+		} else
 			fmt(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
 		goto fail;
 	}

@@ -272,7 +272,7 @@ static void parse_events(const char *spec, struct hwprof_event_list *list)
 	int ret = hwprof_events_parse(spec, list, err, sizeof(err));
 
 	if (ret < 0 && *err)
-		die_usage("%s", err);
+		die_usage("%s", cli_see(err));
 	if (ret < 0) {
 		errno = -ret;
 		die_usage("%m");
@@ -289,7 +289,7 @@ static int open_sampling(struct recording *r, const struct sampler_config *cfg)
 	if (r->opt.event) {
 		ret = sampler_open(&r->sampler, &r->events, cfg, r->target.pids, r->target.npids,
 				   err, sizeof(err));
-		return ret < 0 ? error("%s", err) : 0;
+		return ret < 0 ? error("%s", cli_see(err)) : 0;
 	}
 	if (hwprof_host_has_pmu()) {
 		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
@@ -299,7 +299,7 @@ static int open_sampling(struct recording *r, const struct sampler_config *cfg)
 				return 0;
 			hwprof_events_free(&r->events);
 		}
-		note("no miss event opens on this host (%s); sampling cpu-clock", err);
+		note("no miss event opens on this host (%s); sampling cpu-clock", cli_see(err));
 	} else {
 		note("the host exposes no hardware PMU (virtualized?): sampling cpu-clock instead "
 		     "of LLC-load-misses");
@@ -307,7 +307,7 @@ static int open_sampling(struct recording *r, const struct sampler_config *cfg)
 	parse_events("cpu-clock", &r->events);
 	ret = sampler_open(&r->sampler, &r->events, cfg, r->target.pids, r->target.npids, err,
 			   sizeof(err));
-	return ret < 0 ? error("%s", err) : 0;
+	return ret < 0 ? error("%s", cli_see(err)) : 0;
 }
 
 static void report_precision(const struct recording *r)
@@ -388,7 +388,7 @@ static int open_counting(struct recording *r)
 	    HWPROF_GROUP_INHERIT |
 		(!target_attached(&r->target) ? HWPROF_GROUP_ENABLE_ON_EXEC : 0));
 	if (ret < 0) {
-		const char *why = hwprof_strerror_last();
+		const char *why = cli_see(hwprof_strerror_last());
 
 		if (r->opt.count)
 			return *why ? error("--count %s: %s", spec, why)

@@ -345,7 +345,7 @@ static int open_error(const struct stat_opts *o, int err)
 		    hwprof_strerror_last(), hwprof_paranoid());
 	if (err == -ESRCH)
 		return error("-p %d: no such process (check the PID with 'ps')", (int)o->pid);
-	return error("%s", hwprof_strerror_last());
+	return error("%s", cli_see(hwprof_strerror_last()));
 }
 
 /* Opens the run's list on PID / CPU as one hwprof group, keeping on a CPU only the events whose
@@ -944,7 +944,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	r = hwprof_events_parse(o.events, &list, err, sizeof(err));
 	if (r < 0) /* a PMU that does not exist is a spelling to fix too: 64, as in record */
-		die_usage("-e '%s': %s", o.events, err[0] ? err : "malformed event spec");
+		die_usage("-e '%s': %s", o.events, err[0] ? cli_see(err) : "malformed event spec");
 	warn_multiplexing(&list);
 	hwprof_host_cpu_model(cpu, sizeof(cpu));
 	cmd = command_line(&o);

@@ -339,7 +339,7 @@ int cmd_report(int argc, char **argv)
 	};
 	r = profile_load(&p, &po, err, sizeof(err));
 	if (r < 0) {
-		error("%s", err);
+		error("%s", cli_see(err));
 		goto done;
 	}
 	for (size_t i = 0; i < p->nwarnings; i++)

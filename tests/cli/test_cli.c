@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hwprof/event.h"
+#include "hwprof/hwprof.h"
 
 static void redirect(void)
 {
@@ -120,4 +122,30 @@ Test(cli, die_errno_says_fatal_and_the_cause)
 	cr_expect_str_eq(in_child(call_die_errno, &status),
 			 "hwprof test: fatal: allocating: Cannot allocate memory\n");
 	cr_expect_eq(status, EXIT_FATAL);
+}
+
+/* The library's message gets hwprof's way out, as one line in the shape messages had when the
+ * library wrote the commands itself. */
+static const char *see_of(const char *spec, char *err, size_t len)
+{
+	struct hwprof_event_list l;
+
+	cr_assert_lt(hwprof_events_parse(spec, &l, err, len), 0);
+	return cli_see(err);
+}
+
+Test(cli, see_adds_the_command_to_a_library_message)
+{
+	char err[256];
+
+	cr_expect_str_eq(see_of("cyclez", err, sizeof(err)),
+			 "unknown event 'cyclez' (did you mean 'cycles'? see 'hwprof list')");
+	cr_expect_str_eq(see_of("zzzzqqqq", err, sizeof(err)),
+			 "unknown event 'zzzzqqqq' (see 'hwprof list')");
+	cr_expect_str_eq(see_of("", err, sizeof(err)),
+			 "empty event list (name an event, e.g. 'cpu-clock'; see 'hwprof list')");
+	cr_expect_str_eq(see_of(".x/event=1/", err, sizeof(err)),
+			 "bad PMU name '.x' in '.x/event=1/' (see 'hwprof list pmu')");
+	/* Nothing to add: the message itself. */
+	cr_expect_eq(see_of("{cycles}:x", err, sizeof(err)), err);
 }

@@ -143,6 +143,7 @@ static void bad(const char *spec, int rc, const char *want)
 	cr_assert_eq(r, rc, "'%s' gave %d (%s), want %d", spec, r, err, rc);
 	cr_assert_not_null(strstr(err, want), "'%s': message '%s' lacks '%s'", spec, err, want);
 	cr_assert_null(strchr(err, '\n'), "one line");
+	cr_assert_null(strstr(err, "hwprof "), "'%s': the library names a command: %s", spec, err);
 	cr_assert_eq(l.n, 0);
 	cr_assert_null(l.ev);
 }
@@ -362,11 +363,15 @@ Test(events, groups)
 
 Test(events, unknown_suggests)
 {
-	bad("cyclez", -EINVAL, "unknown event 'cyclez' (did you mean 'cycles'? see 'hwprof list')");
+	bad("cyclez", -EINVAL, "unknown event 'cyclez' (did you mean 'cycles'?)");
+	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_EVENTS);
 	bad("page-fault", -EINVAL, "did you mean 'page-faults'");
 	bad("LLC-load-mises", -EINVAL, "did you mean 'LLC-load-misses'");
 	bad("instrutcions", -EINVAL, "did you mean 'instructions'");
-	bad("zzzzqqqq", -EINVAL, "unknown event 'zzzzqqqq' (see 'hwprof list')");
+	bad("zzzzqqqq", -EINVAL, "unknown event 'zzzzqqqq'");
+	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_EVENTS);
+	bad("{cycles}:x", -EINVAL, "unknown modifier 'x'");
+	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_NONE, "a syntax error points to no list");
 }
 
 Test(events, null_err_buffer)
@@ -695,8 +700,10 @@ Test(events, enoent_without_pmu)
 	char buf[256];
 	hwprof_open_advice(&ev, ENOENT, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "not supported on this host (no hardware PMU exposed, virtualized? "
-			      "software events such as cpu-clock, task-clock, page-faults work; "
-			      "see 'hwprof list')");
+			      "software events such as cpu-clock, task-clock, page-faults work)");
+	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_EVENTS);
+	hwprof_open_advice(&ev, EMFILE, buf, sizeof(buf));
+	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_NONE);
 }
 
 Test(events, host_has_pmu_fake)

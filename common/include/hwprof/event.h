@@ -75,10 +75,26 @@ struct hwprof_event_list {
 	size_t ngroups; /* groups; an event outside braces is a group of one */
 };
 
+/* Where a person can look next after a library message. The library names no program's
+ * commands; a program that has one for the kind adds it to the message (hwprof's CLI: "see
+ * 'hwprof list'", "record one with 'hwprof record -- PROGRAM'"). */
+enum hwprof_see {
+	HWPROF_SEE_NONE,
+	HWPROF_SEE_EVENTS,     /* the event names this host has (an unknown or unsupported one) */
+	HWPROF_SEE_PMU_EVENTS, /* a sysfs PMU's events and fields (an unknown PMU or term) */
+	HWPROF_SEE_RECORDING,  /* how to make a sample file (none there, or not one) */
+};
+
+/* The kind of the calling thread's last message from hwprof_events_parse(),
+ * hwprof_open_advice(), the group functions (hwprof_strerror_last()) or hwprof_reader_open():
+ * each resets it when called, and sets it with its message. */
+enum hwprof_see hwprof_see_last(void);
+
 /* Parses SPEC (see above) into OUT (zeroed first). Returns 0, or -EINVAL for a malformed spec
  * or unknown event, -ENOENT for a PMU that does not exist in sysfs, -ENOMEM. On error ERR
  * (ERRLEN bytes, may be NULL) holds one line naming the culprit and a way out, e.g.
- * "unknown event 'cyclez' (did you mean 'cycles'? see 'hwprof list')". */
+ * "unknown event 'cyclez' (did you mean 'cycles'?)"; hwprof_see_last() says where the names
+ * that do exist can be found (HWPROF_SEE_EVENTS, HWPROF_SEE_PMU_EVENTS). */
 int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *err, size_t errlen);
 
 /* Frees what hwprof_events_parse allocated; accepts NULL and an empty list. */
@@ -114,7 +130,7 @@ int hwprof_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int grou
 
 /* One line of advice for a failed open of EV with error ERR (a positive errno), written to BUF:
  *   ENOENT/EOPNOTSUPP/ENODEV -> "not supported on this host (no hardware PMU exposed, virtualized?
- *                               try 'hwprof list')"
+ *                               ...)", hwprof_see_last() HWPROF_SEE_EVENTS
  *   EACCES/EPERM -> the perf_event_paranoid level read from /proc and what it allows, CAP_PERFMON
  *   EMFILE -> too many events / open files (ulimit -n)
  *   EINVAL -> which attribute the kernel refused, when known
