@@ -31,11 +31,9 @@ static void vreport(const char *kind, int err, const char *fmt, va_list ap)
 	char buf[4096];
 	int saved = errno;
 
-	/* glibc's vsnprintf spells %m from errno. Never NULL from our callers; the guard keeps
-	 * gcc -O2 with UBSan from seeing a null format on a path it made up
-	 * (-Wformat-truncation). */
-	errno = err < 0 ? -err : err;
-	vsnprintf(buf, sizeof(buf), fmt ? fmt : "(no message)", ap);
+	/* FMT is never NULL from our callers; the guard keeps gcc -O2 with UBSan from seeing a
+	 * null format on a path it made up (-Wformat-truncation). */
+	hwprof_vmsgf(buf, sizeof(buf), err, fmt ? fmt : "(no message)", ap);
 	/* Messages name files and symbols from binaries made elsewhere: tamed as the text
 	 * outputs are, and so kept on one line. */
 	hwprof_text_tame(buf);

@@ -1,5 +1,6 @@
 /* source.c - finding and reading source files (source.h). */
 #include "source.h"
+#include "textfmt.h"
 
 #include "cli.h"
 #include "keymap.h"
@@ -133,10 +134,13 @@ out:
 static void note_miss(struct source_file *f, const char *candidate, int err)
 {
 	size_t old = f->looked_for ? strlen(f->looked_for) : 0;
-	size_t add = strlen(candidate) + strlen(strerror(-err)) + 8;
+	char why[128];
+	size_t add;
 
+	hwprof_msgf(why, sizeof(why), err, "%m");
+	add = strlen(candidate) + strlen(why) + 8;
 	f->looked_for = xrealloc(f->looked_for, old + add);
-	snprintf(f->looked_for + old, add, "%s%s (%s)", old ? "; " : "", candidate, strerror(-err));
+	snprintf(f->looked_for + old, add, "%s%s (%s)", old ? "; " : "", candidate, why);
 }
 
 /* Tries CANDIDATE (owned by the caller). Returns 1 when F was read from it. */

@@ -2,6 +2,7 @@
 #include "hwprof/event.h"
 #include "host.h"
 #include "see.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -81,7 +82,7 @@ const char *hwprof_open_advice(const struct hwprof_event *ev, int err, char *buf
 	case ENODEV:
 		see_set(HWPROF_SEE_EVENTS);
 		if (ev && !hwprof_event_is_hw(ev))
-			snprintf(buf, len, "not supported by this kernel (%s)", strerror(err));
+			hwprof_msgf(buf, len, err, "not supported by this kernel (%m)");
 		else if (err == EOPNOTSUPP)
 			snprintf(buf, len,
 				 "not supported on this host: the PMU refused this event or mode "
@@ -144,6 +145,5 @@ const char *hwprof_open_advice(const struct hwprof_event *ev, int err, char *buf
 		}
 		return buf;
 	}
-	snprintf(buf, len, "%s", strerror(err));
-	return buf;
+	return hwprof_msgf(buf, len, err, "%m");
 }

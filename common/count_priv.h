@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 
-/* Sets the calling thread's last-error line (printf-style) read by hwprof_strerror_last().
- * Returns -ERR so callers write `return count_fail(-ENOENT, "...")`. */
+/* Sets the calling thread's last-error line (printf-style, %m standing for strerror(ERR)) read
+ * by hwprof_strerror_last(). Returns ERR so callers write `return count_fail(-ENOENT, "...")`. */
 int count_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 __attribute__((visibility("hidden")));
 

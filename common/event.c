@@ -4,6 +4,7 @@
 #include "closest.h"
 #include "pmu.h"
 #include "see.h"
+#include "textfmt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -221,10 +222,10 @@ static int fail(struct parser *p, int rc, const char *fmt, ...)
 static int fail_see(struct parser *p, enum hwprof_see see, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void vfail(struct parser *p, const char *fmt, va_list ap)
+/* %m in FMT stands for strerror(RC). */
+static void vfail(struct parser *p, int rc, const char *fmt, va_list ap)
 {
-	if (p->err && p->errlen)
-		vsnprintf(p->err, p->errlen, fmt, ap);
+	hwprof_vmsgf(p->err, p->errlen, rc, fmt, ap);
 }
 
 static int fail(struct parser *p, int rc, const char *fmt, ...)
@@ -232,7 +233,7 @@ static int fail(struct parser *p, int rc, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vfail(p, fmt, ap);
+	vfail(p, rc, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -244,7 +245,7 @@ static int fail_see(struct parser *p, enum hwprof_see see, int rc, const char *f
 
 	see_set(see);
 	va_start(ap, fmt);
-	vfail(p, fmt, ap);
+	vfail(p, rc, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -327,8 +328,7 @@ static int apply_alias(struct parser *p, struct hwprof_event *ev, const char *pm
 	if (r == -ENOENT || r == -ENOTDIR || r == -EISDIR)
 		return 0;
 	if (r < 0)
-		return fail(p, r, "cannot read alias '%s' of PMU '%s': %s", name, pmu,
-			    strerror(-r));
+		return fail(p, r, "cannot read alias '%s' of PMU '%s': %m", name, pmu);
 	char *save = NULL;
 	for (char *t = strtok_r(text, ",\n", &save); t; t = strtok_r(NULL, ",\n", &save)) {
 		while (isspace((unsigned char)*t))
@@ -400,8 +400,7 @@ static int resolve_pmu(struct parser *p, struct hwprof_event *ev, const char *te
 	if (r == -ENOENT)
 		return unknown_pmu(p, ev->pmu, ev->name);
 	if (r < 0)
-		return fail(p, r, "PMU '%s': cannot read its type from sysfs: %s", ev->pmu,
-			    strerror(-r));
+		return fail(p, r, "PMU '%s': cannot read its type from sysfs: %m", ev->pmu);
 	/* The software PMU spelled by its sysfs name is a software event. */
 	ev->kind = type == PERF_TYPE_SOFTWARE ? HWPROF_EV_SOFTWARE : HWPROF_EV_PMU;
 	ev->type = type;

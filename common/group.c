@@ -5,6 +5,7 @@
 #include "hwprof/sys.h"
 #include "count_priv.h"
 #include "see.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -37,7 +38,7 @@ int count_fail(int err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	hwprof_vmsgf(last_error, sizeof(last_error), err, fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -343,8 +344,7 @@ static int ioctl_leaders(struct hwprof_group *g, unsigned long req, const char *
 		int fd = g->fds[g->kg[k].first];
 		int r = hwprof_sys()->ioctl(fd, req, PERF_IOC_FLAG_GROUP);
 		if (r < 0)
-			return count_fail(r, "%s: %s: %s", g->ev[g->kg[k].first].spec, what,
-					  strerror(-r));
+			return count_fail(r, "%s: %s: %m", g->ev[g->kg[k].first].spec, what);
 	}
 	return 0;
 }
@@ -409,7 +409,7 @@ static int read_single(struct hwprof_group *g, size_t i, struct hwprof_count *c)
 {
 	ssize_t r = hwprof_sys()->read(g->fds[i], g->buf, 4 * sizeof(uint64_t));
 	if (r < 0)
-		return count_fail((int)r, "%s: read: %s", g->ev[i].spec, strerror((int)-r));
+		return count_fail((int)r, "%s: read: %m", g->ev[i].spec);
 	if (r < (ssize_t)(3 * sizeof(uint64_t)))
 		return count_fail(-EIO, "%s: read returned %zd bytes, expected %zu", g->ev[i].spec,
 				  r, 4 * sizeof(uint64_t));
@@ -430,7 +430,7 @@ static int read_kgroup(struct hwprof_group *g, const struct kgroup *kg, struct h
 	uint64_t nr;
 
 	if (r < 0)
-		return count_fail((int)r, "%s: read: %s", lead->spec, strerror((int)-r));
+		return count_fail((int)r, "%s: read: %m", lead->spec);
 	if ((size_t)r < 3 * sizeof(uint64_t))
 		return count_fail(-EIO, "%s: group read returned %zd bytes", lead->spec, r);
 	nr = g->buf[0];

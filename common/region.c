@@ -468,7 +468,7 @@ static int report_to(const char *path)
 		fmt = len > 5 && !strcmp(path + len - 5, ".json") ? FMT_JSON : FMT_CSV;
 		f = fopen(path, "w");
 		if (!f) {
-			r = count_fail(-errno, "HWPROF_OUTPUT '%s': %s", path, strerror(errno));
+			r = count_fail(-errno, "HWPROF_OUTPUT '%s': %m", path);
 			goto out;
 		}
 	}
@@ -525,7 +525,7 @@ static int report_to(const char *path)
 		write_legend(f, marked);
 close:
 	if (f != stderr && fclose(f) != 0 && !r)
-		r = count_fail(-errno, "HWPROF_OUTPUT '%s': %s", path, strerror(errno));
+		r = count_fail(-errno, "HWPROF_OUTPUT '%s': %m", path);
 	else if (f == stderr)
 		fflush(f);
 	reported = true;

@@ -24,6 +24,7 @@
 #include "hwprof/hwprof.h"
 #include "hwprof/sampfile.h"
 #include "see.h"
+#include "textfmt.h"
 #include "crc32.h"
 #include "sampfile_format.h"
 #include "varint.h"
@@ -1132,7 +1133,7 @@ int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, 
 			see_set(HWPROF_SEE_RECORDING);
 			fmt(err, errlen, "%s: no such file", path);
 		} else
-			fmt(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
+			hwprof_msgf(err, errlen, ret, "%s: cannot open: %m", path);
 		goto fail;
 	}
 	ret = load(r, fd, &st);
@@ -1153,7 +1154,7 @@ int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, 
 		    path, kind ? kind : "an input", INPUT_MAX_BYTES >> 20);
 		goto fail;
 	} else if (ret) {
-		fmt(err, errlen, "%s: cannot read: %s", path, strerror(-ret));
+		hwprof_msgf(err, errlen, ret, "%s: cannot read: %m", path);
 		goto fail;
 	}
 	ret = check_preamble(r, path, kind, err, errlen);

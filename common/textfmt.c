@@ -2,6 +2,7 @@
 #include "textfmt.h"
 #include "hwprof/metrics.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -262,4 +263,27 @@ size_t hwprof_text_width(const char *s)
 	for (; *p; cols++)
 		p += shown_at(p, &bad);
 	return cols;
+}
+
+/* glibc's printf family spells %m from errno. */
+char *hwprof_vmsgf(char *buf, size_t len, int err, const char *fmt, va_list ap)
+{
+	int saved = errno;
+
+	if (!buf || !len)
+		return buf;
+	errno = err < 0 ? -err : err;
+	vsnprintf(buf, len, fmt, ap);
+	errno = saved;
+	return buf;
+}
+
+char *hwprof_msgf(char *buf, size_t len, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	hwprof_vmsgf(buf, len, err, fmt, ap);
+	va_end(ap);
+	return buf;
 }

@@ -4,6 +4,7 @@
 #ifndef HWPROF_TEXTFMT_H
 #define HWPROF_TEXTFMT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -37,6 +38,14 @@ struct hwprof_metric;
 /* Writes metric M's value as people read it into BUF (LEN bytes); returns BUF: a rate in
  * percent with two decimals ("12.35%"), any other metric with three ("2.500"). */
 char *hwprof_metric_text(const struct hwprof_metric *m, char *buf, size_t len);
+
+/* Formats FMT into BUF (LEN bytes, cut to fit; nothing when BUF is NULL or LEN 0) as
+ * snprintf(3) does, with %m standing for strerror(ERR), ERR an errno or a -errno: the one way a
+ * message spells an errno, in the library and the CLI alike. errno is kept. Returns BUF. */
+char *hwprof_msgf(char *buf, size_t len, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+char *hwprof_vmsgf(char *buf, size_t len, int err, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /* ARGC words of ARGV as one command line, each quoted as a shell would need to read it back
  * ('echo a b', '' for an empty word, ' inside as '\''; a NULL word is empty). Returns a

@@ -1,5 +1,6 @@
 /* launch.c - fork, wait for the go byte, execvp; exec errors reported through a pipe. */
 #include "launch.h"
+#include "textfmt.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -67,7 +68,7 @@ const char *launch_strerror(const char *file, int err, char *buf, size_t len)
 			     : err == EISDIR  ? "name a program, not a directory"
 			     : err == ENOEXEC ? "not a program this machine can run"
 					      : "check the command";
-	snprintf(buf, len, "%s: %s (%s)", file, strerror(err), advice);
+	hwprof_msgf(buf, len, err, "%s: %m (%s)", file, advice);
 	return buf;
 }
 

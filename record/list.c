@@ -171,7 +171,7 @@ static const char *kind_name(enum hwprof_event_kind k)
 static const char *state_text(const struct probe *p, char *buf, size_t len)
 {
 	if (!strcmp(p->state, "error"))
-		snprintf(buf, len, "error: %s", strerror(p->err));
+		hwprof_msgf(buf, len, p->err, "error: %m");
 	else
 		snprintf(buf, len, "%s", p->state);
 	return buf;

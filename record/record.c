@@ -846,9 +846,9 @@ static int write_unannounced_lost(struct recording *r, struct hwprof_file_sample
 
 	if (ret < 0) {
 		memset(sampled, 0, r->sampler.nevents * sizeof(*sampled));
-		warning("reading the sampling events' own totals: %s (lost samples no LOST record "
-			"announced are not known)",
-			strerror(-ret));
+		warning_errno(ret,
+			      "reading the sampling events' own totals: %m (lost samples no LOST "
+			      "record announced are not known)");
 		return 0;
 	}
 	for (size_t e = 0; e < r->sampler.nevents; e++)

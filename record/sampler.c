@@ -1,5 +1,6 @@
 /* sampler.c - open the sampling events per CPU and map their rings (see sampler.h). */
 #include "sampler.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -181,9 +182,9 @@ static int map_ring(struct sampler *s, struct sampler_cpu *c, char *err, size_t 
 		s->pages /= 2;
 	}
 	if (!c->map) {
-		snprintf(err, errlen,
-			 "mmap of the ring buffer (%zu pages) on CPU %d: %s (try a smaller -m)",
-			 s->pages, c->cpu, strerror(e));
+		hwprof_msgf(err, errlen, e,
+			    "mmap of the ring buffer (%zu pages) on CPU %d: %m (try a smaller -m)",
+			    s->pages, c->cpu);
 		return -e;
 	}
 	if (ring_init(&c->ring, c->map, c->map_len, page) < 0) {
@@ -254,15 +255,14 @@ int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
 		} else {
 			ret = sys->ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)sc->fd);
 			if (ret < 0)
-				snprintf(err, errlen, "%s: PERF_EVENT_IOC_SET_OUTPUT: %s", ev->spec,
-					 strerror(-ret));
+				hwprof_msgf(err, errlen, ret, "%s: PERF_EVENT_IOC_SET_OUTPUT: %m",
+					    ev->spec);
 		}
 		if (ret < 0)
 			goto out;
 		ret = sys->ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
 		if (ret < 0) {
-			snprintf(err, errlen, "%s: PERF_EVENT_IOC_ID: %s", ev->spec,
-				 strerror(-ret));
+			hwprof_msgf(err, errlen, ret, "%s: PERF_EVENT_IOC_ID: %m", ev->spec);
 			goto out;
 		}
 		s->ids[s->nids] = id;

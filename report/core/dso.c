@@ -1,5 +1,6 @@
 /* dso.c - DSO identity, the build-id check against the file as it is now, PT_LOAD segments. */
 #include "dso.h"
+#include "textfmt.h"
 #include "vdso.h"
 
 #include "strpool.h"
@@ -217,8 +218,10 @@ int dso_check(struct dso *d, char *why, size_t whylen)
 	fd = open(dso_file(d), O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		d->state = DSO_MISSING;
-		snprintf(why, whylen, "%s: %s since the recording", d->path,
-			 errno == ENOENT ? "deleted or moved" : strerror(errno));
+		if (errno == ENOENT)
+			snprintf(why, whylen, "%s: deleted or moved since the recording", d->path);
+		else
+			hwprof_msgf(why, whylen, errno, "%s: %m since the recording", d->path);
 		goto out;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -1,5 +1,6 @@
 /* kallsyms.c - parse "ADDR TYPE NAME [MODULE]" lines, keep text symbols, sort. */
 #include "kallsyms.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -84,7 +85,7 @@ int kallsyms_load(struct kallsyms *k, const char *path, char *why, size_t whylen
 	f = fopen(path, "re");
 	if (!f) {
 		ret = -errno;
-		snprintf(why, whylen, "%s", strerror(-ret));
+		hwprof_msgf(why, whylen, ret, "%m");
 		return ret;
 	}
 	/* A pipe (a saved copy through <(...)) is fine; a device or directory is not. */
@@ -98,7 +99,7 @@ int kallsyms_load(struct kallsyms *k, const char *path, char *why, size_t whylen
 	}
 	ret = load_lines(k, f, why, whylen);
 	if (ret == -EIO)
-		snprintf(why, whylen, "%s", strerror(EIO));
+		hwprof_msgf(why, whylen, EIO, "%m");
 	fclose(f);
 	if (ret < 0) {
 		kallsyms_release(k);

@@ -230,7 +230,7 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 	ret = hwprof_reader_open(&r, path, err, errlen);
 	if (ret < 0) {
 		if (!err[0])
-			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+			hwprof_msgf(err, errlen, ret, "%s: %m", path);
 		return ret;
 	}
 	h = hwprof_reader_header(r);
@@ -256,7 +256,7 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 					"itself is whole)",
 					path, hwprof_reader_trailing_bytes(r));
 	if (ret < 0)
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		hwprof_msgf(err, errlen, ret, "%s: %m", path);
 	free(counts);
 	hwprof_reader_close(r);
 	return ret;
@@ -542,7 +542,7 @@ int profile_load(struct profile **out, const struct profile_options *opt, char *
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	if (ret < 0 && !err[0])
-		snprintf(err, errlen, "%s", strerror(-ret));
+		hwprof_msgf(err, errlen, ret, "%m");
 	if (ret < 0)
 		profile_free(p);
 	else
