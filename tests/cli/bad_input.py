@@ -11,7 +11,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import hwprof_test  # noqa: E402
-from hwprof_test import check, finish  # noqa: E402
+from hwprof_test import check, run_cases  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 
@@ -38,15 +38,20 @@ def one_line(p, code, words, what):
           "Sanitizer" not in p.stderr and "runtime error" not in p.stderr)
 
 
-def main():
-    tmp = tempfile.mkdtemp(prefix="bad-input-", dir=os.environ.get("BAD_TMP"))
+def recording(tmp):
+    """A recording of /bin/true in TMP, made by the first case that needs it."""
     data = os.path.join(tmp, "true.data")
-    rec = run("record", "-e", "page-faults", "-c", "1", "-o", data, "--", "/bin/true",
-              timeout=60)
-    check("record /bin/true: %r" % (rec and rec.stderr), rec is not None and rec.returncode == 0)
-    hw = HWPROF
+    if not os.path.exists(data):
+        rec = run("record", "-e", "page-faults", "-c", "1", "-o", data, "--", "/bin/true",
+                  timeout=60)
+        check("record /bin/true: %r" % (rec and rec.stderr),
+              rec is not None and rec.returncode == 0)
+    return data
 
-    # Streams: the first bytes decide, and what a stream may hold is capped.
+
+def test_streams(tmp):
+    """The first bytes decide, and what a stream may hold is capped."""
+    data, hw = recording(tmp), HWPROF
     one_line(run("report", "-i", "/dev/zero", timeout=15), 2,
              ["/dev/zero: not a hwprof sample file", "a character device"], "report /dev/zero")
     one_line(run("annotate", "--stdio", "-i", "/dev/zero", timeout=15), 2,
@@ -65,7 +70,11 @@ def main():
              ["a pipe holding more than 1024 MiB", "save it to a file"],
              "a recording followed by /dev/zero")
 
-    # A bad value of a filter is a usage error, as --pid abc is.
+
+
+def test_usage_values(tmp):
+    """A bad value of a filter is a usage error, as --pid abc is."""
+    data = recording(tmp)
     for opt, val, words in (("--tid", "99999999999999999999999", ["--tid", "too large"]),
                             ("--pid", "4294967296", ["--pid", "too large"]),
                             ("--comm", "", ["--comm", "empty list"]),
@@ -80,7 +89,10 @@ def main():
     one_line(run("record", "-e", "{a,b", "-o", os.path.join(tmp, "x.data"), "--", "true"), 64,
              ["unclosed '{' at offset 0"], "record -e '{a,b'")
 
-    # -F is bounded by the kernel's own limit, read where HWPROF_PROC_ROOT points.
+
+
+def test_freq_limit(tmp):
+    """-F is bounded by the kernel's own limit, read where HWPROF_PROC_ROOT points."""
     proc = os.path.join(tmp, "proc")
     os.makedirs(os.path.join(proc, "sys", "kernel"))
     with open(os.path.join(proc, "sys", "kernel", "perf_event_max_sample_rate"), "w") as f:
@@ -92,7 +104,10 @@ def main():
         one_line(p, 64, ["-F '%s'" % freq, "at most 12345", "perf_event_max_sample_rate"],
                  "record -F %s" % freq)
 
-    # A zombie opens and never samples: said, not "no such process".
+
+
+def test_zombie(tmp):
+    """A zombie opens and never samples: said, not "no such process"."""
     z = subprocess.Popen(["true"])
     for _ in range(100):
         with open("/proc/%d/stat" % z.pid) as f:
@@ -106,7 +121,10 @@ def main():
              "stat -p zombie")
     z.wait()
 
-    # -o naming a program: refused, the program left as it was (no .old).
+
+
+def test_output_is_a_program(tmp):
+    """-o naming a program: refused, the program left as it was (no .old)."""
     prog = os.path.join(tmp, "prog")
     shutil.copy("/bin/true", prog)
     before = open(prog, "rb").read()
@@ -115,7 +133,10 @@ def main():
     check("record -o PROGRAM left the program alone",
           open(prog, "rb").read() == before and not os.path.exists(prog + ".old"))
 
-    # A file name that is not UTF-8 (Latin-1, a C1 CSI) is tamed on stdout and stderr.
+
+
+def test_names_not_utf8(tmp):
+    """A file name that is not UTF-8 (Latin-1, a C1 CSI) is tamed on stdout and stderr."""
     odd = os.path.join(os.fsencode(tmp), b"caf\xe9\xc2\x9b[31m")
     shutil.copy("/bin/true", odd)
     odd_data = os.path.join(tmp, "odd.data")
@@ -132,7 +153,9 @@ def main():
         except UnicodeDecodeError as e:
             check("%s is not valid UTF-8: %s" % (name, e), False)
 
-    finish()
 
-
-main()
+tmp_dir = tempfile.mkdtemp(prefix="bad-input-", dir=os.environ.get("BAD_TMP"))
+try:
+    run_cases(globals(), tmp_dir)
+finally:
+    shutil.rmtree(tmp_dir, ignore_errors=True)
