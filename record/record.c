@@ -248,14 +248,10 @@ static void parse_options(struct record_options *o, int argc, char **argv)
  * (perf_event_open(2)); perf's default is 127 entries. Returns the limit to ask for. */
 static uint16_t max_stack(long long asked)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
 	long long max = 0;
 
-	if (f) {
-		if (fscanf(f, "%lld", &max) != 1)
-			max = 0;
-		fclose(f);
-	}
+	if (hwprof_read_number("/proc/sys/kernel/perf_event_max_stack", &max) < 0)
+		max = 0;
 	if (asked && max > 0 && asked > max)
 		die_usage("--max-stack %lld: above the kernel's limit of %lld (lower it, or raise "
 			  "kernel.perf_event_max_stack)",

@@ -106,6 +106,26 @@ def test_freq_limit(tmp):
 
 
 
+def test_max_stack_limit(tmp):
+    """--max-stack is bounded by kernel.perf_event_max_stack, read where HWPROF_PROC_ROOT
+    points; without --max-stack record asks for that limit when it is under 127."""
+    proc = os.path.join(tmp, "proc-stack")
+    os.makedirs(os.path.join(proc, "sys", "kernel"))
+    with open(os.path.join(proc, "sys", "kernel", "perf_event_max_stack"), "w") as f:
+        f.write("5\n")
+    env = dict(os.environ, HWPROF_PROC_ROOT=proc)
+    p = subprocess.run([HWPROF, "record", "-g", "--max-stack", "6", "-o",
+                        os.path.join(tmp, "s.data"), "--", "true"],
+                       capture_output=True, text=True, env=env, timeout=20)
+    one_line(p, 64, ["--max-stack 6", "above the kernel's limit of 5",
+                     "kernel.perf_event_max_stack"], "record --max-stack over the limit")
+    p = subprocess.run([HWPROF, "record", "-g", "-e", "page-faults", "-o",
+                        os.path.join(tmp, "s.data"), "--", "true"],
+                       capture_output=True, text=True, env=env, timeout=30)
+    check("record -g under a limit of 5: --max-stack 5 (%r)" % p.stderr,
+          p.returncode == 0 and "--max-stack 5)" in p.stderr)
+
+
 def test_zombie(tmp):
     """A zombie opens and never samples: said, not "no such process"."""
     z = subprocess.Popen(["true"])
