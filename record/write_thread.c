@@ -27,11 +27,20 @@ struct write_thread {
 	void *arg;
 };
 
+static time_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
 static void *consume(void *arg)
 {
 	struct write_thread *t = arg;
 	struct merge batch;
 	struct timespec until;
+	time_t last_idle = now_s();
 	int ret;
 
 	pthread_mutex_lock(&t->lock);
@@ -39,10 +48,11 @@ static void *consume(void *arg)
 		while (!t->queue.n && !t->stop) {
 			clock_gettime(CLOCK_REALTIME, &until);
 			until.tv_sec++;
-			if (pthread_cond_timedwait(&t->more, &t->lock, &until) == ETIMEDOUT &&
-			    !t->queue.n && t->idle) {
+			pthread_cond_timedwait(&t->more, &t->lock, &until);
+			if (!t->queue.n && t->idle && now_s() != last_idle) {
 				pthread_mutex_unlock(&t->lock);
 				t->idle(t->arg);
+				last_idle = now_s();
 				pthread_mutex_lock(&t->lock);
 			}
 		}
@@ -56,6 +66,10 @@ static void *consume(void *arg)
 		pthread_mutex_unlock(&t->lock);
 		ret = t->err ? 0 : merge_flush(&batch, UINT64_MAX, t->fn, t->arg);
 		merge_free(&batch); /* after an error: the records left are dropped */
+		if (t->idle && now_s() != last_idle) {
+			t->idle(t->arg);
+			last_idle = now_s();
+		}
 		pthread_mutex_lock(&t->lock);
 		if (ret < 0 && !t->err)
 			t->err = ret;

@@ -21,8 +21,8 @@ struct write_thread;
  * write_thread_stop() return it from then on, and the records after it are dropped. */
 typedef merge_emit_fn write_thread_fn;
 
-/* Called on the thread when the queue has been empty for a while (at most once a second),
- * e.g. to flush buffered output. May be NULL. */
+/* Called on the thread about once a second, between records (also when none come), e.g. to
+ * flush buffered output. May be NULL. */
 typedef void (*write_thread_idle_fn)(void *arg);
 
 /* Starts the thread into *OUT: FN and IDLE get ARG; MAX_BYTES bounds the bytes queued (the

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "write_thread.h"
 
@@ -82,4 +83,17 @@ Test(write_thread, the_first_error_sticks)
 	cr_assert_eq(ret, -28, "a push after the error returns it");
 	cr_assert_eq(write_thread_stop(t), -28);
 	cr_assert_eq(s.n, 10, "nothing after the failed record");
+}
+
+Test(write_thread, idle_comes_about_once_a_second)
+{
+	static struct seen s = {.fail_at = -1};
+	struct write_thread *t;
+	struct timespec pause = {1, 600000000};
+
+	cr_assert_eq(write_thread_start(&t, take, idle, &s, 1 << 20), 0);
+	nanosleep(&pause, NULL);
+	cr_assert_eq(write_thread_stop(t), 0);
+	cr_assert_geq(s.idle, 1, "no record came for 1.6 s");
+	cr_assert_leq(s.idle, 2);
 }
