@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """record --call-graph dwarf across tasks (suite 'record'): threads, a forked and exec'ed child,
-and a program without CFI.
+a program without CFI, and a running process attached with -p (its mappings from /proc).
 
 usage: dwarf_tasks.py HWPROF WL_THREADS WL_FORKEXEC WL_CALLPATHS_NOFP WL_NOCFI WORKLOAD_SRC_DIR
 
@@ -11,8 +11,11 @@ were lost, so that the counts below are exact.
 """
 import os
 import re
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from hwprof_test import check, finish, run  # noqa: E402
@@ -88,5 +91,26 @@ with tempfile.TemporaryDirectory() as d:
     p = run([HWPROF, "report", "-i", data], timeout=60)
     check("nocfi: report says how many stacks are truncated",
           re.search(r"note: \d+ of \d+ samples have a truncated stack", p.stderr), p.stderr)
+
+    # -p: a process that runs already; the unwinder knows its mappings from /proc/PID/maps.
+    target = subprocess.Popen([CALLPATHS, "400", "3000000"])
+    time.sleep(0.3)
+    data = os.path.join(d, "attach.data")
+    rec = subprocess.Popen([HWPROF, "record", "--call-graph", "dwarf", "-e", "cpu-clock:u",
+                            "--no-count", "-o", data, "-p", str(target.pid)],
+                           stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    rec.send_signal(signal.SIGINT)
+    err = rec.communicate(timeout=60)[1]
+    print(err, end="")
+    target.kill()
+    target.wait()
+    check("attach: record -p exit 0", rec.returncode == 0, rec.returncode)
+    check("attach: sanitizer-clean", "Sanitizer" not in err, err)
+    st = folded(data)
+    total = sum(st.values())
+    leaf = count(st, r"^_start;.*;main;(one|three)_shares?;fault_pages$")
+    print("attach:", leaf, "of", total)
+    check("attach: the stacks reach _start through main", total and leaf >= 0.9 * total, st)
 
 finish("dwarf_tasks")
