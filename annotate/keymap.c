@@ -2,6 +2,7 @@
 #include "keymap.h"
 
 #include "cli.h"
+#include "fnv.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,15 +15,13 @@ static const char *nz(const char *s)
 
 static uint64_t mix(uint64_t h, const char *s)
 {
-	for (s = nz(s); *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
 	/* A separator, so that ("ab", "c") and ("a", "bc") differ. */
-	return (h ^ 0xff) * 1099511628211ull;
+	return hwprof_fnv1a_byte(hwprof_fnv1a_str(h, nz(s)), 0xff);
 }
 
 static size_t key_hash(const char *a, const char *b, const char *c)
 {
-	uint64_t h = mix(mix(mix(14695981039346656037ull, a), b), c);
+	uint64_t h = mix(mix(mix(HWPROF_FNV_BASIS, a), b), c);
 
 	return (size_t)(h ^ (h >> 29));
 }

@@ -14,6 +14,7 @@
 
 #include "hwprof/sampfile.h"
 #include "crc32.h"
+#include "fnv.h"
 #include "sampfile_format.h"
 #include "varint.h"
 
@@ -677,11 +678,11 @@ uint64_t hwprof_writer_bytes(const struct hwprof_writer *w)
 
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t nr_kernel, bool truncated)
 {
-	uint64_t h =
-	    0xcbf29ce484222325ull ^ ((uint64_t)nr << 33 | (uint64_t)nr_kernel << 1 | truncated);
+	uint64_t h = HWPROF_FNV_BASIS ^ ((uint64_t)nr << 33 | (uint64_t)nr_kernel << 1 | truncated);
 
+	/* The high bits folded back in each step: addresses differ mostly in their low bits. */
 	for (uint32_t i = 0; i < nr; i++)
-		h = (h ^ ips[i]) * 0x100000001b3ull ^ (h >> 29);
+		h = hwprof_fnv1a_word(h, ips[i]) ^ (h >> 29);
 	return h * 0x9E3779B97F4A7C15ull;
 }
 

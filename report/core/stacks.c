@@ -1,16 +1,18 @@
 /* stacks.c - the stack hash and the id map. */
 #include "stacks.h"
 
+#include "fnv.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 static size_t hash_ids(const uint32_t *ids, uint32_t n, bool truncated)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ truncated;
+	uint64_t h = HWPROF_FNV_BASIS ^ truncated;
 
 	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ ids[i]) * 0x100000001b3ull;
+		h = hwprof_fnv1a_word(h, ids[i]);
 	return (size_t)(h ^ (h >> 29));
 }
 

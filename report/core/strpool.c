@@ -1,6 +1,8 @@
 /* strpool.c - interned strings: an open-addressing hash set of malloc'd copies. */
 #include "strpool.h"
 
+#include "fnv.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -16,11 +18,7 @@ struct strpool {
 
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return hwprof_fnv1a_str(HWPROF_FNV_BASIS, s);
 }
 
 struct strpool *strpool_new(void)
