@@ -2,7 +2,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "lines.h"
-#include "model.h"
+#include "profile.h"
 #include "source.h"
 #include "views.h"
 
@@ -25,7 +25,7 @@ struct annotate_options {
 	size_t ndebug_dirs;
 	long long limit; /* functions in --stdio; 0: all */
 	const char *function;
-	const char *event; /* --event: the sampling event shown (model.h) */
+	const char *event; /* --event: the sampling event shown (profile.h) */
 };
 
 static const char usage_text[] =

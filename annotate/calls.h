@@ -1,5 +1,5 @@
 /* calls.h - a function's callers and the inclusive cost of the calls its lines make, from the
- * profile's stacks (report/core/model.h: profile.stacks). Free of curses and output formats.
+ * profile's stacks (report/core/profile.h: profile.stacks). Free of curses and output formats.
  *
  * A stack passes through function F when one of its locations is charged to F (funcs.h: an
  * inline frame counts for the function it was inlined into). F's caller in that stack is the

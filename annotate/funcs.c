@@ -16,7 +16,7 @@ static bool is_inlined(const struct profile_loc *l)
 }
 
 /* The function a location is charged to: the real (out-of-line) function its inline frames
- * were inlined into (model.h: inlined_into is the outermost, not-inlined function). */
+ * were inlined into (profile.h: inlined_into is the outermost, not-inlined function). */
 static const char *outer_name(const struct profile_loc *l)
 {
 	if (l->inlined_into)

@@ -1,7 +1,7 @@
 /* funcs.h - the function list of a profile: every function with samples, hottest first, and
  * finding functions by name. Free of curses and output formats.
  *
- * An inline frame counts for the real function it was inlined into (report/core/model.h:
+ * An inline frame counts for the real function it was inlined into (report/core/profile.h:
  * inlined_into), so a function's total holds the samples of everything inlined into it, and
  * an inline function is no function of its own. Functions are keyed by (DSO, name).
  * The model only reads the profile, which must outlive it.
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "profile.h"
 
 /* One function of the profile: a symbol, plus everything inlined into it. */
 struct ann_func {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model.h"
+#include "profile.h"
 
 struct ann_header_line {
 	char *text;

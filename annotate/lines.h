@@ -21,7 +21,7 @@
 
 #include "calls.h"
 #include "funcs.h"
-#include "model.h"
+#include "profile.h"
 #include "source.h"
 
 /* Heat levels from a line's share of its function; their bounds are ann_heat_levels[]. */

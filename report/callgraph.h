@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "rows.h"
 
 struct cg_frame {
 	const char *function; /* NULL: unknown; "[truncated]" for the cut end of a stack */

@@ -4,7 +4,7 @@
  * profile's samples. Wilson's interval stays inside [0, 1] and behaves at small counts, where
  * the normal approximation (share +- 1.96 sd) gives negative lows.
  */
-#include "model.h"
+#include "rows.h"
 
 #include <math.h>
 

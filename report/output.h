@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "callgraph.h"
-#include "model.h"
+#include "rows.h"
 
 struct output_opts {
 	const enum profile_key *keys;

@@ -2,7 +2,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "filter.h"
-#include "model.h"
+#include "rows.h"
 #include "output.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* rows.c - locations grouped by the --sort keys into rows, with share intervals. */
-#include "model.h"
+#include "rows.h"
 
 #include "closest.h"
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "hwprof/sampfile.h"
-#include "model.h"
+#include "profile.h"
 
 struct builder;
 

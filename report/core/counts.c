@@ -1,6 +1,6 @@
 /* counts.c - the recording's counted totals: scaling, partial sums over merged inputs, and
  * derived metrics. */
-#include "model.h"
+#include "profile.h"
 
 #include "hwprof/hwprof.h"
 #include "hwprof/metrics.h"

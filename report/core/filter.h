@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profile.h"
+
 /* A comma-separated filter list and how many samples (or locations) each value matched. */
 struct filter {
 	const char *option; /* "--pid" */
@@ -35,5 +37,15 @@ void filter_release(struct filter *f);
 /* "a, b, c" of N values into BUF (LEN bytes), for messages. */
 void list_ids(char *buf, size_t len, const uint32_t *v, size_t n);
 void list_strs(char *buf, size_t len, const char *const *v, size_t n);
+
+/* ---- --function over a loaded profile (fnfilter.c) ------------------------------------- */
+
+/* Keeps the locations of P (profile.h: locs, with their totals, and the stacks whose sampled
+ * address is one of them) in the functions LIST (comma-separated) picks by fn_pick(): a
+ * location answers to its function and to the one it is inlined into. NINPUTS and MODE shape
+ * the message when a name matches nothing. Returns 0; -EINVAL with ERR (a name matching
+ * nothing, or several functions by base name: the candidates); or -ENOMEM. */
+int profile_keep_functions(struct profile *p, const char *list, size_t ninputs,
+			   enum inline_mode mode, char *err, size_t errlen);
 
 #endif

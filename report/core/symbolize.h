@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "profile.h"
 
 struct dso;
 struct dso_sym;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "profile.h"
 
 static inline const char *fixture_dir(void)
 {

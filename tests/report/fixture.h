@@ -14,7 +14,7 @@
 
 #include "builder.h"
 #include "hot.h"
-#include "model.h"
+#include "rows.h"
 
 /* A fresh path for NAME under $RPT_TMP into BUF (LEN bytes): unique per process and call. */
 void tmp_path(char *buf, size_t len, const char *name);

@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "model.h"
+#include "rows.h"
 #include "output.h"
 #include "../sampfile/fuzz_frames.h"
 

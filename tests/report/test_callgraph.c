@@ -8,7 +8,7 @@
 #include "builder.h"
 #include "callgraph.h"
 #include "hot.h"
-#include "model.h"
+#include "rows.h"
 #include "output.h"
 
 #include <elfutils/libdwfl.h>

@@ -1,14 +1,14 @@
-/* model.c - profile_load(): read each sample file into the builder; profile_free().
+/* load.c - profile_load(): each input through its format's producer (producer.h) into the
+ * builder.
  *
  * What needs every input at once is done here, around the builder: inputs given twice,
  * merged recordings that differ, the one event shown and the others left out, lost samples,
- * DSOs changed since the recording, and --function (whose base-name matching must see every
- * function name before it can tell a unique name from an ambiguous one). */
-#include "model.h"
+ * DSOs changed since the recording, and --function (fnfilter.c, after symbolizing). */
+#include "profile.h"
 
 #include "builder.h"
 #include "filter.h"
-#include "funcname.h"
+#include "producer.h"
 #include "strpool.h"
 #include "textfmt.h"
 
@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Share of lost samples (of samples + lost) above which the shares may be biased: the
  * kernel drops samples in bursts when the ring buffer is full, not at random. */
@@ -47,23 +49,18 @@ struct loader {
 	size_t nwarnings, nnotes;
 };
 
-int profile_push_line(char ***v, size_t *n, const char *fmt, ...)
-{
-	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
-	va_list ap;
-	int ret;
+/* The input formats, tried in order by their probe; the first is also the one used when
+ * none knows a file (or it cannot be probed: a pipe). */
+static const struct producer *const producers[] = {&producer_hwprof};
 
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	va_start(ap, fmt);
-	ret = vasprintf(&nv[*n], fmt, ap);
-	va_end(ap);
-	if (ret < 0)
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
+struct input {
+	struct loader *l;
+	const char *path;
+	const struct hwprof_file_header *h; /* the producer's, until input_end() */
+	uint64_t *counts;		    /* samples per event of H */
+	int shown;			    /* H's event shown, or -1 */
+	const char *name;		    /* its name (builder_input_event()) */
+};
 
 static char *command_line(const struct hwprof_file_header *h)
 {
@@ -184,32 +181,81 @@ static int seen_before(struct loader *l, const char *path, const struct stat *st
 	return 0;
 }
 
-static int add_record(struct loader *l, const struct hwprof_record *rec, uint64_t *counts,
-		      uint32_t nevents)
+int input_begin(struct input *in, const struct hwprof_file_header *h)
 {
-	if (rec->type == HWPROF_REC_SAMPLE && rec->sample.event < nevents)
-		counts[rec->sample.event]++;
+	struct loader *l = in->l;
+	int ret;
+
+	in->h = h;
+	in->counts = calloc(h->nevents + 1, sizeof(*in->counts));
+	ret = in->counts ? builder_begin_input(l->b, in->path, h) : -ENOMEM;
+	if (ret == 0) {
+		in->shown = builder_input_event(l->b, &in->name);
+		ret = compare_inputs(l, in->path, h, in->shown);
+	}
+	l->nread++;
+	return ret;
+}
+
+int input_record(struct input *in, const struct hwprof_record *rec)
+{
+	if (rec->type == HWPROF_REC_SAMPLE && rec->sample.event < in->h->nevents)
+		in->counts[rec->sample.event]++;
 	/* The builder keeps the shown event's samples only: other events' periods are in
 	 * other units. It counts every event's; the warning about them is made here. */
-	return builder_add(l->b, rec);
+	return builder_add(in->l->b, rec);
+}
+
+int input_end(struct input *in, const struct hwprof_file_trailer *trailer,
+	      enum hwprof_read_status status, const char *msg)
+{
+	int ret = other_events_warning(in->l, in->path, in->h, in->shown, in->name, in->counts);
+
+	return ret ? ret : builder_end_input(in->l->b, trailer, status, msg);
+}
+
+int input_note(struct input *in, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = profile_push_vline(&in->l->notes, &in->l->nnotes, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* The producer for PATH: the first whose probe knows its first bytes; the first producer when
+ * none does or PATH cannot be read ahead (a pipe: reading would consume it). */
+static const struct producer *pick_producer(const char *path, const struct stat *sb)
+{
+	unsigned char head[64];
+	ssize_t n = -1;
+	int fd;
+
+	if (sb && S_ISREG(sb->st_mode) && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = pread(fd, head, sizeof(head), 0);
+		close(fd);
+	}
+	for (size_t i = 0; n > 0 && i < sizeof(producers) / sizeof(producers[0]); i++)
+		if (producers[i]->probe(head, (size_t)n))
+			return producers[i];
+	return producers[0];
 }
 
 static int load_one(struct loader *l, const char *path, char *err, size_t errlen)
 {
-	struct hwprof_reader *r = NULL;
-	const struct hwprof_file_header *h;
-	struct hwprof_record rec;
-	const char *msg = NULL, *first = NULL, *name = NULL;
-	enum hwprof_read_status st;
-	uint64_t *counts = NULL;
+	const char *first = NULL;
 	struct stat sb;
-	int ret, shown = -1;
+	bool have_stat;
+	int ret;
 
 	/* "-" is standard input (a pipe is read whole), as for perf: a file of that name is
 	 * "./-". */
 	if (!strcmp(path, "-"))
 		path = "/dev/stdin";
-	if (stat(path, &sb) == 0) {
+	have_stat = stat(path, &sb) == 0;
+	if (have_stat) {
 		if (S_ISDIR(sb.st_mode)) {
 			snprintf(err, errlen,
 				 "%s: is a directory (name a sample file with -i, e.g. "
@@ -227,38 +273,11 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 			    "not counted twice",
 			    path, first);
 	}
-	ret = hwprof_reader_open(&r, path, err, errlen);
-	if (ret < 0) {
-		if (!err[0])
-			hwprof_msgf(err, errlen, ret, "%s: %m", path);
-		return ret;
-	}
-	h = hwprof_reader_header(r);
-	counts = calloc(h->nevents + 1, sizeof(*counts));
-	ret = counts ? builder_begin_input(l->b, path, h) : -ENOMEM;
-	if (ret == 0) {
-		shown = builder_input_event(l->b, &name);
-		ret = compare_inputs(l, path, h, shown);
-	}
-	l->nread++;
-	while (ret == 0 && hwprof_reader_next(r, &rec) == 1)
-		ret = add_record(l, &rec, counts, h->nevents);
-	if (ret == 0)
-		ret = other_events_warning(l, path, h, shown, name, counts);
-	if (ret == 0) {
-		st = hwprof_reader_status(r, &msg);
-		ret = builder_end_input(l->b, hwprof_reader_trailer(r), st, msg);
-	}
-	if (ret == 0 && hwprof_reader_trailing_bytes(r))
-		ret = profile_push_line(&l->notes, &l->nnotes,
-					"%s: %" PRIu64 " bytes follow the recording's trailer, not "
-					"read (appended to the file after recording; the recording "
-					"itself is whole)",
-					path, hwprof_reader_trailing_bytes(r));
-	if (ret < 0)
+	struct input in = {.l = l, .path = path, .shown = -1};
+	ret = pick_producer(path, have_stat ? &sb : NULL)->read(&in, path, err, errlen);
+	if (ret < 0 && !err[0])
 		hwprof_msgf(err, errlen, ret, "%s: %m", path);
-	free(counts);
-	hwprof_reader_close(r);
+	free(in.counts);
 	return ret;
 }
 
@@ -282,35 +301,6 @@ static int move_lines(char ***to, size_t *nto, char ***from, size_t *nfrom)
 	return 0;
 }
 
-void profile_lost(const struct profile *p, struct profile_lost *out)
-{
-	const struct hwprof_file_header *h = &p->header;
-	const struct hwprof_file_sampled *e =
-	    p->trailer.sampled && p->event < h->nevents ? &p->trailer.sampled[p->event] : NULL;
-	uint32_t nsampling = 0;
-	uint64_t all = 0;
-
-	for (uint32_t i = 0; i < h->nevents; i++) {
-		nsampling += h->events[i].sampling;
-		all += p->event_samples ? p->event_samples[i] : 0;
-	}
-	*out = (struct profile_lost){.lost = p->trailer.lost, .at_least = p->lost_partial};
-	if (nsampling <= 1) {
-		/* Every LOST record is the one event's; record wrote its PERF_FORMAT_LOST
-		 * beyond them as one more. */
-		if (e && e->lost_known && e->lost > out->lost)
-			out->lost = e->lost;
-		out->per_event = true;
-		out->of = p->samples_read + out->lost;
-	} else if (e && e->lost_known && !p->lost_partial) {
-		out->lost = e->lost;
-		out->per_event = true;
-		out->of = p->samples_read + out->lost;
-	} else {
-		out->of = all + out->lost;
-	}
-}
-
 /* Lost samples leave holes where the target was busiest: past 1% the shares may be biased. */
 static int check_lost(struct loader *l, struct profile *p)
 {
@@ -328,156 +318,6 @@ static int check_lost(struct loader *l, struct profile *p)
 	    l->nread == 1 ? l->first_path : "", l->nread == 1 ? ": " : "",
 	    lo.at_least ? "at least " : "", lo.lost, lo.of, 100.0 * (double)lo.lost / (double)lo.of,
 	    lo.per_event ? "" : " of all events (the kernel's LOST records do not say whose)");
-}
-
-struct name_ref {
-	const char *name;
-	size_t first; /* index of its hottest location */
-};
-
-static int by_name(const void *a, const void *b)
-{
-	const struct name_ref *x = a, *y = b;
-
-	if (x->name != y->name)
-		return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
-static int by_first(const void *a, const void *b)
-{
-	const struct name_ref *x = a, *y = b;
-
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
-/* --function: each value picks functions by fn_pick(); the locations of none are dropped. */
-static int by_ptr(const void *a, const void *b)
-{
-	uintptr_t x = (uintptr_t) * (const char *const *)a,
-		  y = (uintptr_t) * (const char *const *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Whether L is in one of the N functions NAMES (sorted by pointer): its own or the one it
- * is inlined into. */
-static bool picked(const struct profile_loc *l, const char **names, size_t n)
-{
-	return (l->function && bsearch(&l->function, names, n, sizeof(*names), by_ptr)) ||
-	       (l->inlined_into && bsearch(&l->inlined_into, names, n, sizeof(*names), by_ptr));
-}
-
-static int filter_functions(struct profile *p, const char *list, size_t ninputs,
-			    enum inline_mode mode, char *err, size_t errlen)
-{
-	struct filter f = {0};
-	struct name_ref *refs = NULL;
-	const char **names = NULL;
-	bool *pick = NULL, *keep_name = NULL;
-	size_t n = 0, keep = 0, nchosen = 0;
-	int ret;
-
-	ret = filter_parse(&f, "--function", list, false, err, errlen);
-	if (ret < 0)
-		return ret;
-	ret = -ENOMEM;
-	refs = calloc(2 * p->nlocs + 1, sizeof(*refs));
-	if (!refs)
-		goto out;
-	/* Distinct names (interned: one pointer each), hottest first: a location answers to its
-	 * function and, when that is inlined, to the real function it is inlined into, as
-	 * perf's --symbols counts all of a function's code. */
-	for (size_t i = 0; i < p->nlocs; i++) {
-		if (p->locs[i].function)
-			refs[n++] = (struct name_ref){.name = p->locs[i].function, .first = i};
-		if (p->locs[i].inlined_into)
-			refs[n++] = (struct name_ref){.name = p->locs[i].inlined_into, .first = i};
-	}
-	qsort(refs, n, sizeof(*refs), by_name);
-	for (size_t i = 0, o = 0; i < n; i++)
-		if (!o || refs[o - 1].name != refs[i].name)
-			refs[o++] = refs[i], keep = o;
-	n = keep;
-	qsort(refs, n, sizeof(*refs), by_first);
-	names = calloc(n + 1, sizeof(*names));
-	pick = calloc(n + 1, sizeof(*pick));
-	keep_name = calloc(n + 1, sizeof(*keep_name));
-	if (!names || !pick || !keep_name)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		names[i] = refs[i].name;
-	for (size_t v = 0; v < f.n; v++) {
-		struct fn_query q;
-		char cands[768];
-		int got;
-
-		fn_query_init(&q, f.v[v]);
-		got = fn_pick(&q, names, n, pick, cands, sizeof(cands));
-		fn_query_release(&q);
-		if (got == -ENOMEM) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (got == -EINVAL) {
-			snprintf(err, errlen,
-				 "--function '%s': several functions have that name (%s; give "
-				 "one as `hwprof report -s function` prints it)",
-				 f.v[v], cands);
-			ret = -EINVAL;
-			goto out;
-		}
-		if (got <= 0) {
-			char seen[512];
-			list_strs(seen, sizeof(seen), names, n < 8 ? n : 8);
-			snprintf(err, errlen,
-				 "--function '%s': no sample has it (the input%s: %s%s%s)", f.v[v],
-				 ninputs > 1 ? "s hold" : " holds",
-				 seen[0] ? seen : "nothing to match", n > 8 ? ", ..." : "",
-				 mode == INLINE_CALLER ? "; --inline=caller charges inlined "
-							 "functions to their callers"
-						       : "");
-			ret = -EINVAL;
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++)
-			keep_name[i] |= pick[i];
-	}
-	/* Keep the picked functions' locations, in their period order. */
-	for (size_t i = 0; i < n; i++)
-		if (keep_name[i])
-			names[nchosen++] = names[i];
-	qsort(names, nchosen, sizeof(*names), by_ptr);
-	keep = 0;
-	p->samples = 0;
-	p->period = 0;
-	for (size_t i = 0; i < p->nlocs; i++) {
-		if (!picked(&p->locs[i], names, nchosen))
-			continue;
-		p->samples += p->locs[i].samples;
-		p->period += p->locs[i].period;
-		p->locs[keep++] = p->locs[i];
-	}
-	p->nlocs = keep;
-	/* A stack goes with its sampled address. */
-	keep = 0;
-	p->truncated_samples = 0;
-	for (size_t i = 0; i < p->nstacks; i++) {
-		if (!picked(&p->locations[p->stacks[i].locs[0]], names, nchosen))
-			continue;
-		if (p->stacks[i].truncated)
-			p->truncated_samples += p->stacks[i].samples;
-		p->stacks[keep++] = p->stacks[i];
-	}
-	p->nstacks = keep;
-	ret = 0;
-out:
-	free(refs);
-	free(names);
-	free(pick);
-	free(keep_name);
-	filter_release(&f);
-	return ret;
 }
 
 /* A counted total some inputs lack covers part of the run only: said once, no sum shown. */
@@ -510,7 +350,7 @@ static void loader_release(struct loader *l)
 
 int profile_load(struct profile **out, const struct profile_options *opt, char *err, size_t errlen)
 {
-	/* --function is applied here, after symbolizing: see filter_functions(). */
+	/* --function is applied here, after symbolizing: see fnfilter.c. */
 	struct profile_options bopt = *opt;
 	struct loader l = {.opt = opt};
 	struct profile *p = NULL;
@@ -529,8 +369,8 @@ int profile_load(struct profile **out, const struct profile_options *opt, char *
 	if (ret == 0)
 		ret = builder_finish(l.b, &p, err, errlen);
 	if (ret == 0 && opt->functions)
-		ret = filter_functions(p, opt->functions, opt->ninputs, opt->inline_mode, err,
-				       errlen);
+		ret = profile_keep_functions(p, opt->functions, opt->ninputs, opt->inline_mode, err,
+					     errlen);
 	if (ret == 0)
 		ret = check_lost(&l, p);
 	if (ret == 0)
@@ -549,30 +389,4 @@ int profile_load(struct profile **out, const struct profile_options *opt, char *
 		*out = p;
 	loader_release(&l);
 	return ret;
-}
-
-void profile_free(struct profile *p)
-{
-	if (!p)
-		return;
-	for (uint32_t i = 0; i < p->header.argc; i++)
-		free(p->header.argv[i]);
-	free(p->header.argv);
-	free(p->header.events);
-	free(p->trailer.counts);
-	free(p->trailer.sampled);
-	for (size_t i = 0; i < p->nwarnings; i++)
-		free(p->warnings[i]);
-	free(p->warnings);
-	for (size_t i = 0; i < p->nnotes; i++)
-		free(p->notes[i]);
-	free(p->notes);
-	free(p->event_samples);
-	free(p->count_inputs);
-	free(p->locs);
-	free(p->locations);
-	free(p->stacks);
-	free(p->stack_locs);
-	strpool_free(p->strings);
-	free(p);
 }

@@ -1,0 +1,88 @@
+/* profile.c - the profile's own functions: its lines, its lost share, freeing it. */
+#include "profile.h"
+
+#include "strpool.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int profile_push_vline(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (vasprintf(&nv[*n], fmt, ap) < 0)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+int profile_push_line(char ***v, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = profile_push_vline(v, n, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+void profile_lost(const struct profile *p, struct profile_lost *out)
+{
+	const struct hwprof_file_header *h = &p->header;
+	const struct hwprof_file_sampled *e =
+	    p->trailer.sampled && p->event < h->nevents ? &p->trailer.sampled[p->event] : NULL;
+	uint32_t nsampling = 0;
+	uint64_t all = 0;
+
+	for (uint32_t i = 0; i < h->nevents; i++) {
+		nsampling += h->events[i].sampling;
+		all += p->event_samples ? p->event_samples[i] : 0;
+	}
+	*out = (struct profile_lost){.lost = p->trailer.lost, .at_least = p->lost_partial};
+	if (nsampling <= 1) {
+		/* Every LOST record is the one event's; record wrote its PERF_FORMAT_LOST
+		 * beyond them as one more. */
+		if (e && e->lost_known && e->lost > out->lost)
+			out->lost = e->lost;
+		out->per_event = true;
+		out->of = p->samples_read + out->lost;
+	} else if (e && e->lost_known && !p->lost_partial) {
+		out->lost = e->lost;
+		out->per_event = true;
+		out->of = p->samples_read + out->lost;
+	} else {
+		out->of = all + out->lost;
+	}
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < p->header.argc; i++)
+		free(p->header.argv[i]);
+	free(p->header.argv);
+	free(p->header.events);
+	free(p->trailer.counts);
+	free(p->trailer.sampled);
+	for (size_t i = 0; i < p->nwarnings; i++)
+		free(p->warnings[i]);
+	free(p->warnings);
+	for (size_t i = 0; i < p->nnotes; i++)
+		free(p->notes[i]);
+	free(p->notes);
+	free(p->event_samples);
+	free(p->count_inputs);
+	free(p->locs);
+	free(p->locations);
+	free(p->stacks);
+	free(p->stack_locs);
+	strpool_free(p->strings);
+	free(p);
+}
