@@ -6,6 +6,7 @@
 #include "aggregate.h"
 #include "dso.h"
 #include "filter.h"
+#include "functions.h"
 #include "jobs.h"
 #include "kallsyms.h"
 #include "maps.h"
@@ -762,10 +763,41 @@ struct dso_notes {
 	const char *dwo;   /* the first such file (interned) */
 };
 
-/* Resolves E into LOC; adds E's samples to NOTES when its line could not be told from a
- * discarded function's (dwarf_index.h), or its split DWARF is missing. */
+/* One DSO job's inline chains, until build_tables() makes them the profile's lines. */
+struct chain_buf {
+	struct sym_frame *v;
+	size_t n, cap;
+};
+
+/* Appends the N frames F to C as LOC's chain (loc->first_line: their index in C for now).
+ * Returns 0 or -ENOMEM. */
+static int keep_chain(struct chain_buf *c, const struct sym_frame *f, int n,
+		      struct profile_loc *loc)
+{
+	if (n <= 0)
+		return 0;
+	if (c->n + (size_t)n > c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		while (cap < c->n + (size_t)n)
+			cap *= 2;
+		struct sym_frame *v = realloc(c->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->cap = cap;
+	}
+	memcpy(c->v + c->n, f, (size_t)n * sizeof(*f));
+	loc->first_line = (uint32_t)c->n;
+	loc->nlines = (uint32_t)n;
+	c->n += (size_t)n;
+	return 0;
+}
+
+/* Resolves E into LOC, its inline chain into CHAINS; adds E's samples to NOTES when its line
+ * could not be told from a discarded function's (dwarf_index.h), or its split DWARF is
+ * missing. */
 static int resolve(struct builder *b, const struct agg_entry *e, struct profile_loc *loc,
-		   const struct kallsyms *ks, struct dso_notes *notes)
+		   const struct kallsyms *ks, struct dso_notes *notes, struct chain_buf *chains)
 {
 	struct dso *d = &b->dsos.v[e->dso];
 	struct sym_result r;
@@ -778,10 +810,12 @@ static int resolve(struct builder *b, const struct agg_entry *e, struct profile_
 	loc->samples = e->samples;
 	loc->period = e->period;
 	loc->unknown = true;
+	loc->mapping = e->dso;
 	if (e->dso == DSO_ID_KERNEL) {
 		loc->function = strpool_intern(b->p->strings, kallsyms_find(ks, e->offset));
 		loc->unknown = !loc->function;
-		return 0;
+		struct sym_frame k = {.function = loc->function, .linkage = loc->function};
+		return loc->function ? keep_chain(chains, &k, 1, loc) : 0;
 	}
 	if (d->state != DSO_OK || !dso_offset_to_vaddr(d, e->offset, &vaddr))
 		return 0;
@@ -802,7 +836,7 @@ static int resolve(struct builder *b, const struct agg_entry *e, struct profile_
 		if (!notes->dwo)
 			notes->dwo = r.missing_dwo;
 	}
-	return 0;
+	return keep_chain(chains, r.chain, r.nchain, loc);
 }
 
 static int by_period(const void *a, const void *b)
@@ -926,7 +960,8 @@ struct dso_job {
 	size_t first, n; /* its entries: order[first .. first + n) */
 	char *warning;	 /* malloc'd, or NULL */
 	struct dso_notes notes;
-	int err; /* 0 or -ENOMEM */
+	struct chain_buf chains; /* its locations' inline chains */
+	int err;		 /* 0 or -ENOMEM */
 };
 
 struct sym_jobs {
@@ -951,8 +986,8 @@ static void symbolize_dso(void *ctx, size_t k)
 	if (job->dso > DSO_ID_KERNEL && d->state != DSO_PSEUDO)
 		job->err = open_dso(b, d, w->dso_samples[job->dso], w->total, &job->warning);
 	for (size_t i = job->first; i < job->first + job->n && !job->err; i++)
-		job->err =
-		    resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks, &job->notes);
+		job->err = resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks,
+				   &job->notes, &job->chains);
 }
 
 static int by_job_samples(const void *a, const void *b, void *ctx)
@@ -1042,11 +1077,71 @@ static int symbolize_all(struct sym_jobs *w)
 
 static void sym_jobs_release(struct sym_jobs *w)
 {
-	for (size_t i = 0; w->v && i < w->b->dsos.n; i++)
+	for (size_t i = 0; w->v && i < w->b->dsos.n; i++) {
 		free(w->v[i].warning);
+		free(w->v[i].chains.v);
+	}
 	free(w->v);
 	free(w->order);
 	free(w->schedule);
+}
+
+/* The mappings (one per DSO), the functions (each distinct one once) and every location's
+ * inline chain as lines, from the symbolization jobs' chains: done here, on one thread, so
+ * that the function ids do not depend on which thread ran first. */
+static int build_tables(struct builder *b, const struct sym_jobs *w)
+{
+	struct profile *p = b->p;
+	struct fn_table fns;
+	size_t nlines = 0;
+
+	p->mappings = calloc(b->dsos.n ? b->dsos.n : 1, sizeof(*p->mappings));
+	if (!p->mappings)
+		return -ENOMEM;
+	p->nmappings = b->dsos.n;
+	for (size_t i = 0; i < b->dsos.n; i++) {
+		const struct dso *d = &b->dsos.v[i];
+		struct profile_mapping *m = &p->mappings[i];
+		m->file = d->path;
+		m->build_id_size = d->build_id_size;
+		memcpy(m->build_id, d->build_id, sizeof(m->build_id));
+		m->bias_known = d->state == DSO_OK && d->nloads;
+		if (m->bias_known)
+			m->bias = (int64_t)(d->loads[0].vaddr - d->loads[0].offset);
+	}
+	for (size_t i = 0; i < b->dsos.n; i++)
+		nlines += w->v[i].chains.n;
+	p->lines = malloc((nlines ? nlines : 1) * sizeof(*p->lines));
+	if (!p->lines || fn_table_init(&fns) < 0)
+		return -ENOMEM;
+	/* Each DSO's locations, in the order its job resolved them: the lines of a location
+	 * are back to back. */
+	for (size_t i = 0; i < b->dsos.n; i++) {
+		const struct dso_job *job = &w->v[i];
+		for (size_t k = job->first; k < job->first + job->n; k++) {
+			struct profile_loc *loc = &p->locations[w->order[k]];
+			const struct sym_frame *f =
+			    loc->nlines ? job->chains.v + loc->first_line : NULL;
+			loc->first_line = (uint32_t)p->nlines;
+			for (uint32_t j = 0; j < loc->nlines; j++) {
+				struct profile_function fn = {.name = f[j].function,
+							      .system_name = f[j].linkage,
+							      .file = f[j].decl_file,
+							      .start_line = f[j].decl_line};
+				struct profile_line *l = &p->lines[p->nlines++];
+				*l = (struct profile_line){.file = f[j].file, .line = f[j].line};
+				if (fn_table_intern(&fns, &fn, &l->function) < 0) {
+					fn_table_release(&fns);
+					return -ENOMEM;
+				}
+			}
+		}
+	}
+	p->functions = fns.v;
+	p->nfunctions = fns.n;
+	fns.v = NULL;
+	fn_table_release(&fns);
+	return 0;
 }
 
 int builder_finish(struct builder *b, struct profile **out, char *err, size_t errlen)
@@ -1095,7 +1190,7 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	p->nlocations = b->agg.n;
 	w = (struct sym_jobs){
 	    .b = b, .ks = &ks, .dso_samples = dso_samples, .total = total, .locs = p->locations};
-	if (symbolize_all(&w) < 0)
+	if (symbolize_all(&w) < 0 || build_tables(b, &w) < 0)
 		goto out;
 	/* The filters on symbolized names; a caller's address (no samples of its own) is a
 	 * location of the stacks only. */

@@ -83,6 +83,21 @@ void profile_free(struct profile *p)
 	free(p->locations);
 	free(p->stacks);
 	free(p->stack_locs);
+	free(p->mappings);
+	free(p->functions);
+	free(p->lines);
 	strpool_free(p->strings);
 	free(p);
+}
+
+const struct profile_line *profile_loc_lines(const struct profile *p, const struct profile_loc *l,
+					     uint32_t *n)
+{
+	/* A profile made by hand (tests) may have locations without the tables. */
+	if (!p->lines || !l->nlines || l->first_line + (size_t)l->nlines > p->nlines) {
+		*n = 0;
+		return NULL;
+	}
+	*n = l->nlines;
+	return p->lines + l->first_line;
 }

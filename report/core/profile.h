@@ -38,7 +38,50 @@ struct profile_options {
 			       * the first sampling event */
 };
 
-/* One distinct symbolized location: a DSO address with its samples. */
+/* ---- the tables, shaped like pprof's profile.proto -------------------------------------
+ *
+ * mappings (profile.mappings) -> locations (profile.locations: an address in a mapping with
+ * its whole inline chain as lines, each a function of profile.functions at a file:line) ->
+ * stacks (profile.stacks: location ids, leaf first). Every string is interned in the
+ * profile's pool: within a profile equal strings are one pointer; across profiles (a diff)
+ * the keys are compared by their strings' content, never by index or pointer. */
+
+/* A mapped file (pprof's Mapping), indexed by the DSO ids of the loader: 0 is "[unknown]"
+ * (addresses outside every mapping), 1 "[kernel]". */
+struct profile_mapping {
+	const char *file;     /* path as recorded, or "[unknown]", "[kernel]", "[vdso]", ... */
+	uint8_t build_id[20]; /* as recorded (the GNU build-id note); BUILD_ID_SIZE 0: none */
+	uint8_t build_id_size;
+	bool bias_known; /* the file was read (it exists and is the recorded build) */
+	int64_t bias;	 /* its first PT_LOAD's p_vaddr - p_offset (ELF gABI): a file
+			  * offset plus BIAS is its link-time address (the same for every
+			  * segment but in lld's layouts; profile_loc.addr is exact) */
+};
+
+/* A function (pprof's Function): its name for people, its linkage name and where it is
+ * declared. functions[0] is the unknown function (every field NULL / 0). */
+struct profile_function {
+	const char *name;	 /* demangled, C++ scopes qualified; NULL: unknown */
+	const char *system_name; /* the linkage (mangled) name as in the symbol table or
+				  * DW_AT_linkage_name; NULL: none known */
+	const char *file;	 /* declaration file (DW_AT_decl_file), NULL: unknown */
+	int start_line;		 /* declaration line (DW_AT_decl_line), 0: unknown */
+};
+
+/* One frame of a location's inline chain (pprof's Line): a function at a source line. */
+struct profile_line {
+	uint32_t function; /* index in profile.functions (0: unknown) */
+	const char *file;  /* NULL: unknown. The innermost line's is the line table's row
+			    * at the address; each outer line's the call site of the
+			    * inlined call it holds (DW_AT_call_file / DW_AT_call_line) */
+	int line;	   /* 0: unknown */
+};
+
+/* One distinct symbolized location (pprof's Location): a DSO address with its samples and
+ * its inline chain (profile.lines[first_line .. first_line + nlines), innermost first, the
+ * real, not inlined, function last; nlines 0 when nothing is known). The fields from
+ * FUNCTION to CALL_LINE are the chain seen under profile_options.inline_mode, the one view
+ * rows and annotate group by. */
 struct profile_loc {
 	const char *dso;	  /* path of the mapped file, "[kernel]", or "[unknown]" */
 	uint64_t addr;		  /* address in the DSO's link-time (ELF vaddr) space; when
@@ -54,12 +97,14 @@ struct profile_loc {
 	const char *call_file;	  /* outermost call site when inlined (a line of
 				   * INLINED_INTO), else NULL */
 	int call_line;
-	uint64_t samples; /* number of samples */
-	double period;	  /* sum of sample periods (events); shares use this */
-	uint64_t offset;  /* file offset of the address in DSO (what `dso+0xoff`
-			   * shows when nothing else is known) */
-	bool unknown;	  /* no symbol and no line: print `[unknown] dso+0xoff` */
-	uint32_t id;	  /* its index in profile.locations */
+	uint64_t samples;	     /* number of samples */
+	double period;		     /* sum of sample periods (events); shares use this */
+	uint64_t offset;	     /* file offset of the address in DSO (what `dso+0xoff`
+				      * shows when nothing else is known) */
+	bool unknown;		     /* no symbol and no line: print `[unknown] dso+0xoff` */
+	uint32_t id;		     /* its index in profile.locations */
+	uint32_t mapping;	     /* its index in profile.mappings */
+	uint32_t first_line, nlines; /* its inline chain in profile.lines */
 };
 
 /* One distinct call stack and the samples that took it. */
@@ -116,11 +161,21 @@ struct profile {
 				       * filters in exactly one stack (one without a stack
 				       * is its own address alone); else none */
 	size_t nstacks;
-	uint32_t *stack_locs;	    /* storage of stacks[].locs */
-	uint64_t truncated_samples; /* samples of the stacks marked truncated */
-	bool lost_partial;	    /* an input had no trailer: its lost samples are those of
-				     * the LOST records read (a lower bound) */
+	uint32_t *stack_locs;		  /* storage of stacks[].locs */
+	uint64_t truncated_samples;	  /* samples of the stacks marked truncated */
+	bool lost_partial;		  /* an input had no trailer: its lost samples are those of
+					   * the LOST records read (a lower bound) */
+	struct profile_mapping *mappings; /* by profile_loc.mapping */
+	size_t nmappings;
+	struct profile_function *functions; /* by profile_line.function; [0] unknown */
+	size_t nfunctions;
+	struct profile_line *lines; /* every location's inline chain, back to back */
+	size_t nlines;
 };
+
+/* The inline chain of location L of P, innermost first (*N lines; none: NULL and 0). */
+const struct profile_line *profile_loc_lines(const struct profile *p, const struct profile_loc *l,
+					     uint32_t *n);
 
 /* The lost samples of P's shown event, the one answer every view prints and checks. */
 struct profile_lost {

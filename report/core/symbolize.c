@@ -25,6 +25,16 @@ struct dso_sym {
 	struct dwarf_index index;   /* built at open */
 	struct scoped_name *scoped; /* qualified names made by scoped_name(), by DIE offset */
 	size_t nscoped;
+	struct fn_info *fns; /* function DIEs' names, by DIE (fn_info()): open addressing */
+	size_t nfns, capfns; /* capfns a power of two, or 0 */
+};
+
+/* A function DIE's names and declaration, kept: most addresses share their functions, and a
+ * name is a demangling and perhaps a walk of the CU (scoped_name). */
+struct fn_info {
+	uintptr_t die; /* Dwarf_Die.addr (unique, see scoped_name); 0: empty slot */
+	const char *function, *linkage, *decl_file;
+	int decl_line;
 };
 
 /* A name qualified through the DIE tree, kept: finding a DIE's scopes walks its CU. */
@@ -39,6 +49,7 @@ void dso_sym_free(struct dso_sym *s)
 	if (!s)
 		return;
 	free(s->scoped);
+	free(s->fns);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	symtab_release(&s->symtab);
@@ -343,42 +354,156 @@ static void call_site(Dwarf_Die *inl, Dwarf_Die *cu, struct strpool *pool, const
 				    dwarf_filesrc(files, idx, NULL, NULL), pool);
 }
 
+/* The file DIE is declared in (DW_AT_decl_file), or NULL. The index is into the file list of
+ * the unit holding the attribute, which for an abstract origin may not be CU (the unit the
+ * lookup found). Not dwarf_decl_file(): libdw 0.188 asserts on a split unit's DIE. */
+static const char *decl_file(Dwarf_Die *die, Dwarf_Die *cu, struct strpool *pool)
+{
+	Dwarf_Attribute a, dir;
+	Dwarf_Word idx;
+	Dwarf_Files *files;
+	Dwarf_Die unit, *u = cu;
+	size_t nfiles;
+
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &a) || dwarf_formudata(&a, &idx) != 0)
+		return NULL;
+	if (!cu || a.cu != cu->cu) {
+		if (!dwarf_cu_die(a.cu, &unit, NULL, NULL, NULL, NULL, NULL, NULL))
+			return NULL;
+		u = &unit;
+	}
+	if (dwarf_getsrcfiles(u, &files, &nfiles) != 0 || idx >= nfiles)
+		return NULL;
+	return source_path(dwarf_formstring(dwarf_attr(u, DW_AT_comp_dir, &dir)),
+			   dwarf_filesrc(files, idx, NULL, NULL), pool);
+}
+
+/* DIE's names and declaration (interned) into *OUT, from S's cache or made and kept there
+ * (best effort: out of memory only skips the keeping). CU: the unit the lookup found. */
+static void fn_info(struct dso_sym *s, Dwarf_Die *die, Dwarf_Die *cu, struct strpool *pool,
+		    struct fn_info *out)
+{
+	uintptr_t key = (uintptr_t)die->addr;
+	Dwarf_Attribute a;
+	size_t i = 0;
+	int line = 0;
+
+	if ((s->nfns + 1) * 2 > s->capfns) {
+		size_t cap = s->capfns ? s->capfns * 2 : 256;
+		struct fn_info *v = calloc(cap, sizeof(*v));
+		for (size_t k = 0; v && k < s->capfns; k++) {
+			if (!s->fns[k].die)
+				continue;
+			size_t j = (s->fns[k].die * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+			while (v[j].die)
+				j = (j + 1) & (cap - 1);
+			v[j] = s->fns[k];
+		}
+		if (v) {
+			free(s->fns);
+			s->fns = v;
+			s->capfns = cap;
+		}
+	}
+	if (s->capfns && (s->nfns + 1) * 2 <= s->capfns) {
+		for (i = (key * 0x9e3779b97f4a7c15ull >> 20) & (s->capfns - 1); s->fns[i].die;
+		     i = (i + 1) & (s->capfns - 1))
+			if (s->fns[i].die == key) {
+				*out = s->fns[i];
+				return;
+			}
+	}
+	*out = (struct fn_info){.die = key, .function = die_name(s, die, pool)};
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		out->linkage = strpool_intern(pool, dwarf_formstring(&a));
+	out->decl_file = decl_file(die, cu, pool);
+	if (dwarf_decl_line(die, &line) == 0)
+		out->decl_line = line;
+	if (s->capfns && (s->nfns + 1) * 2 <= s->capfns) {
+		s->fns[i] = *out;
+		s->nfns++;
+	}
+}
+
+/* R's inline chain (see struct sym_result) from the N function FRAMES at the address, the
+ * line table's ROW_FILE:ROW_LINE there, and the symbol table's OUTER (RAW its own name). */
+static void fill_chain(struct dso_sym *s, Dwarf_Die *frames, int n, Dwarf_Die *cu,
+		       const char *row_file, int row_line, const char *outer, const char *raw,
+		       struct strpool *pool, struct sym_result *r)
+{
+	struct fn_info fi;
+
+	r->nchain = 0;
+	if (n == 0 && !outer && !row_file)
+		return;
+	for (int i = 0; i < n && i < SYM_MAX_FRAMES; i++) {
+		struct sym_frame *f = &r->chain[i];
+		fn_info(s, &frames[i], cu, pool, &fi);
+		*f = (struct sym_frame){.function = fi.function,
+					.linkage = fi.linkage,
+					.decl_file = fi.decl_file,
+					.decl_line = fi.decl_line};
+		if (i == 0) {
+			f->file = row_file;
+			f->line = row_line;
+		} else {
+			call_site(&frames[i - 1], cu, pool, &f->file, &f->line);
+		}
+	}
+	r->nchain = n ? (n < SYM_MAX_FRAMES ? n : SYM_MAX_FRAMES) : 1;
+	if (!n)
+		r->chain[0] = (struct sym_frame){.file = row_file, .line = row_line};
+	/* The real function is the one the symbol table names, as in the flat view. */
+	if (outer) {
+		r->chain[r->nchain - 1].function = outer;
+		if (raw)
+			r->chain[r->nchain - 1].linkage = strpool_intern(pool, raw);
+	}
+}
+
 int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct strpool *pool,
 		   struct sym_result *r)
 {
 	struct dso_sym *s = d->sym;
-	Dwarf_Die frames[32], *cu = NULL;
+	Dwarf_Die frames[SYM_MAX_FRAMES], *cu = NULL;
 	Dwarf_Addr bias = 0;
 	Dwarf_Line *dl;
 	Dwarf_Attribute a;
-	const char *outer, *dwo;
-	int n, line = 0;
+	const char *outer, *dwo, *raw = NULL, *row_file = NULL;
+	int n, line = 0, row_line = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (!s)
 		return 0;
-	outer = symtab_find(&s->symtab, addr, pool);
-	n = dwarf_index_frames(&s->index, addr, frames, 32, &cu, &bias, &r->shadowed, &dwo);
+	outer = symtab_find(&s->symtab, addr, pool, &raw);
+	n = dwarf_index_frames(&s->index, addr, frames, SYM_MAX_FRAMES, &cu, &bias, &r->shadowed,
+			       &dwo);
 	if (dwo)
 		r->missing_dwo =
 		    source_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)), dwo, pool);
-	if (cu && !r->shadowed && !(dwo && mode == INLINE_CALLER)) {
+	if (cu && !r->shadowed) {
 		dl = dwarf_getsrc_die(cu, addr - bias);
 		const char *f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
 		if (f && dwarf_lineno(dl, &line) == 0) {
-			r->file = source_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)),
-					      f, pool);
-			r->line = line;
+			row_file = source_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)),
+					       f, pool);
+			row_line = line;
 		}
 	}
 	/* No CU: no line. (libdwfl's own dwfl_module_getsrc would ask the same .debug_aranges
 	 * that dwarf_index_frames has already found wanting.) Without the split unit, whether
 	 * ADDR was inlined is unknown: its line is right for the callee view, a call site is
 	 * not known for the caller view. */
+	if (!(dwo && mode == INLINE_CALLER)) {
+		r->file = row_file;
+		r->line = row_line;
+	}
+	fill_chain(s, frames, n, cu, row_file, row_line, outer, raw, pool, r);
 	/* No symbol (a static function of a file whose symbols are gone while its DWARF is
-	 * not): the DWARF subprogram's name. */
+	 * not): the DWARF subprogram's name (the chain's last frame then). */
 	if (!outer && n > 0)
-		outer = die_name(s, &frames[n - 1], pool);
+		outer = r->chain[r->nchain - 1].function;
 	r->function = outer;
 	if (n < 2)
 		return 0;
@@ -390,7 +515,7 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 		r->line = r->call_line;
 		return 0;
 	}
-	r->function = die_name(s, &frames[0], pool);
+	r->function = r->chain[0].function;
 	if (!r->function)
 		r->function = outer;
 	/* The real function, not an intermediate inline frame: the one the symbol table and

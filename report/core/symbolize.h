@@ -18,6 +18,24 @@ struct dso;
 struct dso_sym;
 struct strpool;
 
+/* One frame of an address's inline chain: a function (pprof's Function) at a line (its
+ * Line). Strings interned in the caller's pool; NULL = unknown. */
+struct sym_frame {
+	const char *function;  /* for people: demangled, C++ scopes qualified */
+	const char *linkage;   /* the linkage (mangled) name: DW_AT_linkage_name, or the
+				* symbol's for the outermost frame; NULL when it has none */
+	const char *decl_file; /* where the function is declared (DW_AT_decl_file) */
+	int decl_line;	       /* DW_AT_decl_line, 0 unknown */
+	const char *file;      /* where the frame is at the address: the innermost frame's
+				* the line table's row, each outer frame's the call site of
+				* the inlined call it holds (DW_AT_call_file/line) */
+	int line;	       /* 0 unknown */
+};
+
+/* Inline frames kept per address; a deeper chain keeps its innermost ones and the
+ * outermost (the real function). */
+#define SYM_MAX_FRAMES 32
+
 /* What one address resolves to. Strings are interned in the caller's pool; NULL = unknown. */
 struct sym_result {
 	const char *function;	  /* innermost frame (callee mode) or outermost (caller) */
@@ -31,6 +49,10 @@ struct sym_result {
 	const char *missing_dwo; /* the split DWARF file (.dwo, comp_dir joined) that holds
 				  * ADDR's functions, not found: no inline frames, and
 				  * under INLINE_CALLER no line (the call site is unknown) */
+	struct sym_frame chain[SYM_MAX_FRAMES]; /* the whole inline chain, innermost first,
+						 * the real function last, whatever MODE;
+						 * NCHAIN 0: no function known */
+	int nchain;
 };
 
 /* Opens D (already dso_check()ed OK) for symbolization with extra debug directories DIRS.

@@ -149,7 +149,7 @@ static const char *plt_name(const char *name, struct strpool *pool)
 	return r;
 }
 
-const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool)
+const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool, const char **raw)
 {
 	size_t lo = 0, hi = t->n;
 	struct fsym *s;
@@ -176,6 +176,8 @@ const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool)
 		return NULL;
 	}
 found:
+	if (raw)
+		*raw = s->raw;
 	if (!s->name) {
 		dem = demangle(s->raw);
 		s->name = s->plt ? plt_name(dem ? dem : s->raw, pool)

@@ -35,8 +35,9 @@ struct symtab {
  * (possibly with none) or -ENOMEM. */
 int symtab_build(struct symtab *t, Dwfl_Module *mod);
 
-/* The demangled name of the function holding ADDR, interned in POOL, or NULL. */
-const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool);
+/* The demangled name of the function holding ADDR, interned in POOL, or NULL. *RAW (RAW may
+ * be NULL) gets its symbol's own (linkage) name, libelf's string, when there is one. */
+const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool, const char **raw);
 
 void symtab_release(struct symtab *t);
 

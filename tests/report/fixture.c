@@ -71,7 +71,7 @@ struct profile *load1(const char *path, enum inline_mode mode)
 	return load_opts(&o);
 }
 
-static bool ends_with(const char *s, const char *suffix)
+bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
 

@@ -33,6 +33,9 @@ struct profile *load_opts(struct profile_options *o);
 /* The profile of the one file PATH with inline frames as MODE. */
 struct profile *load1(const char *path, enum inline_mode mode);
 
+/* Whether path S ends with SUFFIX as whole components ("a/wl.c" ends with "wl.c"). */
+bool ends_with(const char *s, const char *suffix);
+
 /* Samples of P at SRC:LINE (LINE 0: anywhere in SRC; SRC matched as a path suffix) whose
  * function is FN (NULL: any) and inline caller INTO (NULL: any, "" none). */
 uint64_t samples_at(const struct profile *p, const char *src, int line, const char *fn,

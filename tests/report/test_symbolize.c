@@ -1,7 +1,7 @@
 /* test_symbolize.c - report/core's symbolization of real recordings: each binary kind (gcc and
- * clang, DWARF 4 and 5, PIE, ld.lld), C++ names, inline views, separate debug info (debuglink,
- * build-id directory), rebuilt binaries, and kernel symbols from a kallsyms file. Lines are
- * found by their HOT: tokens. */
+ * clang, DWARF 4 and 5, PIE, ld.lld), C++ names, inline views and chains, separate debug info
+ * (debuglink, build-id directory), rebuilt binaries, and kernel symbols from a kallsyms file. Lines
+ * are found by their HOT: tokens. */
 #include <criterion/criterion.h>
 
 #include "fixture.h"
@@ -140,6 +140,81 @@ Test(symbolize, inline_callee_and_caller_views)
 	cr_expect(b >= 2850 && b <= 3150, "second at call site :%d: %lu samples", c2,
 		  (unsigned long)b);
 	cr_expect_eq(samples_at(p, "wl_inline.c", poke, NULL, NULL), 0);
+	profile_free(p);
+	unlink(out);
+}
+
+/* The location table (profile.h) keeps an address's whole inline chain, the middle frame the
+ * flat view drops too, the same under either --inline mode; functions are each one entry. */
+static void check_chain(const struct profile *p)
+{
+	int poke = hot_line("wl_inline_chain.c", "poke");
+	int call_poke = hot_line("wl_inline_chain.c", "call_poke");
+	int call_mid = hot_line("wl_inline_chain.c", "call_mid");
+	uint64_t seen = 0;
+
+	for (size_t i = 0; i < p->nlocs; i++) {
+		const struct profile_loc *l = &p->locs[i];
+		const struct profile_line *ln;
+		uint32_t n;
+
+		if (!ends_with(l->file, "wl_inline_chain.c") ||
+		    (l->line != poke && l->line != call_mid))
+			continue;
+		ln = profile_loc_lines(p, l, &n);
+		cr_assert_eq(n, 3, "%s:%d: %u lines, want poke, mid, outer", l->file, l->line, n);
+		const struct profile_function *f0 = &p->functions[ln[0].function],
+					      *f1 = &p->functions[ln[1].function],
+					      *f2 = &p->functions[ln[2].function];
+		cr_expect_str_eq(f0->name, "poke");
+		cr_expect_eq(ln[0].line, poke);
+		cr_expect(ends_with(ln[0].file, "wl_inline_chain.c"));
+		cr_expect_str_eq(f1->name, "mid");
+		cr_expect_eq(ln[1].line, call_poke, "mid at %d, want its call of poke at %d",
+			     ln[1].line, call_poke);
+		cr_expect_str_eq(f2->name, "outer");
+		cr_expect_str_eq(f2->system_name, "outer");
+		cr_expect_eq(ln[2].line, call_mid);
+		/* Each declared above where it calls. */
+		cr_expect(f0->start_line > 0 && f0->start_line < poke, "poke declared at %d",
+			  f0->start_line);
+		cr_expect(f1->start_line > poke && f1->start_line < call_poke);
+		cr_expect(f2->start_line > call_poke && f2->start_line < call_mid);
+		cr_expect(ends_with(f2->file, "wl_inline_chain.c"));
+		/* The mapping: the workload, linked with a build-id, read (bias known). */
+		cr_assert_lt(l->mapping, p->nmappings);
+		const struct profile_mapping *m = &p->mappings[l->mapping];
+		cr_expect_eq(m->file, l->dso);
+		cr_expect_eq(m->build_id_size, 20);
+		cr_expect(m->bias_known && m->bias == 0, "bias %lld", (long long)m->bias);
+		seen += l->samples;
+	}
+	cr_expect(seen >= 950 && seen <= 1050, "%lu samples in the chain for 1000 pages",
+		  (unsigned long)seen);
+	/* Functions by value: no two entries alike; [0] the unknown one. */
+	cr_expect(!p->functions[0].name && !p->functions[0].system_name);
+	for (size_t i = 1; i < p->nfunctions; i++)
+		for (size_t j = i + 1; j < p->nfunctions; j++)
+			cr_expect(p->functions[i].name != p->functions[j].name ||
+				      p->functions[i].system_name != p->functions[j].system_name ||
+				      p->functions[i].file != p->functions[j].file ||
+				      p->functions[i].start_line != p->functions[j].start_line,
+				  "functions %zu and %zu are one (%s)", i, j, p->functions[i].name);
+}
+
+Test(symbolize, locations_keep_the_whole_inline_chain)
+{
+	char out[PATH_MAX];
+	struct profile *p;
+
+	tmp_path(out, sizeof(out), "chain.data");
+	record(out, need_env("RPT_INLINE_CHAIN"), "1000");
+	p = load1(out, INLINE_CALLEE);
+	check_chain(p);
+	profile_free(p);
+	/* The tables do not depend on the view: the caller view's location holds the chain. */
+	p = load1(out, INLINE_CALLER);
+	check_chain(p);
 	profile_free(p);
 	unlink(out);
 }
