@@ -27,6 +27,35 @@ size_t cg_loc_frames(const struct profile_loc *l, struct cg_frame out[2])
 	return 2;
 }
 
+size_t cg_loc_chain(const struct profile *p, const struct profile_loc *l, bool all,
+		    struct cg_frame *out, size_t max)
+{
+	struct cg_frame two[2];
+	const struct profile_line *lines = NULL;
+	uint32_t n = 0;
+	size_t m;
+
+	if (all)
+		lines = profile_loc_lines(p, l, &n);
+	if (!n) {
+		m = cg_loc_frames(l, two);
+		m = m < max ? m : max;
+		memcpy(out, two, m * sizeof(*out));
+		return m;
+	}
+	for (m = 0; m < n && m < max; m++) {
+		const struct profile_function *fn =
+		    lines[m].function < p->nfunctions ? &p->functions[lines[m].function] : NULL;
+		out[m] = (struct cg_frame){.function = fn ? fn->name : NULL,
+					   .file = lines[m].file,
+					   .line = lines[m].line,
+					   .dso = l->dso,
+					   .offset = l->offset,
+					   .unknown = !m && l->unknown};
+	}
+	return m;
+}
+
 size_t cg_stacks_count(const struct profile *p)
 {
 	return p->nstacks ? p->nstacks : p->nlocs;
@@ -46,8 +75,8 @@ static int push_frame(struct cg_frames *out, const struct cg_frame *f)
 	return 0;
 }
 
-int cg_stack_frames(const struct profile *p, size_t i, struct cg_frames *out, uint64_t *samples,
-		    double *period)
+int cg_stack_frames(const struct profile *p, size_t i, bool inline_all, struct cg_frames *out,
+		    uint64_t *samples, double *period)
 {
 	const struct profile_loc *table = p->nstacks ? p->locations : p->locs;
 	uint32_t self = (uint32_t)i;
@@ -69,8 +98,8 @@ int cg_stack_frames(const struct profile *p, size_t i, struct cg_frames *out, ui
 		*period = p->locs[i].period;
 	}
 	for (uint32_t k = n; k-- > 0;) {
-		struct cg_frame fr[2];
-		size_t m = cg_loc_frames(&table[ids[k]], fr);
+		struct cg_frame fr[CG_MAX_CHAIN];
+		size_t m = cg_loc_chain(p, &table[ids[k]], inline_all, fr, CG_MAX_CHAIN);
 		while (m-- > 0)
 			if (push_frame(out, &fr[m]) < 0)
 				return -ENOMEM;
@@ -144,14 +173,14 @@ static int step(struct cg_tree *t, uint32_t *at, const struct cg_frame *f)
 /* The frames of stack S outward from its frame J (the row's), into *V (grown as needed):
  * J's own inline callers first, then each caller's frames. */
 static int path_frames(const struct profile *p, const struct profile_stack *s, uint32_t j,
-		       struct cg_frame **v, size_t *cap, size_t *n)
+		       bool inline_all, struct cg_frame **v, size_t *cap, size_t *n)
 {
 	*n = 0;
 	for (uint32_t k = j; k < s->n; k++) {
-		struct cg_frame fr[2];
-		size_t m = cg_loc_frames(&p->locations[s->locs[k]], fr);
-		if (*n + 3 > *cap) {
-			size_t c = (*cap + 3) * 2;
+		struct cg_frame fr[CG_MAX_CHAIN];
+		size_t m = cg_loc_chain(p, &p->locations[s->locs[k]], inline_all, fr, CG_MAX_CHAIN);
+		if (*n + m + 1 > *cap) {
+			size_t c = (*n + m + 1) * 2;
 			struct cg_frame *nv = realloc(*v, c * sizeof(*nv));
 			if (!nv)
 				return -ENOMEM;
@@ -208,7 +237,7 @@ static int sort_children(struct cg_tree *t)
 }
 
 int cg_tree_build(const struct profile *p, const uint32_t *row_of, uint32_t row, bool children,
-		  enum cg_order order, struct cg_tree *t)
+		  enum cg_order order, bool inline_all, struct cg_tree *t)
 {
 	struct cg_frame root = {0}, *path = NULL;
 	size_t cap = 0, n;
@@ -226,7 +255,7 @@ int cg_tree_build(const struct profile *p, const uint32_t *row_of, uint32_t row,
 			j++;
 		if (j == s->n || row_of[s->locs[j]] != row)
 			continue;
-		if (path_frames(p, s, j, &path, &cap, &n) < 0)
+		if (path_frames(p, s, j, inline_all, &path, &cap, &n) < 0)
 			goto out;
 		t->v[0].samples += s->samples;
 		t->v[0].period += s->period;

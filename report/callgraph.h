@@ -29,6 +29,18 @@ struct cg_frame {
  * code with its call site known. Strings stay owned by the profile. */
 size_t cg_loc_frames(const struct profile_loc *l, struct cg_frame out[2]);
 
+/* Room for one location's frames in cg_loc_chain() (the symbolizer keeps at most 32 inline
+ * frames per address). */
+#define CG_MAX_CHAIN 64
+
+/* The frames of location L of P, innermost first, into OUT (room for MAX): with ALL, one per
+ * frame of its whole inline chain (profile.lines: the inlined functions between the innermost
+ * and the real function too), each at its line (the innermost at L's line, each outer one at
+ * the call site of the inlined call it holds); without ALL, or when P has no chain for L,
+ * cg_loc_frames()'s. Returns how many were written. */
+size_t cg_loc_chain(const struct profile *p, const struct profile_loc *l, bool all,
+		    struct cg_frame *out, size_t max);
+
 /* A growable array of frames. */
 struct cg_frames {
 	struct cg_frame *v;
@@ -41,10 +53,10 @@ size_t cg_stacks_count(const struct profile *p);
 
 /* The frames of stack I (< cg_stacks_count(P)) outermost first into OUT (emptied first,
  * grown as needed; the caller frees OUT->v), starting with a "[truncated]" frame when the
- * recorded chain was cut; its samples and period into *SAMPLES and *PERIOD. Returns 0 or
- * -ENOMEM. */
-int cg_stack_frames(const struct profile *p, size_t i, struct cg_frames *out, uint64_t *samples,
-		    double *period);
+ * recorded chain was cut; its samples and period into *SAMPLES and *PERIOD. INLINE_ALL:
+ * each location's whole inline chain (cg_loc_chain()). Returns 0 or -ENOMEM. */
+int cg_stack_frames(const struct profile *p, size_t i, bool inline_all, struct cg_frames *out,
+		    uint64_t *samples, double *period);
 
 /* Whether A and B read the same (strings are interned: compared by pointer). */
 bool cg_frame_eq(const struct cg_frame *a, const struct cg_frame *b);
@@ -74,10 +86,11 @@ struct cg_tree {
 /* The tree of the call paths of row ROW of P (ROW_OF: location id -> row, from
  * profile_rows_by()). A stack belongs to the row when its sampled address is the row's
  * (self), or with CHILDREN when any of its frames is (the innermost such frame: recursion
- * adds one path). A truncated stack ends with a "[truncated]" frame. Returns 0 (T filled,
- * release with cg_tree_release()) or -ENOMEM. */
+ * adds one path). A truncated stack ends with a "[truncated]" frame. INLINE_ALL: every
+ * location's whole inline chain (cg_loc_chain()). Returns 0 (T filled, release with
+ * cg_tree_release()) or -ENOMEM. */
 int cg_tree_build(const struct profile *p, const uint32_t *row_of, uint32_t row, bool children,
-		  enum cg_order order, struct cg_tree *t);
+		  enum cg_order order, bool inline_all, struct cg_tree *t);
 
 /* Frees T's nodes. */
 void cg_tree_release(struct cg_tree *t);

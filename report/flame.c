@@ -168,12 +168,12 @@ static int by_frames(const void *x, const void *y, void *ctx)
 
 /* Stack I's frames in ORDER into B, and its place there into B->stacks[I]. Without stacks,
  * the location's DSO and file come first, as boxes of their own. */
-static int collect(const struct profile *p, size_t i, enum flame_order order, struct cg_frames *fr,
-		   struct build *b)
+static int collect(const struct profile *p, size_t i, enum flame_order order, bool inline_all,
+		   struct cg_frames *fr, struct build *b)
 {
 	struct stack_ref *s = &b->stacks[i];
 
-	if (cg_stack_frames(p, i, fr, &s->samples, &s->period) < 0)
+	if (cg_stack_frames(p, i, inline_all, fr, &s->samples, &s->period) < 0)
 		return -ENOMEM;
 	s->first = b->n;
 	if (!p->nstacks && fr->n) {
@@ -197,7 +197,7 @@ static int collect(const struct profile *p, size_t i, enum flame_order order, st
 	return 0;
 }
 
-int flame_build(const struct profile *p, enum flame_order order, struct flame *fl)
+int flame_build(const struct profile *p, enum flame_order order, bool inline_all, struct flame *fl)
 {
 	size_t n = cg_stacks_count(p);
 	struct build b = {0};
@@ -211,7 +211,7 @@ int flame_build(const struct profile *p, enum flame_order order, struct flame *f
 	if (!b.stacks)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		if (collect(p, i, order, &fr, &b) < 0)
+		if (collect(p, i, order, inline_all, &fr, &b) < 0)
 			goto out;
 	qsort_r(b.stacks, n, sizeof(*b.stacks), by_frames, b.frames);
 	for (size_t i = 0; i < n; i++)

@@ -47,9 +47,10 @@ enum flame_order {
 			  * callers outward */
 };
 
-/* Builds FL from every stack of P (cg_stacks_count()) in ORDER. Returns 0 (release FL with
- * flame_release()) or -ENOMEM. */
-int flame_build(const struct profile *p, enum flame_order order, struct flame *fl);
+/* Builds FL from every stack of P (cg_stacks_count()) in ORDER; INLINE_ALL: each location's
+ * whole inline chain (cg_loc_chain()). Returns 0 (release FL with flame_release()) or
+ * -ENOMEM. */
+int flame_build(const struct profile *p, enum flame_order order, bool inline_all, struct flame *fl);
 
 /* Starts FL empty (the root alone). Returns 0 or -ENOMEM. */
 int flame_start(struct flame *fl);

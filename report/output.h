@@ -27,6 +27,9 @@ struct output_opts {
 				 * profile) are left out */
 	bool folded_lines;	/* folded: each frame with its :line */
 	bool inverted;		/* svg: an icicle, the sampled functions at the root */
+	bool inline_frames;	/* call paths and folded stacks: every frame of each
+				 * location's inline chain (--inline), not only the
+				 * innermost and the real function */
 };
 
 int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,

@@ -84,7 +84,7 @@ int output_folded(FILE *f, const struct profile *p, const struct profile_row *ro
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < nstacks; i++) {
-		if (cg_stack_frames(p, i, &fr, &samples, &v[m].period) < 0 ||
+		if (cg_stack_frames(p, i, o->inline_frames, &fr, &samples, &v[m].period) < 0 ||
 		    !(v[m].text = fold(&fr, o->folded_lines)))
 			goto out;
 		m++;

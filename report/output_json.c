@@ -173,7 +173,7 @@ static int json_row_paths(struct hwprof_jw *j, const struct profile *p, uint32_t
 	struct cg_tree t;
 	uint32_t *path;
 
-	if (cg_tree_build(p, o->row_of, row, o->children, CG_CALLEE, &t) < 0)
+	if (cg_tree_build(p, o->row_of, row, o->children, CG_CALLEE, o->inline_frames, &t) < 0)
 		return -ENOMEM;
 	path = malloc(t.n * sizeof(*path));
 	if (!path) {

@@ -289,7 +289,8 @@ int output_svg(FILE *f, const struct profile *p, const struct profile_row *rows,
 
 	(void)rows;
 	(void)n;
-	if (flame_build(p, o->inverted ? FLAME_LEAVES_OUT : FLAME_ROOTS_OUT, &fl) < 0)
+	if (flame_build(p, o->inverted ? FLAME_LEAVES_OUT : FLAME_ROOTS_OUT, o->inline_frames,
+			&fl) < 0)
 		return -ENOMEM;
 	height = TOP + (int)(fl.max_depth + 1) * FRAME_H + BOTTOM;
 	fprintf(f,

@@ -130,7 +130,7 @@ static int print_paths(FILE *f, const struct profile *p, uint32_t row, const str
 {
 	struct cg_tree t;
 
-	if (cg_tree_build(p, o->row_of, row, o->children, o->order, &t) < 0)
+	if (cg_tree_build(p, o->row_of, row, o->children, o->order, o->inline_frames, &t) < 0)
 		return -ENOMEM;
 	if (t.v[0].child) {
 		print_children(f, p, &t, 0, 10, o);

@@ -33,6 +33,7 @@ struct report_options {
 	bool folded_lines;
 	bool inverted;	    /* svg: an icicle */
 	const char *output; /* -o FILE; NULL: standard output */
+	bool inline_frames; /* --inline alone: every inline frame in call paths */
 };
 
 typedef int output_fn(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
@@ -70,7 +71,7 @@ static const char usage_text[] =
     "                     [--percent-limit P] [-f text|csv|json|folded|svg] [-o FILE]\n"
     "                     [--folded-lines] [--inverted]\n"
     "                     [--children|--no-children] [-G|--call-graph=caller|callee]\n"
-    "                     [--inline=callee|caller]\n"
+    "                     [--inline[=callee|caller]]\n"
     "                     [--debug-dir DIR]... [--pid LIST] [--tid LIST] [--comm LIST]\n"
     "                     [--dso LIST] [--function LIST] [--event NAME] [--kallsyms FILE]\n"
     "\n"
@@ -95,8 +96,10 @@ static const char usage_text[] =
     "  -G, --call-graph=ORDER under each row the call paths that lead to it, frames as\n"
     "                         'file:line function' (a caller's line is its call site):\n"
     "                         caller (-G: from main inward) or callee (outward)\n"
-    "      --inline=MODE      callee: an inlined instruction's line is the inlined\n"
-    "                         function's (default); caller: its call site's\n"
+    "      --inline[=MODE]    callee: an inlined instruction's line is the inlined\n"
+    "                         function's (default); caller: its call site's; alone:\n"
+    "                         callee, and call paths and folded stacks show every\n"
+    "                         inline frame (the nested ones too)\n"
     "      --debug-dir DIR    look for separate debug info in DIR (DIR/.build-id/xx/...,\n"
     "                         debuglink names) before /usr/lib/debug\n"
     "      --pid/--tid LIST   only samples of these process / thread ids (comma-separated)\n"
@@ -137,7 +140,7 @@ static const struct option long_options[] = {
     {"limit", required_argument, NULL, 'n'},
     {"percent-limit", required_argument, NULL, OPT_PERCENT},
     {"format", required_argument, NULL, 'f'},
-    {"inline", required_argument, NULL, OPT_INLINE},
+    {"inline", optional_argument, NULL, OPT_INLINE},
     {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
     {"pid", required_argument, NULL, OPT_PID},
     {"tid", required_argument, NULL, OPT_TID},
@@ -242,7 +245,14 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			o->folded_lines = true;
 			break;
 		case OPT_INLINE:
-			if (!strcmp(optarg, "callee"))
+			/* "--inline MODE" as before it took no argument alone. */
+			if (!optarg && optind < argc &&
+			    (!strcmp(argv[optind], "callee") || !strcmp(argv[optind], "caller")))
+				optarg = argv[optind++];
+			if (!optarg) {
+				o->inline_mode = INLINE_CALLEE;
+				o->inline_frames = true;
+			} else if (!strcmp(optarg, "callee"))
 				o->inline_mode = INLINE_CALLEE;
 			else if (!strcmp(optarg, "caller"))
 				o->inline_mode = INLINE_CALLER;
@@ -379,6 +389,7 @@ int cmd_report(int argc, char **argv)
 	    .percent_limit = o.percent_limit,
 	    .folded_lines = o.folded_lines,
 	    .inverted = o.inverted,
+	    .inline_frames = o.inline_frames,
 	};
 	fd = o.output ? cli_output_create("-o", o.output) : STDOUT_FILENO;
 	if (fd < 0)
