@@ -176,8 +176,11 @@ const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool, 
 		return NULL;
 	}
 found:
-	if (raw)
-		*raw = s->raw;
+	if (raw) {
+		if (!s->linkage)
+			s->linkage = strpool_intern(pool, s->raw);
+		*raw = s->linkage;
+	}
 	if (!s->name) {
 		dem = demangle(s->raw);
 		s->name = s->plt ? plt_name(dem ? dem : s->raw, pool)

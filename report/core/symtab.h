@@ -13,14 +13,15 @@
 struct strpool;
 
 struct fsym {
-	GElf_Addr addr;	   /* module address (the Dwfl's bias applied) */
-	GElf_Xword size;   /* bytes; > 0 once built */
-	GElf_Addr sec_end; /* end of its section (module address); ~0: no section */
-	const char *raw;   /* name in libelf's string table (valid while the Dwfl lives) */
-	const char *name;  /* demangled, interned; NULL until first used */
-	int rank;	   /* prefer typed over STT_NOTYPE, then GLOBAL over WEAK over LOCAL,
-			    * at one address */
-	bool plt;	   /* a PLT slot (plt.h): named RAW@plt */
+	GElf_Addr addr;	     /* module address (the Dwfl's bias applied) */
+	GElf_Xword size;     /* bytes; > 0 once built */
+	GElf_Addr sec_end;   /* end of its section (module address); ~0: no section */
+	const char *raw;     /* name in libelf's string table (valid while the Dwfl lives) */
+	const char *name;    /* demangled, interned; NULL until first used */
+	const char *linkage; /* RAW interned; NULL until first asked for */
+	int rank;	     /* prefer typed over STT_NOTYPE, then GLOBAL over WEAK over LOCAL,
+			      * at one address */
+	bool plt;	     /* a PLT slot (plt.h): named RAW@plt */
 };
 
 struct symtab {
@@ -36,7 +37,7 @@ struct symtab {
 int symtab_build(struct symtab *t, Dwfl_Module *mod);
 
 /* The demangled name of the function holding ADDR, interned in POOL, or NULL. *RAW (RAW may
- * be NULL) gets its symbol's own (linkage) name, libelf's string, when there is one. */
+ * be NULL) gets its symbol's own (linkage) name, interned in POOL, when there is one. */
 const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool, const char **raw);
 
 void symtab_release(struct symtab *t);
