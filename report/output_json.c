@@ -231,6 +231,7 @@ int output_json(FILE *f, const struct profile *p, const struct profile_row *rows
 	header(&j, p);
 	hwprof_jw_str(&j, "inline", o->inline_mode == INLINE_CALLER ? "caller" : "callee");
 	if (p->nstacks) {
+		hwprof_jw_bool(&j, "inline_frames", o->inline_frames);
 		hwprof_jw_bool(&j, "children", o->children);
 		hwprof_jw_uint(&j, "stacks", p->nstacks);
 		hwprof_jw_uint(&j, "truncated_samples", p->truncated_samples);
