@@ -135,6 +135,62 @@ static int unknown_function(const struct ann_model *m, const char *name)
 	return EXIT_FATAL;
 }
 
+/* Which functions to show, hottest first: those named FUNCTION, else (with a note) the ones
+ * that inline it, or every function when FUNCTION is NULL. Fills FUNCS (room for M->nfuncs)
+ * and *N. Returns 0, or the exit status after an error naming FUNCTION. */
+static int pick_functions(const struct ann_model *m, const char *function, size_t *funcs, size_t *n)
+{
+	char cands[768] = "", list[512] = "";
+	size_t len = 0;
+	long found;
+
+	if (!function) {
+		for (*n = 0; *n < m->nfuncs; (*n)++)
+			funcs[*n] = *n;
+		return 0;
+	}
+	found = ann_model_find(m, function, funcs, m->nfuncs, cands, sizeof(cands));
+	if (found == -ENOMEM)
+		die("out of memory");
+	if (found < 0)
+		return error_status(EXIT_FATAL,
+				    "FUNCTION '%s': several functions have that name (%s; give one "
+				    "as the function list names it)",
+				    function, cands);
+	*n = (size_t)found;
+	if (*n)
+		return 0;
+	found = ann_model_find_inlined(m, function, funcs, m->nfuncs);
+	if (found <= 0)
+		return unknown_function(m, function);
+	*n = (size_t)found;
+	for (size_t i = 0; i < *n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
+					m->funcs[funcs[i]].name);
+	note("'%s' has no code of its own in the profile, only inlined: showing %s, which %s it",
+	     function, list, *n > 1 ? "inline" : "inlines");
+	return 0;
+}
+
+/* After a view was shown: P's warnings and notes, and the exit status. AS_TEXT: the --stdio
+ * view was printed (its header has the warnings). */
+static int end_status(const struct profile *p, bool as_text)
+{
+	/* Warnings go to stderr after the view, where the TUI cannot hide them; --stdio has them
+	 * in its header already, so on a terminal (stdout and stderr both) they are not said
+	 * twice. */
+	if (!(as_text && cli_stdout_is_tty() && isatty(STDERR_FILENO)))
+		for (size_t i = 0; i < p->nwarnings; i++)
+			warning("%s", p->warnings[i]);
+	for (size_t i = 0; i < p->nnotes; i++)
+		note("%s", p->notes[i]);
+	/* Partial (docs/exit-codes.md), as in report: a file cut short, over 1% of the samples
+	 * lost, a DSO changed since the recording (profile_load() sets partial). A counted
+	 * total shown as "not counted" says so itself and is no missing part of the profile:
+	 * as a user, context switches are always not counted. */
+	return p->partial || !p->have_trailer ? EXIT_PARTIAL : EXIT_OK;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
 	struct annotate_options o = {.limit = 20};
@@ -175,50 +231,16 @@ int cmd_annotate(int argc, char **argv)
 	src = source_cache_new(&sopt);
 
 	funcs = xmalloc(m->nfuncs * sizeof(*funcs));
-	if (o.function) {
-		char cands[768] = "";
-		long found = ann_model_find(m, o.function, funcs, m->nfuncs, cands, sizeof(cands));
-
-		if (found == -ENOMEM)
-			die("out of memory");
-		if (found < 0) {
-			error("FUNCTION '%s': several functions have that name (%s; give one as "
-			      "the function list names it)",
-			      o.function, cands);
-			goto out;
-		}
-		nfuncs = (size_t)found;
-		if (!nfuncs &&
-		    (found = ann_model_find_inlined(m, o.function, funcs, m->nfuncs)) > 0) {
-			char list[512] = "";
-			size_t len = 0;
-
-			nfuncs = (size_t)found;
-			for (size_t i = 0; i < nfuncs && len < sizeof(list); i++)
-				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-							i ? ", " : "", m->funcs[funcs[i]].name);
-			note(
-			    "'%s' has no code of its own in the profile, only inlined: showing %s, "
-			    "which %s it",
-			    o.function, list, nfuncs > 1 ? "inline" : "inlines");
-		}
-		if (!nfuncs) {
-			ret = unknown_function(m, o.function);
-			goto out;
-		}
-	} else {
-		nfuncs = m->nfuncs;
-		for (size_t i = 0; i < nfuncs; i++)
-			funcs[i] = i;
-	}
+	ret = pick_functions(m, o.function, funcs, &nfuncs);
+	if (ret)
+		goto out;
+	ret = EXIT_FATAL;
 
 	if (!o.stdio) {
 		char why[256] = "";
 
-		if (ann_tui(m, src, funcs[0], why, sizeof(why)) == 0) {
-			ret = EXIT_OK;
+		if (ann_tui(m, src, funcs[0], why, sizeof(why)) == 0)
 			goto done;
-		}
 		note("%s: printing the --stdio view instead", why);
 	}
 	if (o.limit && nfuncs > (size_t)o.limit) {
@@ -231,22 +253,8 @@ int cmd_annotate(int argc, char **argv)
 		error_errno(rc, "writing the output: %m");
 		goto out;
 	}
-	ret = EXIT_OK;
 done:
-	/* Warnings go to stderr after the view, where the TUI cannot hide them; --stdio has them
-	 * in its header already, so on a terminal (stdout and stderr both) they are not said
-	 * twice. */
-	if (!(as_text && cli_stdout_is_tty() && isatty(STDERR_FILENO)))
-		for (size_t i = 0; i < p->nwarnings; i++)
-			warning("%s", p->warnings[i]);
-	for (size_t i = 0; i < p->nnotes; i++)
-		note("%s", p->notes[i]);
-	/* Partial (docs/exit-codes.md), as in report: a file cut short, over 1% of the samples
-	 * lost, a DSO changed since the recording (profile_load() sets partial). A counted
-	 * total shown as "not counted" says so itself and is no missing part of the profile:
-	 * as a user, context switches are always not counted. */
-	if (p->partial || !p->have_trailer)
-		ret = EXIT_PARTIAL;
+	ret = end_status(p, as_text);
 out:
 	free(funcs);
 	source_cache_free(src);
