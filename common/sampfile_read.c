@@ -993,9 +993,14 @@ static const char *input_kind(const struct stat *st)
 	return NULL;
 }
 
-/* What the first bytes of a file without the magic look like: "text" or "binary data". */
+/* What the first bytes of a file without the magic look like: perf's magic, "text" or
+ * "binary data". */
 static const char *content_kind(const uint8_t *p, size_t n)
 {
+	/* perf.data's header starts with "PERFILE2" (tools/perf/Documentation/
+	 * perf.data-file-format.txt). */
+	if (n >= 8 && !memcmp(p, "PERFILE2", 8))
+		return "perf's magic PERFILE2: a perf.data file, for perf report";
 	for (size_t i = 0; i < n && i < 64; i++)
 		if ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t' && p[i] != '\r') || p[i] == 0x7f)
 			return "binary data";
