@@ -1008,11 +1008,20 @@ static int warn_missing_dwo(struct builder *b, const struct dso *d, const struct
 
 	snprintf(dwp, sizeof(dwp), "%s.dwp", d->path);
 	package = access(dwp, F_OK) == 0;
+	/* libdw also refuses a .dwo whose dwo_id is not the skeleton's: one from another build. */
+	if (access(n->dwo, F_OK) == 0)
+		return add_warning(
+		    b->p,
+		    "%s: its split DWARF %s is from another build (its dwo_id differs): "
+		    "inline frames unknown for %" PRIu64 " samples, and "
+		    "--inline=caller shows no line for them (rebuild, or put back the "
+		    ".dwo of this build)",
+		    d->path, n->dwo, n->no_dwo);
 	return add_warning(b->p,
 			   "%s: its split DWARF %s is missing%s%s%s: inline frames unknown for "
 			   "%" PRIu64 " samples, and --inline=caller shows no line for them (%s)",
 			   d->path, n->dwo, package ? " (" : "", package ? dwp : "",
-			   package ? " is a DWARF package, which this libdw cannot read" : "",
+			   package ? " is a DWARF package, which this libdw cannot read)" : "",
 			   n->no_dwo,
 			   package ? "keep the .dwo files the compiler wrote"
 				   : "put the .dwo files back where the compiler wrote them, or "

@@ -193,7 +193,8 @@ def check_missing_dwo(tmp):
               got.get(("second", None)) == 300 and not any(k[1] == poke for k in got),
               "dwo %s: call sites %r, want first and second without a line (%s)" %
               (what, got, r.stderr))
-        check(len(lines) == 1 and dwo[0] in lines[0] and (not dwp or dwp in lines[0]),
+        check(len(lines) == 1 and dwo[0] in lines[0] and (not dwp or dwp in lines[0]) and
+              lines[0].count("(") == lines[0].count(")"),
               "dwo %s: want one warning naming %s%s: %r" %
               (what, dwo[0], " and " + dwp if dwp else "", r.stderr))
 
