@@ -154,13 +154,29 @@ static uint32_t parse_call_graph(const char *arg)
 		die_usage("--call-graph dwarf: this build unwinds x86_64 stacks only (use -g: "
 			  "frame pointers; build with -fno-omit-frame-pointer)");
 	if (arg[5])
-		size = cli_parse_num_why("--call-graph dwarf,SIZE", arg + 6, 1, 65528,
+		size = cli_parse_num_why("--call-graph dwarf,SIZE", arg + 6, 8, 65528,
 					 "the most a sample record holds");
 	if (size % 8)
 		die_usage("--call-graph %s: the stack copy's size must be a multiple of 8 (try "
 			  "dwarf,%lld)",
 			  arg, (size + 7) / 8 * 8);
 	return (uint32_t)size;
+}
+
+/* -e given again adds its events, as perf's does: "A" then "B" is "A,B". The joined list
+ * lives until exit (a static, so no leak is reported). */
+static const char *add_events(const char *have, const char *more)
+{
+	static char *joined;
+	char *v;
+
+	if (!have)
+		return more;
+	v = xmalloc(strlen(have) + strlen(more) + 2);
+	sprintf(v, "%s,%s", have, more);
+	free(joined);
+	joined = v;
+	return v;
 }
 
 static void parse_options(struct record_options *o, int argc, char **argv)
@@ -182,13 +198,14 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	bool fp_asked = false;
 	int c;
 
 	/* '+': stop at the command, so its own options are not ours. */
 	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			o->event = optarg;
+			o->event = add_events(o->event, optarg);
 			break;
 		case 'c':
 			o->period = cli_parse_num("-c", optarg, 1, INT64_MAX);
@@ -219,6 +236,7 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 			break;
 		case 'g':
 			o->callchain = true;
+			fp_asked = true;
 			break;
 		case OPT_CALL_GRAPH:
 			o->callchain = true;
@@ -240,6 +258,9 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 			  o->period, o->freq);
 	if (o->count && o->no_count)
 		die_usage("--count and --no-count exclude each other");
+	if (fp_asked && o->stack_user)
+		die_usage("-g (frame pointers) and --call-graph dwarf exclude each other: choose "
+			  "one way to find the callers");
 	if (o->max_stack && !o->callchain)
 		die_usage("--max-stack %lld: no call graph to cut (add -g)", o->max_stack);
 }
