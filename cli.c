@@ -335,11 +335,12 @@ bool cli_is_elf(const char *path)
 	return starts_with(path, ELFMAG, SELFMAG);
 }
 
-int cli_output_create(const char *opt, const char *path)
+int cli_output_check(const char *opt, const char *path)
 {
 	struct stat st;
-	int fd;
 
+	if (!strcmp(path, "-"))
+		return 0;
 	if (cli_is_elf(path))
 		return error("%s %s: an ELF file (a program or library): not replaced (choose "
 			     "another file)",
@@ -347,8 +348,26 @@ int cli_output_create(const char *opt, const char *path)
 	if (starts_with(path, SF_MAGIC, SF_MAGIC_LEN))
 		return error("%s %s: a hwprof sample file: not replaced (choose another file)", opt,
 			     path);
+	if (starts_with(path, "PERFILE2", 8))
+		return error("%s %s: a perf.data file: not replaced (choose another file)", opt,
+			     path);
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return error("%s %s: a directory (name a file)", opt, path);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
+		return error("%s %s: an executable file (a script or program): not replaced "
+			     "(choose another file)",
+			     opt, path);
+	return 0;
+}
+
+int cli_output_create(const char *opt, const char *path)
+{
+	int fd;
+
+	if (cli_output_check(opt, path) < 0)
+		return -1;
+	if (!strcmp(path, "-"))
+		return STDOUT_FILENO;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return error_errno(errno, "%s %s: %m (choose a writable path)", opt, path);

@@ -133,10 +133,15 @@ int cli_output_close(FILE *f, struct cli_output *o);
 /* Whether PATH is a regular file that starts with the ELF magic (a program or library). */
 bool cli_is_elf(const char *path);
 
-/* Opens PATH for writing OPT's output ("-o"), created 0644 or truncated. Refuses a path
- * holding a program or library (ELF) or a hwprof sample file, which an output must never
- * replace, and a directory. Returns the descriptor, or -1 after reporting one error line. */
+/* Opens PATH for writing OPT's output ("-o"), created 0644 or truncated; "-" is standard
+ * output (STDOUT_FILENO is returned, not to be closed). Refuses what an output must never
+ * replace: a program or library (ELF), an executable script, a hwprof sample file, a
+ * perf.data file; and a directory. Returns the descriptor, or -1 after one error line. */
 int cli_output_create(const char *opt, const char *path);
+
+/* cli_output_create()'s refusals alone, nothing opened: to fail before a long job whose
+ * output would be refused. Returns 0, or -1 after one error line. */
+int cli_output_check(const char *opt, const char *path);
 
 /* Whether stdout is a terminal; used to choose colours and the TUI. */
 bool cli_stdout_is_tty(void);

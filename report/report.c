@@ -327,6 +327,8 @@ int cmd_report(int argc, char **argv)
 	int nkeys, ret = EXIT_FATAL, r, r2, fd = -1;
 
 	parse_options(argc, argv, &o);
+	if (o.output && cli_output_check("-o", o.output) < 0)
+		goto done;
 	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
 	if (nkeys < 0)
 		die_usage("%s", err);

@@ -2,6 +2,7 @@
 """bad_input.py HWPROF - input that tries to break hwprof: devices, pipes and /proc files as
 sample files, values that are usage errors. Every case ends fast (a timeout bounds what used
 to read forever), with one line naming the cause and the documented exit code."""
+import json
 import os
 import shutil
 import subprocess
@@ -172,6 +173,57 @@ def test_names_not_utf8(tmp):
             out.decode()
         except UnicodeDecodeError as e:
             check("%s is not valid UTF-8: %s" % (name, e), False)
+
+
+def test_call_graph_conflicts(tmp):
+    """-g and --call-graph dwarf exclude each other; a stack size is a multiple of 8 from 8."""
+    out = os.path.join(tmp, "cg.data")
+    for args in (["-g", "--call-graph", "dwarf"], ["--call-graph", "dwarf", "-g"]):
+        one_line(run("record", *args, "-o", out, "--", "true"), 64,
+                 ["-g (frame pointers) and --call-graph dwarf exclude each other"],
+                 "record %s" % " ".join(args))
+    one_line(run("record", "--call-graph", "dwarf,0", "-o", out, "--", "true"), 64,
+             ["dwarf,SIZE", "at least 8"], "record --call-graph dwarf,0")
+
+
+def test_repeated_event(tmp):
+    """-e given twice records both lists, as perf does (the first was dropped)."""
+    out = os.path.join(tmp, "ee.data")
+    rec = run("record", "-e", "page-faults", "-c", "1", "-e", "minor-faults", "-o", out, "--",
+              "true")
+    check("record -e A -e B: exit 0", rec is not None and rec.returncode == 0,
+          rec and rec.stderr)
+    p = subprocess.run([HWPROF, "report", "-i", out, "-f", "json"], capture_output=True,
+                       text=True, timeout=60)
+    names = [e["name"] for e in json.loads(p.stdout)["header"]["events"]] if p.stdout else []
+    check("record -e A -e B: both are sampling events: %r" % names,
+          any(n.startswith("page-faults") for n in names) and
+          any(n.startswith("minor-faults") for n in names))
+
+
+def test_report_output_keeps_files(tmp):
+    """report -o never replaces a script, a perf.data or a sample file; -o - is stdout."""
+    data = recording(tmp)
+    script = os.path.join(tmp, "script.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\necho hi\n")
+    os.chmod(script, 0o755)
+    perf = os.path.join(tmp, "perf.data")
+    with open(perf, "wb") as f:
+        f.write(b"PERFILE2" + bytes(200))
+    for path, words in ((script, ["an executable file", "not replaced"]),
+                        (perf, ["a perf.data file", "not replaced"]),
+                        (data, ["a hwprof sample file", "not replaced"])):
+        before = open(path, "rb").read()
+        one_line(run("report", "-i", data, "-f", "svg", "-o", path), 2, [path] + words,
+                 "report -o %s" % os.path.basename(path))
+        check("report -o %s left it alone" % os.path.basename(path),
+              open(path, "rb").read() == before)
+    p = run("report", "-i", data, "-f", "svg", "-o", "-")
+    check("report -o - writes the SVG to stdout", p is not None and p.returncode == 0 and
+          p.stdout.startswith("<?xml") and not os.path.exists("-"), p and p.stderr)
+    one_line(run("report", "-i", perf), 2, ["a perf.data file, for perf report"],
+             "report -i perf.data")
 
 
 tmp_dir = tempfile.mkdtemp(prefix="bad-input-", dir=os.environ.get("BAD_TMP"))
