@@ -48,8 +48,11 @@ void unwind_summary(struct unwind *u, uint32_t stack_user, long long max_stack)
 	size_t at = 0;
 	struct no_cfi files = {.samples = s->samples};
 
-	snprintf(copy, sizeof(copy), "stack copy too small (try --call-graph dwarf,%u)",
-		 stack_user * 2 <= 65528 ? stack_user * 2 : 65528);
+	if (stack_user < 65528)
+		snprintf(copy, sizeof(copy), "stack copy too small (try --call-graph dwarf,%u)",
+			 stack_user * 2 <= 65528 ? stack_user * 2 : 65528);
+	else
+		snprintf(copy, sizeof(copy), "stack deeper than the largest copy, 65528 bytes");
 	cause(why, sizeof(why), &at, s->cut_copy, copy);
 	cause(why, sizeof(why), &at, s->cut_cfi, "in code without CFI");
 	cause(why, sizeof(why), &at, s->cut_map, "at an address in no mapped file");
@@ -57,8 +60,9 @@ void unwind_summary(struct unwind *u, uint32_t stack_user, long long max_stack)
 	cause(why, sizeof(why), &at, s->cut_other, "other unwinding errors");
 	fprintf(stderr,
 		"hwprof record: call graph (dwarf, %u-byte stack copies, --max-stack %lld): "
-		"%" PRIu64 " samples with a truncated stack%s%s%s\n",
-		stack_user, max_stack, s->truncated, at ? " (" : "", why, at ? ")" : "");
+		"%" PRIu64 " sample%s with a truncated stack%s%s%s\n",
+		stack_user, max_stack, s->truncated, s->truncated == 1 ? "" : "s", at ? " (" : "",
+		why, at ? ")" : "");
 	unwind_each_file_without_cfi(u, warn_no_cfi, &files);
 	if (files.more)
 		warning("%u more files without CFI", files.more);

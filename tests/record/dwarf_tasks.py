@@ -80,7 +80,7 @@ with tempfile.TemporaryDirectory() as d:
 
     # No CFI: the stacks stop in it, are counted and said to be cut; nothing crashes.
     data, err = record(d, "nocfi", [NOCFI, "1000"], spin=False)
-    m = re.search(r"(\d+) samples with a truncated stack \(.*?(\d+) in code without CFI", err)
+    m = re.search(r"(\d+) samples? with a truncated stack \(.*?(\d+) in code without CFI", err)
     check("nocfi: the summary counts stacks cut in code without CFI",
           m and int(m.group(2)) >= 900, err)
     check("nocfi: a warning names the file",
