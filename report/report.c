@@ -303,6 +303,12 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			  argv[optind]);
 	if (o->inverted && o->format->write != output_svg)
 		die_usage("--inverted draws an icicle graph: it goes with -f svg");
+	if (o->folded_lines && o->format->write != output_folded)
+		die_usage("--folded-lines adds lines to folded stacks: it goes with -f folded");
+	if (o->callgraph && (o->format->write == output_folded || o->format->write == output_svg))
+		die_usage("-G puts call paths under rows; -f %s already holds every stack whole "
+			  "(drop -G)",
+			  o->format->name);
 }
 
 int cmd_report(int argc, char **argv)

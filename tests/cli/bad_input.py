@@ -226,6 +226,15 @@ def test_report_output_keeps_files(tmp):
              "report -i perf.data")
 
 
+def test_options_without_effect(tmp):
+    """An option the chosen format ignores is a usage error, not silently dropped."""
+    data = recording(tmp)
+    for args, words in ((["-f", "svg", "--folded-lines"], ["--folded-lines", "-f folded"]),
+                        (["-f", "folded", "-G"], ["-G", "-f folded already holds"]),
+                        (["-f", "svg", "-G"], ["-G", "-f svg already holds"])):
+        one_line(run("report", "-i", data, *args), 64, words, "report %s" % " ".join(args))
+
+
 tmp_dir = tempfile.mkdtemp(prefix="bad-input-", dir=os.environ.get("BAD_TMP"))
 try:
     run_cases(globals(), tmp_dir)
