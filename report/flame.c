@@ -5,18 +5,11 @@
  * the period of all the stacks sorted before its first one, so no second pass is needed and
  * siblings come out ordered by name. */
 #include "flame.h"
+#include "output.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The DSO's base name. */
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path ? path : "";
-}
 
 static int cmp_str(const char *a, const char *b)
 {
@@ -150,7 +143,7 @@ static struct flame_node node_of(const struct cg_frame *f)
 				  .inlined = f->inlined};
 
 	if (!f->function && f->unknown && f->dso) {
-		node.name = base_name(f->dso);
+		node.name = path_base(f->dso);
 		node.unknown = true;
 	} else if (!f->function) {
 		node.name = "[unknown]";
@@ -179,8 +172,8 @@ static int collect(const struct profile *p, size_t i, enum flame_order order, bo
 	if (!p->nstacks && fr->n) {
 		const struct cg_frame *leaf = &fr->v[fr->n - 1];
 		struct flame_node dso = {
-		    .name = base_name(leaf->dso), .dso = leaf->dso, .group = true};
-		struct flame_node file = {.name = leaf->file ? base_name(leaf->file) : "??",
+		    .name = path_base(leaf->dso), .dso = leaf->dso, .group = true};
+		struct flame_node file = {.name = leaf->file ? path_base(leaf->file) : "??",
 					  .dso = leaf->dso,
 					  .file = leaf->file,
 					  .group = true};

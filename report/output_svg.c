@@ -6,6 +6,7 @@
  * place as fractions of the whole (data-x, data-w) and its depth (data-d): the script lays
  * out a zoom from those alone. */
 #include "flame.h"
+#include "fnv.h"
 #include "output.h"
 #include "textfmt.h"
 
@@ -75,14 +76,10 @@ static enum kind node_kind(const struct flame_node *n, const char *program)
 	return dso_kind(n->dso, program);
 }
 
-/* A stable number in 0..1 from NAME (FNV-1a), so a function keeps its colour between runs. */
+/* A stable number in 0..1 from NAME, so a function keeps its colour between runs. */
 static double name_hash(const char *name)
 {
-	uint32_t h = 2166136261u;
-
-	for (const unsigned char *c = (const unsigned char *)(name ? name : ""); *c; c++)
-		h = (h ^ *c) * 16777619u;
-	return (double)(h % 1000) / 1000.0;
+	return (double)(hwprof_fnv1a_str(HWPROF_FNV_BASIS, name ? name : "") % 1000) / 1000.0;
 }
 
 /* S as XML character data or an attribute value: markup escaped, and control bytes and
