@@ -18,6 +18,11 @@
 
 static const char *prefix = "hwprof";
 
+/* Notes and warnings held by cli_hold_messages(), in order: "KIND\0TEXT" each. */
+static char **held;
+static size_t nheld;
+static bool holding;
+
 void cli_set_prefix(const char *p)
 {
 	prefix = p ? p : "hwprof";
@@ -37,11 +42,67 @@ static void vreport(const char *kind, int err, const char *fmt, va_list ap)
 	/* Messages name files and symbols from binaries made elsewhere: tamed as the text
 	 * outputs are, and so kept on one line. */
 	hwprof_text_tame(buf);
+	if (holding && kind && (!strcmp(kind, "note") || !strcmp(kind, "warning"))) {
+		size_t k = strlen(kind), n = strlen(buf);
+		char *m = malloc(k + n + 2), **v = realloc(held, (nheld + 1) * sizeof(*held));
+
+		if (v)
+			held = v;
+		if (m && v) {
+			memcpy(m, kind, k + 1);
+			memcpy(m + k + 1, buf, n + 1);
+			held[nheld++] = m;
+			errno = saved;
+			return;
+		}
+		free(m); /* out of memory: printed now rather than lost */
+	} else if (holding) {
+		cli_release_messages(); /* an error or fatal ends the run: what came first, first */
+	}
 	if (kind)
 		fprintf(stderr, "%s: %s: %s\n", prefix, kind, buf);
 	else
 		fprintf(stderr, "%s: %s\n", prefix, buf);
 	errno = saved;
+}
+
+void cli_hold_messages(void)
+{
+	holding = true;
+}
+
+size_t cli_held_messages(const char **kinds, const char **texts, size_t max)
+{
+	for (size_t i = 0; i < nheld && i < max; i++) {
+		kinds[i] = held[i];
+		texts[i] = held[i] + strlen(held[i]) + 1;
+	}
+	return nheld;
+}
+
+void cli_drop_messages(void)
+{
+	for (size_t i = 0; i < nheld; i++)
+		free(held[i]);
+	free(held);
+	held = NULL;
+	nheld = 0;
+	holding = false;
+}
+
+void cli_release_messages(void)
+{
+	char **v = held;
+	size_t n = nheld;
+
+	held = NULL;
+	nheld = 0;
+	holding = false;
+	for (size_t i = 0; i < n; i++) {
+		fprintf(stderr, "%s: %s: %s\n", prefix, v[i], v[i] + strlen(v[i]) + 1);
+		free(v[i]);
+	}
+	free(v);
 }
 
 int error(const char *fmt, ...)

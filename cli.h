@@ -39,6 +39,22 @@ const char *cli_see(const char *msg);
 /* Sets the prefix of every message, e.g. "hwprof record". The string is not copied. */
 void cli_set_prefix(const char *prefix);
 
+/* Holds every later note() and warning() in memory instead of printing it, for a command
+ * whose machine-readable output shares stderr (stat -f json): the output then carries them.
+ * An error or fatal message prints what is held first, then itself, and ends holding. */
+void cli_hold_messages(void);
+
+/* The messages held so far, in order: KINDS[i] "note" or "warning", TEXTS[i] the message
+ * without prefix; both point into cli.c's copies, valid until cli_drop_messages() or
+ * cli_release_messages(). Fills at most MAX; returns how many are held. */
+size_t cli_held_messages(const char **kinds, const char **texts, size_t max);
+
+/* Frees the held messages unprinted (the output carried them) and ends holding. */
+void cli_drop_messages(void);
+
+/* Prints the held messages as they would have been printed, frees them, ends holding. */
+void cli_release_messages(void);
+
 /* Prints "PREFIX: error: MSG\n" to stderr and returns -1, so callers write `return error(...)`.
  * As in glibc's printf, %m in FMT stands for strerror(errno); errno is kept. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -36,7 +36,7 @@ struct stat_opts {
 	pid_t pid;	    /* -p, -1: none */
 	bool system_wide;   /* -a */
 	enum cli_format format;
-	const char *output; /* -o, NULL: stdout */
+	const char *output; /* -o, NULL: stderr, "-": stdout */
 	char **argv;	    /* the command, NULL-terminated; NULL: none */
 	int argc;
 };
@@ -92,7 +92,7 @@ static const char usage_text[] =
     "                       has kernel work only (task-clock, :k events as root)\n"
     "  -a, --all-cpus       count every CPU (perf_event_paranoid <= 0 or CAP_PERFMON)\n"
     "  -f, --format FMT     text (default), csv or json\n"
-    "  -o, --output FILE    write the counts to FILE instead of stdout\n"
+    "  -o, --output FILE    write the counts to FILE instead of stderr (- stdout)\n"
     "  -h, --help           this text\n"
     "\n"
     "The exit status is CMD's (128+N when a signal N ended it; 127 when it could not be\n"
@@ -769,6 +769,23 @@ static void json_num(struct hwprof_jw *j, const char *key, double v, bool valid)
 		hwprof_jw_null(j, key);
 }
 
+/* The notes and warnings of the run (held since cmd_stat() began, see cli_hold_messages()),
+ * so that JSON sharing stderr with them stays one document. */
+static void json_messages(struct hwprof_jw *j)
+{
+	const char *kinds[64], *texts[64];
+	size_t n = cli_held_messages(kinds, texts, 64);
+
+	hwprof_jw_array(j, "messages");
+	for (size_t i = 0; i < n && i < 64; i++) {
+		hwprof_jw_object(j, NULL);
+		hwprof_jw_str(j, "kind", kinds[i]);
+		hwprof_jw_str(j, "text", texts[i]);
+		hwprof_jw_end(j);
+	}
+	hwprof_jw_end(j);
+}
+
 static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
 		       const char *cpu, const char *cmd, const struct stat_opts *o)
@@ -805,6 +822,7 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 	for (size_t i = 0; i < nm; i++)
 		hwprof_jw_metric(&j, &m[i].m, 15);
 	hwprof_jw_end(&j);
+	json_messages(&j);
 	hwprof_jw_end(&j);
 	fputc('\n', f);
 }
@@ -827,14 +845,22 @@ static void print_csv(FILE *f, const struct hwprof_event_list *list, const struc
 
 /* ---- the command ----------------------------------------------------------------------- */
 
+/* Whether the counts go to stderr: no -o, as perf stat does, so that stdout stays the
+ * counted program's own. */
+static bool counts_on_stderr(const struct stat_opts *o)
+{
+	return !o->output;
+}
+
 /* Writes the counts in the chosen format to memory first: a failed write(2) then has its own
  * errno (stdio would leave it to whichever later call noticed), and a full disk loses nothing
  * silently. Returns 0, or -1 after reporting. */
 static int write_counts(const struct stat_opts *o, const char *text, size_t len)
 {
-	int fd = STDOUT_FILENO, e = 0;
+	int fd = counts_on_stderr(o) ? STDERR_FILENO : STDOUT_FILENO, e = 0;
 
 	fflush(stdout);
+	fflush(stderr);
 	/* "-o -" is standard output, as "-" is for most tools: never a file named "-". */
 	if (o->output && strcmp(o->output, "-")) {
 		fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -843,11 +869,11 @@ static int write_counts(const struct stat_opts *o, const char *text, size_t len)
 				     o->output);
 	}
 	e = cli_write_all(fd, text, len);
-	if (fd != STDOUT_FILENO && close(fd) < 0 && !e)
+	if (fd > STDERR_FILENO && close(fd) < 0 && !e)
 		e = errno;
 	if (!e)
 		return 0;
-	if (fd != STDOUT_FILENO)
+	if (fd > STDERR_FILENO)
 		return error_errno(e, "-o '%s': %m (%s)", o->output,
 				   e == EFBIG ? "raise 'ulimit -f'"
 					      : "choose a writable path with -o");
@@ -918,6 +944,9 @@ int cmd_stat(int argc, char **argv)
 	FILE *out;
 
 	parse_args(argc, argv, &o);
+	/* JSON carries the run's notes and warnings, so that on stderr it stays one document. */
+	if (o.format == CLI_FORMAT_JSON)
+		cli_hold_messages();
 	launch_adjust_limits();
 	rd.asked = o.runs;
 	if (o.pid > 0 && kill(o.pid, 0) < 0 && errno == ESRCH)
@@ -1008,12 +1037,17 @@ int cmd_stat(int argc, char **argv)
 		print_text(out, &rd, &list, st, metrics, nm, elapsed, el_sd, cpu, cmd, &o);
 	if (fclose(out) != 0)
 		die("out of memory");
+	if (o.format == CLI_FORMAT_JSON && counts_on_stderr(&o))
+		cli_drop_messages(); /* the JSON carries them */
+	else
+		cli_release_messages();
 	if (write_counts(&o, text, text_len) < 0)
 		goto out;
 	/* Interrupted repeats end as the signal would have ended hwprof (130 for ^C); a single
 	 * run keeps the command's own status. */
 	rc = rd.interrupted && o.runs > 1 ? 128 + stop_signal : status;
 out:
+	cli_release_messages(); /* held and not yet printed: a run that failed */
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	stop_requested = 0;

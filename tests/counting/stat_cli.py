@@ -21,8 +21,11 @@ HWPROF, TOUCH = os.path.abspath(sys.argv[1]), sys.argv[2]
 
 
 def stat(*args):
+    """rc, the counts, the messages: both are stderr (as perf stat, the counts go there and
+    stdout stays the program's); with -f json the messages are inside the document."""
     p = subprocess.run([HWPROF, "stat", *args], capture_output=True, text=True, timeout=60)
-    return p.returncode, p.stdout, p.stderr
+    check(f"stat {args}: stdout is the program's: {p.stdout!r}", p.stdout == "" or "-o" in args)
+    return p.returncode, p.stderr, p.stderr
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -47,8 +50,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check(f"-r 3: rc {rc}: {err}", rc == 0)
     doc = json.load(open(out))
     check(f"keys {sorted(doc)}",
-          sorted(doc) == ["command", "cpu", "events", "interrupted", "metrics", "runs",
-                          "system_wide"])
+          sorted(doc) == ["command", "cpu", "events", "interrupted", "messages", "metrics",
+                          "runs", "system_wide"])
     check("runs", doc["runs"] == 3)
     check(f"command {doc['command']}", doc["command"] == f"{TOUCH} 1000 {state}")
     check("cpu model", isinstance(doc["cpu"], str) and doc["cpu"])
@@ -74,6 +77,27 @@ with tempfile.TemporaryDirectory() as tmp:
     check(f"csv columns {list(rows[0])}", list(rows[0]) == ["event", "mean", "stddev_pct", "min", "max", "running_pct", "unit",
                             "counted"])
     check("csv values", rows[0]["event"] == "page-faults" and float(rows[0]["mean"]) > 10)
+
+    # Issue 17: the counts on stderr, as perf stat's; stdout is the program's own, and with
+    # -f json stderr is one JSON document, the run's notes inside it.
+    p = subprocess.run([HWPROF, "stat", "-f", "json", "--", "sh", "-c", "echo hello"],
+                       capture_output=True, text=True, timeout=60)
+    doc = json.loads(p.stderr) if p.stderr.startswith("{") else {}
+    check(f"stat -f json: stdout {p.stdout!r}, stderr one document {p.stderr[:300]!r}",
+          p.returncode == 0 and p.stdout == "hello\n" and doc.get("events"))
+    text_run = subprocess.run([HWPROF, "stat", "--", "true"], capture_output=True, text=True,
+                              timeout=60)
+    want_note = ["note"] if "no hardware PMU" in text_run.stderr else []
+    got_kinds = [m["kind"] for m in doc.get("messages", []) if "PMU" in m["text"]]
+    check(f"the no-PMU note inside the document: {doc.get('messages')}", got_kinds == want_note)
+    p = subprocess.run([HWPROF, "stat", "-e", "page-faults", "--", "sh", "-c", "echo hello"],
+                       capture_output=True, text=True, timeout=60)
+    check(f"stat text: stdout {p.stdout!r}", p.stdout == "hello\n" and "page-faults" in p.stderr)
+    p = subprocess.run([HWPROF, "stat", "-f", "json", "-o", out, "--", "true"],
+                       capture_output=True, text=True, timeout=60)
+    doc = json.load(open(out))
+    check(f"-o FILE: the notes on stderr too: {p.stderr!r}",
+          [m["text"] in p.stderr for m in doc["messages"]] == [True] * len(doc["messages"]))
 
     # M7: -f is --format's short spelling, as in report.
     rc, text, err = stat("-f", "json", "-e", "page-faults", "--", "true")
@@ -221,9 +245,12 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # H F34/F29: a full disk loses no counts silently.
     with open("/dev/full", "w") as full:
-        p = subprocess.run([HWPROF, "stat", "-e", "page-faults", "--", "true"], stdout=full,
-                           stderr=subprocess.PIPE, text=True, timeout=60)
-    check(f"stdout /dev/full: rc {p.returncode}", p.returncode == 2)
+        p = subprocess.run([HWPROF, "stat", "-e", "page-faults", "-o", "-", "--", "true"],
+                           stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+        check(f"stdout /dev/full: rc {p.returncode}", p.returncode == 2)
+        q = subprocess.run([HWPROF, "stat", "-e", "page-faults", "--", "true"], stderr=full,
+                           timeout=60)
+        check(f"stderr /dev/full: rc {q.returncode}", q.returncode == 2)
     check(p.stderr, "writing the counts: No space left on device" in p.stderr)
     rc, _, err = stat("-e", "page-faults", "-o", "/dev/full", "--", "true")
     check(err, rc == 2 and "No space left on device (choose a writable path with -o)" in err)
@@ -290,7 +317,7 @@ else:
     # P4: root is told how to count the kernel work, not that it needs root.
     check(f"stat -p kthread as root: {err!r}",
           "count its kernel work with :k" in err and "needs root" not in err)
-    check(out_text, "task-clock" in out_text)
+    check(err, "task-clock" in err and out_text == "")
 
 # H F22/F31: context switches and migrations are kernel work. Where the kernel may be measured
 # (root here) stat and record's counted totals both count them (:uk) and see the sleeps; where
@@ -341,10 +368,10 @@ else:
                        text=True, timeout=60)
     check(f"stat as nobody: rc {p.returncode}: {p.stderr}", p.returncode == 0)
     for name in ("context-switches", "cpu-migrations"):
-        line = [l for l in p.stdout.splitlines() if f" {name} " in l + " "]
+        line = [l for l in p.stderr.splitlines() if f" {name} " in l + " "]
         check(f"stat as nobody, {name}: {line}",
               line and "<not counted>" in line[0] and WHY in line[0])
-    check(p.stdout, "task-clock" in p.stdout and "<not counted>  task-clock" not in p.stdout)
+    check(p.stderr, "task-clock" in p.stderr and "<not counted>  task-clock" not in p.stderr)
     counts, err, text = record_counts("nobody")
     for name in ("context-switches", "cpu-migrations"):
         c = counts.get(name, {})
