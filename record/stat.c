@@ -49,6 +49,8 @@ struct ev_stat {
 	double run_scaled;		 /* this run, summed over CPUs */
 	uint64_t run_enabled_ns, run_running_ns;
 	bool run_counted;
+	char *unsupported; /* why the host cannot count the event (probe_events()); NULL:
+			    * it can, or may */
 };
 
 /* How many runs the printed values are over. */
@@ -72,6 +74,7 @@ struct cpu_group {
 
 struct stat_run {
 	const struct hwprof_event_list *list;
+	const struct ev_stat *st; /* per list entry: an unsupported one is not opened */
 	struct cpu_group *groups;
 	size_t ngroups;
 	bool one_by_one;
@@ -360,7 +363,7 @@ static int open_one(struct stat_run *r, const struct stat_opts *o, pid_t pid, in
 	int err;
 
 	for (size_t i = 0; i < r->list->n; i++) {
-		if (cpu >= 0 && !pmu_covers(&r->list->ev[i], cpu))
+		if (r->st[i].unsupported || (cpu >= 0 && !pmu_covers(&r->list->ev[i], cpu)))
 			continue;
 		idx[sub.n] = i;
 		sub.ev[sub.n++] = r->list->ev[i];
@@ -532,10 +535,99 @@ static void wait_stop(pid_t pid)
 
 /* One measurement, read into the run fields of ST. Returns the target's exit status (>= 0), or
  * MEASURE_FAILED / MEASURE_EXEC_FAILED after reporting. *SIGINT_END: see wait_target. */
+/* Whether the open error ERR of an event alone says the host cannot count it at all, rather
+ * than that this user may not (EACCES, EPERM) or the target is gone: perf_event_open(2)
+ * returns ENOENT for an event type or config the kernel does not know, EOPNOTSUPP for a
+ * feature the PMU lacks, ENODEV for a PMU not on this CPU, EINVAL for an attribute it
+ * refuses (precise_ip beyond the PMU's). */
+static bool open_unsupported(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -EINVAL;
+}
+
+/* Opens each event of LIST alone, once, on hwprof itself (or a CPU with -a) and marks in
+ * ST[i].unsupported the ones the host cannot count, as perf stat does: they are printed as
+ * <not supported> and the others are counted. Uncore events without -a are left to
+ * run_open() (its message says to use -a). Returns how many may be counted. */
+static size_t probe_events(const struct stat_opts *o, const struct hwprof_event_list *list,
+			   struct ev_stat *st)
+{
+	int *cpus = NULL, ncpus = o->system_wide ? sampler_online_cpus(&cpus) : 0;
+	int cpu = ncpus > 0 ? cpus[0] : -1;
+	size_t ok = 0;
+
+	free(cpus);
+	for (size_t i = 0; i < list->n; i++) {
+		struct hwprof_event ev = list->ev[i];
+		struct hwprof_event_list one = {.ev = &ev, .n = 1, .ngroups = 1};
+		struct hwprof_group *g = NULL;
+		int err;
+
+		if (!o->system_wide && is_uncore(&ev)) {
+			ok++;
+			continue;
+		}
+		ev.group = 0;
+		ev.leader = true;
+		err = hwprof_group_open_list(&g, &one, o->system_wide ? -1 : 0, cpu,
+					     HWPROF_GROUP_START_DISABLED);
+		hwprof_group_close(g);
+		if (err < 0 && open_unsupported(err))
+			st[i].unsupported = xstrdup(hwprof_strerror_last());
+		else
+			ok++;
+	}
+	return ok;
+}
+
+/* The reason of unsupported event I without its leading "NAME: " (the library's messages
+ * name the event first), so that events with one reason share one line. */
+static const char *unsupported_why(const struct hwprof_event_list *list, const struct ev_stat *st,
+				   size_t i)
+{
+	size_t k = strlen(list->ev[i].spec);
+
+	if (!strncmp(st[i].unsupported, list->ev[i].spec, k) &&
+	    !strncmp(st[i].unsupported + k, ": ", 2))
+		return st[i].unsupported + k + 2;
+	return st[i].unsupported;
+}
+
+/* "cycles, r003c: not supported on this host (...)" for each distinct reason, joined by "; ",
+ * into BUF. */
+static void unsupported_text(const struct hwprof_event_list *list, const struct ev_stat *st,
+			     char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < list->n; i++) {
+		bool first = true;
+		const char *why;
+
+		if (!st[i].unsupported)
+			continue;
+		why = unsupported_why(list, st, i);
+		for (size_t k = 0; k < i && first; k++)
+			if (st[k].unsupported && !strcmp(unsupported_why(list, st, k), why))
+				first = false;
+		if (!first)
+			continue;
+		for (size_t k = i, n = 0; k < list->n; k++)
+			if (st[k].unsupported && !strcmp(unsupported_why(list, st, k), why))
+				at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s",
+						       n++  ? ", "
+						       : at ? "; "
+							    : "",
+						       list->ev[k].spec);
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, ": %s", why);
+	}
+}
+
 static int measure(const struct stat_opts *o, const struct hwprof_event_list *list,
 		   struct ev_stat *st, double *elapsed, bool *one_by_one)
 {
-	struct stat_run r = {.list = list};
+	struct stat_run r = {.list = list, .st = st};
 	struct launch l = {.pid = -1, .go_fd = -1, .err_fd = -1};
 	int status = 0, e;
 	double t0;
@@ -712,6 +804,10 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
 		const char *unit = hwprof_event_unit(&list->ev[i]);
+		if (s->unsupported) {
+			fprintf(f, " %20s  %s\n", "<not supported>", list->ev[i].spec);
+			continue;
+		}
 		if (!s->counted_runs) {
 			const char *why = hwprof_count_why_not(&list->ev[i]);
 			fprintf(f, " %20s  %-24s%s%s%s\n", "<not counted>", list->ev[i].spec,
@@ -815,6 +911,7 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 		json_num(&j, "running_pct", running_pct(s), true);
 		hwprof_jw_str(&j, "unit", hwprof_event_unit(&list->ev[i]));
 		hwprof_jw_bool(&j, "counted", ok);
+		hwprof_jw_bool(&j, "supported", !s->unsupported);
 		hwprof_jw_end(&j);
 	}
 	hwprof_jw_end(&j);
@@ -978,6 +1075,16 @@ int cmd_stat(int argc, char **argv)
 	hwprof_host_cpu_model(cpu, sizeof(cpu));
 	cmd = command_line(&o);
 	st = xcalloc(list.n, sizeof(*st));
+	if (probe_events(&o, &list, st) == 0) {
+		unsupported_text(&list, st, msg, sizeof(msg));
+		error("no event of the list can be counted here: %s", cli_see(msg));
+		goto out;
+	}
+	if (list.n > 1 || st[0].unsupported) {
+		unsupported_text(&list, st, msg, sizeof(msg));
+		if (msg[0])
+			note("%s; the other events are counted", msg);
+	}
 
 	/* Ctrl-C / SIGTERM end the measurement (for -p/-a) or the running command (forwarded to
 	 * it, see on_stop) and the repeats; hwprof itself keeps running to print what was
@@ -1053,6 +1160,8 @@ out:
 	stop_requested = 0;
 	stop_signal = 0;
 	free(text);
+	for (size_t i = 0; st && i < list.n; i++)
+		free(st[i].unsupported);
 	free(st);
 	free(cmd);
 	hwprof_events_free(&list);

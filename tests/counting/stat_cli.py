@@ -55,7 +55,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check("runs", doc["runs"] == 3)
     check(f"command {doc['command']}", doc["command"] == f"{TOUCH} 1000 {state}")
     check("cpu model", isinstance(doc["cpu"], str) and doc["cpu"])
-    fields = ["counted", "event", "max", "mean", "min", "running_pct", "stddev_pct", "unit"]
+    fields = ["counted", "event", "max", "mean", "min", "running_pct", "stddev_pct", "supported",
+              "unit"]
     for e in doc["events"]:
         check(f"event keys {sorted(e)}", sorted(e) == fields)
     pf = doc["events"][0]

@@ -224,7 +224,7 @@ Test(stat, uncore_scale_unit_bandwidth_on_its_cpu, .fini = cleanup)
 			opens++;
 		}
 	}
-	cr_assert_eq(opens, 1);
+	cr_assert_eq(opens, 2, "probed once (probe_events()), then opened for the count");
 	fake_kernel_uninstall();
 }
 
@@ -310,6 +310,63 @@ Test(stat, kernel_work_not_counted_with_the_reason, .init = quiet_stderr, .fini 
 	text = slurp(json_out);
 	cr_assert_not_null(strstr(text, "{\"event\": \"context-switches\", \"mean\": null, "), "%s",
 			   text);
-	cr_assert_not_null(strstr(text, "\"counted\": false}"), "%s", text);
+	cr_assert_not_null(strstr(text, "\"counted\": false, \"supported\": true}"), "%s", text);
+	fake_kernel_uninstall();
+}
+
+/* Issue 17: as perf stat, events the host cannot count are <not supported> and the others are
+ * counted; only when none can be counted is it an error, naming every event. */
+Test(stat, unsupported_events_shown_others_counted, .init = quiet_stderr, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char out[128];
+	char *argv[] = {"stat", "-e",	"cycles,page-faults,{instructions,task-clock}",
+			"-f",	"json", "-o",
+			out,	"--",	"true",
+			NULL};
+	char *json;
+
+	intel_fixture();
+	snprintf(out, sizeof(out), "%s/out.json", root);
+	cfg.has_pmu = false;
+	fake_kernel_install(&cfg);
+	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 4242);
+	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 5000);
+	cr_assert_eq(run_stat(9, argv), 0);
+	json = slurp(out);
+	cr_assert_not_null(strstr(json,
+				  "{\"event\": \"cycles\", \"mean\": null, \"stddev_pct\": "
+				  "null, \"min\": null, \"max\": null, \"running_pct\": 0, "
+				  "\"unit\": \"\", \"counted\": false, \"supported\": false}"),
+			   "%s", json);
+	cr_assert_not_null(strstr(json, "\"event\": \"page-faults\", \"mean\": 4242,"), "%s", json);
+	cr_assert_not_null(strstr(json, "\"event\": \"task-clock\", \"mean\": 5000,"), "%s", json);
+	cr_assert_not_null(strstr(json, "\"event\": \"instructions\", \"mean\": null,"), "%s",
+			   json);
+	/* One note for the two events with one reason, kept in the document. */
+	cr_assert_not_null(strstr(json, "\"kind\": \"note\", \"text\": \"cycles, instructions: not "
+					"supported on this host"),
+			   "%s", json);
+	fake_kernel_uninstall();
+}
+
+Test(stat, no_event_supported_is_one_error_naming_all, .init = quiet_stderr, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char *argv[] = {"stat", "-e", "cycles,r003c", "--", "true", NULL};
+	char buf[4096] = "";
+	FILE *err;
+
+	intel_fixture();
+	cfg.has_pmu = false;
+	fake_kernel_install(&cfg);
+	cr_assert_eq(run_stat(5, argv), EXIT_FATAL);
+	fflush(stderr);
+	err = cr_get_redirected_stderr();
+	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	cr_assert_not_null(strstr(buf, "error: no event of the list can be counted here: cycles, "
+				       "r003c: not supported on this host"),
+			   "%s", buf);
+	cr_assert_eq(strchr(buf, '\n'), buf + strlen(buf) - 1, "one line: %s", buf);
 	fake_kernel_uninstall();
 }
