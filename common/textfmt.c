@@ -114,7 +114,7 @@ void hwprof_csv_str(FILE *f, const char *s)
 
 char *hwprof_count_text(double v, const char *unit, char *buf, size_t len)
 {
-	if ((unit[0] && strcmp(unit, "ns")) || v < 0 || v >= 1e18) {
+	if ((unit[0] && strcmp(unit, "ns")) || v < 0 || v >= 1e18 || (v > 0 && v < 1)) {
 		snprintf(buf, len, "%.2f", v);
 		return buf;
 	}

@@ -29,8 +29,9 @@ char *hwprof_group_digits(unsigned long long n, char *buf, size_t len);
 
 /* Writes counted (scaled) value V as people read it into BUF (LEN bytes); returns BUF. An
  * event count (UNIT "" or "ns") is rounded and grouped ("1,234,567"); a value in a sysfs unit
- * ("MiB", "Joules"), or one that is negative or too large to round (>= 1e18), keeps two
- * decimals ("1536.26"). The one spelling of a count in text outputs. */
+ * ("MiB", "Joules"), one between 0 and 1 (a mean over runs: "0.33", not "0"), or one that is
+ * negative or too large to round (>= 1e18), keeps two decimals ("1536.26"). The one spelling
+ * of a count in text outputs. */
 char *hwprof_count_text(double v, const char *unit, char *buf, size_t len);
 
 struct hwprof_metric;

@@ -120,6 +120,8 @@ Test(textfmt, count_text_groups_event_counts_and_keeps_unit_decimals)
 	cr_expect_str_eq(hwprof_count_text(1234567.4, "", buf, sizeof(buf)), "1,234,567");
 	cr_expect_str_eq(hwprof_count_text(1234567.5, "ns", buf, sizeof(buf)), "1,234,568");
 	cr_expect_str_eq(hwprof_count_text(0, "", buf, sizeof(buf)), "0");
+	/* A mean over runs under 1 (one context switch in three runs) is not printed as 0. */
+	cr_expect_str_eq(hwprof_count_text(1.0 / 3, "", buf, sizeof(buf)), "0.33");
 	cr_expect_str_eq(hwprof_count_text(1536.257, "MiB", buf, sizeof(buf)), "1536.26");
 	cr_expect_str_eq(hwprof_count_text(-1, "", buf, sizeof(buf)), "-1.00");
 	cr_expect_str_eq(hwprof_count_text(2e18, "", buf, sizeof(buf)), "2000000000000000000.00");
