@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +61,15 @@ struct runs_done {
 				* interrupted run when none completed */
 	long long completed;   /* runs that ended without a stop request */
 	long long interrupted; /* 1-based run a signal interrupted; 0 when none */
+};
+
+/* The times of the runs kept: means over them. */
+struct run_times {
+	double elapsed;	   /* wall-clock seconds from the enable to the end */
+	double elapsed_sd; /* standard deviation of ELAPSED over the runs, % of it */
+	double user, sys;  /* CPU seconds of the command and the children it waited for
+			    * (wait4(2)'s rusage); only with HAVE_CPU */
+	bool have_cpu;	   /* a launched command (not -p, not -a) */
 };
 
 /* measure(): the command could not be executed (reported; exit EXIT_NOT_EXECUTED as record). */
@@ -501,7 +511,7 @@ static double now_s(void)
  * target shares hwprof's group, and the terminal's ^C reaches on_stop too). Returns its exit
  * status (128+N when signal N ended it). A target that ends itself by SIGINT is no ^C: the
  * repeats go on. */
-static int wait_target(struct launch *l)
+static int wait_target(struct launch *l, struct rusage *ru)
 {
 	int status, ret = EXIT_FATAL;
 	pid_t w;
@@ -509,7 +519,7 @@ static int wait_target(struct launch *l)
 	stop_target = l->pgid > 0 ? -l->pgid : l->pid;
 	if (stop_requested)
 		launch_kill(l, stop_signal);
-	while ((w = waitpid(l->pid, &status, 0)) < 0 && errno == EINTR)
+	while ((w = wait4(l->pid, &status, 0, ru)) < 0 && errno == EINTR)
 		;
 	/* Reaped: the handler must not signal a pid that may be reused. */
 	stop_target = 0;
@@ -533,8 +543,6 @@ static void wait_stop(pid_t pid)
 	}
 }
 
-/* One measurement, read into the run fields of ST. Returns the target's exit status (>= 0), or
- * MEASURE_FAILED / MEASURE_EXEC_FAILED after reporting. *SIGINT_END: see wait_target. */
 /* Whether the open error ERR of an event alone says the host cannot count it at all, rather
  * than that this user may not (EACCES, EPERM) or the target is gone: perf_event_open(2)
  * returns ENOENT for an event type or config the kernel does not know, EOPNOTSUPP for a
@@ -624,8 +632,10 @@ static void unsupported_text(const struct hwprof_event_list *list, const struct 
 	}
 }
 
+/* One measurement, read into the run fields of ST. Returns the target's exit status (>= 0), or
+ * MEASURE_FAILED / MEASURE_EXEC_FAILED after reporting. *SIGINT_END: see wait_target. */
 static int measure(const struct stat_opts *o, const struct hwprof_event_list *list,
-		   struct ev_stat *st, double *elapsed, bool *one_by_one)
+		   struct ev_stat *st, double *elapsed, struct rusage *ru, bool *one_by_one)
 {
 	struct stat_run r = {.list = list, .st = st};
 	struct launch l = {.pid = -1, .go_fd = -1, .err_fd = -1};
@@ -659,7 +669,7 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 			launch_abort(&l);
 			return e > 0 ? MEASURE_EXEC_FAILED : MEASURE_FAILED;
 		}
-		status = wait_target(&l);
+		status = wait_target(&l, ru);
 	} else {
 		wait_stop(o->pid);
 	}
@@ -743,6 +753,45 @@ struct metric_out {
 	const char *unit; /* after the value: "" or "GB/s" */
 };
 
+/* The CPUs the command kept busy (task-clock over the elapsed time) and each other counted
+ * event's rate per second of task-clock, the two numbers perf stat prints beside the counts.
+ * Needs a counted task-clock (its unit is ns). Returns how many were written to OUT (room
+ * for MAX). */
+static size_t derive_rates(const struct hwprof_event_list *list, const struct ev_stat *st,
+			   double elapsed, struct metric_out *out, size_t max)
+{
+	size_t tc = list->n, k = 0;
+	double secs;
+
+	for (size_t i = 0; i < list->n && tc == list->n; i++)
+		if (list->ev[i].type == PERF_TYPE_SOFTWARE &&
+		    list->ev[i].config == PERF_COUNT_SW_TASK_CLOCK && st[i].counted_runs)
+			tc = i;
+	if (tc == list->n || (secs = mean_of(&st[tc]) / 1e9) <= 0)
+		return 0;
+	if (elapsed > 0 && k < max) {
+		struct metric_out *mo = &out[k++];
+		*mo = (struct metric_out){.unit = ""};
+		snprintf(mo->m.name, sizeof(mo->m.name), "CPUs utilized");
+		mo->m.value = secs / elapsed;
+		snprintf(mo->m.formula, sizeof(mo->m.formula), "%.6f s / %.6f s", secs, elapsed);
+	}
+	for (size_t i = 0; i < list->n && k < max; i++) {
+		struct metric_out *mo;
+
+		if (i == tc || !st[i].counted_runs || unit_bytes(list->ev[i].unit) ||
+		    !strcmp(hwprof_event_unit(&list->ev[i]), "ns"))
+			continue;
+		mo = &out[k++];
+		*mo = (struct metric_out){.unit = "/s"};
+		snprintf(mo->m.name, sizeof(mo->m.name), "%.40s/s", list->ev[i].spec);
+		mo->m.value = mean_of(&st[i]) / secs;
+		snprintf(mo->m.formula, sizeof(mo->m.formula), "%.0f / %.6f s", mean_of(&st[i]),
+			 secs);
+	}
+	return k;
+}
+
 static size_t derive(const struct hwprof_event_list *list, const struct ev_stat *st, double elapsed,
 		     struct metric_out *out, size_t max)
 {
@@ -757,6 +806,7 @@ static size_t derive(const struct hwprof_event_list *list, const struct ev_stat 
 	n = hwprof_metrics_derive(in, list->n, m, 64);
 	for (size_t i = 0; i < n && k < max; i++)
 		out[k++] = (struct metric_out){m[i], ""};
+	k += derive_rates(list, st, elapsed, out + k, max - k);
 	/* Bandwidth of byte-unit events (uncore CAS counts scaled to MiB by their .scale). */
 	for (size_t i = 0; i < list->n && k < max && elapsed > 0; i++) {
 		double b = unit_bytes(list->ev[i].unit);
@@ -773,9 +823,36 @@ static size_t derive(const struct hwprof_event_list *list, const struct ev_stat 
 	return k;
 }
 
+/* The groups of more than one event, each counted in one time window (one kernel group:
+ * their ratios are exact even when multiplexed): " groups: {a,b}, {c,d}". */
+static void print_groups(FILE *f, const struct hwprof_event_list *list)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < list->n; i++) {
+		bool grouped = (i + 1 < list->n && list->ev[i + 1].group == list->ev[i].group) ||
+			       (i > 0 && list->ev[i - 1].group == list->ev[i].group);
+		bool first = i == 0 || list->ev[i - 1].group != list->ev[i].group;
+		bool last = i + 1 == list->n || list->ev[i + 1].group != list->ev[i].group;
+
+		if (!grouped)
+			continue;
+		if (first)
+			fputs(any ? ", {" : " groups: {", f);
+		else
+			fputc(',', f);
+		any = true;
+		hwprof_text_put(f, list->ev[i].spec);
+		if (last)
+			fputc('}', f);
+	}
+	if (any)
+		fputc('\n', f);
+}
+
 static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
-		       double elapsed, double elapsed_sd, const char *cpu, const char *cmd,
+		       const struct run_times *t, const char *cpu, const char *cmd,
 		       const struct stat_opts *o)
 {
 	char a[64], b[64], c[64];
@@ -800,7 +877,9 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 		fprintf(f, " (%lld of %lld runs, interrupted)", rd->completed, rd->asked);
 	else if (rd->asked > 1)
 		fprintf(f, " (%lld runs)", rd->asked);
-	fprintf(f, ":\n CPU: %s\n\n", cpu);
+	fprintf(f, ":\n CPU: %s\n", cpu);
+	print_groups(f, list);
+	fputc('\n', f);
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
 		const char *unit = hwprof_event_unit(&list->ev[i]);
@@ -850,10 +929,13 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 				m[i].unit, x->name, x->formula);
 		}
 	}
-	fprintf(f, "\n %20.6f seconds time elapsed", elapsed);
+	fprintf(f, "\n %20.6f seconds time elapsed", t->elapsed);
 	if (rd->kept > 1)
-		fprintf(f, " ( +- %5.2f%% )", elapsed_sd);
-	fprintf(f, "\n\n");
+		fprintf(f, " ( +- %5.2f%% )", t->elapsed_sd);
+	fputc('\n', f);
+	if (t->have_cpu)
+		fprintf(f, "\n %20.6f seconds user\n %20.6f seconds sys\n", t->user, t->sys);
+	fputc('\n', f);
 }
 
 /* V, or null when not VALID. */
@@ -884,7 +966,8 @@ static void json_messages(struct hwprof_jw *j)
 
 static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
-		       const char *cpu, const char *cmd, const struct stat_opts *o)
+		       const struct run_times *t, const char *cpu, const char *cmd,
+		       const struct stat_opts *o)
 {
 	struct hwprof_jw j;
 
@@ -897,6 +980,9 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 	hwprof_jw_str(&j, "cpu", cpu);
 	hwprof_jw_int(&j, "runs", rd->completed);
 	hwprof_jw_bool(&j, "interrupted", rd->interrupted);
+	hwprof_jw_double(&j, "elapsed_s", t->elapsed, 9);
+	json_num(&j, "user_s", t->user, t->have_cpu);
+	json_num(&j, "sys_s", t->sys, t->have_cpu);
 	hwprof_jw_array(&j, "events");
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
@@ -912,6 +998,7 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 		hwprof_jw_str(&j, "unit", hwprof_event_unit(&list->ev[i]));
 		hwprof_jw_bool(&j, "counted", ok);
 		hwprof_jw_bool(&j, "supported", !s->unsupported);
+		hwprof_jw_int(&j, "group", list->ev[i].group);
 		hwprof_jw_end(&j);
 	}
 	hwprof_jw_end(&j);
@@ -1034,7 +1121,8 @@ int cmd_stat(int argc, char **argv)
 	struct sigaction sa = {.sa_sigaction = on_stop, .sa_flags = SA_SIGINFO}, old_int, old_term;
 	struct runs_done rd = {0};
 	char err[256] = "", cpu[256], msg[PATH_MAX + 256], *cmd = NULL, *text = NULL;
-	double el_sum = 0, el_sumsq = 0, elapsed = 0, el_sd = 0;
+	double el_sum = 0, el_sumsq = 0, user_sum = 0, sys_sum = 0, elapsed;
+	struct run_times times = {.have_cpu = false};
 	bool one_by_one = false;
 	int status = 0, rc = EXIT_FATAL, r;
 	size_t nm, text_len = 0;
@@ -1094,8 +1182,9 @@ int cmd_stat(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	for (long long i = 0; i < o.runs && !stop_requested; i++) {
 		double el = 0;
+		struct rusage ru = {0};
 
-		status = measure(&o, &list, st, &el, &one_by_one);
+		status = measure(&o, &list, st, &el, &ru, &one_by_one);
 		if (status == MEASURE_EXEC_FAILED)
 			rc = EXIT_NOT_EXECUTED;
 		if (status < 0)
@@ -1111,6 +1200,8 @@ int cmd_stat(int argc, char **argv)
 		rd.kept++;
 		el_sum += el;
 		el_sumsq += el * el;
+		user_sum += (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+		sys_sum += (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 		if (rd.interrupted)
 			break;
 		rd.completed++;
@@ -1126,7 +1217,13 @@ int cmd_stat(int argc, char **argv)
 	if (rd.kept > 1 && elapsed > 0) {
 		double var =
 		    (el_sumsq - (double)rd.kept * elapsed * elapsed) / (double)(rd.kept - 1);
-		el_sd = var > 0 ? 100.0 * sqrt(var) / elapsed : 0;
+		times.elapsed_sd = var > 0 ? 100.0 * sqrt(var) / elapsed : 0;
+	}
+	times.elapsed = elapsed;
+	times.have_cpu = o.argv && o.pid <= 0 && !o.system_wide && rd.kept;
+	if (times.have_cpu) {
+		times.user = user_sum / (double)rd.kept;
+		times.sys = sys_sum / (double)rd.kept;
 	}
 	if (one_by_one)
 		note("the kernel refused inherit with PERF_FORMAT_GROUP (an older kernel): group "
@@ -1137,11 +1234,11 @@ int cmd_stat(int argc, char **argv)
 	if (!out)
 		die("out of memory");
 	if (o.format == CLI_FORMAT_JSON)
-		print_json(out, &rd, &list, st, metrics, nm, cpu, cmd, &o);
+		print_json(out, &rd, &list, st, metrics, nm, &times, cpu, cmd, &o);
 	else if (o.format == CLI_FORMAT_CSV)
 		print_csv(out, &list, st);
 	else
-		print_text(out, &rd, &list, st, metrics, nm, elapsed, el_sd, cpu, cmd, &o);
+		print_text(out, &rd, &list, st, metrics, nm, &times, cpu, cmd, &o);
 	if (fclose(out) != 0)
 		die("out of memory");
 	if (o.format == CLI_FORMAT_JSON && counts_on_stderr(&o))

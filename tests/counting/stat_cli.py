@@ -50,13 +50,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check(f"-r 3: rc {rc}: {err}", rc == 0)
     doc = json.load(open(out))
     check(f"keys {sorted(doc)}",
-          sorted(doc) == ["command", "cpu", "events", "interrupted", "messages", "metrics",
-                          "runs", "system_wide"])
+          sorted(doc) == ["command", "cpu", "elapsed_s", "events", "interrupted", "messages",
+                          "metrics", "runs", "sys_s", "system_wide", "user_s"])
     check("runs", doc["runs"] == 3)
     check(f"command {doc['command']}", doc["command"] == f"{TOUCH} 1000 {state}")
     check("cpu model", isinstance(doc["cpu"], str) and doc["cpu"])
-    fields = ["counted", "event", "max", "mean", "min", "running_pct", "stddev_pct", "supported",
-              "unit"]
+    fields = ["counted", "event", "group", "max", "mean", "min", "running_pct", "stddev_pct",
+              "supported", "unit"]
     for e in doc["events"]:
         check(f"event keys {sorted(e)}", sorted(e) == fields)
     pf = doc["events"][0]
@@ -99,6 +99,28 @@ with tempfile.TemporaryDirectory() as tmp:
     doc = json.load(open(out))
     check(f"-o FILE: the notes on stderr too: {p.stderr!r}",
           [m["text"] in p.stderr for m in doc["messages"]] == [True] * len(doc["messages"]))
+
+    # Issue 17: perf stat's CPUs utilized, rates per second of task-clock, user and sys time;
+    # the groups shown (a mean under 1 with decimals: tests/common/test_textfmt.c).
+    rc, text, err = stat("-e", "{task-clock,page-faults},cpu-migrations", "-f", "json", "--",
+                         TOUCH, "2000")
+    doc = json.loads(text) if rc == 0 else {}
+    ev = {e["event"]: e for e in doc.get("events", [])}
+    met = {m["name"]: m["value"] for m in doc.get("metrics", [])}
+    tc_s = ev.get("task-clock", {}).get("mean", 0) / 1e9
+    check(f"CPUs utilized = task-clock / elapsed: {met} {doc.get('elapsed_s')}",
+          tc_s > 0 and abs(met.get("CPUs utilized", 0) - tc_s / doc["elapsed_s"]) <= 1e-3 * met.get("CPUs utilized", 1))
+    check(f"page-faults/s = page-faults / task-clock s: {met}",
+          abs(met.get("page-faults/s", 0) - ev["page-faults"]["mean"] / tc_s) <= 1e-3 * met.get("page-faults/s", 1))
+    check(f"user and sys time: {doc.get('user_s')} {doc.get('sys_s')} of {doc.get('elapsed_s')}",
+          0 <= doc.get("user_s", -1) and 0 < doc.get("sys_s", -1) and
+          doc["user_s"] + doc["sys_s"] <= 2 * doc["elapsed_s"] + 0.05)
+    check(f"groups: {[(e['event'], e['group']) for e in doc.get('events', [])]}",
+          [e["group"] for e in doc.get("events", [])] == [0, 0, 1])
+    rc, text, err = stat("-e", "{task-clock,page-faults},cpu-migrations", "--", "true")
+    check(f"text: rates, user/sys, groups: {text!r}",
+          "CPUs utilized" in text and "page-faults/s" in text and "seconds user" in text and
+          "seconds sys" in text and " groups: {task-clock,page-faults}\n" in text)
 
     # M7: -f is --format's short spelling, as in report.
     rc, text, err = stat("-f", "json", "-e", "page-faults", "--", "true")

@@ -310,7 +310,8 @@ Test(stat, kernel_work_not_counted_with_the_reason, .init = quiet_stderr, .fini 
 	text = slurp(json_out);
 	cr_assert_not_null(strstr(text, "{\"event\": \"context-switches\", \"mean\": null, "), "%s",
 			   text);
-	cr_assert_not_null(strstr(text, "\"counted\": false, \"supported\": true}"), "%s", text);
+	cr_assert_not_null(strstr(text, "\"counted\": false, \"supported\": true, \"group\": 0}"),
+			   "%s", text);
 	fake_kernel_uninstall();
 }
 
@@ -334,10 +335,10 @@ Test(stat, unsupported_events_shown_others_counted, .init = quiet_stderr, .fini 
 	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 5000);
 	cr_assert_eq(run_stat(9, argv), 0);
 	json = slurp(out);
-	cr_assert_not_null(strstr(json,
-				  "{\"event\": \"cycles\", \"mean\": null, \"stddev_pct\": "
-				  "null, \"min\": null, \"max\": null, \"running_pct\": 0, "
-				  "\"unit\": \"\", \"counted\": false, \"supported\": false}"),
+	cr_assert_not_null(strstr(json, "{\"event\": \"cycles\", \"mean\": null, \"stddev_pct\": "
+					"null, \"min\": null, \"max\": null, \"running_pct\": 0, "
+					"\"unit\": \"\", \"counted\": false, \"supported\": false, "
+					"\"group\": 0}"),
 			   "%s", json);
 	cr_assert_not_null(strstr(json, "\"event\": \"page-faults\", \"mean\": 4242,"), "%s", json);
 	cr_assert_not_null(strstr(json, "\"event\": \"task-clock\", \"mean\": 5000,"), "%s", json);
