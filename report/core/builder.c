@@ -1117,6 +1117,13 @@ static int build_tables(struct builder *b, const struct sym_jobs *w)
 		m->bias_known = d->state == DSO_OK && d->nloads;
 		if (m->bias_known)
 			m->bias = (int64_t)(d->loads[0].vaddr - d->loads[0].offset);
+		for (size_t k = 0; m->bias_known && k < d->nloads; k++) {
+			const struct dso_load *l = &d->loads[k];
+			if (!k || l->vaddr < m->start)
+				m->start = l->vaddr;
+			if (!k || l->vaddr + l->memsz > m->limit)
+				m->limit = l->vaddr + l->memsz;
+		}
 	}
 	for (size_t i = 0; i < b->dsos.n; i++)
 		nlines += w->v[i].chains.n;

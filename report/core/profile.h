@@ -52,10 +52,12 @@ struct profile_mapping {
 	const char *file;     /* path as recorded, or "[unknown]", "[kernel]", "[vdso]", ... */
 	uint8_t build_id[20]; /* as recorded (the GNU build-id note); BUILD_ID_SIZE 0: none */
 	uint8_t build_id_size;
-	bool bias_known; /* the file was read (it exists and is the recorded build) */
-	int64_t bias;	 /* its first PT_LOAD's p_vaddr - p_offset (ELF gABI): a file
-			  * offset plus BIAS is its link-time address (the same for every
-			  * segment but in lld's layouts; profile_loc.addr is exact) */
+	bool bias_known;       /* the file was read (it exists and is the recorded build) */
+	int64_t bias;	       /* its first PT_LOAD's p_vaddr - p_offset (ELF gABI): a file
+				* offset plus BIAS is its link-time address (the same for every
+				* segment but in lld's layouts; profile_loc.addr is exact) */
+	uint64_t start, limit; /* when BIAS_KNOWN: the link-time addresses its PT_LOADs span,
+				* [lowest p_vaddr, highest p_vaddr + p_memsz); else 0, 0 */
 };
 
 /* A function (pprof's Function): its name for people, its linkage name and where it is
