@@ -31,9 +31,11 @@ struct report_options {
 	bool callgraph;	     /* -G / --call-graph: call paths under each row */
 	enum cg_order order; /* of the call paths */
 	bool folded_lines;
-	bool inverted;	    /* svg: an icicle */
-	const char *output; /* -o FILE; NULL: standard output */
-	bool inline_frames; /* --inline alone: every inline frame in call paths */
+	bool inverted;		/* svg: an icicle */
+	const char *output;	/* -o FILE; NULL: standard output */
+	bool inline_frames;	/* --inline alone: every inline frame in call paths */
+	const char *row_option; /* the last option given that shapes rows or frames
+				 * (-s, -n, --percent-limit, --children, --inline), or NULL */
 };
 
 typedef int output_fn(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
@@ -44,9 +46,11 @@ static const struct output_format {
 	const char *name;
 	output_fn *write;
 	long long limit; /* rows by default (0: all) */
+	bool binary;	 /* never written to a terminal */
 } formats[] = {
-    {"text", output_text, 40},	  {"csv", output_csv, 0}, {"json", output_json, 0},
-    {"folded", output_folded, 0}, {"svg", output_svg, 0},
+    {"text", output_text, 40, false}, {"csv", output_csv, 0, false},
+    {"json", output_json, 0, false},  {"folded", output_folded, 0, false},
+    {"svg", output_svg, 0, false},    {"pprof", output_pprof, 0, true},
 };
 
 static const struct output_format *parse_format(const char *arg)
@@ -68,7 +72,8 @@ static const struct output_format *parse_format(const char *arg)
 
 static const char usage_text[] =
     "usage: hwprof report [-i FILE]... [-s line|function|dso[,...]] [-n N]\n"
-    "                     [--percent-limit P] [-f text|csv|json|folded|svg] [-o FILE]\n"
+    "                     [--percent-limit P] [-f text|csv|json|folded|svg|pprof]\n"
+    "                     [-o FILE]"
     "                     [--folded-lines] [--inverted]\n"
     "                     [--children|--no-children] [-G|--call-graph=caller|callee]\n"
     "                     [--inline[=callee|caller]]\n"
@@ -86,6 +91,8 @@ static const char usage_text[] =
     "                         stack, 'main;work;memcpy 123', for flame graphs)\n"
     "                         svg: a flame graph in one self-contained file (open it in\n"
     "                         a browser: hover, click to zoom, search)\n"
+    "                         pprof: pprof's profile.proto, gzipped, for go tool pprof,\n"
+    "                         Pyroscope, Parca (binary: give -o FILE.pb.gz)\n"
     "  -o, --output FILE      write to FILE instead of standard output\n"
     "      --folded-lines     folded: each frame with its :line\n"
     "      --inverted         svg: an icicle graph, the sampled functions at the top and\n"
@@ -205,21 +212,26 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			break;
 		case 's':
 			o->sort = optarg;
+			o->row_option = "-s";
 			break;
 		case 'n':
 			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
+			o->row_option = "-n";
 			break;
 		case OPT_PERCENT:
 			o->percent_limit = parse_percent(optarg);
+			o->row_option = "--percent-limit";
 			break;
 		case 'f':
 			o->format = parse_format(optarg);
 			break;
 		case OPT_CHILDREN:
 			o->children = 1;
+			o->row_option = "--children";
 			break;
 		case OPT_NO_CHILDREN:
 			o->children = 0;
+			o->row_option = "--no-children";
 			break;
 		case 'G':
 			o->callgraph = true;
@@ -245,6 +257,7 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			o->folded_lines = true;
 			break;
 		case OPT_INLINE:
+			o->row_option = "--inline";
 			/* "--inline MODE" as before it took no argument alone. */
 			if (!optarg && optind < argc &&
 			    (!strcmp(argv[optind], "callee") || !strcmp(argv[optind], "caller")))
@@ -305,10 +318,17 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 		die_usage("--inverted draws an icicle graph: it goes with -f svg");
 	if (o->folded_lines && o->format->write != output_folded)
 		die_usage("--folded-lines adds lines to folded stacks: it goes with -f folded");
-	if (o->callgraph && (o->format->write == output_folded || o->format->write == output_svg))
+	if (o->callgraph && (o->format->write == output_folded || o->format->write == output_svg ||
+			     o->format->write == output_pprof))
 		die_usage("-G puts call paths under rows; -f %s already holds every stack whole "
 			  "(drop -G)",
 			  o->format->name);
+	/* pprof sorts, cuts and folds inline frames itself: the file holds every stack whole,
+	 * each location with its whole inline chain. */
+	if (o->row_option && o->format->write == output_pprof)
+		die_usage("%s shapes report's rows; -f pprof holds every sample and inline frame "
+			  "whole, for pprof to sort and cut (drop %s)",
+			  o->row_option, o->row_option);
 }
 
 int cmd_report(int argc, char **argv)
@@ -335,6 +355,12 @@ int cmd_report(int argc, char **argv)
 	parse_options(argc, argv, &o);
 	if (o.output && cli_output_check("-o", o.output) < 0)
 		goto done;
+	if (o.format->binary && (!o.output || !strcmp(o.output, "-")) && cli_stdout_is_tty()) {
+		error("-f %s writes binary data: not to a terminal (give -o FILE.pb.gz, or pipe "
+		      "it)",
+		      o.format->name);
+		goto done;
+	}
 	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
 	if (nkeys < 0)
 		die_usage("%s", err);

@@ -91,7 +91,7 @@ check("zero period is too small", rc == 64 and "too small (at least 1)" in err, 
 rc, out, err = run("record", "-F", "abc", "--", "true")
 check("not a number", rc == 64 and "-F 'abc': not a number" in err, err)
 
-for cmd, names in (("report", "text, csv, json, folded or svg"), ("stat", "text, csv or json")):
+for cmd, names in (("report", "text, csv, json, folded, svg or pprof"), ("stat", "text, csv or json")):
     rc, out, err = run(cmd, "--format", "xml", "--", "true")
     check(f"{cmd} --format xml", rc == 64 and f"--format 'xml': not a format ({names})" in err, err)
 

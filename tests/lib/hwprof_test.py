@@ -1,6 +1,7 @@
 """What the python tests share: one check() that prints and counts, finish() that exits with
-the test's status, hot_line() that finds a workload's "HOT: name" marker, run() of a command,
-record() of a command into a sample file, and run_cases() that runs a script's cases, all or the one named by --case.
+the test's status, hot_line() that finds a workload's "HOT: name" marker, run() of a command, on_terminal() of a
+command on a pseudo-terminal, record() of a command into a sample file, and run_cases() that
+runs a script's cases, all or the one named by --case.
 
 A test script puts this folder on its path and imports what it uses:
 
@@ -12,7 +13,10 @@ test_NAME and ends with run_cases(globals(), ARGS...). Its meson.build registers
 per case (found the same way: lines starting with "def test_"), each run with "--case NAME",
 so that a failure names its case.
 """
+import os
+import pty
 import re
+import select
 import subprocess
 import sys
 
@@ -58,6 +62,27 @@ def record(hwprof, out, args, cmd, timeout=60):
     check(f"record {' '.join(args)} exit 0", p.returncode == 0, p.returncode)
     check("record sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
     return p.stderr
+
+
+def on_terminal(argv):
+    """Runs ARGV with stdout and stderr on one pseudo-terminal; returns (status, output)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(argv[0], argv)
+    out = b""
+    while True:
+        ready, _, _ = select.select([fd], [], [], 20)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
 
 
 def selected_case(argv=None):

@@ -6,9 +6,7 @@ import ctypes.util
 import io
 import json
 import os
-import pty
 import re
-import select
 import subprocess
 import sys
 import shutil
@@ -20,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import hwprof_test  # noqa: E402
-from hwprof_test import check, run_cases  # noqa: E402
+from hwprof_test import check, on_terminal, run_cases  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 SRC = os.environ["RPT_SRC"]
@@ -53,27 +51,6 @@ def gen_case(out, binary, *kv):
                        text=True)
     check("gen_case %s: %s" % (" ".join(kv), r.stderr), r.returncode == 0)
     return out
-
-
-def on_terminal(argv):
-    """Runs ARGV with stdout and stderr on one pseudo-terminal; returns (status, output)."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execv(argv[0], argv)
-    out = b""
-    while True:
-        ready, _, _ = select.select([fd], [], [], 20)
-        if not ready:
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
 
 
 def one_line_error(r, code, words, what):

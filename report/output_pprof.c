@@ -1,0 +1,505 @@
+/* output_pprof.c - the profile as pprof's profile.proto, gzipped (-f pprof).
+ *
+ * The core's tables are already pprof's shape (profile.h), so this is a copy into the
+ * generated messages (pprof/profile.proto, packed by libprotobuf-c) and one gzip stream
+ * (zlib). What pprof's readers need, and why it is done so:
+ *
+ * - Ids: pprof's are 1-based and 0 means none. A location's id is its profile id + 1; a
+ *   mapping's its place in the output + 1; the [unknown] mapping (addresses outside every
+ *   mapped file) is no Mapping, its locations have mapping_id 0.
+ * - Addresses are the core's: link-time (ELF vaddr) addresses of the DSO, the file offset
+ *   when the file could not be read. Each Mapping spans the file's PT_LOAD segments (when it
+ *   was read; else the addresses of its locations), and its file_offset is the file offset of
+ * memory_start, so address - memory_start + file_offset is the file offset as pprof's symbolizers
+ * expect (a location without symbols can be symbolized later, by build-id, as Parca does).
+ * - Functions: pprof keeps a source file per Function, not per Line, and `-lines` prints the
+ *   function's file beside each line's number; so a Function is a function of the profile
+ *   in one file (the file of the lines that name it), which is its declaration file but for
+ *   code #included into it.
+ * - Samples: one per distinct stack (every inline frame of each location as a Line); a
+ *   recording without stacks gives one per sampled address. The values are the samples and
+ *   the summed period of the event shown, rounded to integers (pprof's are int64).
+ */
+#include "functions.h"
+#include "output.h"
+#include "profile.pb-c.h"
+#include "textfmt.h"
+
+#include "hwprof/event.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "cli.h"
+#include "fnv.h"
+
+typedef Perftools__Profiles__Profile pb_profile;
+typedef Perftools__Profiles__ValueType pb_value_type;
+typedef Perftools__Profiles__Sample pb_sample;
+typedef Perftools__Profiles__Label pb_label;
+typedef Perftools__Profiles__Mapping pb_mapping;
+typedef Perftools__Profiles__Location pb_location;
+typedef Perftools__Profiles__Line pb_line;
+typedef Perftools__Profiles__Function pb_function;
+
+/* The string table: each distinct string once, by content; [0] is "". */
+struct strtab {
+	char **v; /* borrowed from the profile, or in OWNED */
+	size_t n, cap;
+	uint32_t *slots; /* 1 + index into v; 0 empty */
+	size_t scap;	 /* power of two */
+	char **owned;
+	size_t nowned;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	return hwprof_fnv1a_str(HWPROF_FNV_BASIS, s);
+}
+
+static void strtab_grow(struct strtab *t)
+{
+	size_t cap = t->scap ? t->scap * 2 : 1024;
+	uint32_t *slots = xcalloc(cap, sizeof(*slots));
+
+	for (size_t k = 0; k < t->n; k++) {
+		size_t i = str_hash(t->v[k]) & (cap - 1);
+		while (slots[i])
+			i = (i + 1) & (cap - 1);
+		slots[i] = (uint32_t)k + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->scap = cap;
+}
+
+/* The index of S (NULL: "") in T; S must live until T is written. */
+static int64_t str_id(struct strtab *t, const char *s)
+{
+	size_t i;
+
+	if (!s || !*s)
+		s = "";
+	if ((t->n + 1) * 2 > t->scap)
+		strtab_grow(t);
+	for (i = str_hash(s) & (t->scap - 1); t->slots[i]; i = (i + 1) & (t->scap - 1))
+		if (!strcmp(t->v[t->slots[i] - 1], s))
+			return t->slots[i] - 1;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 1024;
+		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
+	}
+	t->v[t->n] = (char *)s;
+	t->slots[i] = (uint32_t)++t->n;
+	return (int64_t)t->n - 1;
+}
+
+/* The index of a printf-formatted string, which T then owns. */
+static int64_t str_idf(struct strtab *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int64_t str_idf(struct strtab *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	t->owned = xrealloc(t->owned, (t->nowned + 1) * sizeof(*t->owned));
+	t->owned[t->nowned++] = s;
+	return str_id(t, s);
+}
+
+static void strtab_release(struct strtab *t)
+{
+	for (size_t i = 0; i < t->nowned; i++)
+		free(t->owned[i]);
+	free(t->owned);
+	free(t->v);
+	free(t->slots);
+}
+
+/* What is being built: the messages point into these arrays. */
+struct pprof {
+	const struct profile *p;
+	struct strtab s;
+	pb_profile prof;
+	pb_value_type *types; /* the sample types, then the period type */
+	pb_value_type **type_ptrs;
+	pb_sample *samples;
+	pb_sample **sample_ptrs;
+	uint64_t *ids; /* every sample's location ids, back to back */
+	int64_t *vals; /* every sample's values, back to back */
+	pb_label truncated, *truncated_ptr;
+	pb_mapping *mappings;
+	pb_mapping **mapping_ptrs;
+	uint32_t *mapping_id; /* by profile mapping: its Mapping's id, 0: none */
+	pb_location *locations;
+	pb_location **location_ptrs;
+	bool *used; /* by profile location: a sample names it */
+	pb_line *lines;
+	pb_line **line_ptrs;
+	struct fn_table fns; /* the output's functions (a function in one file) */
+	pb_function *functions;
+	pb_function **function_ptrs;
+	int64_t *comments;
+};
+
+/* The unit pprof reads for EV's period: what the event counts (hwprof_event_unit()),
+ * spelled as pprof spells it. */
+static const char *period_unit(const struct hwprof_file_event *ev)
+{
+	struct hwprof_event e = {.type = ev->type, .config = ev->config};
+	const char *u = hwprof_event_unit(&e);
+
+	return !strcmp(u, "ns") ? "nanoseconds" : u[0] ? u : "count";
+}
+
+/* Sample types: the samples and the period of the event shown. */
+static void add_types(struct pprof *w)
+{
+	const struct hwprof_file_event *ev = profile_sampling_event(w->p);
+	const char *name = ev ? ev->name : "events";
+	pb_value_type *t;
+
+	w->types = xcalloc(3, sizeof(*w->types));
+	w->type_ptrs = xcalloc(2, sizeof(*w->type_ptrs));
+	for (size_t i = 0; i < 3; i++)
+		perftools__profiles__value_type__init(&w->types[i]);
+	t = w->types;
+	t[0].type = str_id(&w->s, "samples");
+	t[0].unit = str_id(&w->s, "count");
+	t[1].type = str_id(&w->s, name);
+	t[1].unit = str_id(&w->s, ev ? period_unit(ev) : "count");
+	w->type_ptrs[0] = &t[0];
+	w->type_ptrs[1] = &t[1];
+	w->prof.sample_type = w->type_ptrs;
+	w->prof.n_sample_type = 2;
+	w->prof.default_sample_type = t[1].type;
+	/* The period: events between two samples; in frequency mode the kernel retunes it, and
+	 * the mean is what one sample stands for. */
+	t[2] = t[1];
+	w->prof.period_type = &t[2];
+	if (ev && !ev->freq)
+		w->prof.period = (int64_t)ev->period_or_freq;
+	else if (w->p->samples)
+		w->prof.period = llround(w->p->period / (double)w->p->samples);
+}
+
+/* The samples: one per stack, or one per sampled address without stacks. */
+static void add_samples(struct pprof *w)
+{
+	const struct profile *p = w->p;
+	size_t n = p->nstacks ? p->nstacks : p->nlocs, nids = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++)
+		nids += p->stacks[i].n;
+	if (!p->nstacks)
+		nids = p->nlocs;
+	w->samples = xcalloc(n ? n : 1, sizeof(*w->samples));
+	w->sample_ptrs = xcalloc(n ? n : 1, sizeof(*w->sample_ptrs));
+	w->ids = xcalloc(nids ? nids : 1, sizeof(*w->ids));
+	w->vals = xcalloc(n ? 2 * n : 1, sizeof(*w->vals));
+	w->used = xcalloc(p->nlocations ? p->nlocations : 1, sizeof(*w->used));
+	/* A stack cut short says so: its outermost callers are missing. */
+	perftools__profiles__label__init(&w->truncated);
+	w->truncated.key = str_id(&w->s, "truncated");
+	w->truncated.str = str_id(&w->s, "true");
+	w->truncated_ptr = &w->truncated;
+	nids = 0;
+	for (size_t i = 0; i < n; i++) {
+		pb_sample *s = &w->samples[i];
+		const uint32_t *locs = p->nstacks ? p->stacks[i].locs : &p->locs[i].id;
+		uint32_t nlocs = p->nstacks ? p->stacks[i].n : 1;
+
+		perftools__profiles__sample__init(s);
+		s->location_id = w->ids + nids;
+		s->n_location_id = nlocs;
+		for (uint32_t k = 0; k < nlocs; k++) {
+			w->ids[nids++] = (uint64_t)locs[k] + 1;
+			w->used[locs[k]] = true;
+		}
+		s->value = w->vals + 2 * i;
+		s->n_value = 2;
+		s->value[0] = (int64_t)(p->nstacks ? p->stacks[i].samples : p->locs[i].samples);
+		s->value[1] = llround(p->nstacks ? p->stacks[i].period : p->locs[i].period);
+		if (p->nstacks && p->stacks[i].truncated) {
+			s->label = &w->truncated_ptr;
+			s->n_label = 1;
+		}
+		w->sample_ptrs[i] = s;
+	}
+	w->prof.sample = w->sample_ptrs;
+	w->prof.n_sample = n;
+}
+
+/* The build-id as pprof's readers key it: lowercase hex. */
+static int64_t build_id_str(struct strtab *s, const struct profile_mapping *m)
+{
+	char hex[2 * sizeof(m->build_id) + 1];
+
+	if (!m->build_id_size)
+		return 0;
+	for (size_t i = 0; i < m->build_id_size && i < sizeof(m->build_id); i++)
+		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+	return str_idf(s, "%s", hex);
+}
+
+/* Whether mapping M is the program's: its file's base name is the command's. */
+static bool is_program(const struct profile *p, const struct profile_mapping *m)
+{
+	return p->header.argc && p->header.argv[0] && m->file &&
+	       !strcmp(path_base(m->file), path_base(p->header.argv[0]));
+}
+
+/* The Mappings of the mapped files the samples name, the program's first. */
+static void add_mappings(struct pprof *w)
+{
+	const struct profile *p = w->p;
+	uint64_t *lo = xcalloc(p->nmappings + 1, sizeof(*lo));
+	uint64_t *hi = xcalloc(p->nmappings + 1, sizeof(*hi));
+	bool *funcs = xcalloc(p->nmappings + 1, sizeof(*funcs));
+	bool *files = xcalloc(p->nmappings + 1, sizeof(*files));
+	size_t n = 0;
+
+	w->mapping_id = xcalloc(p->nmappings + 1, sizeof(*w->mapping_id));
+	for (size_t i = 0; i < p->nlocations; i++) {
+		const struct profile_loc *l = &p->locations[i];
+		if (!w->used[i] || l->mapping >= p->nmappings)
+			continue;
+		if (!w->mapping_id[l->mapping] || l->addr < lo[l->mapping])
+			lo[l->mapping] = l->addr;
+		if (!w->mapping_id[l->mapping] || l->addr >= hi[l->mapping])
+			hi[l->mapping] = l->addr + 1;
+		w->mapping_id[l->mapping] = 1;
+		funcs[l->mapping] |= l->function != NULL;
+		files[l->mapping] |= l->file != NULL;
+	}
+	w->mappings = xcalloc(p->nmappings + 1, sizeof(*w->mappings));
+	w->mapping_ptrs = xcalloc(p->nmappings + 1, sizeof(*w->mapping_ptrs));
+	/* Twice over the mappings: the program's, then the others. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 1; i < p->nmappings; i++) {
+			const struct profile_mapping *m = &p->mappings[i];
+			pb_mapping *o = &w->mappings[n];
+			if (w->mapping_id[i] != 1 || is_program(p, m) != !pass)
+				continue;
+			perftools__profiles__mapping__init(o);
+			o->id = ++n;
+			/* The file's whole image when it was read: the same range for the same
+			 * build in every profile, which pprof's merge keys mappings by. */
+			if (m->limit > m->start && m->start <= lo[i] && hi[i] <= m->limit)
+				lo[i] = m->start, hi[i] = m->limit;
+			o->memory_start = lo[i];
+			o->memory_limit = hi[i];
+			/* The kernel's addresses are its own (profile.h): no file offset. */
+			if (strcmp(m->file, "[kernel]"))
+				o->file_offset = lo[i] - (uint64_t)(m->bias_known ? m->bias : 0);
+			o->filename = str_id(&w->s, m->file);
+			o->build_id = build_id_str(&w->s, m);
+			o->has_functions = funcs[i];
+			o->has_filenames = o->has_line_numbers = o->has_inline_frames = files[i];
+			w->mapping_ptrs[n - 1] = o;
+			w->mapping_id[i] = (uint32_t)n + 1;
+		}
+	/* mapping_id held 1 + the id while assigning. */
+	for (size_t i = 0; i < p->nmappings; i++)
+		w->mapping_id[i] = w->mapping_id[i] > 1 ? w->mapping_id[i] - 1 : 0;
+	w->prof.mapping = w->mapping_ptrs;
+	w->prof.n_mapping = n;
+	free(lo);
+	free(hi);
+	free(funcs);
+	free(files);
+}
+
+/* The Locations the samples name, each with its whole inline chain as Lines; the Functions
+ * they name. */
+static void add_locations(struct pprof *w)
+{
+	const struct profile *p = w->p;
+	size_t n = 0, nl = 0;
+
+	if (fn_table_init(&w->fns) < 0)
+		die("out of memory");
+	w->locations = xcalloc(p->nlocations + 1, sizeof(*w->locations));
+	w->location_ptrs = xcalloc(p->nlocations + 1, sizeof(*w->location_ptrs));
+	w->lines = xcalloc(p->nlines + 1, sizeof(*w->lines));
+	w->line_ptrs = xcalloc(p->nlines + 1, sizeof(*w->line_ptrs));
+	for (size_t i = 0; i < p->nlocations; i++) {
+		const struct profile_loc *l = &p->locations[i];
+		const struct profile_line *chain;
+		pb_location *o = &w->locations[n];
+		uint32_t nchain;
+
+		if (!w->used[i])
+			continue;
+		perftools__profiles__location__init(o);
+		o->id = (uint64_t)i + 1;
+		o->mapping_id = l->mapping < p->nmappings ? w->mapping_id[l->mapping] : 0;
+		o->address = l->addr;
+		chain = profile_loc_lines(p, l, &nchain);
+		o->line = w->line_ptrs + nl;
+		o->n_line = nchain;
+		for (uint32_t k = 0; k < nchain; k++) {
+			const struct profile_function *f = &p->functions[chain[k].function];
+			struct profile_function key = *f;
+			pb_line *line = &w->lines[nl];
+			uint32_t id;
+
+			if (chain[k].file)
+				key.file = chain[k].file;
+			if (fn_table_intern(&w->fns, &key, &id) < 0)
+				die("out of memory");
+			perftools__profiles__line__init(line);
+			line->function_id = id;
+			line->line = chain[k].line;
+			w->line_ptrs[nl++] = line;
+		}
+		w->location_ptrs[n++] = o;
+	}
+	w->prof.location = w->location_ptrs;
+	w->prof.n_location = n;
+	/* fns.v[0] is the unknown function: a Line of it names Function 0, none. */
+	w->functions = xcalloc(w->fns.n, sizeof(*w->functions));
+	w->function_ptrs = xcalloc(w->fns.n, sizeof(*w->function_ptrs));
+	for (size_t i = 1; i < w->fns.n; i++) {
+		const struct profile_function *f = &w->fns.v[i];
+		pb_function *o = &w->functions[i - 1];
+
+		perftools__profiles__function__init(o);
+		o->id = i;
+		o->name = str_id(&w->s, f->name ? f->name : f->system_name ? f->system_name : "??");
+		o->system_name = str_id(&w->s, f->system_name ? f->system_name : f->name);
+		o->filename = str_id(&w->s, f->file);
+		o->start_line = f->start_line;
+		w->function_ptrs[i - 1] = o;
+	}
+	w->prof.function = w->function_ptrs;
+	w->prof.n_function = w->fns.n - 1;
+}
+
+/* Comments: lines for people, as the text report's header says them. */
+static void add_comments(struct pprof *w)
+{
+	const struct profile *p = w->p;
+	const struct hwprof_file_header *h = &p->header;
+	int64_t v[64];
+	size_t n = 0;
+	char evs[1024], num[64];
+
+	if (h->hostname[0] || h->cpu_model[0] || h->kernel[0])
+		v[n++] = str_idf(&w->s, "host: %s, %s, %u CPUs, Linux %s", h->hostname,
+				 h->cpu_model, h->ncpus, h->kernel);
+	if (h->argc) {
+		char *cmd = hwprof_argv_line(h->argv, h->argc);
+		if (!cmd)
+			die("out of memory");
+		v[n++] = str_idf(&w->s, "command: %s", cmd);
+		free(cmd);
+	}
+	if (profile_events_label(p, evs, sizeof(evs)))
+		v[n++] = str_idf(&w->s, "events: %s", evs);
+	v[n++] = str_idf(&w->s, "samples: %" PRIu64 "%s", p->samples,
+			 p->samples != p->samples_read ? " (filtered)" : "");
+	for (uint32_t i = 0; i < p->trailer.ncounts && n < sizeof(v) / sizeof(v[0]); i++) {
+		const struct hwprof_file_count *c = &p->trailer.counts[i];
+		struct hwprof_count k = profile_count_read(c);
+
+		if (profile_count_partial(p, i) || !k.counted)
+			v[n++] = str_idf(&w->s, "counted: %s not counted%s", c->event,
+					 k.counted ? " in every input" : "");
+		else
+			v[n++] = str_idf(&w->s, "counted: %s %s%s%s (%.1f%% of the time)", c->event,
+					 hwprof_count_text(k.scaled, c->unit, num, sizeof(num)),
+					 c->unit[0] ? " " : "", c->unit, k.ratio * 100);
+	}
+	w->comments = xcalloc(n, sizeof(*w->comments));
+	memcpy(w->comments, v, n * sizeof(*v));
+	w->prof.comment = w->comments;
+	w->prof.n_comment = n;
+}
+
+/* Gzips the N bytes at BUF to F. Returns 0 or -errno. */
+static int write_gzip(FILE *f, const uint8_t *buf, size_t n)
+{
+	z_stream z = {0};
+	uint8_t out[65536];
+	int ret = 0, zr;
+
+	/* 16 + the window bits: a gzip header and trailer, as pprof's readers expect. */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return -ENOMEM;
+	z.next_in = (uint8_t *)buf;
+	z.avail_in = (uInt)n;
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		zr = deflate(&z, Z_FINISH);
+		if (zr == Z_STREAM_ERROR) {
+			ret = -EIO;
+			break;
+		}
+		fwrite(out, 1, sizeof(out) - z.avail_out, f);
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&z);
+	return ret ? ret : ferror(f) ? -EIO : 0;
+}
+
+int output_pprof(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+		 const struct output_opts *o)
+{
+	struct pprof w = {.p = p};
+	uint8_t *buf;
+	size_t len;
+	int ret;
+
+	(void)rows;
+	(void)n;
+	(void)o;
+	perftools__profiles__profile__init(&w.prof);
+	str_id(&w.s, "");
+	add_types(&w);
+	add_samples(&w);
+	add_mappings(&w);
+	add_locations(&w);
+	add_comments(&w);
+	w.prof.time_nanos = (int64_t)p->header.start_time_ns;
+	if (p->have_trailer)
+		w.prof.duration_nanos = (int64_t)p->trailer.duration_ns;
+	w.prof.string_table = w.s.v;
+	w.prof.n_string_table = w.s.n;
+	len = perftools__profiles__profile__get_packed_size(&w.prof);
+	buf = xmalloc(len ? len : 1);
+	perftools__profiles__profile__pack(&w.prof, buf);
+	ret = write_gzip(f, buf, len);
+	free(buf);
+	strtab_release(&w.s);
+	fn_table_release(&w.fns);
+	free(w.types);
+	free(w.type_ptrs);
+	free(w.samples);
+	free(w.sample_ptrs);
+	free(w.ids);
+	free(w.vals);
+	free(w.used);
+	free(w.mappings);
+	free(w.mapping_ptrs);
+	free(w.mapping_id);
+	free(w.locations);
+	free(w.location_ptrs);
+	free(w.lines);
+	free(w.line_ptrs);
+	free(w.functions);
+	free(w.function_ptrs);
+	free(w.comments);
+	return ret;
+}
