@@ -527,3 +527,25 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 	r->inlined_into = outer;
 	return 0;
 }
+
+bool dso_sym_symbol(struct dso *d, uint64_t addr, struct strpool *pool, const char **name,
+		    uint64_t *start, uint64_t *size)
+{
+	struct fsym *f = d->sym ? symtab_at(&d->sym->symtab, addr) : NULL;
+
+	if (!f)
+		return false;
+	*name = symtab_name(f, pool, NULL);
+	*start = f->addr;
+	*size = f->size;
+	return *name != NULL;
+}
+
+Elf *dso_sym_elf(struct dso *d, uint64_t *bias)
+{
+	Dwarf_Addr b = 0;
+	Elf *e = d->sym ? dwfl_module_getelf(d->sym->mod, &b) : NULL;
+
+	*bias = b;
+	return e;
+}

@@ -14,6 +14,8 @@
 
 #include "profile.h"
 
+#include <gelf.h>
+
 struct dso;
 struct dso_sym;
 struct strpool;
@@ -65,6 +67,17 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 /* Resolves link-time address ADDR of D (opened) under MODE into *R. Returns 0, or -ENOMEM. */
 int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct strpool *pool,
 		   struct sym_result *r);
+
+/* The function symbol of D (opened) holding link-time address ADDR (symtab.h: .symtab or
+ * .dynsym, PLT slots): *START and *SIZE (bytes) its range, *NAME its name (demangled,
+ * "memcpy@plt" for a PLT slot, interned in POOL). Returns false when no symbol holds ADDR. */
+bool dso_sym_symbol(struct dso *d, uint64_t addr, struct strpool *pool, const char **name,
+		    uint64_t *start, uint64_t *size);
+
+/* D's own ELF file (libelf's handle, owned by D's Dwfl: the file with the code, not a
+ * separate debug file), *BIAS what to add to its section addresses to get link-time ones.
+ * NULL when D is not opened or libdwfl cannot give it. */
+Elf *dso_sym_elf(struct dso *d, uint64_t *bias);
 
 /* Frees S (the Dwfl and its files). Accepts NULL. */
 void dso_sym_free(struct dso_sym *s);

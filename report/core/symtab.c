@@ -149,11 +149,10 @@ static const char *plt_name(const char *name, struct strpool *pool)
 	return r;
 }
 
-const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool, const char **raw)
+struct fsym *symtab_at(struct symtab *t, GElf_Addr addr)
 {
 	size_t lo = 0, hi = t->n;
 	struct fsym *s;
-	char *dem;
 
 	while (lo < hi) { /* first symbol above ADDR */
 		size_t mid = lo + (hi - lo) / 2;
@@ -169,13 +168,17 @@ const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool, 
 	 * it (nested or overlapping symbols are rare). */
 	if (addr - s->addr >= s->size) {
 		for (size_t i = lo - 1, k = 0; i-- > 0 && k < 8; k++)
-			if (addr - t->v[i].addr < t->v[i].size) {
-				s = &t->v[i];
-				goto found;
-			}
+			if (addr - t->v[i].addr < t->v[i].size)
+				return &t->v[i];
 		return NULL;
 	}
-found:
+	return s;
+}
+
+const char *symtab_name(struct fsym *s, struct strpool *pool, const char **raw)
+{
+	char *dem;
+
 	if (raw) {
 		if (!s->linkage)
 			s->linkage = strpool_intern(pool, s->raw);
@@ -188,6 +191,13 @@ found:
 		free(dem);
 	}
 	return s->name;
+}
+
+const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool, const char **raw)
+{
+	struct fsym *s = symtab_at(t, addr);
+
+	return s ? symtab_name(s, pool, raw) : NULL;
 }
 
 void symtab_release(struct symtab *t)

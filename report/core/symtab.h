@@ -40,6 +40,13 @@ int symtab_build(struct symtab *t, Dwfl_Module *mod);
  * be NULL) gets its symbol's own (linkage) name, interned in POOL, when there is one. */
 const char *symtab_find(struct symtab *t, GElf_Addr addr, struct strpool *pool, const char **raw);
 
+/* The symbol holding ADDR (its [addr, addr + size) covers ADDR), or NULL. Owned by T. */
+struct fsym *symtab_at(struct symtab *t, GElf_Addr addr);
+
+/* S's demangled name ("memcpy@plt" for a PLT slot), interned in POOL (NULL on ENOMEM); *RAW
+ * (RAW may be NULL) gets its linkage name, interned in POOL. */
+const char *symtab_name(struct fsym *s, struct strpool *pool, const char **raw);
+
 void symtab_release(struct symtab *t);
 
 #endif

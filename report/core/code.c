@@ -1,0 +1,207 @@
+/* code.c - a mapped file's machine code (code.h). */
+#include "code.h"
+
+#include "dso.h"
+#include "strpool.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct code_file {
+	struct strpool *pool;
+	struct dso_table dsos; /* the one DSO read, at index 2 (the table's reserved ones
+				* before it) */
+	struct dso *d;
+	struct disasm *dis;
+	Elf *elf;
+	uint64_t bias;
+};
+
+void code_close(struct code_file *f)
+{
+	if (!f)
+		return;
+	disasm_close(f->dis);
+	dso_table_release(&f->dsos);
+	strpool_free(f->pool);
+	free(f);
+}
+
+int code_open(struct code_file **out, const struct profile_mapping *m, const char **dirs,
+	      size_t ndirs, char *why, size_t whylen)
+{
+	struct code_file *f = calloc(1, sizeof(*f));
+	GElf_Ehdr eh;
+	bool has_dwarf;
+	int id, rc = -ENOMEM;
+
+	*out = NULL;
+	if (!f || !(f->pool = strpool_new()) || dso_table_init(&f->dsos, f->pool) < 0)
+		goto fail_nomem;
+	id = dso_table_get(&f->dsos, f->pool, m->file, m->build_id, m->build_id_size, NULL);
+	if (id < 0)
+		goto fail_nomem;
+	f->d = &f->dsos.v[id];
+	if (f->d->state == DSO_PSEUDO || id < 2) {
+		snprintf(why, whylen, "%s: no file to read the code from", m->file);
+		rc = -ENOENT;
+		goto fail;
+	}
+	/* The profile read the file and found it the recorded build (bias_known); without a
+	 * recorded build-id that is all there is to know. */
+	if (dso_check(f->d, why, whylen) < 0) {
+		rc = f->d->state == DSO_MISMATCH ? -ESTALE : -ENOENT;
+		goto fail;
+	}
+	if (!m->bias_known) {
+		snprintf(why, whylen, "%s: not the recorded build, or unreadable", m->file);
+		rc = -ESTALE;
+		goto fail;
+	}
+	if (dso_sym_open(f->d, dirs, ndirs, &has_dwarf, why, whylen) < 0) {
+		rc = -ENOENT;
+		goto fail;
+	}
+	f->elf = dso_sym_elf(f->d, &f->bias);
+	if (!f->elf || !gelf_getehdr(f->elf, &eh)) {
+		snprintf(why, whylen, "%s: libelf cannot read its header: %s", m->file,
+			 elf_errmsg(-1));
+		rc = -ENOENT;
+		goto fail;
+	}
+	rc = disasm_open(&f->dis, eh.e_machine, why, whylen);
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			goto fail_nomem;
+		goto fail;
+	}
+	*out = f;
+	return 0;
+fail_nomem:
+	snprintf(why, whylen, "%s: out of memory", m->file);
+	rc = -ENOMEM;
+fail:
+	code_close(f);
+	return rc;
+}
+
+/* Copies the LEN bytes at link-time address ADDR from the section of F's file that holds
+ * them all. Returns 0, -ENODATA when no section with file bytes holds them. */
+static int read_bytes(struct code_file *f, uint64_t addr, uint8_t *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		uint64_t lo;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS)
+			continue;
+		lo = sh.sh_addr + f->bias;
+		if (addr < lo || addr - lo >= sh.sh_size || len > sh.sh_size - (addr - lo))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || data->d_size < (addr - lo) + len)
+			return -ENODATA;
+		memcpy(buf, (const uint8_t *)data->d_buf + (addr - lo), len);
+		return 0;
+	}
+	return -ENODATA;
+}
+
+const char *code_symbol(struct code_file *f, uint64_t addr, uint64_t *off)
+{
+	const char *name;
+	uint64_t start, size;
+
+	if (!dso_sym_symbol(f->d, addr, f->pool, &name, &start, &size))
+		return NULL;
+	*off = addr - start;
+	return name;
+}
+
+/* IN's text: the mnemonic, then its operands, a direct target as NAME+0xOFF. */
+static void insn_text(struct code_insn *ci)
+{
+	const struct disasm_insn *in = &ci->in;
+
+	if (ci->target_name && ci->target_off)
+		snprintf(ci->text, sizeof(ci->text), "%-6s %s+0x%" PRIx64, in->mnemonic,
+			 ci->target_name, ci->target_off);
+	else if (ci->target_name)
+		snprintf(ci->text, sizeof(ci->text), "%-6s %s", in->mnemonic, ci->target_name);
+	else if (in->operands[0])
+		snprintf(ci->text, sizeof(ci->text), "%-6s %s", in->mnemonic, in->operands);
+	else
+		snprintf(ci->text, sizeof(ci->text), "%s", in->mnemonic);
+}
+
+/* Larger symbols than this are not read (a data blob mislabelled as code). */
+#define CODE_MAX_FUNCTION (4u << 20)
+
+int code_function(struct code_file *f, uint64_t addr, struct code_func *out, char *why,
+		  size_t whylen)
+{
+	struct disasm_insn *ins = NULL;
+	uint8_t *bytes;
+	size_t n = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!dso_sym_symbol(f->d, addr, f->pool, &out->name, &out->start, &out->size)) {
+		snprintf(why, whylen, "%s: no function symbol holds 0x%" PRIx64, f->d->path, addr);
+		return -ENOENT;
+	}
+	if (!out->size || out->size > CODE_MAX_FUNCTION) {
+		snprintf(why, whylen, "%s: symbol %s has %" PRIu64 " bytes: not read as code",
+			 f->d->path, out->name, out->size);
+		return -ENODATA;
+	}
+	bytes = malloc(out->size);
+	if (!bytes)
+		return -ENOMEM;
+	rc = read_bytes(f, out->start, bytes, out->size);
+	if (rc < 0) {
+		snprintf(why, whylen, "%s: the bytes of %s are not in the file", f->d->path,
+			 out->name);
+		free(bytes);
+		return rc;
+	}
+	rc = disasm_run(f->dis, bytes, out->size, out->start, &ins, &n);
+	free(bytes);
+	if (rc < 0)
+		return rc;
+	out->v = calloc(n ? n : 1, sizeof(*out->v));
+	if (!out->v) {
+		free(ins);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct code_insn *ci = &out->v[i];
+
+		ci->in = ins[i];
+		if (ci->in.flags & DISASM_TARGET)
+			ci->target_name = code_symbol(f, ci->in.target, &ci->target_off);
+		insn_text(ci);
+	}
+	out->n = n;
+	free(ins);
+	return 0;
+}
+
+void code_func_release(struct code_func *fn)
+{
+	free(fn->v);
+	memset(fn, 0, sizeof(*fn));
+}
+
+int code_lookup(struct code_file *f, uint64_t addr, enum inline_mode mode, struct sym_result *r)
+{
+	return dso_sym_lookup(f->d, addr, mode, f->pool, r);
+}
