@@ -25,13 +25,16 @@ struct annotate_options {
 	size_t ndebug_dirs;
 	long long limit; /* functions in --stdio; 0: all */
 	const char *function;
-	const char *event; /* --event: the sampling event shown (profile.h) */
+	const char *event;	 /* --event: the sampling event shown (profile.h) */
+	enum ann_view_mode mode; /* --asm: source + instructions; --no-source: instructions */
+	bool json;		 /* --format json (with --stdio) */
 };
 
 static const char usage_text[] =
     "usage: hwprof annotate [-i FILE]... [--stdio] [--source-dir DIR]...\n"
     "                       [--prefix-map OLD=NEW]... [--debug-dir DIR]... [--limit N]\n"
-    "                       [--event NAME] [FUNCTION]\n"
+    "                       [--event NAME] [--asm | --no-source] [-f text|json]\n"
+    "                       [FUNCTION]\n"
     "\n"
     "Shows the source lines of the sampled functions with their share of the samples: a\n"
     "terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
@@ -45,13 +48,26 @@ static const char usage_text[] =
     "      --limit N            --stdio: the N hottest functions (default 20, 0: all)\n"
     "      --event NAME         with several sampling events: the one to show (default:\n"
     "                           the first)\n"
+    "      --asm                each source line followed by its instructions, each with\n"
+    "                           its samples (instructions only without line information)\n"
+    "      --no-source          instructions only, named by symbol + offset\n"
+    "  -f, --format FMT         --stdio output: text (default) or json\n"
     "  FUNCTION                 its name as report prints it, or a C++ function's base\n"
     "                           name (ns::work) or linkage name (_Z...)\n"
     "  -h, --help               this text\n"
     "\n"
     "Without a terminal (or one smaller than 40x12) annotate prints --stdio output.\n";
 
-enum { OPT_STDIO = 256, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_LIMIT, OPT_EVENT, OPT_DEBUG_DIR };
+enum {
+	OPT_STDIO = 256,
+	OPT_SOURCE_DIR,
+	OPT_PREFIX_MAP,
+	OPT_LIMIT,
+	OPT_EVENT,
+	OPT_DEBUG_DIR,
+	OPT_ASM,
+	OPT_NO_SOURCE,
+};
 
 static void append(const char ***list, size_t *n, const char *s)
 {
@@ -61,7 +77,7 @@ static void append(const char ***list, size_t *n, const char *s)
 
 static void parse_options(struct annotate_options *o, int argc, char **argv)
 {
-	static const char short_options[] = "i:h";
+	static const char short_options[] = "i:f:h";
 	static const struct option longopts[] = {
 	    {"input", required_argument, NULL, 'i'},
 	    {"stdio", no_argument, NULL, OPT_STDIO},
@@ -70,6 +86,9 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 	    {"limit", required_argument, NULL, OPT_LIMIT},
 	    {"event", required_argument, NULL, OPT_EVENT},
 	    {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+	    {"asm", no_argument, NULL, OPT_ASM},
+	    {"no-source", no_argument, NULL, OPT_NO_SOURCE},
+	    {"format", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -104,6 +123,18 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 		case OPT_EVENT:
 			o->event = optarg;
 			break;
+		case OPT_ASM:
+		case OPT_NO_SOURCE:
+			if (o->mode != ANN_VIEW_SOURCE &&
+			    o->mode != (c == OPT_ASM ? ANN_VIEW_MIXED : ANN_VIEW_ASM))
+				die_usage("--asm and --no-source: one view at a time");
+			o->mode = c == OPT_ASM ? ANN_VIEW_MIXED : ANN_VIEW_ASM;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+				die_usage("--format '%s': not text or json", optarg);
+			o->json = !strcmp(optarg, "json");
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ann_tui_keys_usage(stdout);
@@ -118,6 +149,8 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 		die_usage("'%s': one FUNCTION at most", argv[optind]);
 	if (!o->ninputs)
 		append(&o->inputs, &o->ninputs, "hwprof.data");
+	if (o->json && !o->stdio)
+		die_usage("--format json: with --stdio (the terminal view has no other format)");
 }
 
 /* "no function 'x' in the profile (closest: a, b, c)". */
@@ -199,6 +232,7 @@ int cmd_annotate(int argc, char **argv)
 	struct profile *p = NULL;
 	struct ann_model *m = NULL;
 	struct source_cache *src = NULL;
+	struct ann_code *code = NULL;
 	size_t *funcs = NULL, nfuncs = 0, more = 0;
 	char err[512] = "";
 	int ret = EXIT_FATAL, rc;
@@ -229,6 +263,7 @@ int cmd_annotate(int argc, char **argv)
 				       .prefix_maps = o.prefix_maps,
 				       .nprefix_maps = o.nprefix_maps};
 	src = source_cache_new(&sopt);
+	code = ann_code_new(m, o.debug_dirs, o.ndebug_dirs);
 
 	funcs = xmalloc(m->nfuncs * sizeof(*funcs));
 	ret = pick_functions(m, o.function, funcs, &nfuncs);
@@ -239,7 +274,7 @@ int cmd_annotate(int argc, char **argv)
 	if (!o.stdio) {
 		char why[256] = "";
 
-		if (ann_tui(m, src, funcs[0], why, sizeof(why)) == 0)
+		if (ann_tui(m, src, code, o.mode, funcs[0], why, sizeof(why)) == 0)
 			goto done;
 		note("%s: printing the --stdio view instead", why);
 	}
@@ -247,8 +282,9 @@ int cmd_annotate(int argc, char **argv)
 		more = nfuncs - (size_t)o.limit;
 		nfuncs = (size_t)o.limit;
 	}
-	as_text = true;
-	rc = ann_stdio(stdout, m, src, funcs, nfuncs, more);
+	as_text = !o.json;
+	rc = o.json ? ann_json(stdout, m, src, code, o.mode, funcs, nfuncs, more)
+		    : ann_stdio_view(stdout, m, src, code, o.mode, funcs, nfuncs, more);
 	if (rc) {
 		error_errno(rc, "writing the output: %m");
 		goto out;
@@ -257,6 +293,7 @@ done:
 	ret = end_status(p, as_text);
 out:
 	free(funcs);
+	ann_code_free(code);
 	source_cache_free(src);
 	ann_model_free(m);
 	profile_free(p);

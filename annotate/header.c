@@ -114,7 +114,7 @@ static void topic_add(struct topic *t, bool warn, const char *fmt, ...)
 		topic_put(t, warn, s, n);
 }
 
-static bool is_hardware(const struct hwprof_file_event *e)
+bool ann_event_is_hardware(const struct hwprof_file_event *e)
 {
 	return e->type == PERF_TYPE_HARDWARE || e->type == PERF_TYPE_HW_CACHE ||
 	       e->type == PERF_TYPE_RAW;
@@ -141,7 +141,7 @@ static void event_topic(struct topic *t, const struct profile *p)
 	else
 		topic_add(t, false, "precise_ip requested %u, obtained %u", e->precise_requested,
 			  e->precise_obtained);
-	if (is_hardware(e) && !e->precise_obtained)
+	if (ann_event_is_hardware(e) && !e->precise_obtained)
 		topic_add(t, true, "(skid: a sample's line may follow the one that caused it)");
 	/* Every sampling event of the recording, when there are several (one is shown). */
 	if (profile_events_label(p, evs, sizeof(evs)) > 1) {

@@ -30,6 +30,10 @@ void ann_header_build(struct ann_header *h, const struct profile *p, int width);
 /* Frees H's lines and empties it. */
 void ann_header_release(struct ann_header *h);
 
+/* Whether E counts hardware events (PERF_TYPE_HARDWARE, _HW_CACHE, _RAW): the ones whose
+ * sampled IPs skid when precise_ip is 0 (perf_event_open(2)). */
+bool ann_event_is_hardware(const struct hwprof_file_event *e);
+
 /* How many decimal digits N has (1 for 0): the width of a samples or line-number column. */
 int ann_digits(unsigned long long n);
 

@@ -78,6 +78,9 @@ struct section {
 	struct callsite calls[8]; /* an inline function's call sites, the first 8 seen
 				   * (locations come hottest first) */
 	size_t ncalls, more_calls;
+	size_t *insns; /* the mixed view: its instructions (indexes into the view's asm),
+			* by line then address; ICUR the next to show */
+	size_t ninsns, icur;
 };
 
 static int entry_cmp(const void *pa, const void *pb)
@@ -134,6 +137,9 @@ struct builder {
 	double func_period, total_period;
 	bool hinted;	      /* the way out for a missing source is said once per function */
 	const char *own_file; /* the section's file when it is the function's own code */
+	struct section *sec;  /* the mixed view: the section being laid out */
+	const char *cur_file; /* the file of the section being laid out */
+	int label_width;      /* the instruction views: columns of an instruction's label */
 };
 
 static char *own(struct builder *b, char *s)
@@ -171,12 +177,50 @@ static void push_text(struct builder *b, enum ann_row_kind kind, char *text)
 	push(b, kind)->text = own(b, text);
 }
 
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* An instruction's row: its marks (> a hot jump lands here, ! the likely cause of a hot one's
+ * samples under skid), its label (the address; the symbol + offset in the instructions-only
+ * view) and its disassembly. */
+static void push_insn(struct builder *b, const struct ann_insn *in)
+{
+	struct ann_row *r = push(b, ANN_ROW_INSN);
+	char label[320];
+
+	if (b->v->mode == ANN_VIEW_ASM)
+		snprintf(label, sizeof(label), "%s+0x%llx", in->sym ? in->sym : "?",
+			 (unsigned long long)in->off);
+	else
+		snprintf(label, sizeof(label), "%llx", (unsigned long long)in->addr);
+	r->insn = in;
+	r->line = in->line;
+	r->file = in->file;
+	r->text = own(b, xasprintf("%c%c %*s  %s", in->hot_jump_target ? '>' : ' ',
+				   in->skid_cause ? '!' : ' ', b->label_width, label, in->text));
+	if (in->samples) {
+		fill_shares(b, r, in->samples, in->period);
+		r->heat = (enum ann_heat)in->heat;
+		r->hot = in->hot;
+	}
+}
+
+/* The mixed view: the instructions of the current section on LINE, next in its list. */
+static void push_insns(struct builder *b, int line)
+{
+	struct section *s = b->sec;
+	const struct ann_asm *a = &b->v->insns;
+
+	while (s->icur < s->ninsns && a->v[s->insns[s->icur]].line == line)
+		push_insn(b, &a->v[s->insns[s->icur++]]);
+}
+
 static void push_line(struct builder *b, int line, const char *text, const struct entry *e)
 {
 	struct ann_row *r = push(b, ANN_ROW_LINE);
 
 	r->line = line;
 	r->text = text;
+	r->file = b->cur_file;
 	if (b->own_file && line > 0) {
 		const struct ann_line_calls *c = ann_calls_at(&b->v->calls, b->own_file, line);
 		if (c) {
@@ -191,9 +235,10 @@ static void push_line(struct builder *b, int line, const char *text, const struc
 		r->heat = ann_heat_of(r->share_func);
 		r->hot = r->heat >= ANN_HEAT_WARM;
 	}
+	if (b->sec && e)
+		push_insns(b, e->line);
 }
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
@@ -367,8 +412,8 @@ beyond:
 		push_line(b, s->e[k].line, NULL, &s->e[k]);
 }
 
-static void emit_section(struct builder *b, const struct section *s, struct source_cache *src,
-			 const char *func_name)
+static void emit_section_rows(struct builder *b, const struct section *s, struct source_cache *src,
+			      const char *func_name)
 {
 	const struct source_file *f = s->file ? source_get(src, s->file) : NULL;
 	const char *shown_path = f && f->path ? f->path : s->file;
@@ -376,6 +421,7 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 	char *text;
 
 	b->own_file = s->inl ? NULL : s->file;
+	b->cur_file = s->file;
 	if (s->inl && s->ncalls) {
 		const struct callsite *c = &s->calls[0];
 		size_t others = s->ncalls - 1 + s->more_calls;
@@ -439,6 +485,21 @@ static void emit_section(struct builder *b, const struct section *s, struct sour
 			  s->e[i].line > 0 ? NULL : own(b, xstrdup("(no line number)")), &s->e[i]);
 }
 
+/* S's rows; in the mixed view each line's instructions after it, and after the last row those
+ * of lines not shown (none, unless the source changed under the line table). */
+static void emit_section(struct builder *b, struct section *s, struct source_cache *src,
+			 const char *func_name)
+{
+	b->sec = b->v->mode == ANN_VIEW_MIXED ? s : NULL;
+	emit_section_rows(b, s, src, func_name);
+	if (b->sec && s->icur < s->ninsns) {
+		push_text(b, ANN_ROW_NOTE, xstrdup("instructions of lines not shown above:"));
+		while (s->icur < s->ninsns)
+			push_insn(b, &b->v->insns.v[s->insns[s->icur++]]);
+	}
+	b->sec = NULL;
+}
+
 /* Sorts S's entries by line and merges equal lines. */
 static void merge_lines(struct section *s)
 {
@@ -456,72 +517,233 @@ static void merge_lines(struct section *s)
 	s->n = out;
 }
 
+const char *ann_view_mode_name(enum ann_view_mode mode)
+{
+	switch (mode) {
+	case ANN_VIEW_MIXED:
+		return "source+instructions";
+	case ANN_VIEW_ASM:
+		return "instructions";
+	default:
+		return "source";
+	}
+}
+
+/* Orders a section's instructions by line, then address. */
+static int insn_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct ann_insn *v = arg, *a = &v[*(const size_t *)pa], *b = &v[*(const size_t *)pb];
+
+	if (a->line != b->line)
+		return (a->line > b->line) - (a->line < b->line);
+	return (a->addr > b->addr) - (a->addr < b->addr);
+}
+
+static struct section *section_of(struct keymap *km, struct section *secs, size_t *nsecs,
+				  const char *inl, const char *file)
+{
+	size_t si = keymap_get_or_add(km, inl, file, NULL, *nsecs);
+	struct section *s = &secs[si];
+
+	if (si == *nsecs) {
+		(*nsecs)++;
+		s->inl = inl;
+		s->file = file;
+	}
+	return s;
+}
+
+static void add_entry(struct section *s, int line, uint64_t samples, double period)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->e = xrealloc(s->e, s->cap * sizeof(*s->e));
+	}
+	s->e[s->n++] = (struct entry){.line = line, .samples = samples, .period = period};
+}
+
+/* The notes above an instruction view: what the IPs of its samples are worth, and samples
+ * its instructions do not hold. */
+static void push_asm_notes(struct builder *b)
+{
+	const struct ann_asm *a = &b->v->insns;
+	const struct hwprof_file_event *e = NULL;
+	const struct profile *p = b->v->model->profile;
+
+	if (p->header.nevents && p->event < p->header.nevents)
+		e = &p->header.events[p->event];
+	if (a->skid == ANN_SKID_LIKELY)
+		push_text(b, ANN_ROW_NOTE,
+			  xasprintf("skid: %s was sampled with precise_ip 0, so a sample's IP is "
+				    "the instruction after the one that caused it, or a few after; "
+				    "'!' marks the memory access just before each hot instruction, "
+				    "the likely cause",
+				    e ? e->name : "the event"));
+	else if (a->skid == ANN_SKID_EXACT)
+		push_text(
+		    b, ANN_ROW_NOTE,
+		    xasprintf("%s was sampled with precise_ip %u: the IPs are exact "
+			      "(PEBS/IBS), a hot instruction is the one that caused its samples",
+			      e ? e->name : "the event", e ? e->precise_obtained : 1));
+	if (a->samples_outside)
+		push_text(b, ANN_ROW_NOTE,
+			  xasprintf("%llu samples at no instruction read: %s",
+				    (unsigned long long)a->samples_outside, a->why));
+}
+
+/* The instructions-only view: each symbol's instructions in address order. */
+static void emit_asm(struct builder *b, bool no_lines)
+{
+	const struct ann_asm *a = &b->v->insns;
+
+	for (size_t i = 0; i < a->n; i++) {
+		if (!i || a->v[i].sym != a->v[i - 1].sym) {
+			struct ann_row *t = push(b, ANN_ROW_TITLE);
+			uint64_t samples = 0;
+			double period = 0;
+
+			for (size_t k = i; k < a->n && a->v[k].sym == a->v[i].sym; k++)
+				samples += a->v[k].samples, period += a->v[k].period;
+			t->text = own(b, xasprintf("%s%s", a->v[i].sym ? a->v[i].sym : "?",
+						   no_lines ? " (no line information: instructions "
+							      "by symbol + offset)"
+							    : ""));
+			fill_shares(b, t, samples, period);
+		}
+		push_insn(b, &a->v[i]);
+	}
+}
+
+/* The widest instruction label of the view. */
+static int label_width(const struct ann_view *v)
+{
+	int w = 1;
+
+	for (size_t i = 0; i < v->insns.n; i++) {
+		const struct ann_insn *in = &v->insns.v[i];
+		char label[320];
+		int n = v->mode == ANN_VIEW_ASM
+			    ? snprintf(label, sizeof(label), "%s+0x%llx", in->sym ? in->sym : "?",
+				       (unsigned long long)in->off)
+			    : snprintf(label, sizeof(label), "%llx", (unsigned long long)in->addr);
+
+		w = n > w ? n : w;
+	}
+	return w;
+}
+
 struct ann_view *ann_view_build(const struct ann_model *m, size_t func, struct source_cache *src)
+{
+	return ann_view_build_mode(m, func, src, NULL, ANN_VIEW_SOURCE);
+}
+
+struct ann_view *ann_view_build_mode(const struct ann_model *m, size_t func,
+				     struct source_cache *src, struct ann_code *code,
+				     enum ann_view_mode mode)
 {
 	const struct ann_func *fn = &m->funcs[func];
 	struct ann_view *v = xcalloc(1, sizeof(*v));
 	struct builder b = {.v = v, .func_period = fn->period, .total_period = m->profile->period};
-	struct section *secs = xcalloc(fn->nlocs ? fn->nlocs : 1, sizeof(*secs));
-	size_t nsecs = 0;
+	struct section *secs;
+	size_t nsecs = 0, nhot_insn = 0;
 	struct keymap km;
 	double best = -1;
+	char *no_code = NULL;
 
 	v->model = m;
 	v->func = func;
+	v->mode = mode;
+	if (mode != ANN_VIEW_SOURCE) {
+		ann_asm_build(&v->insns, code, m, func);
+		if (!v->insns.n) {
+			no_code = xasprintf("no instructions to show: %s", v->insns.why);
+			v->mode = ANN_VIEW_SOURCE;
+		} else if (mode == ANN_VIEW_MIXED && !v->insns.have_lines) {
+			v->mode = ANN_VIEW_ASM;
+		}
+	}
+	b.label_width = label_width(v);
+	secs = xcalloc(fn->nlocs + v->insns.n + 1, sizeof(*secs));
 	ann_calls_build(m, func, &v->calls);
+	if (no_code)
+		push_text(&b, ANN_ROW_NOTE, no_code);
+	if (v->mode != ANN_VIEW_SOURCE)
+		push_asm_notes(&b);
 	keymap_init(&km, 16);
-	for (size_t i = 0; i < fn->nlocs; i++) {
+	for (size_t i = 0; i < fn->nlocs && v->mode != ANN_VIEW_ASM; i++) {
 		const struct profile_loc *l = m->locs[fn->first + i];
 		const char *inl = l->inlined_into && l->function ? l->function : NULL;
-		size_t si = keymap_get_or_add(&km, inl, l->file, NULL, nsecs);
-		struct section *s = &secs[si];
+		struct section *s = section_of(&km, secs, &nsecs, inl, l->file);
 
-		if (si == nsecs) {
-			nsecs++;
-			s->inl = inl;
-			s->file = l->file;
-		}
-		if (s->n == s->cap) {
-			s->cap = s->cap ? s->cap * 2 : 8;
-			s->e = xrealloc(s->e, s->cap * sizeof(*s->e));
-		}
-		s->e[s->n++] = (struct entry){
-		    .line = l->file ? l->line : 0, .samples = l->samples, .period = l->period};
+		add_entry(s, l->file ? l->line : 0, l->samples, l->period);
 		s->samples += l->samples;
 		s->period += l->period;
 		if (inl)
 			add_callsite(s, l);
 	}
+	/* The mixed view: every line with code is shown (an entry without samples), each
+	 * instruction in its line's section. */
+	for (size_t i = 0; i < v->insns.n && v->mode == ANN_VIEW_MIXED; i++) {
+		const struct ann_insn *in = &v->insns.v[i];
+		struct section *s = section_of(&km, secs, &nsecs, in->inl, in->file);
+
+		add_entry(s, in->line, 0, 0);
+		if (s->ninsns % 16 == 0)
+			s->insns = xrealloc(s->insns, (s->ninsns + 16) * sizeof(*s->insns));
+		s->insns[s->ninsns++] = i;
+	}
 	keymap_release(&km);
-	for (size_t i = 0; i < nsecs; i++)
+	for (size_t i = 0; i < nsecs; i++) {
 		merge_lines(&secs[i]);
+		if (secs[i].ninsns)
+			qsort_r(secs[i].insns, secs[i].ninsns, sizeof(size_t), insn_cmp,
+				v->insns.v);
+	}
 	qsort(secs, nsecs, sizeof(*secs), section_cmp);
 	for (size_t i = 0; i < nsecs; i++) {
 		emit_section(&b, &secs[i], src, fn->name);
 		free(secs[i].e);
+		free(secs[i].insns);
 	}
 	free(secs);
+	if (v->mode == ANN_VIEW_ASM)
+		emit_asm(&b, !v->insns.have_lines);
 
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct ann_row *r = &v->rows[i];
+		bool counts =
+		    v->mode == ANN_VIEW_SOURCE ? r->kind == ANN_ROW_LINE : r->kind == ANN_ROW_INSN;
 
-		if (r->kind != ANN_ROW_LINE)
+		if (r->kind != ANN_ROW_LINE && r->kind != ANN_ROW_INSN)
 			continue;
-		if (r->line > v->max_line)
+		if (r->kind == ANN_ROW_LINE && r->line > v->max_line)
 			v->max_line = r->line;
 		if (r->samples > v->max_samples)
 			v->max_samples = r->samples;
-		if (r->samples && r->period > best) {
+		if (counts && r->samples && r->period > best) {
 			best = r->period;
 			v->hottest = i;
 		}
-		if (r->hot)
+		if (r->hot && r->kind == ANN_ROW_LINE)
 			v->nhot++;
+		if (r->hot && r->kind == ANN_ROW_INSN)
+			nhot_insn++;
 	}
 	v->hot = xmalloc((v->nhot ? v->nhot : 1) * sizeof(*v->hot));
-	for (size_t i = 0, n = 0; i < v->nrows; i++)
+	v->hot_insn = xmalloc((nhot_insn ? nhot_insn : 1) * sizeof(*v->hot_insn));
+	for (size_t i = 0, n = 0; i < v->nrows; i++) {
 		if (v->rows[i].kind == ANN_ROW_LINE && v->rows[i].hot)
 			v->hot[n++] = i;
+		if (v->rows[i].kind == ANN_ROW_INSN && v->rows[i].hot)
+			v->hot_insn[v->nhot_insn++] = i;
+	}
+	/* Instructions only: TAB goes from hot instruction to hot instruction. */
+	if (v->mode == ANN_VIEW_ASM) {
+		free(v->hot);
+		v->hot = xmalloc((v->nhot_insn ? v->nhot_insn : 1) * sizeof(*v->hot));
+		memcpy(v->hot, v->hot_insn, v->nhot_insn * sizeof(*v->hot));
+		v->nhot = v->nhot_insn;
+	}
 	return v;
 }
 
@@ -534,24 +756,38 @@ void ann_view_free(struct ann_view *v)
 	free(v->owned);
 	free(v->rows);
 	free(v->hot);
+	free(v->hot_insn);
+	ann_asm_release(&v->insns);
 	ann_calls_release(&v->calls);
 	free(v);
 }
 
-size_t ann_view_next_hot(const struct ann_view *v, size_t from, int dir)
+/* The next (DIR > 0) or previous of the N row indexes HOT (in row order) after / before
+ * FROM, wrapping around; FROM when N is 0. */
+static size_t next_of(const size_t *hot, size_t n, size_t from, int dir)
 {
-	if (!v->nhot)
+	if (!n)
 		return from;
 	if (dir > 0) {
-		for (size_t i = 0; i < v->nhot; i++)
-			if (v->hot[i] > from)
-				return v->hot[i];
-		return v->hot[0];
+		for (size_t i = 0; i < n; i++)
+			if (hot[i] > from)
+				return hot[i];
+		return hot[0];
 	}
-	for (size_t i = v->nhot; i-- > 0;)
-		if (v->hot[i] < from)
-			return v->hot[i];
-	return v->hot[v->nhot - 1];
+	for (size_t i = n; i-- > 0;)
+		if (hot[i] < from)
+			return hot[i];
+	return hot[n - 1];
+}
+
+size_t ann_view_next_hot(const struct ann_view *v, size_t from, int dir)
+{
+	return next_of(v->hot, v->nhot, from, dir);
+}
+
+size_t ann_view_next_hot_insn(const struct ann_view *v, size_t from, int dir)
+{
+	return next_of(v->hot_insn, v->nhot_insn, from, dir);
 }
 
 size_t ann_view_search(const struct ann_view *v, size_t from, int dir, const char *pattern)

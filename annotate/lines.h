@@ -9,6 +9,10 @@
  *     last line can be found in the source, otherwise a few lines of context; long stretches
  *     without samples fold into one gap row.
  *
+ * Three views of one function (enum ann_view_mode): its source lines; each source line
+ * followed by its instructions (asm.h), each with its samples; its instructions alone, named
+ * by symbol + offset (the fallback without line information: a stripped binary, libc).
+ *
  * Shares use the sample period (events), as report does. Both TUI and --stdio draw these rows.
  * The model only reads the profile; the profile and the source cache must outlive it.
  */
@@ -19,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "asm.h"
 #include "calls.h"
 #include "funcs.h"
 #include "profile.h"
@@ -61,7 +66,17 @@ enum ann_row_kind {
 	ANN_ROW_TITLE, /* a section title: the file, or the inline function and its caller */
 	ANN_ROW_GAP,   /* source lines without samples, left out ("... 42 lines ...") */
 	ANN_ROW_NOTE,  /* one line of explanation: what was looked for, a stale source */
+	ANN_ROW_INSN,  /* an instruction (ann_row.insn): text is its label and disassembly */
 };
+
+enum ann_view_mode {
+	ANN_VIEW_SOURCE, /* source lines */
+	ANN_VIEW_MIXED,	 /* each source line followed by its instructions */
+	ANN_VIEW_ASM,	 /* instructions only, in address order */
+};
+
+/* The view's name for headers and JSON: "source", "source+instructions", "instructions". */
+const char *ann_view_mode_name(enum ann_view_mode mode);
 
 struct ann_row {
 	enum ann_row_kind kind;
@@ -80,6 +95,8 @@ struct ann_row {
 	double call_share_total; /* their period, of the profile's period, 0..1 */
 	const char *callee;	 /* the function called there (calls.h), or NULL */
 	const char *callee_dso;
+	const struct ann_insn *insn; /* INSN: the instruction (owned by the view's asm) */
+	const char *file;	     /* LINE, INSN: the source file (as in DWARF), or NULL */
 };
 
 struct ann_view {
@@ -94,12 +111,28 @@ struct ann_view {
 	uint64_t max_samples; /* largest samples of a row (for the column width) */
 	char **owned;	      /* strings of TITLE/GAP/NOTE rows */
 	size_t nowned;
-	struct ann_calls calls; /* the function's callers and line call costs */
+	struct ann_calls calls;	 /* the function's callers and line call costs */
+	enum ann_view_mode mode; /* the view built: MIXED without line information is ASM,
+				  * an instruction view without code SOURCE (a note says why) */
+	struct ann_asm insns;	 /* the instructions, when MODE is not SOURCE */
+	size_t *hot_insn;	 /* indexes of the hot INSN rows, in row order */
+	size_t nhot_insn;
 };
 
 /* Builds the rows of function FUNC of M, reading sources through SRC. Never fails (allocation
  * failures die). Time linear in the function's locations and shown lines. */
 struct ann_view *ann_view_build(const struct ann_model *m, size_t func, struct source_cache *src);
+
+/* The view MODE of function FUNC of M, its instructions read through CODE (NULL only for
+ * ANN_VIEW_SOURCE). The cursor's first row, HOTTEST, is the hottest instruction in the
+ * instruction views. Never fails. */
+struct ann_view *ann_view_build_mode(const struct ann_model *m, size_t func,
+				     struct source_cache *src, struct ann_code *code,
+				     enum ann_view_mode mode);
+
+/* The next (DIR > 0) or previous hot instruction row after / before FROM, wrapping around;
+ * FROM when there is none. */
+size_t ann_view_next_hot_insn(const struct ann_view *v, size_t from, int dir);
 
 /* Frees V. Accepts NULL. */
 void ann_view_free(struct ann_view *v);

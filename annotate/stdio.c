@@ -65,11 +65,29 @@ static void print_callers(FILE *out, const struct ann_calls *c)
 			      c->ncallers - ANN_CALLERS_SHOWN);
 }
 
+/* What the view shown is, when instructions were asked for: the view, or why another. */
+static void print_view_line(FILE *out, const struct ann_view *v, enum ann_view_mode asked)
+{
+	if (asked == ANN_VIEW_SOURCE)
+		return;
+	if (v->mode == ANN_VIEW_MIXED)
+		print_trimmed(out, "   view: %s (each source line followed by its instructions)",
+			      ann_view_mode_name(v->mode));
+	else if (v->mode == ANN_VIEW_ASM && asked == ANN_VIEW_MIXED)
+		print_trimmed(out, "   view: %s (no line information for its addresses)",
+			      ann_view_mode_name(v->mode));
+	else if (v->mode == ANN_VIEW_ASM)
+		print_trimmed(out, "   view: %s", ann_view_mode_name(v->mode));
+	else
+		print_trimmed(out, "   view: %s (no instructions: see the note)",
+			      ann_view_mode_name(v->mode));
+}
+
 static void print_function(FILE *out, const struct ann_model *m, struct source_cache *src,
-			   size_t fi)
+			   struct ann_code *code, enum ann_view_mode mode, size_t fi)
 {
 	const struct ann_func *fn = &m->funcs[fi];
-	struct ann_view *v = ann_view_build(m, fi, src);
+	struct ann_view *v = ann_view_build_mode(m, fi, src, code, mode);
 	int sw = ann_digits(v->max_samples), lw = ann_digits((unsigned long long)v->max_line);
 	const char *slash = strrchr(fn->dso, '/');
 	char num[32], inl[32];
@@ -85,10 +103,11 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 		      fn->ninlined ? hwprof_group_digits(fn->ninlined, inl, sizeof(inl)) : "",
 		      fn->ninlined ? (fn->ninlined > 1 ? " inlined functions" : " inlined function")
 				   : "");
+	print_view_line(out, v, mode);
 	if (stacks)
 		print_callers(out, &v->calls);
-	fprintf(out, "   func%%  total%% %s%*s %*s  source\n", stacks ? " calls%" : "", sw,
-		"samples", lw, "line");
+	fprintf(out, "   func%%  total%% %s%*s %*s  %s\n", stacks ? " calls%" : "", sw, "samples",
+		lw, "line", v->mode == ANN_VIEW_SOURCE ? "source" : "source / instructions");
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct ann_row *r = &v->rows[i];
 		char sf[16] = "", st[16] = "", ns[32] = "", nl[16] = "", sc[16] = "";
@@ -113,6 +132,13 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 					      ann_heat_marker(r->heat), sf, st, sw, ns, lw, nl,
 					      r->text ? r->text : "");
 			break;
+		case ANN_ROW_INSN:
+			/* Under a source line, indented; the instructions-only view has no
+			 * source to set them apart from. */
+			print_trimmed(out, "%c %6s %6s %s%*s %*s  %s%s", ann_heat_marker(r->heat),
+				      sf, st, stacks ? "       " : "", sw, ns, lw, "",
+				      v->mode == ANN_VIEW_MIXED ? "    " : "", r->text);
+			break;
 		case ANN_ROW_TITLE:
 			print_trimmed(out, "  %6s %6s %*s %*s  -- %s", sf, st, sw, ns, lw, "",
 				      r->text);
@@ -130,6 +156,13 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 int ann_stdio(FILE *out, const struct ann_model *m, struct source_cache *src, const size_t *funcs,
 	      size_t nfuncs, size_t more)
 {
+	return ann_stdio_view(out, m, src, NULL, ANN_VIEW_SOURCE, funcs, nfuncs, more);
+}
+
+int ann_stdio_view(FILE *out, const struct ann_model *m, struct source_cache *src,
+		   struct ann_code *code, enum ann_view_mode mode, const size_t *funcs,
+		   size_t nfuncs, size_t more)
+{
 	struct ann_header h;
 
 	ann_header_build(&h, m->profile, 100);
@@ -137,7 +170,7 @@ int ann_stdio(FILE *out, const struct ann_model *m, struct source_cache *src, co
 		print_trimmed(out, "%s", h.lines[i].text);
 	ann_header_release(&h);
 	for (size_t i = 0; i < nfuncs; i++)
-		print_function(out, m, src, funcs[i]);
+		print_function(out, m, src, code, mode, funcs[i]);
 	if (more)
 		fprintf(out, "\n(%zu more function%s with fewer samples; --limit 0 shows all)\n",
 			more, more > 1 ? "s" : "");

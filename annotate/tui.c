@@ -37,7 +37,9 @@ static const struct screen source_screen, list_screen, help_screen, search_scree
 struct tui {
 	const struct ann_model *m;
 	struct source_cache *src;
-	struct ann_header hdr; /* wrapped to the current width */
+	struct ann_code *code;	 /* the instructions' files */
+	enum ann_view_mode mode; /* the view asked for ('v' cycles; the built one may differ) */
+	struct ann_header hdr;	 /* wrapped to the current width */
 	int rows, cols;
 	bool color;
 	bool quit;
@@ -257,7 +259,7 @@ static void follow(size_t cur, size_t *top, size_t total, int n, bool jump)
 static void open_function(struct tui *t, size_t func)
 {
 	ann_view_free(t->view);
-	t->view = ann_view_build(t->m, func, t->src);
+	t->view = ann_view_build_mode(t->m, func, t->src, t->code, t->mode);
 	t->cur = t->view->nrows ? t->view->hottest : 0;
 	t->top = 0;
 	follow(t->cur, &t->top, t->view->nrows, body_rows(t), true);
@@ -298,6 +300,14 @@ static void draw_row(struct tui *t, int y, const struct ann_row *r, int sw, int 
 		put_clipped(y, x, skip_columns(r->text ? r->text : "", t->hshift), textw);
 		attroff(A_BOLD);
 		break;
+	case ANN_ROW_INSN:
+		/* Under its source line, indented; dim when cold, so the lines stand out. */
+		if (t->view->mode == ANN_VIEW_MIXED && textw > 4)
+			x += 4, textw -= 4;
+		attron(r->heat >= ANN_HEAT_HOT ? A_BOLD : r->samples ? A_NORMAL : A_DIM);
+		put_clipped(y, x, skip_columns(r->text, t->hshift), textw);
+		attroff(A_BOLD | A_DIM);
+		break;
 	case ANN_ROW_TITLE:
 		attron(title_attr(t));
 		put_clipped(y, x, "-- ", textw);
@@ -327,10 +337,10 @@ static void source_draw(struct tui *t)
 	sw = sw < 7 ? 7 : sw;
 	lw = lw < 4 ? 4 : lw;
 	draw_header(t);
-	snprintf(title, sizeof(title), "%s [%s]  %.1f%% of all samples, %s sample%s%s", fn->name,
-		 slash ? slash + 1 : fn->dso, 100 * fn->share,
+	snprintf(title, sizeof(title), "%s [%s]  %.1f%% of all samples, %s sample%s%s  [view: %s]",
+		 fn->name, slash ? slash + 1 : fn->dso, 100 * fn->share,
 		 hwprof_group_digits(fn->samples, num, sizeof(num)), fn->samples == 1 ? "" : "s",
-		 fn->ninlined ? ", with inlined code" : "");
+		 fn->ninlined ? ", with inlined code" : "", ann_view_mode_name(v->mode));
 	attron(A_BOLD | A_UNDERLINE);
 	mvhline(y0, 0, ' ', t->cols);
 	put_clipped(y0, 0, title, t->cols);
@@ -345,7 +355,12 @@ static void source_draw(struct tui *t)
 	for (size_t i = 0; i < v->nhot; i++)
 		if (v->hot[i] <= t->cur)
 			hotpos = i + 1;
-	if (v->nrows && v->rows[t->cur].kind == ANN_ROW_LINE && v->rows[t->cur].line > 0)
+	if (v->nrows && v->rows[t->cur].kind == ANN_ROW_INSN)
+		snprintf(left, sizeof(left), " %s+0x%llx  hot %zu/%zu  share of %s",
+			 v->rows[t->cur].insn->sym ? v->rows[t->cur].insn->sym : "?",
+			 (unsigned long long)v->rows[t->cur].insn->off, hotpos, v->nhot,
+			 t->share_total ? "total" : "function");
+	else if (v->nrows && v->rows[t->cur].kind == ANN_ROW_LINE && v->rows[t->cur].line > 0)
 		snprintf(left, sizeof(left), " line %d  hot %zu/%zu  share of %s",
 			 v->rows[t->cur].line, hotpos, v->nhot,
 			 t->share_total ? "total" : "function");
@@ -357,7 +372,7 @@ static void source_draw(struct tui *t)
 
 		snprintf(left + len, sizeof(left) - len, "  cols %d+", t->hshift + 1);
 	}
-	draw_status(t, left, "TAB:hot f:functions ?:help q:quit ");
+	draw_status(t, left, "TAB:hot v:view f:functions ?:help q:quit ");
 }
 
 static void move_cursor(size_t *cur, size_t *top, size_t total, int n, long delta, bool page)
@@ -438,6 +453,10 @@ enum action {
 	ACT_OPEN,
 	ACT_SHARE,
 	ACT_CALLEE,
+	ACT_VIEW,
+	ACT_NEXT_HOT_INSN,
+	ACT_PREV_HOT_INSN,
+	ACT_ENTER,
 	ACT_SCROLL_RIGHT,
 	ACT_SCROLL_LEFT,
 	ACT_HELP,
@@ -446,7 +465,8 @@ enum action {
 	ACT_COUNT,
 };
 
-/* What each action does, for the help screen; NULL: not listed there. */
+/* What each action does, for the help screen; NULL: not listed there (or listed with the
+ * action it is paired with). */
 static const char *const actions[ACT_COUNT] = {
     [ACT_UP] = "move up one line",
     [ACT_DOWN] = "move down one line",
@@ -456,17 +476,26 @@ static const char *const actions[ACT_COUNT] = {
     [ACT_LAST] = "last line",
     [ACT_NEXT_HOT] = "next hot line (>= %g%% of the function)",
     [ACT_PREV_HOT] = "previous hot line",
-    [ACT_NEXT_MATCH] = "next search match, else next hot line",
-    [ACT_PREV_MATCH] = "previous search match, else previous hot line",
+    [ACT_NEXT_MATCH] = "next / previous search match, else hot line",
     [ACT_SEARCH] = "search the source text (or names in the list)",
-    [ACT_FUNCTIONS] = "function list; Enter opens a function",
+    [ACT_FUNCTIONS] = "function list; Enter on a call instruction: the callee",
+    [ACT_VIEW] = "view: source -> source+instructions -> instructions",
+    [ACT_NEXT_HOT_INSN] = "next / previous hot instruction",
     [ACT_SHARE] = "share of the function <-> share of all samples",
     /* ACT_CALLEE is not listed: the help fills 80x24 already; docs/annotate.md has it. */
-    [ACT_SCROLL_RIGHT] = "scroll long source lines right",
-    [ACT_SCROLL_LEFT] = "scroll long source lines left",
+    [ACT_SCROLL_RIGHT] = "scroll long lines right / left",
     [ACT_HELP] = "this help",
     [ACT_CLEAR] = "forget the search pattern",
     [ACT_BACK] = "back; quit from the source view",
+};
+
+/* An action whose keys the help shows on the line of another (ACT_NONE: none), so that
+ * the help fits 80x24. */
+static const enum action paired[ACT_COUNT] = {
+    [ACT_NEXT_MATCH] = ACT_PREV_MATCH,
+    [ACT_FUNCTIONS] = ACT_ENTER,
+    [ACT_NEXT_HOT_INSN] = ACT_PREV_HOT_INSN,
+    [ACT_SCROLL_RIGHT] = ACT_SCROLL_LEFT,
 };
 
 struct keybinding {
@@ -490,9 +519,12 @@ static const struct keybinding source_keys[] = {
     {'N', ACT_PREV_MATCH},
     {'/', ACT_SEARCH},
     {'f', ACT_FUNCTIONS},
-    {'\n', ACT_FUNCTIONS},
-    {'\r', ACT_FUNCTIONS},
-    {KEY_ENTER, ACT_FUNCTIONS},
+    {'\n', ACT_ENTER},
+    {'\r', ACT_ENTER},
+    {KEY_ENTER, ACT_ENTER},
+    {'v', ACT_VIEW},
+    {'i', ACT_NEXT_HOT_INSN},
+    {'I', ACT_PREV_HOT_INSN},
     {'s', ACT_SHARE},
     {'c', ACT_CALLEE},
     {KEY_RIGHT, ACT_SCROLL_RIGHT},
@@ -568,6 +600,20 @@ static char *keys_of(const struct keybinding *table, size_t n, enum action a, ch
 	return buf;
 }
 
+/* The keys of action A and of the action paired with it (paired[]), into BUF. */
+static char *help_keys_of(enum action a, char *buf, size_t len)
+{
+	size_t o;
+
+	keys_of(source_keys, NKEYS(source_keys), a, buf, len);
+	o = strlen(buf);
+	if (paired[a] != ACT_NONE && o + 1 < len) {
+		buf[o++] = ' ';
+		keys_of(source_keys, NKEYS(source_keys), paired[a], buf + o, len - o);
+	}
+	return buf;
+}
+
 /* The cursor moves shared by the source view and the function list: moves *CUR (and *TOP)
  * over TOTAL rows and returns true when A is one of them. */
 static bool motion_do(struct tui *t, enum action a, size_t *cur, size_t *top, size_t total)
@@ -614,6 +660,100 @@ static void source_callee(struct tui *t)
 	snprintf(t->msg, sizeof(t->msg), " %s: no samples of its own", r->callee);
 }
 
+/* The row of the new view V that shows what row R of the old one showed: the same
+ * instruction, else the same line, else V's hottest. */
+static size_t same_place(const struct ann_view *v, const struct ann_row *r)
+{
+	for (size_t i = 0; r && i < v->nrows; i++) {
+		const struct ann_row *n = &v->rows[i];
+
+		if (r->kind == ANN_ROW_INSN && n->kind == ANN_ROW_INSN &&
+		    n->insn->addr == r->insn->addr)
+			return i;
+	}
+	for (size_t i = 0; r && r->line > 0 && i < v->nrows; i++) {
+		const struct ann_row *n = &v->rows[i];
+
+		if (n->kind == ANN_ROW_LINE && n->line == r->line && n->file && r->file &&
+		    !strcmp(n->file, r->file))
+			return i;
+	}
+	return v->nrows ? v->hottest : 0;
+}
+
+static void source_view(struct tui *t)
+{
+	struct ann_view *old = t->view;
+	const struct ann_row *r = old->nrows ? &old->rows[t->cur] : NULL;
+
+	t->mode = (enum ann_view_mode)((old->mode + 1) % (ANN_VIEW_ASM + 1));
+	/* A function without line information has no mixed view: straight to the next. */
+	t->view = ann_view_build_mode(t->m, old->func, t->src, t->code, t->mode);
+	if (t->view->mode == old->mode && t->mode != old->mode) {
+		ann_view_free(t->view);
+		t->mode = (enum ann_view_mode)((t->mode + 1) % (ANN_VIEW_ASM + 1));
+		t->view = ann_view_build_mode(t->m, old->func, t->src, t->code, t->mode);
+	}
+	t->cur = same_place(t->view, r);
+	ann_view_free(old);
+	follow(t->cur, &t->top, t->view->nrows, body_rows(t), true);
+	snprintf(t->msg, sizeof(t->msg), " view: %s%s", ann_view_mode_name(t->view->mode),
+		 t->view->mode != t->mode ? " (no other view of this function)" : "");
+}
+
+static void source_hot_insn(struct tui *t, int dir)
+{
+	if (!t->view->nhot_insn) {
+		snprintf(t->msg, sizeof(t->msg), " %s",
+			 t->view->mode == ANN_VIEW_SOURCE ? "no instructions in this view (v: view)"
+							  : "no hot instruction in this function");
+		return;
+	}
+	t->cur = ann_view_next_hot_insn(t->view, t->cur, dir);
+	follow(t->cur, &t->top, t->view->nrows, body_rows(t), true);
+}
+
+/* The function a call instruction calls, by its symbol's name: in the caller's DSO, else
+ * (a call through the PLT, "memcpy@plt") the function of that name anywhere. */
+static bool open_callee(struct tui *t, const char *callee)
+{
+	const char *dso = t->m->funcs[t->view->func].dso;
+	size_t n = strlen(callee);
+
+	if (n > 4 && !strcmp(callee + n - 4, "@plt"))
+		n -= 4;
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < t->m->nfuncs; i++) {
+			const struct ann_func *f = &t->m->funcs[i];
+			bool name = pass < 2 ? !strcmp(f->name, callee)
+					     : !strncmp(f->name, callee, n) && !f->name[n];
+
+			if (name && (pass || !strcmp(f->dso, dso))) {
+				open_function(t, i);
+				return true;
+			}
+		}
+	return false;
+}
+
+static void source_enter(struct tui *t)
+{
+	const struct ann_row *r = t->view->nrows ? &t->view->rows[t->cur] : NULL;
+
+	if (r && r->kind == ANN_ROW_INSN && (r->insn->flags & DISASM_CALL)) {
+		if (!r->insn->callee)
+			snprintf(t->msg, sizeof(t->msg),
+				 " an indirect call: its callee is unknown");
+		else if (!open_callee(t, r->insn->callee))
+			snprintf(t->msg, sizeof(t->msg), " %s: no samples of its own",
+				 r->insn->callee);
+		return;
+	}
+	t->ltop = 0;
+	follow(t->lcur, &t->ltop, t->m->nfuncs, body_rows(t), true);
+	push(t, &list_screen);
+}
+
 static void source_do(struct tui *t, enum action a)
 {
 	size_t total = t->view->nrows;
@@ -649,6 +789,16 @@ static void source_do(struct tui *t, enum action a)
 		break;
 	case ACT_CALLEE:
 		source_callee(t);
+		break;
+	case ACT_VIEW:
+		source_view(t);
+		break;
+	case ACT_NEXT_HOT_INSN:
+	case ACT_PREV_HOT_INSN:
+		source_hot_insn(t, a == ACT_NEXT_HOT_INSN ? 1 : -1);
+		break;
+	case ACT_ENTER:
+		source_enter(t);
 		break;
 	/* Long lines: the source text scrolls sideways, eight columns a key. */
 	case ACT_SCROLL_RIGHT:
@@ -807,8 +957,7 @@ static void help_lines_fill(void)
 			continue;
 		listed[a] = true;
 		snprintf(what, sizeof(what), actions[a], 100 * ANN_HOT_LINE_SHARE);
-		help_add("  %-18s %s",
-			 keys_of(source_keys, NKEYS(source_keys), a, keys, sizeof(keys)), what);
+		help_add("  %-18s %s", help_keys_of(a, keys, sizeof(keys)), what);
 	}
 	help_add("  %-18s %s", keys_of(list_keys, NKEYS(list_keys), ACT_OPEN, keys, sizeof(keys)),
 		 "in the function list: open the function");
@@ -835,8 +984,7 @@ void ann_tui_keys_usage(FILE *f)
 		if (listed[a] || !actions[a])
 			continue;
 		listed[a] = true;
-		len = snprintf(item, sizeof(item), " %s",
-			       keys_of(source_keys, NKEYS(source_keys), a, keys, sizeof(keys)));
+		len = snprintf(item, sizeof(item), " %s", help_keys_of(a, keys, sizeof(keys)));
 		if (col + len > 78) {
 			fputs("\n ", f);
 			col = 1;
@@ -1047,10 +1195,11 @@ static void start_colors(struct tui *t)
 	t->color = true;
 }
 
-int ann_tui(const struct ann_model *m, struct source_cache *src, size_t func, char *why,
-	    size_t whylen)
+int ann_tui(const struct ann_model *m, struct source_cache *src, struct ann_code *code,
+	    enum ann_view_mode mode, size_t func, char *why, size_t whylen)
 {
-	struct tui t = {.m = m, .src = src, .stack = {&source_screen}, .depth = 1};
+	struct tui t = {
+	    .m = m, .src = src, .code = code, .mode = mode, .stack = {&source_screen}, .depth = 1};
 	SCREEN *scr;
 	FILE *keys;
 	int errs = 0;

@@ -17,6 +17,18 @@ char ann_heat_marker(enum ann_heat heat);
 int ann_stdio(FILE *out, const struct ann_model *m, struct source_cache *src, const size_t *funcs,
 	      size_t nfuncs, size_t more);
 
+/* ann_stdio() in view MODE (lines.h), the instructions read through CODE (NULL for
+ * ANN_VIEW_SOURCE). Each function says which view it shows, and why when it is not MODE. */
+int ann_stdio_view(FILE *out, const struct ann_model *m, struct source_cache *src,
+		   struct ann_code *code, enum ann_view_mode mode, const size_t *funcs,
+		   size_t nfuncs, size_t more);
+
+/* The same as JSON (one object: the event, the samples and the functions, each with its view
+ * and rows; an instruction row has its address, symbol + offset, text, marks and line).
+ * Returns 0 or -errno as ann_stdio(). */
+int ann_json(FILE *out, const struct ann_model *m, struct source_cache *src, struct ann_code *code,
+	     enum ann_view_mode mode, const size_t *funcs, size_t nfuncs, size_t more);
+
 /* Smallest terminal the TUI draws in; smaller ones fall back to --stdio at start. */
 #define ANN_TUI_MIN_COLS 40
 #define ANN_TUI_MIN_ROWS 12
@@ -29,8 +41,10 @@ void ann_tui_keys_usage(FILE *f);
  * Returns 0 after a normal quit, or -1 without having drawn anything when the terminal cannot
  * be used: WHY (WHYLEN bytes) then says why ("TERM 'dumb' has no cursor addressing", "the
  * terminal is 30x10, smaller than 40x12"), and the caller falls back to ann_stdio(). The
- * terminal is restored on every way out: q, SIGINT, SIGTERM, SIGHUP, SIGQUIT, exit(). */
-int ann_tui(const struct ann_model *m, struct source_cache *src, size_t func, char *why,
-	    size_t whylen);
+ * terminal is restored on every way out: q, SIGINT, SIGTERM, SIGHUP, SIGQUIT, exit(). The view
+ * opens in MODE (lines.h; a key cycles source, mixed, instructions), reading code through
+ * CODE. */
+int ann_tui(const struct ann_model *m, struct source_cache *src, struct ann_code *code,
+	    enum ann_view_mode mode, size_t func, char *why, size_t whylen);
 
 #endif

@@ -68,6 +68,10 @@ static unsigned x86_flags(const cs_insn *ci)
 
 	if (ci->id == X86_INS_LEA || ci->id == X86_INS_NOP)
 		return 0;
+	/* Capstone 4 says stos reads its destination (rep stosb, memset's loop): it writes it. */
+	if (ci->id == X86_INS_STOSB || ci->id == X86_INS_STOSW || ci->id == X86_INS_STOSD ||
+	    ci->id == X86_INS_STOSQ)
+		return DISASM_MEM_WRITE;
 	for (int i = 0; i < x->op_count; i++) {
 		if (x->operands[i].type != X86_OP_MEM)
 			continue;
@@ -157,8 +161,9 @@ int disasm_run(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 	*n = 0;
 	if (!ci)
 		return -ENOMEM;
-	while (len && cs_disasm_iter(d->cs, &code, &len, &addr, ci)) {
+	while (len) {
 		struct disasm_insn *in;
+		bool ok = cs_disasm_iter(d->cs, &code, &len, &addr, ci);
 
 		if (*n == cap) {
 			struct disasm_insn *nv;
@@ -174,6 +179,18 @@ int disasm_run(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 		}
 		in = &v[(*n)++];
 		memset(in, 0, sizeof(*in));
+		if (!ok) {
+			/* A byte Capstone cannot decode (an instruction newer than it, data in
+			 * the code): shown as objdump does, the next byte tried next. x86 code
+			 * falls back in step within a few bytes; AArch64's are 4 bytes each. */
+			size_t skip = d->arch == CS_ARCH_ARM64 && len >= 4 ? 4 : 1;
+
+			in->addr = addr;
+			in->size = (uint8_t)skip;
+			snprintf(in->mnemonic, sizeof(in->mnemonic), "(bad)");
+			code += skip, len -= skip, addr += skip;
+			continue;
+		}
 		in->addr = ci->address;
 		in->size = (uint8_t)ci->size;
 		snprintf(in->mnemonic, sizeof(in->mnemonic), "%s", ci->mnemonic);

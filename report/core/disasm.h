@@ -40,8 +40,9 @@ struct disasm;
 int disasm_open(struct disasm **out, unsigned e_machine, char *why, size_t whylen);
 
 /* Decodes the LEN bytes at CODE, the first at address ADDR, into *OUT (malloc'd, the caller
- * frees it) and *N. A byte that decodes to no instruction (data, padding of another
- * machine) ends the run: the instructions before it are returned. Returns 0 or -ENOMEM. */
+ * frees it) and *N. Bytes that decode to no instruction (data, an instruction newer than
+ * Capstone) are one "(bad)" instruction each (4 bytes on AArch64, else 1), as objdump shows
+ * them, and decoding goes on after them. Returns 0 or -ENOMEM. */
 int disasm_run(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 	       struct disasm_insn **out, size_t *n);
 

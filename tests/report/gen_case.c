@@ -3,12 +3,16 @@
  *
  * usage: gen_case OUT BINARY [samples=N] [lost=N] [freq=HZ | period=P] [cmd=WORD]
  *                            [event=NAME] [other=NAME:N]... [count=NAME:VALUE:ENABLED:RUNNING]...
- *                            [sampled=K:COUNT:LOST]...
+ *                            [sampled=K:COUNT:LOST]... [type=T] [precise=P]
+ *                            [at=OFFSET:N]...
  * Samples fall on the first executable segment of BINARY (event 0, "cpu-clock" unless event=
  * names it); each other= adds a sampling event NAME with N samples of its own. lost= goes to
  * a LOST record and the trailer, as record writes them. Each count= adds a counted total to
  * the trailer (ENABLED and RUNNING in ns). Each sampled= gives sampling event K (0 the first,
- * then the other= ones) its own count and lost count in a SAMPLED record ('-': unknown). */
+ * then the other= ones) its own count and lost count in a SAMPLED record ('-': unknown).
+ * type= and precise= set event 0's perf type (0 hardware) and precise_ip (requested and
+ * obtained); each at= puts N of the samples at file offset OFFSET of BINARY (a known
+ * instruction), the rest spread over the segment as before. */
 #include "synth.h"
 
 #include <stdio.h>
@@ -18,6 +22,7 @@
 
 #define MAX_EVENTS 8
 #define MAX_COUNTS 8
+#define MAX_AT	   8
 
 int main(int argc, char **argv)
 {
@@ -33,7 +38,8 @@ int main(int argc, char **argv)
 	struct hwprof_file_sampled sampled[MAX_EVENTS] = {{0}};
 	struct hwprof_record r;
 	struct synth s;
-	uint32_t nev = 1;
+	uint32_t nev = 1, nat = 0;
+	uint64_t at_off[MAX_AT], at_n[MAX_AT];
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: gen_case OUT BINARY [key=value]...\n");
@@ -56,7 +62,15 @@ int main(int argc, char **argv)
 			cmd = v;
 		else if (!strncmp(a, "event=", 6))
 			snprintf(ev[0].name, sizeof(ev[0].name), "%s", v);
-		else if (!strncmp(a, "config=", 7))
+		else if (!strncmp(a, "type=", 5))
+			ev[0].type = (uint32_t)strtoul(v, NULL, 0);
+		else if (!strncmp(a, "precise=", 8))
+			ev[0].precise_requested = ev[0].precise_obtained =
+			    (uint8_t)strtoul(v, NULL, 0);
+		else if (!strncmp(a, "at=", 3) && nat < MAX_AT && strchr(v, ':')) {
+			at_off[nat] = strtoull(v, NULL, 0);
+			at_n[nat++] = strtoull(strchr(v, ':') + 1, NULL, 0);
+		} else if (!strncmp(a, "config=", 7))
 			ev[0].config = strtoull(v, NULL, 0);
 		else if (!strncmp(a, "count=", 6) && t.ncounts < MAX_COUNTS) {
 			struct hwprof_file_count *c = &counts[t.ncounts++];
@@ -99,14 +113,22 @@ int main(int argc, char **argv)
 	per_event[0] = nsamples;
 	for (uint32_t k = 0; k < nev; k++)
 		for (uint64_t i = 0; i < per_event[k]; i++) {
+			uint64_t ip = s.base + s.off + (i * 64) % s.filesz, left = i;
+
+			for (uint32_t j = 0; !k && j < nat; j++) {
+				if (left < at_n[j]) {
+					ip = s.base + at_off[j];
+					break;
+				}
+				left -= at_n[j];
+			}
 			r.type = HWPROF_REC_SAMPLE;
-			r.sample =
-			    (struct hwprof_rec_sample){.pid = 1000,
-						       .tid = 1000,
-						       .time = 10 + t.samples * 1000,
-						       .ip = s.base + s.off + (i * 64) % s.filesz,
-						       .period = k ? 1 : period,
-						       .event = (uint16_t)k};
+			r.sample = (struct hwprof_rec_sample){.pid = 1000,
+							      .tid = 1000,
+							      .time = 10 + t.samples * 1000,
+							      .ip = ip,
+							      .period = k ? 1 : period,
+							      .event = (uint16_t)k};
 			if (hwprof_writer_add(s.w, &r) < 0)
 				return 2;
 			t.samples++;
