@@ -15,6 +15,14 @@ const char *path_base(const char *path)
 	return s ? s + 1 : path;
 }
 
+bool output_has_key(const struct output_opts *o, enum profile_key k)
+{
+	for (size_t i = 0; i < o->nkeys; i++)
+		if (o->keys[i] == k)
+			return true;
+	return false;
+}
+
 const char *row_function_label(const struct profile_row *r, char *buf, size_t len)
 {
 	if (r->function_mixed)

@@ -60,6 +60,9 @@ int output_pprof(FILE *f, const struct profile *p, const struct profile_row *row
 
 /* ---- labels shared by the formats (label.c) ---- */
 
+/* Whether O's sort keys include K (--sort addr adds the address and instruction columns). */
+bool output_has_key(const struct output_opts *o, enum profile_key k);
+
 /* "poke (inlined into first)", "main", "[unknown] libfoo.so+0x1234" (nothing known),
  * "[unknown]" (several such addresses), or "" for a mixed row: into BUF. */
 const char *row_function_label(const struct profile_row *r, char *buf, size_t len);

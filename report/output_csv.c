@@ -9,10 +9,14 @@
 int output_csv(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 	       const struct output_opts *o)
 {
+	bool addr = output_has_key(o, PROFILE_KEY_ADDR);
+
 	(void)p;
-	(void)o;
-	fprintf(f, "samples,share,share_ci95_low,share_ci95_high,rank_uncertain,file,line,"
-		   "function,inlined_into,dso,offset\n");
+	/* --sort addr: two more columns at the end, so that the others keep their place. */
+	fprintf(f,
+		"samples,share,share_ci95_low,share_ci95_high,rank_uncertain,file,line,"
+		"function,inlined_into,dso,offset%s\n",
+		addr ? ",address,instruction" : "");
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_row *r = &rows[i];
 		fprintf(f, "%" PRIu64 ",%.6f,%.6f,%.6f,%d,", r->samples, r->share, r->ci_lo,
@@ -29,9 +33,16 @@ int output_csv(FILE *f, const struct profile *p, const struct profile_row *rows,
 		hwprof_csv_str(f, r->dso);
 		/* Empty for a row of several addresses: no one offset is the row's. */
 		if (r->offset_mixed)
-			fputs(",\n", f);
+			fputs(",", f);
 		else
-			fprintf(f, ",0x%" PRIx64 "\n", r->offset);
+			fprintf(f, ",0x%" PRIx64, r->offset);
+		if (addr && !r->addr_mixed && !r->unknown)
+			fprintf(f, ",0x%" PRIx64 ",", r->addr);
+		else if (addr)
+			fputs(",,", f);
+		if (addr)
+			hwprof_csv_str(f, r->insn);
+		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;
 }

@@ -210,6 +210,13 @@ static int json_row(struct hwprof_jw *j, const struct profile *p, const struct p
 		hwprof_jw_null(j, "offset");
 	else
 		hwprof_jw_uint(j, "offset", r->offset);
+	if (output_has_key(o, PROFILE_KEY_ADDR)) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "0x%" PRIx64, r->addr);
+		hwprof_jw_str(j, "address", r->addr_mixed || r->unknown ? NULL : a);
+		hwprof_jw_str(j, "instruction", r->insn);
+	}
 	if (o->children) {
 		hwprof_jw_uint(j, "self_samples", r->self_samples);
 		hwprof_jw_double(j, "self_period", r->self_period, 10);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #define LOC_WIDTH 36
+/* The instruction column of --sort addr: longer texts are cut. */
+#define INSN_WIDTH 32
 /* The function column is as wide as its longest name up to FN_MAX_WIDTH: "f (inlined into
  * caller)" must stay whole when it fits on a wide line, a long C++ signature is cut. */
 #define FN_MAX_WIDTH 72
@@ -155,7 +157,7 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		const struct output_opts *o)
 {
 	char loc[4096], fn[4096];
-	bool uncertain = false;
+	bool uncertain = false, addr = output_has_key(o, PROFILE_KEY_ADDR);
 	size_t fn_width = strlen("function");
 
 	if (print_header(f, p) < 0)
@@ -179,9 +181,15 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		fprintf(f, "%8s %7s  ", "children", "self");
 	else
 		fprintf(f, "%7s  ", "share");
-	fprintf(f, "%-15s %9s  %-*s  %-*s  %s\n", "95% interval", "samples", LOC_WIDTH,
-		o->inline_mode == INLINE_CALLER ? "file:line (call site)" : "file:line",
-		(int)fn_width, "function", "dso");
+	if (addr)
+		fprintf(f, "%-15s %9s  %-10s %-*s  %-*s  %-*s  %s\n", "95% interval", "samples",
+			"address", INSN_WIDTH, "instruction", LOC_WIDTH,
+			o->inline_mode == INLINE_CALLER ? "file:line (call site)" : "file:line",
+			(int)fn_width, "function", "dso");
+	else
+		fprintf(f, "%-15s %9s  %-*s  %-*s  %s\n", "95% interval", "samples", LOC_WIDTH,
+			o->inline_mode == INLINE_CALLER ? "file:line (call site)" : "file:line",
+			(int)fn_width, "function", "dso");
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_row *r = &rows[i];
 		char ci[32];
@@ -196,7 +204,18 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 				r->rank_uncertain ? '~' : ' ', r->self_share * 100);
 		else
 			fprintf(f, "%6.2f%%%c ", r->share * 100, r->rank_uncertain ? '~' : ' ');
-		fprintf(f, "%-15s %9" PRIu64 "  %-*s  ", ci, r->samples, LOC_WIDTH, loc);
+		fprintf(f, "%-15s %9" PRIu64 "  ", ci, r->samples);
+		if (addr) {
+			char a[32] = "", in[INSN_WIDTH + 1];
+
+			if (!r->addr_mixed && !r->unknown)
+				snprintf(a, sizeof(a), "0x%" PRIx64, r->addr);
+			snprintf(in, sizeof(in), "%s", r->insn ? r->insn : "");
+			fprintf(f, "%-10s ", a);
+			hwprof_text_column(f, in, INSN_WIDTH);
+			fputs("  ", f);
+		}
+		fprintf(f, "%-*s  ", LOC_WIDTH, loc);
 		hwprof_text_column(f, fn, fn_width);
 		fputs("  ", f);
 		hwprof_text_put(f, r->dso ? path_base(r->dso) : "");

@@ -4,6 +4,7 @@
 #include "filter.h"
 #include "rows.h"
 #include "output.h"
+#include "rows_insns.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -84,7 +85,8 @@ static const char usage_text[] =
     "\n"
     "  -i, --input FILE       sample file (default hwprof.data; - reads standard input);\n"
     "                         several are merged\n"
-    "  -s, --sort KEYS        group rows by line (default), function, dso, or a list\n"
+    "  -s, --sort KEYS        group rows by line (default), function, dso, addr (one\n"
+    "                         instruction each, with its text), or a list\n"
     "  -n, --limit N          print the first N rows (text default 40; 0 = all)\n"
     "      --percent-limit P  leave out rows under P percent of the samples\n"
     "  -f, --format FMT       text (default), csv, json, or folded (one line per distinct\n"
@@ -346,6 +348,7 @@ int cmd_report(int argc, char **argv)
 	struct profile *p = NULL;
 	struct profile_row *rows = NULL;
 	uint32_t *row_of = NULL;
+	struct rows_insns *insns = NULL;
 	size_t nrows = 0, shown = 0;
 	char err[1024] = "";
 	struct cli_output sink;
@@ -425,6 +428,12 @@ int cmd_report(int argc, char **argv)
 	    .inverted = o.inverted,
 	    .inline_frames = o.inline_frames,
 	};
+	for (int i = 0; i < nkeys; i++)
+		if (keys[i] == PROFILE_KEY_ADDR &&
+		    !(insns = rows_insns_fill(p, rows, shown, o.debug_dirs, o.ndebug_dirs))) {
+			error("out of memory reading the instructions of %zu rows", shown);
+			goto done;
+		}
 	fd = o.output ? cli_output_create("-o", o.output) : STDOUT_FILENO;
 	if (fd < 0)
 		goto done;
@@ -441,6 +450,7 @@ int cmd_report(int argc, char **argv)
 done:
 	if (fd > STDOUT_FILENO)
 		close(fd);
+	rows_insns_free(insns);
 	free(rows);
 	free(row_of);
 	profile_free(p);

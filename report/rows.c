@@ -14,7 +14,7 @@ static const struct {
 } sort_names[] = {
     {"line", PROFILE_KEY_LINE},		{"srcline", PROFILE_KEY_LINE},
     {"function", PROFILE_KEY_FUNCTION}, {"sym", PROFILE_KEY_FUNCTION},
-    {"dso", PROFILE_KEY_DSO},
+    {"dso", PROFILE_KEY_DSO},		{"addr", PROFILE_KEY_ADDR},
 };
 #define NSORT_NAMES (sizeof(sort_names) / sizeof(sort_names[0]))
 
@@ -47,7 +47,7 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
 	char unknown[256] = "", twice[256] = "";
 	const char *s = list;
 	size_t n = 0, nunknown = 0, ntwice = 0;
-	bool seen[PROFILE_KEY_DSO + 1] = {false};
+	bool seen[PROFILE_KEY_ADDR + 1] = {false};
 
 	while (*s) {
 		size_t len = strcspn(s, ","), i;
@@ -73,8 +73,8 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
 	}
 	if (nunknown || ntwice || n > max) {
 		snprintf(err, errlen,
-			 "--sort '%s': %s%s%s%s%s%s (keys: line, function, dso, each once; e.g. "
-			 "--sort function,line)",
+			 "--sort '%s': %s%s%s%s%s%s (keys: line, function, dso, addr, each once; "
+			 "e.g. --sort function,line)",
 			 list,
 			 nunknown == 1 ? "unknown sort key "
 			 : nunknown    ? "unknown sort keys "
@@ -87,7 +87,8 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
 		return -EINVAL;
 	}
 	if (!n) {
-		snprintf(err, errlen, "--sort '%s': no key (keys: line, function, dso)", list);
+		snprintf(err, errlen, "--sort '%s': no key (keys: line, function, dso, addr)",
+			 list);
 		return -EINVAL;
 	}
 	return (int)n;
@@ -99,6 +100,7 @@ struct key {
 	const char *dso, *file, *function, *inlined_into;
 	int line;
 	uint64_t offset; /* only for locations nothing is known about */
+	uint64_t addr;	 /* --sort addr */
 	size_t loc;
 };
 
@@ -124,6 +126,10 @@ static void make_key(const struct profile_loc *l, const enum profile_key *keys, 
 			break;
 		case PROFILE_KEY_DSO:
 			break;
+		case PROFILE_KEY_ADDR:
+			k->addr = l->addr;
+			k->offset = l->offset;
+			break;
 		}
 	}
 }
@@ -146,13 +152,16 @@ static int keycmp(const void *a, const void *b)
 		return x->line < y->line ? -1 : 1;
 	if (x->offset != y->offset)
 		return x->offset < y->offset ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
 	return x->loc < y->loc ? -1 : x->loc > y->loc;
 }
 
 static bool same_group(const struct key *x, const struct key *y)
 {
 	return x->dso == y->dso && x->file == y->file && x->function == y->function &&
-	       x->inlined_into == y->inlined_into && x->line == y->line && x->offset == y->offset;
+	       x->inlined_into == y->inlined_into && x->line == y->line && x->offset == y->offset &&
+	       x->addr == y->addr;
 }
 
 static int rowcmp(const void *a, const void *b)
@@ -170,7 +179,9 @@ static int rowcmp(const void *a, const void *b)
 		return c;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /* The row shows a field only when all its locations agree on it. */
@@ -184,6 +195,8 @@ static void merge_loc(struct profile_row *r, const struct profile_loc *l, bool f
 		r->line = l->line;
 		r->unknown = l->unknown;
 		r->offset = l->offset;
+		r->addr = l->addr;
+		r->mapping = l->mapping;
 	} else {
 		if (r->dso != l->dso)
 			r->dso = NULL;
@@ -198,6 +211,8 @@ static void merge_loc(struct profile_row *r, const struct profile_loc *l, bool f
 		r->unknown = r->unknown && l->unknown;
 		if (r->offset != l->offset || r->dso != l->dso)
 			r->offset = 0, r->offset_mixed = true;
+		if (r->addr != l->addr || r->mapping != l->mapping)
+			r->addr = 0, r->mapping = 0, r->addr_mixed = true;
 	}
 }
 
@@ -304,8 +319,8 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		r[i].file = r[i].function = r[i].inlined_into = NULL;
 		r[i].line = 0;
 		r[i].unknown = false;
-		r[i].offset = 0;
-		r[i].file_mixed = r[i].function_mixed = r[i].offset_mixed =
+		r[i].offset = r[i].addr = 0;
+		r[i].file_mixed = r[i].function_mixed = r[i].offset_mixed = r[i].addr_mixed =
 		    true; /* printed empty */
 	}
 	for (size_t i = 0; i < n; i++)

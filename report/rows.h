@@ -14,6 +14,7 @@ enum profile_key {
 	PROFILE_KEY_LINE,     /* file:line (+ the function and inline caller it belongs to) */
 	PROFILE_KEY_FUNCTION, /* function (+ inline caller) */
 	PROFILE_KEY_DSO,      /* mapped file */
+	PROFILE_KEY_ADDR,     /* instruction address (+ its DSO); rows_insns.h gives the text */
 };
 
 /* One output row: the locations that share the sort keys' values. A field that differs
@@ -41,6 +42,12 @@ struct profile_row {
 				* samples without children) */
 	double self_period;    /* their period */
 	double self_share;     /* self_period / profile period */
+	uint64_t addr;	       /* link-time address in DSO (profile_loc.addr); 0 with
+				* addr_mixed */
+	bool addr_mixed;       /* the row's locations lie at several addresses */
+	uint32_t mapping;      /* its DSO's index in profile.mappings (0 when mixed) */
+	const char *insn;      /* the instruction at ADDR ("movb %al, (%rdi)"), filled by
+				* rows_insns_fill() under --sort addr; else NULL */
 	uint32_t group;	       /* internal */
 };
 

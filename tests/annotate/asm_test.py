@@ -8,6 +8,7 @@
   libc       memset in libc (no source): instructions with their shares
   skid       hand-made files (gen_case) of a hardware event, precise_ip 0 and 1, samples on the
              instruction after the store: the store marked as the likely cause, or "exact"
+  sort_addr  report --sort addr and sym,addr: a row per instruction with annotate's text
   tui        under tmux: v cycles the views, i goes to the next hot instruction, Enter on a
              call opens the callee
 
@@ -187,6 +188,33 @@ def test_skid():
     check("precise_ip 1: no mark", not any(r["skid_cause"] for r in insns(fn)))
     notes = [r["text"] for r in fn["rows"] if r["kind"] == "note"]
     check("precise_ip 1: the IPs are exact", any("the IPs are exact" in n for n in notes), notes)
+
+
+def test_sort_addr():
+    """report --sort addr: a row per instruction address with its text; sym,addr too."""
+    data = recording(WORK)
+    doc, fn = annotate_json(data, "copy_pages", "--asm")
+    want = {r["address"]: r for r in insns(fn) if r["samples"]}
+    p = run([HWPROF, "report", "-i", data, "--sort", "addr", "-f", "json", "-n", "0"])
+    check("report --sort addr -f json exits 0", p.returncode == 0, p.stderr)
+    rows = [r for r in json.loads(p.stdout)["rows"] if r["function"] == "copy_pages"]
+    got = {r["address"]: r for r in rows}
+    check("a row per sampled instruction of copy_pages", set(got) == set(want),
+          f"{sorted(got)} != {sorted(want)}")
+    for a, r in got.items():
+        check(f"{a}: annotate's samples and text", r["samples"] == want[a]["samples"] and
+              r["instruction"] == want[a]["text"], (r, want[a]))
+    p = run([HWPROF, "report", "-i", data, "--sort", "sym,addr", "-n", "5"])
+    check("--sort sym,addr exits 0", p.returncode == 0, p.stderr)
+    head = [ln for ln in p.stdout.splitlines() if "instruction" in ln and "address" in ln]
+    check("the text has address and instruction columns", head, p.stdout)
+    for a, r in want.items():
+        line = [ln for ln in p.stdout.splitlines() if a in ln and "copy_pages" in ln]
+        check(f"{a} {r['text']} in the text", line and r["text"].split()[0] in line[0],
+              p.stdout)
+    p = run([HWPROF, "report", "-i", data, "--sort", "addr", "-f", "csv", "-n", "3"])
+    check("csv ends with address,instruction", p.stdout.splitlines()[0].endswith(
+        ",address,instruction"), p.stdout)
 
 
 # ---- the TUI under tmux ------------------------------------------------------------------
