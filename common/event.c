@@ -5,14 +5,17 @@
 #include "pmu.h"
 #include "see.h"
 #include "textfmt.h"
+#include "tracefs.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 /* ---- named events (values from linux/perf_event.h) -------------------------------------- */
@@ -215,6 +218,7 @@ struct parser {
 	size_t cap;
 	char *err;
 	size_t errlen;
+	bool in_group; /* inside braces: a tracepoint pattern may not expand there */
 };
 
 static int fail(struct parser *p, int rc, const char *fmt, ...)
@@ -648,6 +652,10 @@ static struct mods apply_mods(struct hwprof_event *ev, const struct mods *own,
 		ev->exclude_user = !m.u;
 		ev->exclude_kernel = !m.k;
 		ev->exclude_hv = !m.h;
+	} else if (ev->kind == HWPROF_EV_TRACEPOINT) {
+		/* A tracepoint fires in the kernel, where exclude_kernel would drop every hit
+		 * (the kernel tests the interrupted mode): it counts whichever process hit it. */
+		ev->exclude_user = ev->exclude_kernel = ev->exclude_hv = false;
 	} else if (ev->kind == HWPROF_EV_PMU && !pmu_is_core(ev->pmu)) {
 		/* Uncore, free-running and IBS PMUs cannot tell user from kernel: the kernel
 		 * refuses any exclude_* bit for them (EINVAL), so they count everything. */
@@ -675,6 +683,185 @@ static void skip_ws(struct parser *p)
 		p->pos++;
 }
 
+/* Room for one more event at the end of P's list, zeroed, of GROUP; NULL after fail()
+ * (-ENOMEM). The caller counts it in (p->out->n++) once it is whole. */
+static struct hwprof_event *new_event(struct parser *p, int group, bool leader)
+{
+	struct hwprof_event *ev;
+
+	if (p->out->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 8;
+		struct hwprof_event *v = realloc(p->out->ev, cap * sizeof(*v));
+		if (!v) {
+			fail(p, -ENOMEM, "out of memory");
+			return NULL;
+		}
+		p->out->ev = v;
+		p->cap = cap;
+	}
+	ev = &p->out->ev[p->out->n];
+	memset(ev, 0, sizeof(*ev));
+	ev->scale = 1.0;
+	ev->group = group;
+	ev->leader = leader;
+	return ev;
+}
+
+/* The characters of a tracepoint's event name after "SYS:", and of a pattern of them. */
+static const char tp_chars[] =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.*?";
+
+/* Whether T, the text after "NAME:", names a tracepoint event rather than modifiers: a
+ * word with a letter no modifier has ("sched:sched_switch", not "cycles:upp"). */
+static bool tracepoint_follows(const char *t)
+{
+	size_t n = strspn(t, tp_chars);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("ukhpP", t[i]))
+			return true;
+	return false;
+}
+
+/* Whether the N bytes at NAME are a generic, software, cache or raw event's name: "cycles:q"
+ * is a bad modifier, not a tracepoint of a system "cycles". */
+static bool generic_name(const char *name, size_t n)
+{
+	char buf[128];
+	uint64_t c;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)n, name);
+	return lookup(hw_events, sizeof(hw_events) / sizeof(*hw_events), buf, &c) ||
+	       lookup(sw_events, sizeof(sw_events) / sizeof(*sw_events), buf, &c) ||
+	       parse_cache(buf, &c) ||
+	       (buf[0] == 'r' && buf[1] && strspn(buf + 1, "0123456789abcdefABCDEF") == n - 1);
+}
+
+/* Whether the N bytes at SYS name a tracepoint system: tracefs has it; or, with no tracefs
+ * mounted (the message will say so), EVENT looks like a tracepoint's name (they have a '_':
+ * "sched_switch", "sys_enter_read"), so that "cyclez:q" stays an unknown event. */
+static bool tracepoint_system(const char *sys, size_t n, const char *event)
+{
+	const char *root = hwprof_tracefs_root();
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!root)
+		return memchr(event, '_', strspn(event, tp_chars)) != NULL;
+	snprintf(path, sizeof(path), "%s/events/%.*s", root, (int)n, sys);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Appends tracepoint NAME ("sys:event") of GROUP with modifiers text MODS (may be "") to P's
+ * list. Returns 0, or a fail() code naming what tracefs said. */
+static int add_tracepoint(struct parser *p, const char *name, const char *mods, int group,
+			  bool leader)
+{
+	char sys[128], best[128];
+	const char *event = strchr(name, ':') + 1;
+	struct hwprof_event *ev;
+	uint64_t id;
+	int r;
+
+	snprintf(sys, sizeof(sys), "%.*s", (int)(event - 1 - name), name);
+	r = hwprof_tracefs_event_id(sys, event, &id);
+	if (r == -ENODEV)
+		return fail(p, -EINVAL,
+			    "'%s': tracefs is not mounted (as root: mount -t tracefs nodev "
+			    "/sys/kernel/tracing)",
+			    name);
+	if (r == -EACCES)
+		return fail(p, -EACCES,
+			    "'%s': %s/events may be read by root only (run as root, or let "
+			    "your group read tracefs; see docs/events.md)",
+			    name, hwprof_tracefs_root());
+	if (r < 0) {
+		char **names;
+		size_t n;
+
+		best[0] = '\0';
+		if (hwprof_tracefs_events(NULL, &names, &n) == 0) {
+			suggest_from(name, names, n, best, sizeof(best));
+			hwprof_tracefs_names_free(names, n);
+		}
+		if (*best)
+			return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
+					"unknown tracepoint '%s' (did you mean '%s'?)", name, best);
+		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL, "unknown tracepoint '%s'", name);
+	}
+	ev = new_event(p, group, leader);
+	if (!ev)
+		return -ENOMEM;
+	ev->kind = HWPROF_EV_TRACEPOINT;
+	ev->type = PERF_TYPE_TRACEPOINT;
+	ev->config = id;
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	snprintf(ev->spec, sizeof(ev->spec), "%s%s%s", name, *mods ? ":" : "", mods);
+	p->out->n++;
+	return 0;
+}
+
+/* "SYS:EVENT[:MODS]" at START (the system's name ends at SYS_END, where ':' is): one
+ * tracepoint, or every one that a pattern ("syscalls:sys_enter_*") matches, each a group of
+ * its own (outside braces only). *OWN gets the modifiers. */
+static int parse_tracepoint(struct parser *p, size_t start, size_t sys_end, int group, bool leader,
+			    struct mods *own)
+{
+	const char *s = p->s;
+	size_t ev_start = sys_end + 1, ev_end = ev_start + strspn(s + ev_start, tp_chars);
+	size_t mods_start = ev_end, mods_end = ev_end;
+	char name[256], mods[16];
+	int r;
+
+	if (ev_end - start >= 128)
+		return fail(p, -EINVAL, "tracepoint too long at offset %zu ('%.32s...')", start,
+			    s + start);
+	snprintf(name, sizeof(name), "%.*s", (int)(ev_end - start), s + start);
+	p->pos = ev_end;
+	if (s[p->pos] == ':') {
+		mods_start = ++p->pos;
+		while (isalnum((unsigned char)s[p->pos]))
+			p->pos++;
+		mods_end = p->pos;
+		if (mods_end == mods_start || mods_end - mods_start >= sizeof(mods))
+			return fail(p, -EINVAL, "bad modifier after '%s' (modifiers: u k h)", name);
+	}
+	snprintf(mods, sizeof(mods), "%.*s", (int)(mods_end - mods_start), s + mods_start);
+	memset(own, 0, sizeof(*own));
+	r = parse_mods(p, mods, strlen(mods), name, own);
+	if (r < 0)
+		return r;
+	if (!strpbrk(name, "*?"))
+		return add_tracepoint(p, name, mods, group, leader);
+	if (p->in_group)
+		return fail(p, -EINVAL,
+			    "'%s': a tracepoint pattern cannot be in a group (name its events)",
+			    name);
+
+	char **names;
+	size_t n;
+
+	r = hwprof_tracefs_events(name, &names, &n);
+	if (r == -ENOMEM)
+		return fail(p, r, "out of memory");
+	if (r == -EACCES)
+		return fail(p, -EACCES,
+			    "'%s': %s/events may be read by root only (run as root, or let "
+			    "your group read tracefs; see docs/events.md)",
+			    name, hwprof_tracefs_root());
+	if (r < 0)
+		return fail(p, -EINVAL,
+			    "'%s': tracefs is not mounted (as root: mount -t tracefs nodev "
+			    "/sys/kernel/tracing)",
+			    name);
+	if (!n)
+		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL, "no tracepoint matches '%s'", name);
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = add_tracepoint(p, names[i], mods, group, leader);
+	hwprof_tracefs_names_free(names, n);
+	return r;
+}
+
 static int parse_event(struct parser *p, int group, bool leader, struct mods *own)
 {
 	const char *s = p->s;
@@ -690,19 +877,13 @@ static int parse_event(struct parser *p, int group, bool leader, struct mods *ow
 			    "name)",
 			    s[p->pos], p->pos, s);
 	}
-	if (p->out->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 8;
-		struct hwprof_event *v = realloc(p->out->ev, cap * sizeof(*v));
-		if (!v)
-			return fail(p, -ENOMEM, "out of memory");
-		p->out->ev = v;
-		p->cap = cap;
-	}
-	struct hwprof_event *ev = &p->out->ev[p->out->n];
-	memset(ev, 0, sizeof(*ev));
-	ev->scale = 1.0;
-	ev->group = group;
-	ev->leader = leader;
+	if (s[p->pos] == ':' && tracepoint_follows(s + p->pos + 1) &&
+	    !generic_name(s + start, name_end - start) &&
+	    tracepoint_system(s + start, name_end - start, s + p->pos + 1))
+		return parse_tracepoint(p, start, name_end, group, leader, own);
+	struct hwprof_event *ev = new_event(p, group, leader);
+	if (!ev)
+		return -ENOMEM;
 
 	const char *terms = NULL;
 	size_t terms_len = 0;
@@ -782,6 +963,7 @@ static int parse_group(struct parser *p)
 	/* Before its events: in "{a,b" the missing '}' is the news, not an unknown 'a'. */
 	if (!s[open + 1 + strcspn(s + open + 1, "{}")])
 		return fail(p, -EINVAL, "unclosed '{' at offset %zu of '%s' (add '}')", open, s);
+	p->in_group = true;
 	for (;;) {
 		skip_ws(p);
 		if (s[p->pos] == '{')
@@ -808,6 +990,7 @@ static int parse_group(struct parser *p)
 			    s);
 	}
 	p->pos++;
+	p->in_group = false;
 	struct mods grp = {0};
 	bool grp_set = false;
 	if (s[p->pos] == ':') {
@@ -853,10 +1036,12 @@ int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *e
 			r = parse_group(&p);
 		} else {
 			struct mods own, none = {0};
+			size_t first = out->n;
 			r = parse_event(&p, (int)out->ngroups, true, &own);
-			if (r == 0) {
-				apply_mods(&out->ev[out->n - 1], &own, &none);
-				out->ngroups++;
+			/* One event, or the tracepoints a pattern matched: a group each. */
+			for (size_t i = first; r == 0 && i < out->n; i++) {
+				out->ev[i].group = (int)out->ngroups++;
+				apply_mods(&out->ev[i], &own, &none);
 			}
 		}
 		if (r < 0)
@@ -915,7 +1100,7 @@ void hwprof_event_to_attr(const struct hwprof_event *ev, struct perf_event_attr 
 
 bool hwprof_event_is_hw(const struct hwprof_event *ev)
 {
-	return ev->kind != HWPROF_EV_SOFTWARE;
+	return ev->kind != HWPROF_EV_SOFTWARE && ev->kind != HWPROF_EV_TRACEPOINT;
 }
 
 const char *hwprof_event_unit(const struct hwprof_event *ev)

@@ -4,6 +4,7 @@
 #include "json.h"
 #include "pmu.h"
 #include "textfmt.h"
+#include "tracefs.h"
 
 #include "hwprof/event.h"
 #include "hwprof/sampfile.h"
@@ -23,17 +24,19 @@ enum list_what {
 	LIST_CACHE = 1 << 1,
 	LIST_SW = 1 << 2,
 	LIST_PMU = 1 << 3,
+	LIST_TP = 1 << 4, /* tracepoints one by one; the default list counts them only */
 	LIST_ALL = LIST_HW | LIST_CACHE | LIST_SW | LIST_PMU,
 };
 
 struct list_options {
 	unsigned what;
+	const char *tp_pattern; /* list tracepoint PATTERN; NULL: all */
 	bool json;
 	struct hwprof_jw jw; /* the JSON being written (json) */
 };
 
 static const char usage_text[] =
-    "usage: hwprof list [hw|cache|sw|pmu] [-f text|json]\n"
+    "usage: hwprof list [hw|cache|sw|pmu|tracepoint [PATTERN]]... [-f text|json]\n"
     "\n"
     "The events this host can count, each tried with perf_event_open(2): available,\n"
     "not supported, or no permission. Also the sysfs PMUs with their events and\n"
@@ -41,7 +44,9 @@ static const char usage_text[] =
     "the CPU model.\n"
     "\n"
     "  hw | cache | sw | pmu  only generic hardware, hardware cache, software events,\n"
-    "                         or sysfs PMUs (default: all)\n"
+    "                         or sysfs PMUs (default: all); several kinds at once\n"
+    "  tracepoint [PATTERN]   the kernel's tracepoints (sys:event, from tracefs), those\n"
+    "                         matching PATTERN ('sched:*', or a word they contain)\n"
     "  -f, --format FMT       text (default) or json: one JSON object (--json is\n"
     "                         the same as -f json)\n"
     "  -h, --help             this text\n"
@@ -164,6 +169,8 @@ static const char *kind_name(enum hwprof_event_kind k)
 		return "raw";
 	case HWPROF_EV_PMU:
 		return "pmu";
+	case HWPROF_EV_TRACEPOINT:
+		return "tracepoint";
 	}
 	return "?";
 }
@@ -370,6 +377,67 @@ static void print_pmu(struct list_options *o, const char *pmu)
 	pmu_names_free(events, nevents);
 }
 
+/* Tracepoints: with LIST_TP each one (matching the pattern) and its id, else one line that
+ * counts them. Returns 0, or -1 after reporting (tracefs unreadable when asked for). */
+static int print_tracepoints(struct list_options *o)
+{
+	char pat[256], **names;
+	size_t n;
+	const char *pattern = NULL;
+	int r;
+
+	if (o->tp_pattern && strpbrk(o->tp_pattern, "*?["))
+		pattern = o->tp_pattern;
+	else if (o->tp_pattern)
+		pattern = (snprintf(pat, sizeof(pat), "*%s*", o->tp_pattern), pat);
+	r = hwprof_tracefs_events(pattern, &names, &n);
+	if (r == -ENOMEM)
+		die("out of memory");
+	if (r < 0 && !(o->what & LIST_TP))
+		return 0; /* the default list: nothing to count, nothing asked */
+	if (r < 0)
+		return error("tracepoints: %s",
+			     r == -EACCES
+				 ? "tracefs may be read by root only (run as root)"
+				 : "tracefs is not mounted (as root: mount -t tracefs nodev "
+				   "/sys/kernel/tracing)");
+	if (!(o->what & LIST_TP)) {
+		if (!o->json)
+			printf("\ntracepoints: %zu in %s/events, spelled sys:event (hwprof list "
+			       "tracepoint [PATTERN])\n",
+			       n, hwprof_tracefs_root());
+		hwprof_tracefs_names_free(names, n);
+		return 0;
+	}
+	if (o->json)
+		hwprof_jw_array(&o->jw, "tracepoints");
+	else
+		printf("\ntracepoints (%s/events), spelled sys:event:\n", hwprof_tracefs_root());
+	if (!o->json && !n)
+		printf("  none%s%s\n", o->tp_pattern ? " matching " : "",
+		       o->tp_pattern ? o->tp_pattern : "");
+	for (size_t i = 0; i < n; i++) {
+		const char *colon = strchr(names[i], ':');
+		char sys[256];
+		uint64_t id = 0;
+
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - names[i]), names[i]);
+		hwprof_tracefs_event_id(sys, colon + 1, &id);
+		if (o->json) {
+			hwprof_jw_object(&o->jw, NULL);
+			hwprof_jw_str(&o->jw, "name", names[i]);
+			hwprof_jw_int(&o->jw, "id", (long long)id);
+			hwprof_jw_end(&o->jw);
+		} else {
+			printf("  %-50s id %llu\n", names[i], (unsigned long long)id);
+		}
+	}
+	if (o->json)
+		hwprof_jw_end(&o->jw);
+	hwprof_tracefs_names_free(names, n);
+	return 0;
+}
+
 static int print_pmus(struct list_options *o)
 {
 	char **pmus;
@@ -424,16 +492,26 @@ int cmd_list(int argc, char **argv)
 		static const struct {
 			const char *word;
 			unsigned what;
-		} words[] = {
-		    {"hw", LIST_HW}, {"cache", LIST_CACHE}, {"sw", LIST_SW}, {"pmu", LIST_PMU}};
+		} words[] = {{"hw", LIST_HW},	{"cache", LIST_CACHE},	 {"sw", LIST_SW},
+			     {"pmu", LIST_PMU}, {"tracepoint", LIST_TP}, {"tp", LIST_TP}};
 		o.what = 0;
-		for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
-			if (!strcmp(argv[optind], words[i].word))
-				o.what = words[i].what;
-		if (!o.what)
-			die_usage("'%s': not a kind of event (hw, cache, sw or pmu)", argv[optind]);
-		if (optind + 1 < argc)
-			die_usage("'%s': one kind of event at a time", argv[optind + 1]);
+		for (int a = optind; a < argc; a++) {
+			unsigned w = 0;
+
+			for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+				if (!strcmp(argv[a], words[i].word))
+					w = words[i].what;
+			if (!w && (o.what & LIST_TP) && !o.tp_pattern &&
+			    (!strcmp(argv[a - 1], "tracepoint") || !strcmp(argv[a - 1], "tp"))) {
+				o.tp_pattern = argv[a];
+				continue;
+			}
+			if (!w)
+				die_usage("'%s': not a kind of event (hw, cache, sw, pmu or "
+					  "tracepoint)",
+					  argv[a]);
+			o.what |= w;
+		}
 	}
 
 	struct hwprof_file_header h;
@@ -457,8 +535,11 @@ int cmd_list(int argc, char **argv)
 	}
 	if (o.what & LIST_PMU)
 		r = print_pmus(&o);
-	if (o.json) {
+	if (o.json)
 		hwprof_jw_end(&o.jw);
+	if (r == 0 && ((o.what & LIST_TP) || o.what == LIST_ALL))
+		r = print_tracepoints(&o);
+	if (o.json) {
 		hwprof_jw_end(&o.jw);
 		putchar('\n');
 	}

@@ -64,7 +64,8 @@ static const char usage_text[] =
     "  -e, --event EVENT    sampling event(s), perf spelling (default: LLC-load-misses:P,\n"
     "                       else cache-misses:P, else cpu-clock on hosts without a PMU)\n"
     "  -c, --period PERIOD  one sample every PERIOD events\n"
-    "  -F, --freq HZ        about HZ samples per second (default 4000; the period varies)\n"
+    "  -F, --freq HZ        about HZ samples per second (default 4000; the period varies;\n"
+    "                       tracepoints alone: -c 1, every hit)\n"
     "  -g                   record each sample's callers (call graph by frame pointers)\n"
     "      --call-graph fp  the same as -g\n"
     "      --call-graph dwarf[,SIZE]\n"
@@ -936,6 +937,15 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 	return 0;
 }
 
+/* Whether LIST has events and all are tracepoints (their default sample period is 1). */
+static bool only_tracepoints(const struct hwprof_event_list *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (list->ev[i].kind != HWPROF_EV_TRACEPOINT)
+			return false;
+	return list->n > 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static struct recording rec; /* large (build-id cache); one per process */
@@ -961,10 +971,6 @@ int cmd_record(int argc, char **argv)
 			  r->opt.pid);
 	if (!r->opt.pid && optind >= argc)
 		die_usage("no command to record (hwprof record [OPTIONS] -- CMD [ARGS...])");
-	if (!r->opt.period && !r->opt.freq) {
-		long long max = hwprof_max_sample_rate();
-		r->opt.freq = max > 0 && max < 4000 ? max : 4000;
-	}
 	if (r->opt.callchain)
 		r->opt.max_stack = max_stack(r->opt.max_stack);
 	/* A dwarf sample is its stack copy, 8 KiB by default: 2048 pages hold about a quarter
@@ -975,6 +981,12 @@ int cmd_record(int argc, char **argv)
 		parse_events(r->opt.event, &r->events);
 	if (r->opt.count)
 		parse_events(r->opt.count, &r->counts);
+	if (!r->opt.period && !r->opt.freq && only_tracepoints(&r->events)) {
+		r->opt.period = 1; /* as perf: every hit of a tracepoint is a sample */
+	} else if (!r->opt.period && !r->opt.freq) {
+		long long max = hwprof_max_sample_rate();
+		r->opt.freq = max > 0 && max < 4000 ? max : 4000;
+	}
 	launch_adjust_limits();
 	status = setup_target(r, argv + optind);
 	if (status)

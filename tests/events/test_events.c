@@ -982,3 +982,101 @@ Test(events, cgroup_switches_is_a_software_event)
 	cr_assert_eq(l.ev[0].config, PERF_COUNT_SW_CGROUP_SWITCHES);
 	hwprof_events_free(&l);
 }
+
+/* ---- tracepoints (issue 17): a fixture tracefs in $HWPROF_TRACEFS_ROOT ------------------ */
+
+static char tracefs[PATH_MAX];
+
+/* A tracefs tree with sched:sched_switch (id 316), sched:sched_wakeup (id 318) and
+ * syscalls:sys_enter_read, sys_enter_readv (ids 600, 601), plus the files a system holds
+ * beside its events (enable, filter). */
+static void tracefs_tree(void)
+{
+	static const struct {
+		const char *rel, *text;
+	} files[] = {
+	    {"events/sched/sched_switch/id", "316"},
+	    {"events/sched/sched_wakeup/id", "318"},
+	    {"events/sched/enable", "0"},
+	    {"events/sched/filter", "none"},
+	    {"events/syscalls/sys_enter_read/id", "600"},
+	    {"events/syscalls/sys_enter_readv/id", "601"},
+	    {"events/header_page", "x"},
+	};
+	char path[2 * PATH_MAX];
+
+	snprintf(tracefs, sizeof(tracefs), "/tmp/hwprof-tracefs-XXXXXX");
+	cr_assert_not_null(mkdtemp(tracefs));
+	setenv("HWPROF_TRACEFS_ROOT", tracefs, 1);
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tracefs, files[i].rel);
+		for (char *p = path + strlen(tracefs) + 1; *p; p++)
+			if (*p == '/') {
+				*p = '\0';
+				mkdir(path, 0755);
+				*p = '/';
+			}
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f, "%s", path);
+		fprintf(f, "%s\n", files[i].text);
+		fclose(f);
+	}
+}
+
+Test(events, tracepoint_by_name_and_pattern, .init = tracefs_tree)
+{
+	struct hwprof_event_list l = {0};
+	char err[256] = "";
+
+	cr_assert_eq(hwprof_events_parse("sched:sched_switch,syscalls:sys_enter_rea*,cycles:u", &l,
+					 err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(l.n, 4);
+	cr_assert_eq(l.ev[0].kind, HWPROF_EV_TRACEPOINT);
+	cr_assert_eq(l.ev[0].type, PERF_TYPE_TRACEPOINT);
+	cr_assert_eq(l.ev[0].config, 316);
+	cr_assert_str_eq(l.ev[0].spec, "sched:sched_switch");
+	cr_assert(!l.ev[0].exclude_kernel && !l.ev[0].exclude_user,
+		  "a tracepoint fires in the kernel: nothing excluded");
+	cr_assert_not(hwprof_event_is_hw(&l.ev[0]));
+	/* The pattern: each match in name order, a group of its own. */
+	cr_assert_str_eq(l.ev[1].name, "syscalls:sys_enter_read");
+	cr_assert_eq(l.ev[1].config, 600);
+	cr_assert_str_eq(l.ev[2].name, "syscalls:sys_enter_readv");
+	cr_assert_eq(l.ev[2].config, 601);
+	cr_assert(l.ev[1].group != l.ev[2].group && l.ev[2].leader);
+	/* "u" after ':' is a modifier, not a tracepoint. */
+	cr_assert_eq(l.ev[3].kind, HWPROF_EV_HARDWARE);
+	cr_assert_eq(l.ngroups, 4);
+	hwprof_events_free(&l);
+
+	cr_assert_eq(
+	    hwprof_events_parse("{sched:sched_switch,sched:sched_wakeup}", &l, err, sizeof(err)), 0,
+	    "%s", err);
+	cr_assert_eq(l.ngroups, 1);
+	cr_assert_eq(l.ev[1].config, 318);
+	hwprof_events_free(&l);
+}
+
+Test(events, tracepoint_errors_name_the_cause, .init = tracefs_tree)
+{
+	struct hwprof_event_list l = {0};
+	char err[256] = "", empty[PATH_MAX + 8];
+
+	cr_assert_eq(hwprof_events_parse("sched:sched_swich", &l, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "unknown tracepoint 'sched:sched_swich' (did you mean "
+			      "'sched:sched_switch'?)");
+	cr_assert_eq(hwprof_events_parse("sched:sched_*x", &l, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "no tracepoint matches 'sched:sched_*x'");
+	cr_assert_eq(hwprof_events_parse("{syscalls:sys_enter_*}", &l, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "'syscalls:sys_enter_*': a tracepoint pattern cannot be in a group "
+			      "(name its events)");
+	cr_assert_eq(hwprof_events_parse("sched:enable", &l, err, sizeof(err)), -EINVAL,
+		     "a system's own file is no event");
+	/* No tracefs mounted: say how to mount it. */
+	snprintf(empty, sizeof(empty), "%s/sched", tracefs);
+	setenv("HWPROF_TRACEFS_ROOT", empty, 1);
+	cr_assert_eq(hwprof_events_parse("sched:sched_switch", &l, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "'sched:sched_switch': tracefs is not mounted (as root: mount -t "
+			      "tracefs nodev /sys/kernel/tracing)");
+}

@@ -43,11 +43,12 @@ struct perf_event_attr;
 
 /* Broad family of an event, for defaults and advice. */
 enum hwprof_event_kind {
-	HWPROF_EV_HARDWARE, /* PERF_TYPE_HARDWARE generic event */
-	HWPROF_EV_CACHE,    /* PERF_TYPE_HW_CACHE */
-	HWPROF_EV_SOFTWARE, /* PERF_TYPE_SOFTWARE: works without a PMU */
-	HWPROF_EV_RAW,	    /* PERF_TYPE_RAW rNNNN */
-	HWPROF_EV_PMU,	    /* a sysfs PMU (dynamic type), by fields or alias */
+	HWPROF_EV_HARDWARE,   /* PERF_TYPE_HARDWARE generic event */
+	HWPROF_EV_CACHE,      /* PERF_TYPE_HW_CACHE */
+	HWPROF_EV_SOFTWARE,   /* PERF_TYPE_SOFTWARE: works without a PMU */
+	HWPROF_EV_RAW,	      /* PERF_TYPE_RAW rNNNN */
+	HWPROF_EV_PMU,	      /* a sysfs PMU (dynamic type), by fields or alias */
+	HWPROF_EV_TRACEPOINT, /* PERF_TYPE_TRACEPOINT "sys:event", config the tracefs id */
 };
 
 /* One parsed event. Plain data: copy it freely. */
