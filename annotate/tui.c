@@ -337,10 +337,11 @@ static void source_draw(struct tui *t)
 	sw = sw < 7 ? 7 : sw;
 	lw = lw < 4 ? 4 : lw;
 	draw_header(t);
-	snprintf(title, sizeof(title), "%s [%s]  %.1f%% of all samples, %s sample%s%s  [view: %s]",
-		 fn->name, slash ? slash + 1 : fn->dso, 100 * fn->share,
-		 hwprof_group_digits(fn->samples, num, sizeof(num)), fn->samples == 1 ? "" : "s",
-		 fn->ninlined ? ", with inlined code" : "", ann_view_mode_name(v->mode));
+	/* The view before the figures: a long name must not push it off a narrow screen. */
+	snprintf(title, sizeof(title), "%s [%s]  [view: %s]  %.1f%% of all samples, %s sample%s%s",
+		 fn->name, slash ? slash + 1 : fn->dso, ann_view_mode_name(v->mode),
+		 100 * fn->share, hwprof_group_digits(fn->samples, num, sizeof(num)),
+		 fn->samples == 1 ? "" : "s", fn->ninlined ? ", with inlined code" : "");
 	attron(A_BOLD | A_UNDERLINE);
 	mvhline(y0, 0, ' ', t->cols);
 	put_clipped(y0, 0, title, t->cols);

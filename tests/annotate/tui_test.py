@@ -166,9 +166,9 @@ try:
             check("f: work on top", re.search(r"^# +\d+\.\d% +7000  work  \[annotate_work\]",
                                               s, re.M), s)
             keys("a", "j", "Enter")
-            s = wait_for("a", r"^(?!work )\S.* \[\S+\] +\d+\.\d% of all samples")
+            s = wait_for("a", r"^(?!work )\S.* \[\S+\] +\[view: [^]]+\] +\d+\.\d% of all samples")
             check("Enter opens another function",
-                  re.search(r"^(?!work )\S.* \[\S+\] +\d+\.\d% of all samples", s, re.M), s)
+                  re.search(r"^(?!work )\S.* \[\S+\] +\[view: [^]]+\] +\d+\.\d% of all samples", s, re.M), s)
             keys("a", "f", "g", "Enter")
             s = wait_for("a", r"^work \[annotate_work\]")
             check("back to work", re.search(r"^work \[annotate_work\]", s, re.M), s)
