@@ -13,6 +13,7 @@
 #include "stacks.h"
 #include "strpool.h"
 #include "symbolize.h"
+#include "values.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -83,7 +84,11 @@ struct builder {
 	size_t nin_ips, cap_in_ips;
 	uint64_t missing_stack;	   /* samples of this input naming a stack it never gave */
 	struct stack_table stacks; /* of every input, in location ids (b->agg) */
-	uint32_t *frames;	   /* one sample's location ids while it is added */
+	/* The value vector's (values.h): per profile event, the stacks of its samples when it
+	 * is not the shown one, a sample without callers its address alone. */
+	struct stack_table *ev_stacks;
+	uint32_t nev_stacks;
+	uint32_t *frames; /* one sample's location ids while it is added */
 	size_t cap_frames;
 };
 
@@ -222,9 +227,12 @@ static int merge_events(struct builder *b, const struct hwprof_file_header *h)
 	    grow_zeroed((void **)&b->count_inputs, sizeof(uint32_t), b->nevent_samples,
 			ph->nevents) < 0 ||
 	    grow_zeroed((void **)&b->lost_inputs, sizeof(uint32_t), b->nevent_samples,
+			ph->nevents) < 0 ||
+	    grow_zeroed((void **)&b->ev_stacks, sizeof(*b->ev_stacks), b->nevent_samples,
 			ph->nevents) < 0)
 		return -ENOMEM;
 	b->nevent_samples = ph->nevents;
+	b->nev_stacks = ph->nevents;
 	return 0;
 }
 
@@ -362,31 +370,36 @@ static void locate(struct builder *b, uint32_t pid, uint64_t ip, uint64_t time, 
 		*dso = mp->dso, *offset = ip - mp->start + mp->pgoff;
 }
 
-/* Sample S's stack as location ids into b->stacks: LEAF (its own address), then the callers
- * of recorded stack STACK_ID. A caller's entry is a return address: the call instruction
- * ends just before it, so its location is the address 1 byte before (the call site's line,
- * not the line after the call). */
-static int add_stack_sample(struct builder *b, const struct hwprof_rec_sample *s, uint32_t leaf,
-			    uint32_t stack_id)
+/* Sample S's stack as location ids into b->frames[0 .. *N): LEAF (its own address), then
+ * the callers of recorded stack STACK_ID (none when 0). A caller's entry is a return address:
+ * the call instruction ends just before it, so its location is the address 1 byte before (the
+ * call site's line, not the line after the call). *MISSING when the input never gave
+ * STACK_ID: the sample counts, its callers are unknown (the stack is marked *TRUNCATED). */
+static int sample_frames(struct builder *b, const struct hwprof_rec_sample *s, uint32_t leaf,
+			 uint32_t stack_id, uint32_t *n, bool *truncated, bool *missing)
 {
-	const struct in_stack *st;
-	uint32_t k, n = 1;
+	const struct in_stack *st = NULL;
+	uint32_t k, nr = 0;
 
-	if (!u32_map_get(&b->in_stack_ids, stack_id, &k)) {
-		/* Refused or never written: the sample counts, its callers are unknown. */
-		b->missing_stack++;
-		return stack_table_add(&b->stacks, &leaf, 1, true, 1, (double)s->period);
+	*n = 1;
+	*truncated = *missing = false;
+	if (stack_id && u32_map_get(&b->in_stack_ids, stack_id, &k)) {
+		st = &b->in_stacks[k];
+		nr = st->nr;
+		*truncated = st->truncated;
+	} else if (stack_id) {
+		/* Refused or never written. */
+		*missing = *truncated = true;
 	}
-	st = &b->in_stacks[k];
-	if (st->nr + 1 > b->cap_frames) {
-		uint32_t *v = realloc(b->frames, (st->nr + 1) * sizeof(*v));
+	if (nr + 1 > b->cap_frames) {
+		uint32_t *v = realloc(b->frames, (nr + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		b->frames = v;
-		b->cap_frames = st->nr + 1;
+		b->cap_frames = nr + 1;
 	}
 	b->frames[0] = leaf;
-	for (uint32_t i = 0; i < st->nr; i++) {
+	for (uint32_t i = 0; i < nr; i++) {
 		uint64_t ip = b->in_ips[st->first + i], off;
 		uint32_t dso;
 		int ret;
@@ -394,31 +407,35 @@ static int add_stack_sample(struct builder *b, const struct hwprof_rec_sample *s
 		if (!ip)
 			continue;
 		locate(b, s->pid, ip - 1, s->time, i < st->nr_kernel, &dso, &off);
-		ret = agg_intern(&b->agg, dso, off, &b->frames[n++]);
+		ret = agg_intern(&b->agg, dso, off, &b->frames[(*n)++]);
 		if (ret < 0)
 			return ret;
 	}
-	return stack_table_add(&b->stacks, b->frames, n, st->truncated, 1, (double)s->period);
+	return 0;
 }
 
 int builder_add_sample(struct builder *b, const struct hwprof_rec_sample *s, uint32_t stack_id)
 {
+	bool shown = (int)s->event == b->input_event, truncated, missing;
 	uint64_t off;
-	uint32_t dso, leaf;
+	uint32_t dso, leaf, n, ev;
 	int ret;
 
 	if (s->event < b->input_nevents)
 		b->p->event_samples[b->input_map[s->event]]++;
-	/* Other events' samples: their periods are in other units. profile_load() counts
-	 * them and says so. */
-	if ((int)s->event != b->input_event)
+	/* Other sampling events' samples go to the value vector only: rows show one event, the
+	 * periods of others being in other units. profile_load() counts them and says so. */
+	if (!shown && (s->event >= b->input_nevents || !b->input_sampling[s->event]))
 		return 0;
-	b->p->samples_read++;
-	b->input_samples++;
-	b->input_period += (double)s->period;
-	if (b->pids.n || b->tids.n) {
-		seen_id(b->seen_pids, &b->nseen_pids, &b->more_pids, s->pid);
-		seen_id(b->seen_tids, &b->nseen_tids, &b->more_tids, s->tid);
+	ev = b->input_map[s->event];
+	if (shown) {
+		b->p->samples_read++;
+		b->input_samples++;
+		b->input_period += (double)s->period;
+		if (b->pids.n || b->tids.n) {
+			seen_id(b->seen_pids, &b->nseen_pids, &b->more_pids, s->pid);
+			seen_id(b->seen_tids, &b->nseen_tids, &b->more_tids, s->tid);
+		}
 	}
 	if (!filter_id(&b->pids, s->pid) || !filter_id(&b->tids, s->tid))
 		return 0;
@@ -430,10 +447,18 @@ int builder_add_sample(struct builder *b, const struct hwprof_rec_sample *s, uin
 			return 0;
 	}
 	locate(b, s->pid, s->ip, s->time, s->kernel, &dso, &off);
-	ret = agg_add(&b->agg, dso, off, s->period, &leaf);
-	if (ret < 0 || !stack_id)
+	ret = shown ? agg_add(&b->agg, dso, off, s->period, &leaf)
+		    : agg_intern(&b->agg, dso, off, &leaf);
+	if (ret < 0 || (shown && !stack_id))
 		return ret;
-	return add_stack_sample(b, s, leaf, stack_id);
+	ret = sample_frames(b, s, leaf, stack_id, &n, &truncated, &missing);
+	if (ret < 0)
+		return ret;
+	if (!shown)
+		return stack_table_add(&b->ev_stacks[ev], b->frames, n, truncated, 1,
+				       (double)s->period);
+	b->missing_stack += missing;
+	return stack_table_add(&b->stacks, b->frames, n, truncated, 1, (double)s->period);
 }
 
 int builder_add_stack(struct builder *b, uint32_t id, const uint64_t *ips, uint32_t nr,
@@ -905,6 +930,15 @@ out:
 	return ret;
 }
 
+/* Whether a stack whose leaf is location ID passes --dso (values.h), as finish_stacks() keeps
+ * the shown event's. */
+static bool keep_leaf(void *ctx, uint32_t id)
+{
+	struct builder *b = ctx;
+
+	return filter_dso(&b->dso_filter, b->p->locations[id].dso);
+}
+
 /* A filter value that matched nothing is a typo more often than an empty answer. */
 static int check_filters(struct builder *b, char *err, size_t errlen)
 {
@@ -1223,6 +1257,8 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	qsort(p->locs, p->nlocs, sizeof(*p->locs), by_period);
 	if (b->stacks.n && finish_stacks(b) < 0)
 		goto out;
+	if (values_build(p, b->ev_stacks, b->nev_stacks, keep_leaf, b) < 0)
+		goto out;
 	ret = check_filters(b, err, errlen);
 	if (ret == 0 && b->opt->event && !b->shown_set) {
 		char names[512];
@@ -1269,6 +1305,9 @@ void builder_free(struct builder *b)
 	free(b->in_stacks);
 	free(b->in_ips);
 	stack_table_release(&b->stacks);
+	for (uint32_t i = 0; i < b->nev_stacks; i++)
+		stack_table_release(&b->ev_stacks[i]);
+	free(b->ev_stacks);
 	free(b->frames);
 	free(b->sampled_inputs);
 	free(b->count_inputs);

@@ -47,8 +47,9 @@ int builder_add_stack(struct builder *b, uint32_t id, const uint64_t *ips, uint3
 
 /* Adds sample S of the current input whose callers are stack STACK_ID (0: none recorded),
  * given before by builder_add_stack(); a STACK_ID never given makes the input partial (a
- * warning says how many samples) and the sample counts without callers. Returns 0 or
- * -ENOMEM. */
+ * warning says how many samples) and the sample counts without callers. A sample of another
+ * sampling event than the shown one goes to the value vector only (profile.h: vsamples).
+ * Returns 0 or -ENOMEM. */
 int builder_add_sample(struct builder *b, const struct hwprof_rec_sample *s, uint32_t stack_id);
 
 /* Ends the current input: TRAILER may be NULL (cut short); STATUS and MSG as

@@ -7,6 +7,7 @@
 
 #include "funcname.h"
 #include "profile.h"
+#include "values.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +50,20 @@ static bool picked(const struct profile_loc *l, const char **names, size_t n)
 {
 	return (l->function && bsearch(&l->function, names, n, sizeof(*names), by_ptr)) ||
 	       (l->inlined_into && bsearch(&l->inlined_into, names, n, sizeof(*names), by_ptr));
+}
+
+/* The picked functions' names (sorted by pointer), for values_filter(). */
+struct picked_set {
+	const struct profile *p;
+	const char **names;
+	size_t n;
+};
+
+static bool picked_leaf(void *ctx, uint32_t id)
+{
+	const struct picked_set *s = ctx;
+
+	return picked(&s->p->locations[id], s->names, s->n);
 }
 
 int profile_keep_functions(struct profile *p, const char *list, size_t ninputs,
@@ -153,6 +168,7 @@ int profile_keep_functions(struct profile *p, const char *list, size_t ninputs,
 		p->stacks[keep++] = p->stacks[i];
 	}
 	p->nstacks = keep;
+	values_filter(p, picked_leaf, &(struct picked_set){p, names, nchosen});
 	ret = 0;
 out:
 	free(refs);

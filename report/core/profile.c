@@ -86,6 +86,11 @@ void profile_free(struct profile *p)
 	free(p->mappings);
 	free(p->functions);
 	free(p->lines);
+	free(p->value_event);
+	free(p->vsamples);
+	free(p->loc_values);
+	free(p->vsample_locs);
+	free(p->vsample_values);
 	strpool_free(p->strings);
 	free(p);
 }

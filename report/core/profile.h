@@ -121,6 +121,23 @@ struct profile_stack {
 	double period;
 };
 
+/* One column of the value vector: the samples of one event and the sum of their periods
+ * (in the event's unit: events, or ns for cpu-clock and task-clock). */
+struct profile_value {
+	uint64_t samples;
+	double period;
+};
+
+/* One distinct stack with the samples every sampling event took on it (the value vector of
+ * issue 12: stack x one value per event). */
+struct profile_vsample {
+	const uint32_t *locs; /* as profile_stack.locs: location ids, leaf first (a sample
+			       * recorded without callers: its address alone) */
+	uint32_t n;	      /* >= 1 */
+	bool truncated;	      /* the recorded chain was cut */
+	const struct profile_value *values; /* profile.nvalues entries, by column */
+};
+
 /* A loaded profile. Every string is owned by the profile. */
 struct profile {
 	struct hwprof_file_header header;   /* of the first input, but its events are those
@@ -173,6 +190,19 @@ struct profile {
 	size_t nfunctions;
 	struct profile_line *lines; /* every location's inline chain, back to back */
 	size_t nlines;
+	/* The value vector: every sampling event's samples, kept when events other than the
+	 * shown one have samples; else NVALUES is 0 and stacks[] and locations[] (the shown
+	 * event's) say everything. Filtered as stacks[] are (every filter). */
+	uint32_t nvalues;      /* columns: 0 (no vector), or 2 and more */
+	uint32_t *value_event; /* per column: its event, an index in header.events (header
+				* order; the shown event is one of them) */
+	struct profile_vsample *vsamples; /* every distinct stack of every sampling event,
+					   * each once (unsorted) */
+	size_t nvsamples;
+	struct profile_value *loc_values;     /* nlocations x nvalues: location I's own values
+					       * (as a leaf) at [I * nvalues], the filters' */
+	uint32_t *vsample_locs;		      /* storage of vsamples[].locs */
+	struct profile_value *vsample_values; /* storage of vsamples[].values */
 };
 
 /* The inline chain of location L of P, innermost first (*N lines; none: NULL and 0). */
@@ -197,9 +227,9 @@ void profile_lost(const struct profile *p, struct profile_lost *out);
 /* Loads and symbolizes. Returns 0 and *OUT, or -errno with ERR (one line: cause and way out).
  * Besides the builder's work it: reads a file given twice (same device and inode) once, with
  * a warning; shows one sampling event across the inputs (by name; the others' samples left out
- * with a warning per input); notes how merged recordings differ (the shown event's period or
- * frequency, command) and counted totals some inputs lack; warns
- * and sets PARTIAL when over 1% of the samples were lost (profile_lost()), when the sampled
+ * of the rows with a warning per input, and kept in the value vector); notes how merged recordings
+ * differ (the shown event's period or frequency, command) and counted totals some inputs lack;
+ * warns and sets PARTIAL when over 1% of the samples were lost (profile_lost()), when the sampled
  * event counted more events than its samples and lost samples stand for, or a sampled DSO was
  * rebuilt or deleted since; applies --function by fn_pick() (funcname.h: base names, linkage names,
  * an ambiguous name is -EINVAL with the candidates); -EISDIR for a directory given as input. */

@@ -62,6 +62,12 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 int stack_table_add(struct stack_table *t, const uint32_t *ids, uint32_t n, bool truncated,
 		    uint64_t samples, double period)
 {
+	return stack_table_intern(t, ids, n, truncated, samples, period, NULL);
+}
+
+int stack_table_intern(struct stack_table *t, const uint32_t *ids, uint32_t n, bool truncated,
+		       uint64_t samples, double period, size_t *index)
+{
 	size_t i;
 
 	if (!t->icap && rehash(t) < 0)
@@ -72,6 +78,8 @@ int stack_table_add(struct stack_table *t, const uint32_t *ids, uint32_t n, bool
 		if (same(t, e, ids, n, truncated)) {
 			e->samples += samples;
 			e->period += period;
+			if (index)
+				*index = t->index[i] - 1;
 			return 0;
 		}
 		i = (i + 1) & (t->icap - 1);
@@ -82,6 +90,8 @@ int stack_table_add(struct stack_table *t, const uint32_t *ids, uint32_t n, bool
 	memcpy(t->ids + t->nids, ids, n * sizeof(*ids));
 	t->v[t->n] = (struct stack_entry){t->nids, n, truncated, samples, period};
 	t->nids += n;
+	if (index)
+		*index = t->n;
 	t->index[i] = (uint32_t)(++t->n);
 	if (t->n * 2 > t->icap)
 		return rehash(t);

@@ -34,6 +34,11 @@ struct stack_table {
 int stack_table_add(struct stack_table *t, const uint32_t *ids, uint32_t n, bool truncated,
 		    uint64_t samples, double period);
 
+/* stack_table_add() that also gives the stack's index in T->v into *INDEX (INDEX may be
+ * NULL). */
+int stack_table_intern(struct stack_table *t, const uint32_t *ids, uint32_t n, bool truncated,
+		       uint64_t samples, double period, size_t *index);
+
 /* Frees T's arrays and empties it. */
 void stack_table_release(struct stack_table *t);
 

@@ -353,3 +353,103 @@ Test(builder, stack_ids_never_given_are_said_and_filters_apply)
 	cr_expect(p->partial);
 	profile_free(p);
 }
+
+static void add_event_samples(struct builder *b, uint16_t event, uint64_t ip, int n,
+			      uint64_t period, uint32_t stack_id)
+{
+	struct hwprof_rec_sample s = {
+	    .pid = 10, .tid = 10, .time = 5, .ip = ip, .period = period, .event = event};
+
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(builder_add_sample(b, &s, stack_id), 0);
+}
+
+static const struct profile_vsample *vsample_with(const struct profile *p, uint64_t leaf,
+						  uint32_t n)
+{
+	for (size_t i = 0; i < p->nvsamples; i++)
+		if (p->vsamples[i].n == n && p->locations[p->vsamples[i].locs[0]].offset == leaf)
+			return &p->vsamples[i];
+	return NULL;
+}
+
+/* The value vector: every sampling event's samples per stack and per location, while the
+ * rows, stacks and locations stay the shown event's. */
+Test(builder, value_vector_holds_every_sampling_event)
+{
+	struct hwprof_file_event evs[3] = {
+	    {.name = "cpu-clock", .sampling = true, .period_or_freq = 1000},
+	    {.name = "instructions", .sampling = false},
+	    {.name = "page-faults", .sampling = true, .period_or_freq = 1},
+	};
+	struct hwprof_file_header h = {.major = 1, .nevents = 3, .events = evs};
+	const uint64_t ab[] = {0x400100, 0x400200};
+	const struct profile_vsample *v;
+	const struct profile_value *lv;
+	struct profile_options o = {0};
+	const char *dsos[] = {NULL, "other"};
+	struct builder *b;
+	struct profile *p;
+	char err[256] = "";
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	cr_assert_eq(builder_begin_input(b, "three.data", &h), 0);
+	add_mmap(b, 10, 1, 0x400000, "/nonexistent/prog", 0);
+	cr_assert_eq(builder_add_stack(b, 1, ab, 2, 0, false), 0);
+	add_event_samples(b, 0, 0x400010, 3, 1000, 1);
+	add_event_samples(b, 2, 0x400010, 2, 1, 1);
+	add_event_samples(b, 2, 0x400020, 5, 1, 0);
+	add_event_samples(b, 1, 0x400030, 4, 1, 0); /* a counting event's: none */
+	p = finish(b, err, sizeof(err), 0);
+	/* The shown event's tables as without the others. */
+	cr_expect_eq(p->samples, 3);
+	cr_expect_eq(p->period, 3000);
+	cr_expect_eq(p->nlocs, 1);
+	cr_expect_eq(p->nstacks, 1);
+	cr_expect_eq(p->stacks[0].samples, 3);
+	/* The vector: cpu-clock and page-faults, in header order. */
+	cr_assert_eq(p->nvalues, 2);
+	cr_expect_eq(p->value_event[0], 0);
+	cr_expect_eq(p->value_event[1], 2);
+	cr_assert_eq(p->nvsamples, 2);
+	v = vsample_with(p, 0x10, 3);
+	cr_assert(v);
+	cr_expect(v->values[0].samples == 3 && v->values[0].period == 3000);
+	cr_expect(v->values[1].samples == 2 && v->values[1].period == 2);
+	cr_expect_eq(p->locations[v->locs[1]].offset, 0xff, "callers at their call sites");
+	v = vsample_with(p, 0x20, 1);
+	cr_assert(v, "a page-faults sample without callers: its address alone");
+	cr_expect(v->values[0].samples == 0 && v->values[1].samples == 5);
+	lv = p->loc_values + (size_t)v->locs[0] * p->nvalues;
+	cr_expect(lv[0].samples == 0 && lv[1].samples == 5 && lv[1].period == 5);
+	cr_expect_eq(p->locations[v->locs[0]].samples, 0, "not a sample of the shown event");
+	profile_free(p);
+
+	/* --dso keeps the others' stacks as it keeps the shown event's; one event: no vector. */
+	for (int k = 0; k < 2; k++) {
+		o.dsos = dsos[k];
+		cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+		if (k)
+			cr_assert_eq(builder_begin_input(b, "three.data", &h), 0);
+		else
+			begin(b, "one.data");
+		add_mmap(b, 10, 1, 0x400000, "/nonexistent/prog", 0);
+		add_mmap(b, 10, 1, 0x500000, "/nonexistent/other", 0);
+		add_event_samples(b, 0, 0x400010, 3, 1, 0);
+		add_event_samples(b, 2, 0x400020, 2, 1, 0);
+		add_event_samples(b, 2, 0x500020, 4, 1, 0);
+		p = finish(b, err, sizeof(err), 0);
+		if (!k) {
+			cr_expect_eq(p->nvalues, 0, "one sampling event: no vector");
+			cr_expect_eq(p->nvsamples, 0);
+		} else {
+			cr_expect_eq(p->samples, 0);
+			cr_assert_eq(p->nvalues, 2);
+			cr_assert_eq(p->nvsamples, 1, "only the stack in 'other'");
+			cr_expect_str_eq(p->locations[p->vsamples[0].locs[0]].dso,
+					 "/nonexistent/other");
+			cr_expect_eq(p->vsamples[0].values[1].samples, 4);
+		}
+		profile_free(p);
+	}
+}
