@@ -50,9 +50,10 @@ int output_folded(FILE *f, const struct profile *p, const struct profile_row *ro
 int output_svg(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 	       const struct output_opts *o);
 
-/* pprof's profile.proto, gzipped (docs/pprof.md): sample types, mappings with build-ids,
- * locations with every inline frame as a line, functions, one sample per stack that passed
- * the filters (per sampled address without stacks), comments with the recording's facts.
+/* pprof's profile.proto, gzipped (docs/pprof.md): a pair of sample types per sampling event
+ * (every event of the value vector, else the shown one), mappings with build-ids, locations
+ * with every inline frame as a line, functions, one sample per stack that passed the filters
+ * (per sampled address without stacks), comments with the recording's facts.
  * Binary: never to a terminal (report.c refuses). Ignores ROWS and O. Returns 0 or -errno
  * (-EIO: the stream failed). */
 int output_pprof(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,

@@ -17,8 +17,10 @@
  *   in one file (the file of the lines that name it), which is its declaration file but for
  *   code #included into it.
  * - Samples: one per distinct stack (every inline frame of each location as a Line); a
- *   recording without stacks gives one per sampled address. The values are the samples and
- *   the summed period of the event shown, rounded to integers (pprof's are int64).
+ *   recording without stacks gives one per sampled address. The values are, per event, the
+ *   samples and their summed period, rounded to integers (pprof's are int64): every
+ *   sampling event's from the value vector (profile.h) when several have samples, else the
+ *   shown event's.
  */
 #include "functions.h"
 #include "output.h"
@@ -162,51 +164,108 @@ static const char *period_unit(const struct hwprof_file_event *ev)
 	return !strcmp(u, "ns") ? "nanoseconds" : u[0] ? u : "count";
 }
 
-/* Sample types: the samples and the period of the event shown. */
+/* The events of the sample types: every sampled one with the value vector, else the shown
+ * one. */
+static uint32_t ncolumns(const struct profile *p)
+{
+	return p->nvalues ? p->nvalues : 1;
+}
+
+static const struct hwprof_file_event *column_event(const struct profile *p, uint32_t c)
+{
+	if (p->nvalues)
+		return &p->header.events[p->value_event[c]];
+	return profile_sampling_event(p);
+}
+
+/* Sample types: per event, its samples and its period. With one event they are "samples" and
+ * the event's name; with several, each event's samples are "EVENT-samples". */
 static void add_types(struct pprof *w)
 {
-	const struct hwprof_file_event *ev = profile_sampling_event(w->p);
-	const char *name = ev ? ev->name : "events";
+	const struct profile *p = w->p;
+	const struct hwprof_file_event *shown = profile_sampling_event(p);
+	uint32_t nc = ncolumns(p);
 	pb_value_type *t;
 
-	w->types = xcalloc(3, sizeof(*w->types));
-	w->type_ptrs = xcalloc(2, sizeof(*w->type_ptrs));
-	for (size_t i = 0; i < 3; i++)
-		perftools__profiles__value_type__init(&w->types[i]);
-	t = w->types;
-	t[0].type = str_id(&w->s, "samples");
-	t[0].unit = str_id(&w->s, "count");
-	t[1].type = str_id(&w->s, name);
-	t[1].unit = str_id(&w->s, ev ? period_unit(ev) : "count");
-	w->type_ptrs[0] = &t[0];
-	w->type_ptrs[1] = &t[1];
+	w->types = xcalloc(2 * nc + 1, sizeof(*w->types));
+	w->type_ptrs = xcalloc(2 * nc, sizeof(*w->type_ptrs));
+	for (uint32_t c = 0; c < nc; c++) {
+		const struct hwprof_file_event *ev = column_event(p, c);
+		const char *name = ev ? ev->name : "events";
+
+		t = &w->types[2 * c];
+		perftools__profiles__value_type__init(&t[0]);
+		perftools__profiles__value_type__init(&t[1]);
+		t[0].type = nc > 1 ? str_idf(&w->s, "%s-samples", name) : str_id(&w->s, "samples");
+		t[0].unit = str_id(&w->s, "count");
+		t[1].type = str_id(&w->s, name);
+		t[1].unit = str_id(&w->s, ev ? period_unit(ev) : "count");
+		w->type_ptrs[2 * c] = &t[0];
+		w->type_ptrs[2 * c + 1] = &t[1];
+		if (ev == shown)
+			w->prof.default_sample_type = t[1].type;
+	}
 	w->prof.sample_type = w->type_ptrs;
-	w->prof.n_sample_type = 2;
-	w->prof.default_sample_type = t[1].type;
+	w->prof.n_sample_type = 2 * nc;
 	/* The period: events between two samples; in frequency mode the kernel retunes it, and
 	 * the mean is what one sample stands for. */
-	t[2] = t[1];
-	w->prof.period_type = &t[2];
-	if (ev && !ev->freq)
-		w->prof.period = (int64_t)ev->period_or_freq;
-	else if (w->p->samples)
-		w->prof.period = llround(w->p->period / (double)w->p->samples);
+	t = &w->types[2 * nc];
+	perftools__profiles__value_type__init(t);
+	t->type = str_id(&w->s, shown ? shown->name : "events");
+	t->unit = str_id(&w->s, shown ? period_unit(shown) : "count");
+	w->prof.period_type = t;
+	if (shown && !shown->freq)
+		w->prof.period = (int64_t)shown->period_or_freq;
+	else if (p->samples)
+		w->prof.period = llround(p->period / (double)p->samples);
+}
+
+/* Sample I's stack (*N location ids, *TRUNCATED) and values into V (2 per column). */
+static const uint32_t *sample_of(const struct profile *p, size_t i, uint32_t *n, bool *truncated,
+				 int64_t *v)
+{
+	if (p->nvalues) {
+		const struct profile_vsample *s = &p->vsamples[i];
+		for (uint32_t c = 0; c < p->nvalues; c++) {
+			v[2 * c] = (int64_t)s->values[c].samples;
+			v[2 * c + 1] = llround(s->values[c].period);
+		}
+		*n = s->n;
+		*truncated = s->truncated;
+		return s->locs;
+	}
+	if (p->nstacks) {
+		const struct profile_stack *s = &p->stacks[i];
+		v[0] = (int64_t)s->samples;
+		v[1] = llround(s->period);
+		*n = s->n;
+		*truncated = s->truncated;
+		return s->locs;
+	}
+	v[0] = (int64_t)p->locs[i].samples;
+	v[1] = llround(p->locs[i].period);
+	*n = 1;
+	*truncated = false;
+	return &p->locs[i].id;
 }
 
 /* The samples: one per stack, or one per sampled address without stacks. */
 static void add_samples(struct pprof *w)
 {
 	const struct profile *p = w->p;
-	size_t n = p->nstacks ? p->nstacks : p->nlocs, nids = 0;
+	size_t n = p->nvalues ? p->nvsamples : p->nstacks ? p->nstacks : p->nlocs, nids = 0;
+	uint32_t nv = 2 * ncolumns(p);
 
-	for (size_t i = 0; i < p->nstacks; i++)
+	for (size_t i = 0; i < p->nvsamples && p->nvalues; i++)
+		nids += p->vsamples[i].n;
+	for (size_t i = 0; i < p->nstacks && !p->nvalues; i++)
 		nids += p->stacks[i].n;
-	if (!p->nstacks)
+	if (!p->nvalues && !p->nstacks)
 		nids = p->nlocs;
 	w->samples = xcalloc(n ? n : 1, sizeof(*w->samples));
 	w->sample_ptrs = xcalloc(n ? n : 1, sizeof(*w->sample_ptrs));
 	w->ids = xcalloc(nids ? nids : 1, sizeof(*w->ids));
-	w->vals = xcalloc(n ? 2 * n : 1, sizeof(*w->vals));
+	w->vals = xcalloc(n ? nv * n : 1, sizeof(*w->vals));
 	w->used = xcalloc(p->nlocations ? p->nlocations : 1, sizeof(*w->used));
 	/* A stack cut short says so: its outermost callers are missing. */
 	perftools__profiles__label__init(&w->truncated);
@@ -216,8 +275,9 @@ static void add_samples(struct pprof *w)
 	nids = 0;
 	for (size_t i = 0; i < n; i++) {
 		pb_sample *s = &w->samples[i];
-		const uint32_t *locs = p->nstacks ? p->stacks[i].locs : &p->locs[i].id;
-		uint32_t nlocs = p->nstacks ? p->stacks[i].n : 1;
+		uint32_t nlocs;
+		bool truncated;
+		const uint32_t *locs = sample_of(p, i, &nlocs, &truncated, w->vals + nv * i);
 
 		perftools__profiles__sample__init(s);
 		s->location_id = w->ids + nids;
@@ -226,11 +286,9 @@ static void add_samples(struct pprof *w)
 			w->ids[nids++] = (uint64_t)locs[k] + 1;
 			w->used[locs[k]] = true;
 		}
-		s->value = w->vals + 2 * i;
-		s->n_value = 2;
-		s->value[0] = (int64_t)(p->nstacks ? p->stacks[i].samples : p->locs[i].samples);
-		s->value[1] = llround(p->nstacks ? p->stacks[i].period : p->locs[i].period);
-		if (p->nstacks && p->stacks[i].truncated) {
+		s->value = w->vals + nv * i;
+		s->n_value = nv;
+		if (truncated) {
 			s->label = &w->truncated_ptr;
 			s->n_label = 1;
 		}

@@ -156,6 +156,30 @@ def test_mapping_build_id(hwprof, hotloop):
           re.search(r"Comment: counted: page-faults [\d,]+ ", raw), raw[:800])
 
 
+def test_events(hwprof, hotloop):
+    """Two sampling events: a sample type pair each, every sample carrying both, and each
+    event's top lines those of report --event with that event."""
+    data = rec(hwprof, hotloop, "ev", ["-e", "page-faults,minor-faults", "-c", "1"])
+    pb = to_pprof(hwprof, data)
+    raw = pprof("-raw", pb)
+    check("pprof -raw: both events' sample types, page-faults the default",
+          "page-faults-samples/count page-faults/count[dflt] minor-faults-samples/count "
+          "minor-faults/count" in raw, raw[raw.find("Samples:"):][:300])
+    for ev, index in (("page-faults", "page-faults"), ("minor-faults", "minor-faults"),
+                      ("minor-faults", "minor-faults-samples")):
+        rows = hwprof_rows(hwprof, data, "--event", ev)
+        got = {}
+        for flat, name in pprof_top("-lines", f"-sample_index={index}", pb):
+            m = re.match(r"^(.*) (\S+):(\d+)( \(inline\))?$", name)
+            if m:
+                got[(m.group(1), os.path.basename(m.group(2)), int(m.group(3)))] = flat
+        for r in rows[:4]:
+            if r.get("file") and r.get("function"):
+                key = (r["function"], os.path.basename(r["file"]), r["line"])
+                check(f"-sample_index={index}: {key} {r['samples']}",
+                      got.get(key) == r["samples"], got.get(key))
+
+
 def test_output_rules(hwprof, hotloop):
     data = rec(hwprof, hotloop, "o", ["-e", "page-faults", "-c", "1000"])
     p = subprocess.run([hwprof, "report", "-i", data, "-f", "pprof", "-o", "-"],
