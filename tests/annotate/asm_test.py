@@ -4,6 +4,7 @@
 
   store      the store of HOT: store holds >= 95% of store_pages' samples, under its line
   nodebug    a copy without debug info: instructions only, by symbol + offset, with shares
+  stripped   a copy without symbols: no instructions, and a note saying why
   two        HOT: two's load and store: each its own share (about half)
   libc       memset in libc (no source): instructions with their shares
   skid       hand-made files (gen_case) of a hardware event, precise_ip 0 and 1, samples on the
@@ -12,7 +13,7 @@
   tui        under tmux: v cycles the views, i goes to the next hot instruction, Enter on a
              call opens the callee
 
-usage: asm_test.py HWPROF ASM_WORK ASM_WORK_NODEBUG GEN_CASE [--case NAME]
+usage: asm_test.py HWPROF ASM_WORK ASM_WORK_NODEBUG GEN_CASE ASM_WORK_STRIPPED [--case NAME]
 """
 import json
 import os
@@ -27,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from hwprof_test import check, run, run_cases  # noqa: E402
 
-HWPROF, WORK, NODEBUG, GEN_CASE = (os.path.abspath(a) for a in sys.argv[1:5])
+HWPROF, WORK, NODEBUG, GEN_CASE, STRIPPED = (os.path.abspath(a) for a in sys.argv[1:6])
 SRC = os.path.join(HERE, "asm_work.c")
 TMP = tempfile.mkdtemp(prefix="hwprof-asm-")
 _recordings = {}
@@ -109,6 +110,19 @@ def test_nodebug():
     hot = [ln for ln in p.stdout.splitlines() if label in ln]
     check("instructions are named by symbol + offset", hot and
           re.search(r"\b%d\b" % top["samples"], hot[0]), p.stdout)
+
+
+def test_stripped():
+    data = recording(STRIPPED)
+    p = run([HWPROF, "annotate", "-i", data, "--stdio", "--asm", "--limit", "1"])
+    check("annotate --asm of a stripped binary exits 0 or 1", p.returncode in (0, 1), p.stderr)
+    check("its hottest function is [unknown]", "== [unknown]  [asm_work_stripped]" in p.stdout,
+          p.stdout)
+    check("the source view, saying why", "view: source (no instructions: see the note)" in
+          p.stdout, p.stdout)
+    check("the note names the cause", re.search(r"note: no instructions to show: no function "
+                                                r"symbol holds 0x[0-9a-f]+ in \S*asm_work_"
+                                                r"stripped", p.stdout), p.stdout)
 
 
 def test_two():

@@ -246,3 +246,25 @@ Test(code, aarch64)
 	free(v);
 	disasm_close(d);
 }
+
+/* An opcode x86-64 does not have (0x06, push %es outside 64-bit mode) is one (bad) byte, and
+ * decoding goes on: the ret after it is found. */
+Test(code, bad_bytes)
+{
+	static const uint8_t code[] = {0x06, 0x90, 0xc3};
+	struct disasm *d = NULL;
+	struct disasm_insn *v = NULL;
+	size_t n = 0;
+	char why[256];
+
+	cr_assert_eq(disasm_open(&d, EM_X86_64, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(disasm_run(d, code, sizeof(code), 0x400, &v, &n), 0);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(v[0].mnemonic, "(bad)");
+	cr_assert_eq(v[0].size, 1);
+	cr_assert_str_eq(v[1].mnemonic, "nop");
+	cr_assert_eq(v[2].addr, 0x402);
+	cr_assert(v[2].flags & DISASM_RET, "%s", v[2].mnemonic);
+	free(v);
+	disasm_close(d);
+}
