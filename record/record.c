@@ -31,6 +31,7 @@
 #include "hwprof/hwprof.h"
 #include "hwprof/sampfile.h"
 #include "merge.h"
+#include "jitmaps.h"
 #include "outfile.h"
 #include "sampler.h"
 #include "summary.h"
@@ -885,6 +886,21 @@ static int write_unannounced_lost(struct recording *r, struct hwprof_file_sample
 	return 0;
 }
 
+/* The JIT symbol maps of the target's processes, copied beside the output (jitmaps.h). */
+static void keep_jit_maps(struct recording *r)
+{
+	size_t n;
+
+	if (target_attached(&r->target))
+		target_seen(&r->target, (pid_t)r->opt.pid);
+	else if (r->target.npids)
+		target_seen(&r->target, r->target.pids[0]);
+	n = jitmaps_keep(r->opt.output, r->target.seen, r->target.nseen);
+	if (n)
+		note("kept the JIT symbols of %zu process%s (/tmp/perf-PID.map) as %s.perf-PID.map",
+		     n, n == 1 ? "" : "es", r->opt.output);
+}
+
 /* After the loop: the last records, the counts, the trailer. Returns 0 or -1. */
 static int finish(struct recording *r, int wstatus, uint64_t t0)
 {
@@ -934,6 +950,7 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 	    &r->tally);
 	free(trailer.counts);
 	target_note_descendants(&r->target);
+	keep_jit_maps(r);
 	return 0;
 }
 

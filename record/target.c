@@ -153,6 +153,18 @@ int target_go(struct record_target *t)
 	return 0;
 }
 
+void target_seen(struct record_target *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nseen; i++)
+		if (t->seen[i] == pid)
+			return;
+	if (t->nseen == t->seen_cap) {
+		t->seen_cap = t->seen_cap ? 2 * t->seen_cap : 16;
+		t->seen = xrealloc(t->seen, t->seen_cap * sizeof(*t->seen));
+	}
+	t->seen[t->nseen++] = pid;
+}
+
 /* A FORK whose pid differs from its ppid is a new process; an EXIT with pid == tid ends one. */
 void target_track(struct record_target *t, const struct hwprof_record *rec)
 {
@@ -167,6 +179,7 @@ void target_track(struct record_target *t, const struct hwprof_record *rec)
 			t->forked = xrealloc(t->forked, t->forked_cap * sizeof(*t->forked));
 		}
 		t->forked[t->nforked++] = pid;
+		target_seen(t, pid);
 		return;
 	}
 	if (rec->type != HWPROF_REC_EXIT || task->pid != task->tid)
@@ -281,6 +294,9 @@ void target_close(struct record_target *t)
 	}
 	free(t->forked);
 	t->forked = NULL;
+	free(t->seen);
+	t->seen = NULL;
+	t->nseen = t->seen_cap = 0;
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	t->pidfd = -1;

@@ -28,12 +28,19 @@ struct record_target {
 	/* Processes the FORK records announced and no EXIT record ended (without -p). */
 	pid_t *forked;
 	size_t nforked, forked_cap;
+	/* Every process of the target: the launched child or -p's, and each FORK announced
+	 * (whose JIT maps record keeps, jitmaps.h). */
+	pid_t *seen;
+	size_t nseen, seen_cap;
 	/* After a stop signal: when it came (CLOCK_MONOTONIC ns), and 0, 1 or 2 for nothing
 	 * passed on yet, the signal passed on, SIGKILL sent. */
 	uint64_t stop_at;
 	int forwarded;
 	bool reaped; /* the launched child was reaped into target_ended's *WSTATUS */
 };
+
+/* Adds process PID to T->seen (once). */
+void target_seen(struct record_target *t, pid_t pid);
 
 /* Sets T up with nothing launched or attached. */
 void target_init(struct record_target *t);

@@ -5,6 +5,7 @@
 
 #include "aggregate.h"
 #include "dso.h"
+#include "jitmap.h"
 #include "filter.h"
 #include "functions.h"
 #include "jobs.h"
@@ -496,6 +497,41 @@ int builder_add_stack(struct builder *b, uint32_t id, const uint64_t *ips, uint3
 	return u32_map_set(&b->in_stack_ids, id, (uint32_t)b->nin_stacks++);
 }
 
+/* MMAP M of anonymous memory. With a JIT's map for its process (jitmap.h), the mapping
+ * belongs to a DSO named by the map file, whose offsets are the process's own addresses, and
+ * whose symbols are the map's; without one, to the anonymous DSO as any other. Returns 0 or
+ * -ENOMEM. */
+static int add_jit_mmap(struct builder *b, const struct hwprof_rec_mmap *m)
+{
+	char path[4096], name[64];
+	struct dso *d;
+	int id, r;
+
+	if (!jitmap_locate(b->input, m->pid, path, sizeof(path))) {
+		id = dso_table_get(&b->dsos, b->p->strings, m->filename ? m->filename : "", NULL, 0,
+				   NULL);
+		return id < 0 ? id
+			      : maps_mmap(b->maps, m->pid, m->start, m->len, m->pgoff, (uint32_t)id,
+					  m->time);
+	}
+	/* Named as the JIT wrote it, wherever the copy read is. */
+	snprintf(name, sizeof(name), "/tmp/perf-%" PRIu32 ".map", m->pid);
+	id = dso_table_get(&b->dsos, b->p->strings, name, NULL, 0, NULL);
+	if (id < 0)
+		return id;
+	d = &b->dsos.v[id];
+	if (d->state == DSO_UNCHECKED) {
+		d->state = DSO_PSEUDO; /* no ELF file to open */
+		r = jitmap_read(path, &d->jit);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0 && add_warning(b->p, "%s: %s: its JIT code shows as addresses", path,
+					 strerror(-r)) < 0)
+			return -ENOMEM;
+	}
+	return maps_mmap(b->maps, m->pid, m->start, m->len, m->start, (uint32_t)id, m->time);
+}
+
 int builder_add(struct builder *b, const struct hwprof_record *rec)
 {
 	switch (rec->type) {
@@ -518,6 +554,8 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 			build_id = b->vdso_id;
 			build_id_size = b->vdso_id_size;
 		}
+		if (jitmap_anon(m->filename))
+			return add_jit_mmap(b, m);
 		id = dso_table_get(&b->dsos, b->p->strings, m->filename ? m->filename : "",
 				   build_id, build_id_size, &other);
 		if (id < 0)
@@ -836,6 +874,12 @@ static int resolve(struct builder *b, const struct agg_entry *e, struct profile_
 	loc->period = e->period;
 	loc->unknown = true;
 	loc->mapping = e->dso;
+	if (d->jit) {
+		loc->function = strpool_intern(b->p->strings, jitmap_find(d->jit, e->offset));
+		loc->unknown = !loc->function;
+		struct sym_frame j = {.function = loc->function};
+		return loc->function ? keep_chain(chains, &j, 1, loc) : 0;
+	}
 	if (e->dso == DSO_ID_KERNEL) {
 		loc->function = strpool_intern(b->p->strings, kallsyms_find(ks, e->offset));
 		loc->unknown = !loc->function;

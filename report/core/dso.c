@@ -1,5 +1,6 @@
 /* dso.c - DSO identity, the build-id check against the file as it is now, PT_LOAD segments. */
 #include "dso.h"
+#include "jitmap.h"
 #include "textfmt.h"
 #include "vdso.h"
 
@@ -87,6 +88,7 @@ void dso_table_release(struct dso_table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		dso_sym_free(t->v[i].sym);
+		jitmap_free(t->v[i].jit);
 		free(t->v[i].loads);
 	}
 	free(t->v);

@@ -41,6 +41,9 @@ struct dso {
 	struct dso_load *loads;
 	size_t nloads;
 	struct dso_sym *sym; /* symbolize.c's state (Dwfl), NULL until opened */
+	struct jitmap *jit;  /* a JIT's map of a process's anonymous code (jitmap.h): the
+			      * DSO's path is the map file's, its offsets are the process's
+			      * addresses; NULL for any other DSO */
 	/* The file as it was when recording (format 1.1 MMAP records; dso_set_identity()), for
 	 * telling a rebuild when no build-id was recorded. */
 	bool ino_known;		       /* DEV_MAJOR, DEV_MINOR, INO known */
