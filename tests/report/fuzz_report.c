@@ -72,6 +72,7 @@ static void outputs(const struct profile *p, const enum profile_key *keys, size_
 	output_text(sink, p, rows, nrows, &oo);
 	output_csv(sink, p, rows, nrows, &oo);
 	output_json(sink, p, rows, nrows, &oo);
+	output_pprof(sink, p, rows, nrows, &oo);
 	free(rows);
 }
 
