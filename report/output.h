@@ -30,6 +30,9 @@ struct output_opts {
 	bool inline_frames;	/* call paths and folded stacks: every frame of each
 				 * location's inline chain (--inline), not only the
 				 * innermost and the real function */
+	bool group;		/* text: a column per other sampled event (the value
+				 * vector), its share of the same rows (self shares;
+				 * needs ROW_OF) */
 };
 
 int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,

@@ -153,12 +153,55 @@ static void fit(char *s, size_t width)
 	memcpy(s, "...", 3);
 }
 
+/* --group: per printed row and value-vector column, the row's share of that event's period
+ * (NROWS x P->nvalues, malloc'd), or NULL without the vector. The row's locations are found
+ * through O->row_of; each location's own values are the vector's (profile.loc_values). */
+static double *group_shares(const struct profile *p, size_t nrows, const struct output_opts *o)
+{
+	uint32_t nv = p->nvalues;
+	double *share, *total;
+
+	if (!o->group || !nv || !o->row_of)
+		return NULL;
+	share = calloc(nrows * nv + 1, sizeof(*share));
+	total = calloc(nv, sizeof(*total));
+	if (!share || !total) {
+		free(share);
+		free(total);
+		return NULL;
+	}
+	for (size_t i = 0; i < p->nvsamples; i++)
+		for (uint32_t c = 0; c < nv; c++)
+			total[c] += p->vsamples[i].values[c].period;
+	for (size_t i = 0; i < p->nlocations; i++) {
+		uint32_t r = o->row_of[i];
+		if (r >= nrows)
+			continue;
+		for (uint32_t c = 0; c < nv; c++)
+			share[r * nv + c] += p->loc_values[i * nv + c].period;
+	}
+	for (size_t r = 0; r < nrows; r++)
+		for (uint32_t c = 0; c < nv; c++)
+			share[r * nv + c] = total[c] > 0 ? share[r * nv + c] / total[c] : 0;
+	free(total);
+	return share;
+}
+
+/* The width of --group's column C: its event's name, at least a share's. */
+static int group_width(const struct profile *p, uint32_t c)
+{
+	size_t w = strlen(p->header.events[p->value_event[c]].name);
+
+	return w > 7 ? (int)w : 7;
+}
+
 int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		const struct output_opts *o)
 {
 	char loc[4096], fn[4096];
 	bool uncertain = false, addr = output_has_key(o, PROFILE_KEY_ADDR);
 	size_t fn_width = strlen("function");
+	double *group;
 
 	if (print_header(f, p) < 0)
 		return -ENOMEM;
@@ -177,10 +220,18 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		size_t w = hwprof_text_width(fn);
 		fn_width = w > fn_width ? (w < FN_MAX_WIDTH ? w : FN_MAX_WIDTH) : fn_width;
 	}
+	group = group_shares(p, n, o);
+	if (o->group && p->nvalues && !group)
+		return -ENOMEM;
 	if (o->children)
 		fprintf(f, "%8s %7s  ", "children", "self");
 	else
 		fprintf(f, "%7s  ", "share");
+	/* --group: every other sampled event's share of the same rows. */
+	for (uint32_t c = 0; group && c < p->nvalues; c++)
+		if (p->value_event[c] != p->event)
+			fprintf(f, "%*s  ", group_width(p, c),
+				p->header.events[p->value_event[c]].name);
 	if (addr)
 		fprintf(f, "%-15s %9s  %-10s %-*s  %-*s  %-*s  %s\n", "95% interval", "samples",
 			"address", INSN_WIDTH, "instruction", LOC_WIDTH,
@@ -204,6 +255,10 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 				r->rank_uncertain ? '~' : ' ', r->self_share * 100);
 		else
 			fprintf(f, "%6.2f%%%c ", r->share * 100, r->rank_uncertain ? '~' : ' ');
+		for (uint32_t c = 0; group && c < p->nvalues; c++)
+			if (p->value_event[c] != p->event)
+				fprintf(f, "%*.2f%%  ", group_width(p, c) - 1,
+					group[i * p->nvalues + c] * 100);
 		fprintf(f, "%-15s %9" PRIu64 "  ", ci, r->samples);
 		if (addr) {
 			char a[32] = "", in[INSN_WIDTH + 1];
@@ -221,9 +276,12 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		hwprof_text_put(f, r->dso ? path_base(r->dso) : "");
 		fputc('\n', f);
 		uncertain |= r->rank_uncertain;
-		if (o->callgraph && p->nstacks && print_paths(f, p, (uint32_t)i, o) < 0)
+		if (o->callgraph && p->nstacks && print_paths(f, p, (uint32_t)i, o) < 0) {
+			free(group);
 			return -ENOMEM;
+		}
 	}
+	free(group);
 	if (o->omitted)
 		fprintf(f, "... %zu more rows (--limit 0 --percent-limit 0 shows all)\n",
 			o->omitted);

@@ -35,6 +35,7 @@ struct report_options {
 	bool inverted;		/* svg: an icicle */
 	const char *output;	/* -o FILE; NULL: standard output */
 	bool inline_frames;	/* --inline alone: every inline frame in call paths */
+	bool group;		/* --group: a share column per other sampled event */
 	const char *row_option; /* the last option given that shapes rows or frames
 				 * (-s, -n, --percent-limit, --children, --inline), or NULL */
 };
@@ -75,7 +76,7 @@ static const char usage_text[] =
     "usage: hwprof report [-i FILE]... [-s line|function|dso[,...]] [-n N]\n"
     "                     [--percent-limit P] [-f text|csv|json|folded|svg|pprof]\n"
     "                     [-o FILE]"
-    "                     [--folded-lines] [--inverted]\n"
+    "                     [--folded-lines] [--inverted] [--group]\n"
     "                     [--children|--no-children] [-G|--call-graph=caller|callee]\n"
     "                     [--inline[=callee|caller]]\n"
     "                     [--debug-dir DIR]... [--pid LIST] [--tid LIST] [--comm LIST]\n"
@@ -99,6 +100,9 @@ static const char usage_text[] =
     "      --folded-lines     folded: each frame with its :line\n"
     "      --inverted         svg: an icicle graph, the sampled functions at the top and\n"
     "                         their callers below\n"
+    "      --group            text: beside the shown event's share, each other sampled\n"
+    "                         event's share of the same rows (self shares, as perf's\n"
+    "                         --group)\n"
     "      --children         with stacks (record -g): rows of callers too, sorted by\n"
     "                         their children (inclusive) share, beside self (default)\n"
     "      --no-children      rows of the sampled addresses only, by self share\n"
@@ -141,6 +145,7 @@ enum {
 	OPT_CALL_GRAPH,
 	OPT_FOLDED_LINES,
 	OPT_INVERTED,
+	OPT_GROUP,
 };
 
 static const struct option long_options[] = {
@@ -163,6 +168,7 @@ static const struct option long_options[] = {
     {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
     {"folded-lines", no_argument, NULL, OPT_FOLDED_LINES},
     {"inverted", no_argument, NULL, OPT_INVERTED},
+    {"group", no_argument, NULL, OPT_GROUP},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -252,6 +258,9 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 		case OPT_INVERTED:
 			o->inverted = true;
 			break;
+		case OPT_GROUP:
+			o->group = true;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -318,6 +327,11 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			  argv[optind]);
 	if (o->inverted && o->format->write != output_svg)
 		die_usage("--inverted draws an icicle graph: it goes with -f svg");
+	if (o->group && o->format->write != output_text)
+		die_usage("--group puts a column per event in the text report: it goes with -f "
+			  "text");
+	if (o->group && o->children == 1)
+		die_usage("--group's columns are self shares: it goes with --no-children");
 	if (o->folded_lines && o->format->write != output_folded)
 		die_usage("--folded-lines adds lines to folded stacks: it goes with -f folded");
 	if (o->callgraph && (o->format->write == output_folded || o->format->write == output_svg ||
@@ -396,8 +410,10 @@ int cmd_report(int argc, char **argv)
 	struct profile_rows_req req = {
 	    .keys = keys,
 	    .nkeys = (size_t)nkeys,
-	    .children = p->nstacks && o.children != 0,
+	    .children = p->nstacks && o.children != 0 && !o.group,
 	};
+	if (o.group && !p->nvalues)
+		note("--group: one sampling event has samples, no other column to show");
 	if (o.callgraph && !p->nstacks)
 		note("the recording has no stacks: no call paths to show (record with -g)");
 	if (p->truncated_samples)
@@ -427,6 +443,7 @@ int cmd_report(int argc, char **argv)
 	    .folded_lines = o.folded_lines,
 	    .inverted = o.inverted,
 	    .inline_frames = o.inline_frames,
+	    .group = o.group,
 	};
 	for (int i = 0; i < nkeys; i++)
 		if (keys[i] == PROFILE_KEY_ADDR &&

@@ -787,6 +787,38 @@ def test_inline(tmp):
     check("--help", r.returncode == 0 and r.stdout.startswith("usage: hwprof report"))
 
 
+def test_group(tmp):
+    """--group: beside the shown event's share, each other sampled event's share of the same
+    rows (the value vector); text only, self shares only; one event: a note, no column."""
+    data = os.path.join(tmp, "group.data")
+    rec = subprocess.run([HWPROF, "record", "-e", "page-faults,minor-faults", "-c", "1", "-o",
+                          data, "--", os.environ["RPT_INLINE"], "1000"], capture_output=True,
+                         text=True)
+    check("record two events: %s" % rec.stderr, rec.returncode == 0)
+    r = report("-i", data, "--group", "-n", "0")
+    lines = r.stdout.splitlines()
+    head = next((l for l in lines if l.split()[:1] == ["share"]), "")
+    check("--group header: share, then minor-faults: %r" % head,
+          head.split()[:3] == ["share", "minor-faults", "95%"])
+    rows = [l.split() for l in lines if re.match(r"^\s*\d+\.\d\d%", l)]
+    # Both events count the same faults (a major fault would be page-faults' alone).
+    same = all(abs(float(x[0].rstrip("~%")) - float(x[1].rstrip("%"))) <= 0.05 for x in rows)
+    check("--group: minor-faults' share beside page-faults' on every row: %r" % rows[:4],
+          rows and same and float(rows[0][1].rstrip("%")) > 50)
+    plain = [l.split()[0] for l in report("-i", data, "-n", "0").stdout.splitlines()
+             if re.match(r"^\s*\d+\.\d\d%", l)]
+    check("--group keeps report's rows", plain == [x[0] for x in rows], (plain[:4], rows[:4]))
+    for opt, want in ((["-f", "csv"], "-f text"), (["--children"], "--no-children")):
+        r = report("-i", data, "--group", *opt)
+        check("--group %s: usage error %r" % (opt[0], r.stderr),
+              r.returncode == 64 and want in r.stderr)
+    one = record_faults(os.path.join(tmp, "group1.data"), os.environ["RPT_INLINE"], "100")
+    r = report("-i", one, "--group")
+    check("--group, one event: a note, no column: %r" % r.stderr,
+          r.returncode == 0 and "no other column" in r.stderr and
+          any(l.split()[:2] == ["share", "95%"] for l in r.stdout.splitlines()))
+
+
 if __name__ == "__main__":
     tmp_dir = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
     try:
