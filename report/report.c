@@ -97,6 +97,7 @@ static const char usage_text[] =
     "                         pprof: pprof's profile.proto, gzipped, for go tool pprof,\n"
     "                         Pyroscope, Parca (binary: give -o FILE.pb.gz)\n"
     "  -o, --output FILE      write to FILE instead of standard output\n"
+    "      --stdio            the text report (perf's spelling; hwprof report has no TUI)\n"
     "      --folded-lines     folded: each frame with its :line\n"
     "      --inverted         svg: an icicle graph, the sampled functions at the top and\n"
     "                         their callers below\n"
@@ -146,6 +147,7 @@ enum {
 	OPT_FOLDED_LINES,
 	OPT_INVERTED,
 	OPT_GROUP,
+	OPT_STDIO,
 };
 
 static const struct option long_options[] = {
@@ -169,6 +171,7 @@ static const struct option long_options[] = {
     {"folded-lines", no_argument, NULL, OPT_FOLDED_LINES},
     {"inverted", no_argument, NULL, OPT_INVERTED},
     {"group", no_argument, NULL, OPT_GROUP},
+    {"stdio", no_argument, NULL, OPT_STDIO},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -211,6 +214,7 @@ static void check_filter(const char *opt, const char *list, bool numeric)
 static void parse_options(int argc, char **argv, struct report_options *o)
 {
 	static const char short_options[] = "i:s:n:f:o:Gh";
+	bool stdio = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
@@ -260,6 +264,9 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			break;
 		case OPT_GROUP:
 			o->group = true;
+			break;
+		case OPT_STDIO:
+			stdio = true; /* perf's spelling of the text report (no TUI here) */
 			break;
 		case 'o':
 			o->output = optarg;
@@ -325,6 +332,8 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 	if (optind < argc)
 		die_usage("'%s': unexpected argument (the sample file goes after -i)",
 			  argv[optind]);
+	if (stdio && o->format->write != output_text)
+		die_usage("--stdio is the text report; it excludes -f %s", o->format->name);
 	if (o->inverted && o->format->write != output_svg)
 		die_usage("--inverted draws an icicle graph: it goes with -f svg");
 	if (o->group && o->format->write != output_text)

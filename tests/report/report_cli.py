@@ -566,6 +566,19 @@ def test_annotate_range(tmp):
           r.returncode == 0 and one in shown and not [l for l in shown if l > one])
 
 
+def test_stdio(tmp):
+    """Issue 17: perf's --stdio is accepted: the text report, byte for byte; with another
+    format a usage error."""
+    data = os.path.join(tmp, "stdio.data")
+    record_faults(data, os.environ["RPT_ONELINE"])
+    plain, stdio = report("-i", data), report("-i", data, "--stdio")
+    check(f"--stdio is the text report: {stdio.returncode} {stdio.stderr!r}",
+          stdio.returncode == 0 and stdio.stdout == plain.stdout and "share" in plain.stdout)
+    bad = report("-i", data, "--stdio", "-f", "json")
+    check(f"--stdio -f json: {bad.returncode} {bad.stderr!r}",
+          bad.returncode == 64 and "--stdio is the text report; it excludes -f json" in bad.stderr)
+
+
 def test_lambdas(tmp):
     """R-6: two lambdas inlined into one function are two functions in the report, named by
     their scope (g++ leaves the closure types unnamed: where each is written names it)."""
