@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "lines.h"
 #include "profile.h"
+#include "sample_opts.h"
 #include "source.h"
 #include "views.h"
 
@@ -14,27 +15,24 @@
 #include <unistd.h>
 
 struct annotate_options {
-	const char **inputs; /* -i, repeatable; default hwprof.data */
-	size_t ninputs;
+	struct sample_opts samples; /* which samples: -i (default hwprof.data), filters, ... */
 	bool stdio;
 	const char **source_dirs;
 	size_t nsource_dirs;
 	const char **prefix_maps;
 	size_t nprefix_maps;
-	const char **debug_dirs; /* --debug-dir, as report's */
-	size_t ndebug_dirs;
 	long long limit; /* functions in --stdio; 0: all */
 	const char *function;
-	const char *event;	 /* --event: the sampling event shown (profile.h) */
 	enum ann_view_mode mode; /* --asm: source + instructions; --no-source: instructions */
 	bool json;		 /* --format json (with --stdio) */
 };
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: hwprof annotate [-i FILE]... [--stdio] [--source-dir DIR]...\n"
-    "                       [--prefix-map OLD=NEW]... [--debug-dir DIR]... [--limit N]\n"
-    "                       [--event NAME] [--asm | --no-source] [-f text|json]\n"
-    "                       [FUNCTION]\n"
+    "                       [--prefix-map OLD=NEW]... [--limit N] [--asm | --no-source]\n"
+    "                       [-f text|json] [--inline[=callee|caller]] [--debug-dir DIR]...\n"
+    "                       [--pid LIST] [--tid LIST] [--comm LIST] [--dso LIST]\n"
+    "                       [--function LIST] [--event NAME] [--kallsyms FILE] [FUNCTION]\n"
     "\n"
     "Shows the source lines of the sampled functions with their share of the samples: a\n"
     "terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
@@ -44,14 +42,13 @@ static const char usage_text[] =
     "      --stdio              print plain text: the header, then functions hottest first\n"
     "      --source-dir DIR     look for source files under DIR (by their trailing path)\n"
     "      --prefix-map OLD=NEW read sources recorded under OLD from NEW\n"
-    "      --debug-dir DIR      look for separate debug info in DIR, as hwprof report\n"
     "      --limit N            --stdio: the N hottest functions (default 20, 0: all)\n"
-    "      --event NAME         with several sampling events: the one to show (default:\n"
-    "                           the first)\n"
     "      --asm                each source line followed by its instructions, each with\n"
     "                           its samples (instructions only without line information)\n"
     "      --no-source          instructions only, named by symbol + offset\n"
-    "  -f, --format FMT         --stdio output: text (default) or json\n"
+    "  -f, --format FMT         --stdio output: text (default) or json\n";
+
+static const char usage_tail[] =
     "  FUNCTION                 its name as report prints it, or a C++ function's base\n"
     "                           name (ns::work) or linkage name (_Z...)\n"
     "  -h, --help               this text\n"
@@ -63,8 +60,6 @@ enum {
 	OPT_SOURCE_DIR,
 	OPT_PREFIX_MAP,
 	OPT_LIMIT,
-	OPT_EVENT,
-	OPT_DEBUG_DIR,
 	OPT_ASM,
 	OPT_NO_SOURCE,
 };
@@ -84,20 +79,21 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 	    {"source-dir", required_argument, NULL, OPT_SOURCE_DIR},
 	    {"prefix-map", required_argument, NULL, OPT_PREFIX_MAP},
 	    {"limit", required_argument, NULL, OPT_LIMIT},
-	    {"event", required_argument, NULL, OPT_EVENT},
-	    {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 	    {"asm", no_argument, NULL, OPT_ASM},
 	    {"no-source", no_argument, NULL, OPT_NO_SOURCE},
 	    {"format", required_argument, NULL, 'f'},
+	    SAMPLE_OPTS_LONG,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
+		if (sample_opts_parse(&o->samples, c, argc, argv))
+			continue;
 		switch (c) {
 		case 'i':
-			append(&o->inputs, &o->ninputs, optarg);
+			sample_opts_add_input(&o->samples, optarg);
 			break;
 		case OPT_STDIO:
 			o->stdio = true;
@@ -114,15 +110,6 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 		case OPT_LIMIT:
 			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
 			break;
-		case OPT_DEBUG_DIR:
-			if (access(optarg, R_OK | X_OK) != 0)
-				warning("--debug-dir '%s': %m (no debug info will be found there)",
-					optarg);
-			append(&o->debug_dirs, &o->ndebug_dirs, optarg);
-			break;
-		case OPT_EVENT:
-			o->event = optarg;
-			break;
 		case OPT_ASM:
 		case OPT_NO_SOURCE:
 			if (o->mode != ANN_VIEW_SOURCE &&
@@ -136,19 +123,22 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			o->json = !strcmp(optarg, "json");
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			fputs(usage_head, stdout);
+			sample_opts_usage(stdout, 27);
+			fputs(usage_tail, stdout);
 			ann_tui_keys_usage(stdout);
 			exit(EXIT_OK);
 		default:
 			cli_bad_option(argv, short_options, longopts);
 		}
 	}
+	sample_opts_check(&o->samples);
 	if (optind < argc)
 		o->function = argv[optind++];
 	if (optind < argc)
 		die_usage("'%s': one FUNCTION at most", argv[optind]);
-	if (!o->ninputs)
-		append(&o->inputs, &o->ninputs, "hwprof.data");
+	if (!o->samples.po.ninputs)
+		sample_opts_add_input(&o->samples, "hwprof.data");
 	if (o->json && !o->stdio)
 		die_usage("--format json: with --stdio (the terminal view has no other format)");
 }
@@ -226,8 +216,7 @@ static int end_status(const struct profile *p, bool as_text)
 
 int cmd_annotate(int argc, char **argv)
 {
-	struct annotate_options o = {.limit = 20};
-	struct profile_options popt = {.inline_mode = INLINE_CALLEE};
+	struct annotate_options o = {.samples = SAMPLE_OPTS_INIT, .limit = 20};
 	struct source_options sopt;
 	struct profile *p = NULL;
 	struct ann_model *m = NULL;
@@ -239,12 +228,7 @@ int cmd_annotate(int argc, char **argv)
 	bool as_text = false; /* the --stdio view was printed (its header has the warnings) */
 
 	parse_options(&o, argc, argv);
-	popt.inputs = o.inputs;
-	popt.ninputs = o.ninputs;
-	popt.event = o.event;
-	popt.debug_dirs = o.debug_dirs;
-	popt.ndebug_dirs = o.ndebug_dirs;
-	rc = profile_load(&p, &popt, err, sizeof(err));
+	rc = profile_load(&p, &o.samples.po, err, sizeof(err));
 	if (rc) {
 		if (err[0])
 			error("%s", cli_see(err));
@@ -255,7 +239,7 @@ int cmd_annotate(int argc, char **argv)
 	m = ann_model_build(p);
 	if (!m->nfuncs) {
 		error("%s: no samples to annotate (record a longer run, or with a smaller period)",
-		      o.inputs[0]);
+		      o.samples.po.inputs[0]);
 		goto out;
 	}
 	sopt = (struct source_options){.source_dirs = o.source_dirs,
@@ -263,7 +247,7 @@ int cmd_annotate(int argc, char **argv)
 				       .prefix_maps = o.prefix_maps,
 				       .nprefix_maps = o.nprefix_maps};
 	src = source_cache_new(&sopt);
-	code = ann_code_new(m, o.debug_dirs, o.ndebug_dirs);
+	code = ann_code_new(m, o.samples.po.debug_dirs, o.samples.po.ndebug_dirs);
 
 	funcs = xmalloc(m->nfuncs * sizeof(*funcs));
 	ret = pick_functions(m, o.function, funcs, &nfuncs);
@@ -297,9 +281,8 @@ out:
 	source_cache_free(src);
 	ann_model_free(m);
 	profile_free(p);
-	free(o.inputs);
+	sample_opts_release(&o.samples);
 	free(o.source_dirs);
-	free(o.debug_dirs);
 	free(o.prefix_maps);
 	return ret;
 }

@@ -1,10 +1,10 @@
 /* report.c - `hwprof report`: options, load the profile, print rows in one format. */
 #include "builtin.h"
 #include "cli.h"
-#include "filter.h"
 #include "rows.h"
 #include "output.h"
 #include "rows_insns.h"
+#include "sample_opts.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -18,23 +18,17 @@
 #define MAX_KEYS 3
 
 struct report_options {
-	const char **inputs;
-	size_t ninputs;
-	const char **debug_dirs;
-	size_t ndebug_dirs;
+	struct sample_opts samples; /* which samples: inputs, filters, --inline, ... */
 	const char *sort;
 	long long limit;      /* -1: the format's default (text 40, csv/json all) */
 	double percent_limit; /* rows under this share (percent) are left out */
 	const struct output_format *format;
-	enum inline_mode inline_mode;
-	const char *pids, *tids, *comms, *dsos, *functions, *kallsyms, *event;
 	int children;	     /* -1: when the recording has stacks; 0 / 1 */
 	bool callgraph;	     /* -G / --call-graph: call paths under each row */
 	enum cg_order order; /* of the call paths */
 	bool folded_lines;
 	bool inverted;		/* svg: an icicle */
 	const char *output;	/* -o FILE; NULL: standard output */
-	bool inline_frames;	/* --inline alone: every inline frame in call paths */
 	bool group;		/* --group: a share column per other sampled event */
 	const char *row_option; /* the last option given that shapes rows or frames
 				 * (-s, -n, --percent-limit, --children, --inline), or NULL */
@@ -72,7 +66,7 @@ static const struct output_format *parse_format(const char *arg)
 	die_usage("--format '%s': not a format (%s)", arg, names);
 }
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: hwprof report [-i FILE]... [-s line|function|dso[,...]] [-n N]\n"
     "                     [--percent-limit P] [-f text|csv|json|folded|svg|pprof]\n"
     "                     [-o FILE]"
@@ -109,21 +103,9 @@ static const char usage_text[] =
     "      --no-children      rows of the sampled addresses only, by self share\n"
     "  -G, --call-graph=ORDER under each row the call paths that lead to it, frames as\n"
     "                         'file:line function' (a caller's line is its call site):\n"
-    "                         caller (-G: from main inward) or callee (outward)\n"
-    "      --inline[=MODE]    callee: an inlined instruction's line is the inlined\n"
-    "                         function's (default); caller: its call site's; alone:\n"
-    "                         callee, and call paths and folded stacks show every\n"
-    "                         inline frame (the nested ones too)\n"
-    "      --debug-dir DIR    look for separate debug info in DIR (DIR/.build-id/xx/...,\n"
-    "                         debuglink names) before /usr/lib/debug\n"
-    "      --pid/--tid LIST   only samples of these process / thread ids (comma-separated)\n"
-    "      --comm LIST        only samples of threads with these names\n"
-    "      --dso LIST         only samples in these mapped files (path or base name)\n"
-    "      --function LIST    only samples in these functions (a C++ function by its\n"
-    "                         base name, e.g. ns::work, or its linkage name)\n"
-    "      --event NAME       with several sampling events: the one to show (default:\n"
-    "                         the first)\n"
-    "      --kallsyms FILE    kernel symbols (default /proc/kallsyms)\n"
+    "                         caller (-G: from main inward) or callee (outward)\n";
+
+static const char usage_tail[] =
     "  -h, --help             this text\n"
     "\n"
     "Each row's share has a 95% interval (Wilson); '~' marks rows whose order against a\n"
@@ -132,15 +114,6 @@ static const char usage_text[] =
 
 enum {
 	OPT_PERCENT = 256,
-	OPT_INLINE,
-	OPT_DEBUG_DIR,
-	OPT_PID,
-	OPT_TID,
-	OPT_COMM,
-	OPT_DSO,
-	OPT_FUNCTION,
-	OPT_KALLSYMS,
-	OPT_EVENT,
 	OPT_CHILDREN,
 	OPT_NO_CHILDREN,
 	OPT_CALL_GRAPH,
@@ -156,15 +129,7 @@ static const struct option long_options[] = {
     {"limit", required_argument, NULL, 'n'},
     {"percent-limit", required_argument, NULL, OPT_PERCENT},
     {"format", required_argument, NULL, 'f'},
-    {"inline", optional_argument, NULL, OPT_INLINE},
-    {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
-    {"pid", required_argument, NULL, OPT_PID},
-    {"tid", required_argument, NULL, OPT_TID},
-    {"comm", required_argument, NULL, OPT_COMM},
-    {"dso", required_argument, NULL, OPT_DSO},
-    {"function", required_argument, NULL, OPT_FUNCTION},
-    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
-    {"event", required_argument, NULL, OPT_EVENT},
+    SAMPLE_OPTS_LONG,
     {"children", no_argument, NULL, OPT_CHILDREN},
     {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
     {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
@@ -176,12 +141,6 @@ static const struct option long_options[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
-
-static void push(const char ***v, size_t *n, const char *s)
-{
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = s;
-}
 
 static double parse_percent(const char *arg)
 {
@@ -196,21 +155,6 @@ static double parse_percent(const char *arg)
 	return v;
 }
 
-/* A malformed list (a bad or too large id, an empty value) is a usage error, found by the
- * same parser profile_load() uses; a well-formed one that matches nothing is found there. */
-static void check_filter(const char *opt, const char *list, bool numeric)
-{
-	struct filter f = {0};
-	char err[512] = "";
-	int ret = filter_parse(&f, opt, list, numeric, err, sizeof(err));
-
-	filter_release(&f);
-	if (ret == -ENOMEM)
-		die("out of memory");
-	if (ret < 0)
-		die_usage("%s", err);
-}
-
 static void parse_options(int argc, char **argv, struct report_options *o)
 {
 	static const char short_options[] = "i:s:n:f:o:Gh";
@@ -218,9 +162,14 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 	int c;
 
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		if (sample_opts_parse(&o->samples, c, argc, argv)) {
+			if (c == SAMPLE_OPT_INLINE)
+				o->row_option = "--inline";
+			continue;
+		}
 		switch (c) {
 		case 'i':
-			push(&o->inputs, &o->ninputs, optarg);
+			sample_opts_add_input(&o->samples, optarg);
 			break;
 		case 's':
 			o->sort = optarg;
@@ -274,61 +223,16 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 		case OPT_FOLDED_LINES:
 			o->folded_lines = true;
 			break;
-		case OPT_INLINE:
-			o->row_option = "--inline";
-			/* "--inline MODE" as before it took no argument alone. */
-			if (!optarg && optind < argc &&
-			    (!strcmp(argv[optind], "callee") || !strcmp(argv[optind], "caller")))
-				optarg = argv[optind++];
-			if (!optarg) {
-				o->inline_mode = INLINE_CALLEE;
-				o->inline_frames = true;
-			} else if (!strcmp(optarg, "callee"))
-				o->inline_mode = INLINE_CALLEE;
-			else if (!strcmp(optarg, "caller"))
-				o->inline_mode = INLINE_CALLER;
-			else
-				die_usage("--inline '%s': unknown mode (callee or caller)", optarg);
-			break;
-		case OPT_DEBUG_DIR:
-			if (access(optarg, R_OK | X_OK) != 0)
-				warning("--debug-dir '%s': %m (no debug info will be found there)",
-					optarg);
-			push(&o->debug_dirs, &o->ndebug_dirs, optarg);
-			break;
-		case OPT_PID:
-			o->pids = optarg;
-			break;
-		case OPT_TID:
-			o->tids = optarg;
-			break;
-		case OPT_COMM:
-			o->comms = optarg;
-			break;
-		case OPT_DSO:
-			o->dsos = optarg;
-			break;
-		case OPT_FUNCTION:
-			o->functions = optarg;
-			break;
-		case OPT_KALLSYMS:
-			o->kallsyms = optarg;
-			break;
-		case OPT_EVENT:
-			o->event = optarg;
-			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			fputs(usage_head, stdout);
+			sample_opts_usage(stdout, 25);
+			fputs(usage_tail, stdout);
 			exit(EXIT_OK);
 		default:
 			cli_bad_option(argv, short_options, long_options);
 		}
 	}
-	check_filter("--pid", o->pids, true);
-	check_filter("--tid", o->tids, true);
-	check_filter("--comm", o->comms, false);
-	check_filter("--dso", o->dsos, false);
-	check_filter("--function", o->functions, false);
+	sample_opts_check(&o->samples);
 	if (optind < argc)
 		die_usage("'%s': unexpected argument (the sample file goes after -i)",
 			  argv[optind]);
@@ -364,7 +268,7 @@ int cmd_report(int argc, char **argv)
 	    .limit = -1,
 	    .percent_limit = 0,
 	    .format = &formats[0],
-	    .inline_mode = INLINE_CALLEE,
+	    .samples = SAMPLE_OPTS_INIT,
 	    .children = -1,
 	};
 	enum profile_key keys[MAX_KEYS];
@@ -390,24 +294,9 @@ int cmd_report(int argc, char **argv)
 	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
 	if (nkeys < 0)
 		die_usage("%s", err);
-	if (!o.ninputs)
-		push(&o.inputs, &o.ninputs, default_input);
-
-	struct profile_options po = {
-	    .inputs = o.inputs,
-	    .ninputs = o.ninputs,
-	    .inline_mode = o.inline_mode,
-	    .debug_dirs = o.debug_dirs,
-	    .ndebug_dirs = o.ndebug_dirs,
-	    .pids = o.pids,
-	    .tids = o.tids,
-	    .comms = o.comms,
-	    .dsos = o.dsos,
-	    .functions = o.functions,
-	    .kallsyms = o.kallsyms,
-	    .event = o.event,
-	};
-	r = profile_load(&p, &po, err, sizeof(err));
+	if (!o.samples.po.ninputs)
+		sample_opts_add_input(&o.samples, default_input);
+	r = profile_load(&p, &o.samples.po, err, sizeof(err));
 	if (r < 0) {
 		error("%s", cli_see(err));
 		goto done;
@@ -442,7 +331,7 @@ int cmd_report(int argc, char **argv)
 	struct output_opts oo = {
 	    .keys = keys,
 	    .nkeys = (size_t)nkeys,
-	    .inline_mode = o.inline_mode,
+	    .inline_mode = o.samples.po.inline_mode,
 	    .omitted = nrows - shown,
 	    .children = req.children,
 	    .callgraph = o.callgraph,
@@ -451,12 +340,13 @@ int cmd_report(int argc, char **argv)
 	    .percent_limit = o.percent_limit,
 	    .folded_lines = o.folded_lines,
 	    .inverted = o.inverted,
-	    .inline_frames = o.inline_frames,
+	    .inline_frames = o.samples.inline_frames,
 	    .group = o.group,
 	};
 	for (int i = 0; i < nkeys; i++)
 		if (keys[i] == PROFILE_KEY_ADDR &&
-		    !(insns = rows_insns_fill(p, rows, shown, o.debug_dirs, o.ndebug_dirs))) {
+		    !(insns = rows_insns_fill(p, rows, shown, o.samples.po.debug_dirs,
+					      o.samples.po.ndebug_dirs))) {
 			error("out of memory reading the instructions of %zu rows", shown);
 			goto done;
 		}
@@ -480,7 +370,6 @@ done:
 	free(rows);
 	free(row_of);
 	profile_free(p);
-	free(o.inputs);
-	free(o.debug_dirs);
+	sample_opts_release(&o.samples);
 	return ret;
 }

@@ -189,6 +189,12 @@ def test_events(tmp):
                    ["--event 'bogus'", "cpu-clock", "page-faults"], "annotate --event bogus")
     r = annotate("--help")
     check("annotate --help lacks --event", "--event NAME" in r.stdout)
+    # The filters are report's (one option group): a bad list is a usage error, a --comm
+    # that matches no thread leaves nothing to annotate.
+    one_line_error(annotate("-i", ev, "--stdio", "--pid", "x"), 64, ["--pid 'x'", "not a number"],
+                   "annotate --pid x")
+    one_line_error(annotate("-i", ev, "--stdio", "--comm", "no-such-thread"), 2,
+                   ["--comm 'no-such-thread'", "no sample has it"], "annotate --comm no-such-thread")
 
 
 def test_cxx_names(tmp):

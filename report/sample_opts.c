@@ -1,0 +1,158 @@
+/* sample_opts.c - the "which samples" option group of report, annotate and diff. */
+#include "sample_opts.h"
+
+#include "cli.h"
+#include "filter.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The help of each option: its words and what it does, wrapped to the --help width. */
+static const struct {
+	const char *words;
+	const char *help;
+} usage_rows[] = {
+    {"--inline[=MODE]", "callee: an inlined instruction's line is the inlined function's "
+			"(default); caller: its call site's; alone: callee, and call paths and "
+			"folded stacks show every inline frame (the nested ones too)"},
+    {"--debug-dir DIR", "look for separate debug info in DIR (DIR/.build-id/xx/..., debuglink "
+			"names) before /usr/lib/debug"},
+    {"--pid/--tid LIST", "only samples of these process / thread ids (comma-separated)"},
+    {"--comm LIST", "only samples of threads with these names"},
+    {"--dso LIST", "only samples in these mapped files (path or base name)"},
+    {"--function LIST", "only samples in these functions (a C++ function by its base name, "
+			"e.g. ns::work, or its linkage name)"},
+    {"--event NAME", "with several sampling events: the one to show (default: the first)"},
+    {"--kallsyms FILE", "kernel symbols (default /proc/kallsyms)"},
+};
+
+/* The widest line of a --help text. */
+#define USAGE_COLUMNS 86
+
+static void push(const char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+void sample_opts_add_input(struct sample_opts *s, const char *file)
+{
+	push(&s->po.inputs, &s->po.ninputs, file);
+}
+
+static void parse_inline(struct sample_opts *s, int argc, char **argv)
+{
+	/* "--inline MODE" as before it took no argument alone. */
+	if (!optarg && optind < argc &&
+	    (!strcmp(argv[optind], "callee") || !strcmp(argv[optind], "caller")))
+		optarg = argv[optind++];
+	if (!optarg) {
+		s->po.inline_mode = INLINE_CALLEE;
+		s->inline_frames = true;
+	} else if (!strcmp(optarg, "callee"))
+		s->po.inline_mode = INLINE_CALLEE;
+	else if (!strcmp(optarg, "caller"))
+		s->po.inline_mode = INLINE_CALLER;
+	else
+		die_usage("--inline '%s': unknown mode (callee or caller)", optarg);
+}
+
+bool sample_opts_parse(struct sample_opts *s, int c, int argc, char **argv)
+{
+	switch (c) {
+	case SAMPLE_OPT_INLINE:
+		parse_inline(s, argc, argv);
+		break;
+	case SAMPLE_OPT_DEBUG_DIR:
+		if (access(optarg, R_OK | X_OK) != 0)
+			warning("--debug-dir '%s': %m (no debug info will be found there)", optarg);
+		push(&s->po.debug_dirs, &s->po.ndebug_dirs, optarg);
+		break;
+	case SAMPLE_OPT_PID:
+		s->po.pids = optarg;
+		break;
+	case SAMPLE_OPT_TID:
+		s->po.tids = optarg;
+		break;
+	case SAMPLE_OPT_COMM:
+		s->po.comms = optarg;
+		break;
+	case SAMPLE_OPT_DSO:
+		s->po.dsos = optarg;
+		break;
+	case SAMPLE_OPT_FUNCTION:
+		s->po.functions = optarg;
+		break;
+	case SAMPLE_OPT_KALLSYMS:
+		s->po.kallsyms = optarg;
+		break;
+	case SAMPLE_OPT_EVENT:
+		s->po.event = optarg;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* A malformed list (a bad or too large id, an empty value) is a usage error, found by the
+ * same parser profile_load() uses; a well-formed one that matches nothing is found there. */
+static void check_filter(const char *opt, const char *list, bool numeric)
+{
+	struct filter f = {0};
+	char err[512] = "";
+	int ret = filter_parse(&f, opt, list, numeric, err, sizeof(err));
+
+	filter_release(&f);
+	if (ret == -ENOMEM)
+		die("out of memory");
+	if (ret < 0)
+		die_usage("%s", err);
+}
+
+void sample_opts_check(const struct sample_opts *s)
+{
+	check_filter("--pid", s->po.pids, true);
+	check_filter("--tid", s->po.tids, true);
+	check_filter("--comm", s->po.comms, false);
+	check_filter("--dso", s->po.dsos, false);
+	check_filter("--function", s->po.functions, false);
+}
+
+void sample_opts_usage(FILE *f, int width)
+{
+	for (size_t i = 0; i < sizeof(usage_rows) / sizeof(usage_rows[0]); i++) {
+		const char *h = usage_rows[i].help;
+		int w = fprintf(f, "      %s", usage_rows[i].words);
+
+		if (w >= width - 1) {
+			fputc('\n', f);
+			w = 0;
+		}
+		/* Word by word: a line holds what fits after column WIDTH. */
+		while (*h) {
+			int room = USAGE_COLUMNS - 1 - width, len = 0;
+
+			for (int k = 0; h[k] && k <= room; k++)
+				if (h[k] == ' ' || !h[k + 1])
+					len = h[k] == ' ' ? k : k + 1;
+			if (!len)
+				len = (int)strcspn(h, " ");
+			fprintf(f, "%*s%.*s\n", width - w, "", len, h);
+			w = 0;
+			h += len;
+			while (*h == ' ')
+				h++;
+		}
+	}
+}
+
+void sample_opts_release(struct sample_opts *s)
+{
+	free(s->po.inputs);
+	free(s->po.debug_dirs);
+	s->po.inputs = s->po.debug_dirs = NULL;
+	s->po.ninputs = s->po.ndebug_dirs = 0;
+}

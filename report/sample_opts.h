@@ -1,0 +1,74 @@
+/* sample_opts.h - the "which samples" options every command that loads a profile takes
+ * (report, annotate, diff), declared once: --inline, --debug-dir, --pid, --tid, --comm,
+ * --dso, --function, --event, --kallsyms. Each command puts SAMPLE_OPTS_LONG in its
+ * getopt_long table, hands every option code getopt returns to sample_opts_parse() first,
+ * prints sample_opts_usage() in its --help and calls sample_opts_check() after the loop.
+ *
+ * CLI code: errors are usage errors through cli.h (die_usage() exits 64).
+ */
+#ifndef HWPROF_REPORT_SAMPLE_OPTS_H
+#define HWPROF_REPORT_SAMPLE_OPTS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+/* The options' getopt codes: above any command's own (which start at 256). */
+enum {
+	SAMPLE_OPT_INLINE = 0x1000,
+	SAMPLE_OPT_DEBUG_DIR,
+	SAMPLE_OPT_PID,
+	SAMPLE_OPT_TID,
+	SAMPLE_OPT_COMM,
+	SAMPLE_OPT_DSO,
+	SAMPLE_OPT_FUNCTION,
+	SAMPLE_OPT_KALLSYMS,
+	SAMPLE_OPT_EVENT,
+};
+
+/* The rows for a command's `struct option` table (no terminator). */
+#define SAMPLE_OPTS_LONG                                                                           \
+	{"inline", optional_argument, NULL, SAMPLE_OPT_INLINE},                                    \
+	    {"debug-dir", required_argument, NULL, SAMPLE_OPT_DEBUG_DIR},                          \
+	    {"pid", required_argument, NULL, SAMPLE_OPT_PID},                                      \
+	    {"tid", required_argument, NULL, SAMPLE_OPT_TID},                                      \
+	    {"comm", required_argument, NULL, SAMPLE_OPT_COMM},                                    \
+	    {"dso", required_argument, NULL, SAMPLE_OPT_DSO},                                      \
+	    {"function", required_argument, NULL, SAMPLE_OPT_FUNCTION},                            \
+	    {"kallsyms", required_argument, NULL, SAMPLE_OPT_KALLSYMS},                            \
+	{                                                                                          \
+		"event", required_argument, NULL, SAMPLE_OPT_EVENT                                 \
+	}
+
+/* What the options chose. Start from SAMPLE_OPTS_INIT. */
+struct sample_opts {
+	struct profile_options po; /* every field but inputs: the command adds those */
+	bool inline_frames;	   /* --inline alone: every inline frame in call paths */
+};
+
+#define SAMPLE_OPTS_INIT                                                                           \
+	{                                                                                          \
+		.po = {.inline_mode = INLINE_CALLEE }                                              \
+	}
+
+/* Takes getopt_long's answer C (with optarg, and ARGC/ARGV for "--inline MODE" given as two
+ * words). Returns true when C was one of the group's options (now stored in S), false when
+ * it is the command's own. */
+bool sample_opts_parse(struct sample_opts *s, int c, int argc, char **argv);
+
+/* Appends FILE (not copied) to S's inputs: for the commands' -i and their positional files. */
+void sample_opts_add_input(struct sample_opts *s, const char *file);
+
+/* After the getopt loop: a malformed filter list (a bad or too large id, an empty value) is a
+ * usage error, found by the parser profile_load() uses. */
+void sample_opts_check(const struct sample_opts *s);
+
+/* The group's lines of a --help text, each option's help starting at column WIDTH. */
+void sample_opts_usage(FILE *f, int width);
+
+/* Frees the lists S allocated (not the strings, which are argv's). */
+void sample_opts_release(struct sample_opts *s);
+
+#endif
