@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,20 @@ enum cli_format cli_parse_format(const char *arg)
 	if (!strcmp(arg, "json"))
 		return CLI_FORMAT_JSON;
 	die_usage("--format '%s': not a format (text, csv or json)", arg);
+}
+
+double cli_parse_real(const char *opt, const char *arg, double min, double max, const char *range)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno == EINVAL)
+		die_usage("%s '%s': not a number", opt, arg);
+	if (errno || !isfinite(v) || v < min || v > max)
+		die_usage("%s '%s': %s", opt, arg, range);
+	return v;
 }
 
 /* MAX_WHY, when set, says where MAX comes from in the too-large message. */

@@ -109,6 +109,11 @@ long long cli_parse_num(const char *opt, const char *arg, long long min, long lo
 long long cli_parse_num_why(const char *opt, const char *arg, long long min, long long max,
 			    const char *max_why);
 
+/* Parses ARG as a finite decimal number in [MIN, MAX] for option OPT. On failure exits with
+ * EXIT_USAGE: "OPT 'ARG': not a number", or "OPT 'ARG': RANGE" (e.g. "not a percentage in
+ * 0..100") when it is one outside [MIN, MAX]. */
+double cli_parse_real(const char *opt, const char *arg, double min, double max, const char *range);
+
 /* Like cli_parse_num but returns 0 and stores *out, or -1 after printing the error. */
 int cli_try_parse_num(const char *opt, const char *arg, long long min, long long max,
 		      long long *out);

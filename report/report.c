@@ -142,19 +142,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static double parse_percent(const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 100)
-		die_usage("--percent-limit '%s': %s", arg,
-			  end == arg || *end ? "not a number" : "not a percentage in 0..100");
-	return v;
-}
-
 static void parse_options(int argc, char **argv, struct report_options *o)
 {
 	static const char short_options[] = "i:s:n:f:o:Gh";
@@ -180,7 +167,8 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			o->row_option = "-n";
 			break;
 		case OPT_PERCENT:
-			o->percent_limit = parse_percent(optarg);
+			o->percent_limit = cli_parse_real("--percent-limit", optarg, 0, 100,
+							  "not a percentage in 0..100");
 			o->row_option = "--percent-limit";
 			break;
 		case 'f':
