@@ -341,6 +341,12 @@ char *xstrdup(const char *s)
 	return p ? p : oom(strlen(s) + 1);
 }
 
+void cli_push(const char ***list, size_t *n, const char *s)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = s;
+}
+
 int cli_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

@@ -131,6 +131,10 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
+/* Appends S (not copied) to the array *LIST of *N strings, realloc'd (xrealloc): the lists of
+ * repeatable options (-i FILE, --debug-dir DIR). The caller frees *LIST. */
+void cli_push(const char ***list, size_t *n, const char *s);
+
 /* Writes LEN bytes of BUF to FD whole, over short writes and EINTR. Returns 0, or the errno
  * of the write(2) that failed (EIO when one wrote nothing): the cause a full disk or a closed
  * pipe should be reported with. */

@@ -64,12 +64,6 @@ enum {
 	OPT_NO_SOURCE,
 };
 
-static void append(const char ***list, size_t *n, const char *s)
-{
-	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
-	(*list)[(*n)++] = s;
-}
-
 static void parse_options(struct annotate_options *o, int argc, char **argv)
 {
 	static const char short_options[] = "i:f:h";
@@ -99,13 +93,13 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			o->stdio = true;
 			break;
 		case OPT_SOURCE_DIR:
-			append(&o->source_dirs, &o->nsource_dirs, optarg);
+			cli_push(&o->source_dirs, &o->nsource_dirs, optarg);
 			break;
 		case OPT_PREFIX_MAP:
 			if (source_prefix_map_check(optarg))
 				die_usage("--prefix-map '%s': not OLD=NEW with a non-empty OLD",
 					  optarg);
-			append(&o->prefix_maps, &o->nprefix_maps, optarg);
+			cli_push(&o->prefix_maps, &o->nprefix_maps, optarg);
 			break;
 		case OPT_LIMIT:
 			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);

@@ -31,15 +31,9 @@ static const struct {
 /* The widest line of a --help text. */
 #define USAGE_COLUMNS 86
 
-static void push(const char ***v, size_t *n, const char *s)
-{
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = s;
-}
-
 void sample_opts_add_input(struct sample_opts *s, const char *file)
 {
-	push(&s->po.inputs, &s->po.ninputs, file);
+	cli_push(&s->po.inputs, &s->po.ninputs, file);
 }
 
 static void parse_inline(struct sample_opts *s, int argc, char **argv)
@@ -68,7 +62,7 @@ bool sample_opts_parse(struct sample_opts *s, int c, int argc, char **argv)
 	case SAMPLE_OPT_DEBUG_DIR:
 		if (access(optarg, R_OK | X_OK) != 0)
 			warning("--debug-dir '%s': %m (no debug info will be found there)", optarg);
-		push(&s->po.debug_dirs, &s->po.ndebug_dirs, optarg);
+		cli_push(&s->po.debug_dirs, &s->po.ndebug_dirs, optarg);
 		break;
 	case SAMPLE_OPT_PID:
 		s->po.pids = optarg;
