@@ -17,6 +17,7 @@ static const struct subcommand commands[] = {
     {"record", cmd_record, "sample a program into a sample file (hwprof.data)"},
     {"report", cmd_report, "top source lines, functions and DSOs of a sample file"},
     {"annotate", cmd_annotate, "source view with per-line shares (TUI or --stdio)"},
+    {"diff", cmd_diff, "what changed between two recordings, and whether it is real"},
     {"stat", cmd_stat, "count events for a program: scaled counts, spread, IPC, miss rates"},
     {"list", cmd_list, "events this host exposes, precise_ip levels, perf_event_paranoid"},
 };

@@ -1,0 +1,440 @@
+/* diff.c - `hwprof diff`: two profiles loaded as report loads one, their rows matched by
+ * content, each change tested against sampling noise. */
+#include "builtin.h"
+#include "cli.h"
+#include "diff.h"
+#include "diff_output.h"
+#include "sample_opts.h"
+#include "source.h"
+
+#include "hwprof/hwprof.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_KEYS 3
+
+/* What a row's events are divided by (--normalize). */
+enum diff_norm {
+	NORM_SHARE,	   /* shares of each side's samples */
+	NORM_INSTRUCTIONS, /* events per 1000 instructions counted */
+	NORM_TIME,	   /* events per second (task-clock counted, else the duration) */
+	NORM_RUN,	   /* events per recording: both did the same work */
+};
+
+struct diff_options {
+	struct sample_opts samples; /* which samples (both sides): filters, --inline, ... */
+	const char **files[2];	    /* --base, --new, or the positional BASE NEW */
+	size_t nfiles[2];
+	const char *sort;
+	long long limit; /* -1: the format's default (text 40, csv/json all) */
+	double percent_limit;
+	enum cli_format format;
+	const char *output;
+	double alpha;
+	double fail_if_worse; /* NAN: none */
+	enum diff_norm norm;
+};
+
+static const char usage_head[] =
+    "usage: hwprof diff [--base FILE]... [--new FILE]... [-s line|function|dso[,...]]\n"
+    "                   [-n N] [--percent-limit P] [-f text|csv|json] [-o FILE]\n"
+    "                   [--alpha A] [--fail-if-worse P]\n"
+    "                   [--normalize share|instructions|time|run]\n"
+    "                   [--inline[=callee|caller]] [--debug-dir DIR]... [--pid LIST]\n"
+    "                   [--tid LIST] [--comm LIST] [--dso LIST] [--function LIST]\n"
+    "                   [--event NAME] [--kallsyms FILE] [BASE NEW]\n"
+    "\n"
+    "Which source lines, functions or DSOs took a larger or smaller share of the samples\n"
+    "from one recording (BASE) to another (NEW), and which of those changes the samples\n"
+    "show to be real. Rows match by name and source text, so a rebuild that moved a line\n"
+    "still matches it.\n"
+    "\n"
+    "  BASE NEW               the two sample files (default hwprof.data.old hwprof.data,\n"
+    "                         the file record kept and the one it wrote)\n"
+    "      --base FILE        a base sample file, instead of BASE; several are merged\n"
+    "      --new FILE         a new sample file, instead of NEW; several are merged\n"
+    "  -s, --sort KEYS        match rows by line (default), function, dso, or a list\n"
+    "  -n, --limit N          print the first N rows (text default 40; 0 = all)\n"
+    "      --percent-limit P  leave out rows under P percent of the samples on both sides\n"
+    "  -f, --format FMT       text (default), csv or json\n"
+    "  -o, --output FILE      write to FILE instead of standard output\n"
+    "      --alpha A          significance level (default 0.05): the chance that any\n"
+    "                         unchanged row is called significant (Holm's correction)\n"
+    "      --fail-if-worse P  exit 1 when a row's share grew significantly by P points or\n"
+    "                         more (--normalize: by P in the rate's unit)\n"
+    "      --normalize WHAT   share (default): each side's shares of its own samples;\n"
+    "                         instructions: events per 1000 instructions (both recordings\n"
+    "                         counted instructions); time: events per second (task-clock\n"
+    "                         counted, else the recording's duration); run: events per\n"
+    "                         recording (both sides did the same work)\n";
+
+static const char usage_tail[] =
+    "  -h, --help             this text\n"
+    "\n"
+    "Rows are sorted significant first, then by the size of the change. A row is\n"
+    "significant when a two-proportion z-test on its samples, Holm-corrected over all the\n"
+    "rows compared, rejects 'no change' at --alpha. Exit status: 0 ok, 1 a regression\n"
+    "(--fail-if-worse) or a partial input, 2 error, 64 usage.\n";
+
+enum {
+	OPT_BASE = 256,
+	OPT_NEW,
+	OPT_PERCENT,
+	OPT_ALPHA,
+	OPT_FAIL_IF_WORSE,
+	OPT_NORMALIZE,
+};
+
+static const struct option long_options[] = {
+    {"base", required_argument, NULL, OPT_BASE},
+    {"new", required_argument, NULL, OPT_NEW},
+    {"sort", required_argument, NULL, 's'},
+    {"limit", required_argument, NULL, 'n'},
+    {"percent-limit", required_argument, NULL, OPT_PERCENT},
+    {"format", required_argument, NULL, 'f'},
+    {"output", required_argument, NULL, 'o'},
+    {"alpha", required_argument, NULL, OPT_ALPHA},
+    {"fail-if-worse", required_argument, NULL, OPT_FAIL_IF_WORSE},
+    {"normalize", required_argument, NULL, OPT_NORMALIZE},
+    SAMPLE_OPTS_LONG,
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static enum diff_norm parse_norm(const char *arg)
+{
+	if (!strcmp(arg, "share"))
+		return NORM_SHARE;
+	if (!strcmp(arg, "instructions"))
+		return NORM_INSTRUCTIONS;
+	if (!strcmp(arg, "time"))
+		return NORM_TIME;
+	if (!strcmp(arg, "run"))
+		return NORM_RUN;
+	die_usage("--normalize '%s': not a choice (share, instructions, time or run)", arg);
+}
+
+/* BASE NEW after the options fill the sides --base and --new left empty. */
+static void positional(struct diff_options *o, int argc, char **argv)
+{
+	for (int side = 0; side < 2; side++)
+		if (!o->nfiles[side] && optind < argc)
+			cli_push(&o->files[side], &o->nfiles[side], argv[optind++]);
+	if (optind < argc)
+		die_usage("'%s': unexpected argument (give BASE NEW, or --base and --new)",
+			  argv[optind]);
+	if (!o->nfiles[DIFF_BASE] && !o->nfiles[DIFF_NEW]) {
+		cli_push(&o->files[DIFF_BASE], &o->nfiles[DIFF_BASE], "hwprof.data.old");
+		cli_push(&o->files[DIFF_NEW], &o->nfiles[DIFF_NEW], "hwprof.data");
+	}
+	if (!o->nfiles[DIFF_NEW])
+		die_usage("no new sample file (give BASE NEW, or --new FILE)");
+	if (!o->nfiles[DIFF_BASE])
+		die_usage("no base sample file (give BASE NEW, or --base FILE)");
+}
+
+static void parse_options(int argc, char **argv, struct diff_options *o)
+{
+	static const char short_options[] = "s:n:f:o:h";
+	int c;
+
+	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		if (sample_opts_parse(&o->samples, c, argc, argv))
+			continue;
+		switch (c) {
+		case OPT_BASE:
+			cli_push(&o->files[DIFF_BASE], &o->nfiles[DIFF_BASE], optarg);
+			break;
+		case OPT_NEW:
+			cli_push(&o->files[DIFF_NEW], &o->nfiles[DIFF_NEW], optarg);
+			break;
+		case 's':
+			o->sort = optarg;
+			break;
+		case 'n':
+			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
+			break;
+		case OPT_PERCENT:
+			o->percent_limit = cli_parse_real("--percent-limit", optarg, 0, 100,
+							  "not a percentage in 0..100");
+			break;
+		case 'f':
+			o->format = cli_parse_format(optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_ALPHA:
+			o->alpha = cli_parse_real("--alpha", optarg, 1e-12, 0.5,
+						  "not a significance level in (0, 0.5]");
+			break;
+		case OPT_FAIL_IF_WORSE:
+			o->fail_if_worse = cli_parse_real("--fail-if-worse", optarg, 0, 1e18,
+							  "not a size of change (0 or more)");
+			break;
+		case OPT_NORMALIZE:
+			o->norm = parse_norm(optarg);
+			break;
+		case 'h':
+			fputs(usage_head, stdout);
+			sample_opts_usage(stdout, 25);
+			fputs(usage_tail, stdout);
+			exit(EXIT_OK);
+		default:
+			cli_bad_option(argv, short_options, long_options);
+		}
+	}
+	sample_opts_check(&o->samples);
+	positional(o, argc, argv);
+}
+
+/* "a.data" or "a.data,b.data": into a malloc'd string. */
+static char *inputs_label(const char **files, size_t n)
+{
+	size_t len = 1;
+	char *s;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(files[i]) + 1;
+	s = xmalloc(len);
+	s[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(s, ",");
+		strcat(s, files[i]);
+	}
+	return s;
+}
+
+static int load(struct profile **p, const struct diff_options *o, int side, const char *what)
+{
+	struct profile_options po = o->samples.po;
+	char err[1024] = "";
+
+	po.inputs = o->files[side];
+	po.ninputs = o->nfiles[side];
+	if (profile_load(p, &po, err, sizeof(err)) < 0)
+		return error("%s: %s", what, cli_see(err));
+	for (size_t i = 0; i < (*p)->nwarnings; i++)
+		warning("%s: %s", what, (*p)->warnings[i]);
+	for (size_t i = 0; i < (*p)->nnotes; i++)
+		note("%s: %s", what, (*p)->notes[i]);
+	return 0;
+}
+
+/* The counted total of EVENT in P (scaled), or 0 when it was not counted throughout. */
+static double counted(const struct profile *p, const char *event)
+{
+	for (uint32_t i = 0; i < p->trailer.ncounts; i++) {
+		const struct hwprof_file_count *c = &p->trailer.counts[i];
+		struct hwprof_count k;
+
+		if (strcmp(c->event, event) || profile_count_partial(p, i))
+			continue;
+		k = profile_count_read(c);
+		return k.counted ? k.scaled : 0;
+	}
+	return 0;
+}
+
+/* Each side's work for --normalize into REQ, and the unit's name. Returns 0, or -1 after an
+ * error saying what a recording lacks. */
+static int work(const struct diff_options *o, struct profile *const p[2], struct diff_req *req,
+		const char **unit)
+{
+	static const char *const side_name[2] = {"the base", "the new profile"};
+
+	*unit = NULL;
+	if (o->norm == NORM_SHARE)
+		return 0;
+	for (int s = 0; s < 2; s++) {
+		if (o->norm == NORM_RUN) {
+			req->work[s] = 1;
+		} else if (o->norm == NORM_INSTRUCTIONS) {
+			req->work[s] = counted(p[s], "instructions");
+			if (req->work[s] <= 0)
+				return error("--normalize instructions: %s has no counted total of "
+					     "instructions (record with --count instructions on a "
+					     "host with a PMU, or use --normalize time)",
+					     side_name[s]);
+		} else {
+			req->work[s] = counted(p[s], "task-clock");
+			if (req->work[s] <= 0 && p[s]->have_trailer)
+				req->work[s] = (double)p[s]->trailer.duration_ns;
+			if (req->work[s] <= 0)
+				return error("--normalize time: %s has no task-clock count and no "
+					     "duration (a file cut short; record again)",
+					     side_name[s]);
+		}
+	}
+	req->scale = o->norm == NORM_INSTRUCTIONS ? 1000 : o->norm == NORM_TIME ? 1e9 : 1;
+	*unit = o->norm == NORM_INSTRUCTIONS ? "per 1k instructions"
+		: o->norm == NORM_TIME	     ? "per second"
+					     : "per recording";
+	return 0;
+}
+
+/* The reasons two profiles cannot be compared, as one error. Returns 0 or -1. */
+static int comparable(struct profile *const p[2], const char *const label[2])
+{
+	const char *eb = diff_event_name(p[DIFF_BASE]), *en = diff_event_name(p[DIFF_NEW]);
+
+	if (strcmp(eb, en))
+		return error("the base (%s) samples '%s' and the new profile (%s) '%s': a diff "
+			     "compares one event (record both with the same -e, or pick one both "
+			     "have with --event)",
+			     label[DIFF_BASE], eb, label[DIFF_NEW], en);
+	for (int s = 0; s < 2; s++)
+		if (!p[s]->samples)
+			return error("%s: no samples%s (nothing to compare)", label[s],
+				     p[s]->samples_read ? " pass the filters" : "");
+	return 0;
+}
+
+static bool worse(const struct diff_row *r, double p)
+{
+	return r->significant && r->delta > 0 && r->delta >= p;
+}
+
+/* The rows to print, in the diff's order: within --percent-limit (either side's share) and
+ * --limit. */
+static size_t pick_rows(const struct diff *d, const struct diff_options *o, struct diff_row *shown)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nrows; i++) {
+		const struct diff_row *r = &d->rows[i];
+		double sb = d->p[0]->period > 0 ? r->side[0].period / d->p[0]->period : 0;
+		double sn = d->p[1]->period > 0 ? r->side[1].period / d->p[1]->period : 0;
+
+		if (fmax(sb, sn) * 100 < o->percent_limit)
+			continue;
+		if (o->limit && n >= (size_t)o->limit)
+			break;
+		shown[n++] = *r;
+	}
+	return n;
+}
+
+static int print(const struct diff *d, const struct diff_options *o, struct diff_output_opts *oo)
+{
+	static diff_output_fn *const writers[] = {
+	    [CLI_FORMAT_TEXT] = diff_output_text,
+	    [CLI_FORMAT_CSV] = diff_output_csv,
+	    [CLI_FORMAT_JSON] = diff_output_json,
+	};
+	struct diff_row *shown = xcalloc(d->nrows ? d->nrows : 1, sizeof(*shown));
+	struct cli_output sink;
+	size_t n = pick_rows(d, o, shown);
+	int fd, r, r2;
+	FILE *out;
+
+	oo->omitted = d->nrows - n;
+	fd = o->output ? cli_output_create("-o", o->output) : STDOUT_FILENO;
+	if (fd < 0) {
+		free(shown);
+		return -1;
+	}
+	out = cli_output_open(&sink, fd);
+	r = writers[o->format](out, d, shown, n, oo);
+	r2 = cli_output_close(out, &sink);
+	if (fd > STDOUT_FILENO)
+		close(fd);
+	free(shown);
+	if (r < 0 || r2)
+		return error_errno(r2 ? r2 : r, "writing the diff: %m (check the output's disk or "
+						"pipe)");
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_options o = {
+	    .samples = SAMPLE_OPTS_INIT,
+	    .sort = "line",
+	    .limit = -1,
+	    .format = CLI_FORMAT_TEXT,
+	    .alpha = 0.05,
+	    .fail_if_worse = NAN,
+	};
+	static const struct source_options no_dirs;
+	enum profile_key keys[MAX_KEYS];
+	struct profile *p[2] = {NULL, NULL};
+	struct diff d = {0};
+	char err[512] = "", *label[2] = {NULL, NULL};
+	struct source_cache *src = NULL;
+	int nkeys, ret = EXIT_FATAL;
+
+	parse_options(argc, argv, &o);
+	if (o.output && cli_output_check("-o", o.output) < 0)
+		goto done;
+	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
+	if (nkeys < 0)
+		die_usage("%s", err);
+	for (int i = 0; i < nkeys; i++)
+		if (keys[i] == PROFILE_KEY_ADDR)
+			die_usage("--sort '%s': diff matches rows by name and source text, and "
+				  "addresses move in a rebuild (sort by line, function or dso)",
+				  o.sort);
+	if (o.limit < 0)
+		o.limit = o.format == CLI_FORMAT_TEXT ? 40 : 0;
+	for (int s = 0; s < 2; s++)
+		label[s] = inputs_label(o.files[s], o.nfiles[s]);
+	if (load(&p[DIFF_BASE], &o, DIFF_BASE, label[DIFF_BASE]) < 0 ||
+	    load(&p[DIFF_NEW], &o, DIFF_NEW, label[DIFF_NEW]) < 0 ||
+	    comparable(p, (const char *const *)label) < 0)
+		goto done;
+
+	struct diff_req req = {.keys = keys, .nkeys = (size_t)nkeys, .alpha = o.alpha};
+	struct diff_output_opts oo = {
+	    .keys = keys,
+	    .nkeys = (size_t)nkeys,
+	    .inputs = {label[DIFF_BASE], label[DIFF_NEW]},
+	    .alpha = o.alpha,
+	};
+	if (work(&o, p, &req, &oo.unit) < 0)
+		goto done;
+	src = source_cache_new(&no_dirs);
+	req.src = src;
+	if (diff_build(&d, p[DIFF_BASE], p[DIFF_NEW], &req) < 0) {
+		error("out of memory matching %zu and %zu locations", p[0]->nlocs, p[1]->nlocs);
+		goto done;
+	}
+	if (!d.ncommon) {
+		error("no row of the base (%s) matches one of the new profile (%s): different "
+		      "programs, or nothing in common under --sort %s (try --sort function or dso)",
+		      label[DIFF_BASE], label[DIFF_NEW], o.sort);
+		goto done;
+	}
+	if (print(&d, &o, &oo) < 0)
+		goto done;
+	ret = p[0]->partial || p[1]->partial ? EXIT_PARTIAL : EXIT_OK;
+	for (size_t i = 0; !isnan(o.fail_if_worse) && i < d.nrows; i++) {
+		char loc[512], fn[512];
+		if (!worse(&d.rows[i], o.fail_if_worse))
+			continue;
+		error("--fail-if-worse %g: %s %s grew by %.3g %s, significant (p_adj %.2g)",
+		      o.fail_if_worse, diff_location_label(&d.rows[i], loc, sizeof(loc)),
+		      diff_function_label(&d.rows[i], fn, sizeof(fn)), d.rows[i].delta,
+		      oo.unit ? oo.unit : "points", d.rows[i].p_adj);
+		ret = EXIT_PARTIAL;
+		break;
+	}
+done:
+	diff_release(&d);
+	source_cache_free(src);
+	profile_free(p[0]);
+	profile_free(p[1]);
+	free(label[0]);
+	free(label[1]);
+	free(o.files[0]);
+	free(o.files[1]);
+	sample_opts_release(&o.samples);
+	return ret;
+}
