@@ -1,6 +1,7 @@
 /* annotate.c - `hwprof annotate`: the source view of a sample file, in a TUI or as text. */
 #include "builtin.h"
 #include "cli.h"
+#include "diff_view.h"
 #include "lines.h"
 #include "profile.h"
 #include "sample_opts.h"
@@ -23,8 +24,10 @@ struct annotate_options {
 	size_t nprefix_maps;
 	long long limit; /* functions in --stdio; 0: all */
 	const char *function;
-	enum ann_view_mode mode; /* --asm: source + instructions; --no-source: instructions */
-	bool json;		 /* --format json (with --stdio) */
+	enum ann_view_mode mode;   /* --asm: source + instructions; --no-source: instructions */
+	bool json;		   /* --format json (with --stdio) */
+	bool diff;		   /* --diff BASE NEW FUNCTION */
+	const char *diff_files[2]; /* BASE, NEW */
 };
 
 static const char usage_head[] =
@@ -33,6 +36,7 @@ static const char usage_head[] =
     "                       [-f text|json] [--inline[=callee|caller]] [--debug-dir DIR]...\n"
     "                       [--pid LIST] [--tid LIST] [--comm LIST] [--dso LIST]\n"
     "                       [--function LIST] [--event NAME] [--kallsyms FILE] [FUNCTION]\n"
+    "       hwprof annotate --diff [OPTIONS] BASE NEW FUNCTION\n"
     "\n"
     "Shows the source lines of the sampled functions with their share of the samples: a\n"
     "terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
@@ -46,7 +50,10 @@ static const char usage_head[] =
     "      --asm                each source line followed by its instructions, each with\n"
     "                           its samples (instructions only without line information)\n"
     "      --no-source          instructions only, named by symbol + offset\n"
-    "  -f, --format FMT         --stdio output: text (default) or json\n";
+    "  -f, --format FMT         --stdio output: text (default) or json\n"
+    "      --diff               FUNCTION's lines in two sample files, BASE and NEW, as\n"
+    "                           text: both shares, the change, '*' when significant\n"
+    "                           (hwprof diff's matching and test)\n";
 
 static const char usage_tail[] =
     "  FUNCTION                 its name as report prints it, or a C++ function's base\n"
@@ -62,6 +69,7 @@ enum {
 	OPT_LIMIT,
 	OPT_ASM,
 	OPT_NO_SOURCE,
+	OPT_DIFF,
 };
 
 static void parse_options(struct annotate_options *o, int argc, char **argv)
@@ -76,6 +84,7 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 	    {"asm", no_argument, NULL, OPT_ASM},
 	    {"no-source", no_argument, NULL, OPT_NO_SOURCE},
 	    {"format", required_argument, NULL, 'f'},
+	    {"diff", no_argument, NULL, OPT_DIFF},
 	    SAMPLE_OPTS_LONG,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -91,6 +100,9 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			break;
 		case OPT_STDIO:
 			o->stdio = true;
+			break;
+		case OPT_DIFF:
+			o->diff = true;
 			break;
 		case OPT_SOURCE_DIR:
 			cli_push(&o->source_dirs, &o->nsource_dirs, optarg);
@@ -127,6 +139,20 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 		}
 	}
 	sample_opts_check(&o->samples);
+	if (o->diff) {
+		if (o->samples.po.ninputs)
+			die_usage("--diff takes BASE NEW FUNCTION, not -i");
+		if (o->samples.po.functions)
+			die_usage(
+			    "--diff shows one FUNCTION: give it after BASE NEW, not --function");
+		if (o->mode != ANN_VIEW_SOURCE || o->json)
+			die_usage(
+			    "--diff shows source lines as text: without --asm, --no-source, -f");
+		if (argc - optind != 3)
+			die_usage("--diff takes BASE NEW FUNCTION (%d given)", argc - optind);
+		o->diff_files[0] = argv[optind++];
+		o->diff_files[1] = argv[optind++];
+	}
 	if (optind < argc)
 		o->function = argv[optind++];
 	if (optind < argc)
@@ -222,6 +248,16 @@ int cmd_annotate(int argc, char **argv)
 	bool as_text = false; /* the --stdio view was printed (its header has the warnings) */
 
 	parse_options(&o, argc, argv);
+	if (o.diff) {
+		sopt = (struct source_options){.source_dirs = o.source_dirs,
+					       .nsource_dirs = o.nsource_dirs,
+					       .prefix_maps = o.prefix_maps,
+					       .nprefix_maps = o.nprefix_maps};
+		src = source_cache_new(&sopt);
+		ret = ann_diff_stdio(stdout, &o.samples.po, o.diff_files[0], o.diff_files[1],
+				     o.function, src);
+		goto out;
+	}
 	rc = profile_load(&p, &o.samples.po, err, sizeof(err));
 	if (rc) {
 		if (err[0])

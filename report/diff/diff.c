@@ -3,6 +3,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "diff.h"
+#include "diff_view.h"
 #include "diff_output.h"
 #include "sample_opts.h"
 #include "source.h"
@@ -386,8 +387,8 @@ int cmd_diff(int argc, char **argv)
 		o.limit = o.format == CLI_FORMAT_TEXT ? 40 : 0;
 	for (int s = 0; s < 2; s++)
 		label[s] = inputs_label(o.files[s], o.nfiles[s]);
-	if (load(&p[DIFF_BASE], &o, DIFF_BASE, label[DIFF_BASE]) < 0 ||
-	    load(&p[DIFF_NEW], &o, DIFF_NEW, label[DIFF_NEW]) < 0 ||
+	if (load(&p[DIFF_BASE], &o, DIFF_BASE, "base") < 0 ||
+	    load(&p[DIFF_NEW], &o, DIFF_NEW, "new") < 0 ||
 	    comparable(p, (const char *const *)label) < 0)
 		goto done;
 
@@ -401,7 +402,8 @@ int cmd_diff(int argc, char **argv)
 	if (work(&o, p, &req, &oo.unit) < 0)
 		goto done;
 	src = source_cache_new(&no_dirs);
-	req.src = src;
+	req.source = ann_diff_source;
+	req.source_ctx = src;
 	if (diff_build(&d, p[DIFF_BASE], p[DIFF_NEW], &req) < 0) {
 		error("out of memory matching %zu and %zu locations", p[0]->nlocs, p[1]->nlocs);
 		goto done;

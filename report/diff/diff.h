@@ -18,7 +18,16 @@
 
 #include "rows.h"
 
-struct source_cache;
+/* A source file's text, as diff_req.source reads it. */
+struct diff_source {
+	char *const *lines; /* lines[0] is line 1, without the newline */
+	size_t nlines;
+	uint64_t mtime_ns; /* when it was last saved, ns since the epoch (st_mtim) */
+};
+
+/* Reads the source file PATH (as DWARF names it) into *OUT, whose lines stay the reader's
+ * and valid until diff_build() returns. Returns false when the file cannot be found. */
+typedef bool diff_source_fn(void *ctx, const char *path, struct diff_source *out);
 
 /* The sides of a diff, as indexes of diff_row.side and diff.p. */
 enum { DIFF_BASE, DIFF_NEW };
@@ -59,12 +68,13 @@ struct diff_row {
 struct diff_req {
 	const enum profile_key *keys; /* NKEYS >= 1, as profile_parse_sort() gives them */
 	size_t nkeys;
-	double alpha;		  /* significance level, in (0, 1) */
-	struct source_cache *src; /* where source lines are read (annotate/source.h) */
-	double work[2];		  /* rate mode when both > 0: each side's work (e.g.
-				   * instructions counted), rows compared as events per WORK /
-				   * SCALE; else shares */
-	double scale;		  /* rate mode: the unit of work (1000 instructions, 1e9 ns) */
+	double alpha;		/* significance level, in (0, 1) */
+	diff_source_fn *source; /* reads source files (with SOURCE_CTX), for their lines */
+	void *source_ctx;
+	double work[2]; /* rate mode when both > 0: each side's work (e.g.
+			 * instructions counted), rows compared as events per WORK /
+			 * SCALE; else shares */
+	double scale;	/* rate mode: the unit of work (1000 instructions, 1e9 ns) */
 };
 
 /* A diff of two profiles. */

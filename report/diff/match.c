@@ -16,7 +16,6 @@
 #include "diff.h"
 
 #include "output.h"
-#include "source.h"
 #include "stats.h"
 
 #include <ctype.h>
@@ -79,19 +78,16 @@ static struct file_mode *file_mode(struct ctx *c, const char *path)
 
 /* Whether PATH's text at the lines of side SIDE's rows can be read: found, and not saved
  * after the recording started. Else WHY says what is wrong (for the note). */
-static bool source_usable(struct ctx *c, int side, const char *path, const struct source_file **f,
+static bool source_usable(struct ctx *c, int side, const char *path, struct diff_source *f,
 			  const char **why)
 {
 	const struct profile *p = c->p[side];
-	uint64_t mtime;
 
-	*f = source_get(c->req->src, path);
-	if (!(*f)->path) {
+	if (!c->req->source(c->req->source_ctx, path, f)) {
 		*why = side == DIFF_BASE ? "not found (base)" : "not found (new)";
 		return false;
 	}
-	mtime = (uint64_t)(*f)->mtime.tv_sec * 1000000000u + (uint64_t)(*f)->mtime.tv_nsec;
-	if (p->header.start_time_ns && mtime > p->header.start_time_ns) {
+	if (p->header.start_time_ns && f->mtime_ns > p->header.start_time_ns) {
 		*why = side == DIFF_BASE ? "saved after the base was recorded"
 					 : "saved after the new profile was recorded";
 		return false;
@@ -132,7 +128,7 @@ static int decide_files(struct ctx *c)
 	for (int side = 0; side < 2; side++) {
 		for (size_t i = 0; i < d->nprow[side]; i++) {
 			const struct profile_row *r = &d->prow[side][i];
-			const struct source_file *f;
+			struct diff_source f;
 			struct file_mode *m;
 			const char *why = NULL;
 			bool ok;
@@ -140,7 +136,7 @@ static int decide_files(struct ctx *c)
 			if (!r->file || !r->line || same_build(c, r->dso))
 				continue;
 			ok = source_usable(c, side, r->file, &f, &why);
-			if (ok && (size_t)r->line > f->nlines) {
+			if (ok && (size_t)r->line > f.nlines) {
 				ok = false;
 				why = "shorter than its lines";
 			}
@@ -192,7 +188,7 @@ static bool same_text(const char *a, const char *b)
 static void put_line(struct ctx *c, FILE *k, const struct profile_row *r, int start)
 {
 	const struct file_mode *m = r->file ? file_mode(c, r->file) : NULL;
-	const struct source_file *f;
+	struct diff_source f;
 
 	fprintf(k, "%s%c", path_base(r->file), SEP);
 	if (!r->line) {
@@ -205,16 +201,16 @@ static void put_line(struct ctx *c, FILE *k, const struct profile_row *r, int st
 	}
 	if (start <= 0 || start > r->line)
 		start = 1;
-	f = m && !m->by_number ? source_get(c->req->src, r->file) : NULL;
-	if (!f || !f->path || (size_t)r->line > f->nlines) {
+	if (!m || m->by_number || !c->req->source(c->req->source_ctx, r->file, &f) ||
+	    (size_t)r->line > f.nlines) {
 		fprintf(k, "#%d", r->line - start);
 		return;
 	}
-	const char *text = f->lines[r->line - 1];
+	const char *text = f.lines[r->line - 1];
 	int nth = 0;
 
 	for (int i = start; i < r->line; i++)
-		nth += same_text(f->lines[i - 1], text);
+		nth += same_text(f.lines[i - 1], text);
 	fputs("=", k);
 	put_text(k, text);
 	fprintf(k, "%c%d", SEP, nth);

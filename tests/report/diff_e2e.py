@@ -223,6 +223,16 @@ def test_rebuild(tmp):
     check("rebuild: no note: %r" % j["notes"], not j["notes"])
     t = diff(d1, d2).stdout
     check("rebuild text: wl.c:%d->%d" % (a1, a2), "wl.c:%d->%d" % (a1, a2) in t)
+    # annotate --diff: touch_a's source as the new build has it, its hot line with both
+    # shares (all of the function's samples on each side).
+    r = run([HWPROF, "annotate", "--diff", d1, d2, "touch_a"])
+    hot = [x for x in r.stdout.splitlines() if "HOT: a" in x]
+    check("annotate --diff: exit %d, the hot line at %d with both shares: %r %s" %
+          (r.returncode, a2, hot, r.stderr), r.returncode == 0 and len(hot) == 1 and
+          hot[0].split()[:4] == ["100.00%", "100.00%", "+0.00", str(a2)])
+    r = run([HWPROF, "annotate", "--diff", d1, d2])
+    check("annotate --diff without FUNCTION: usage %d %r" % (r.returncode, r.stderr),
+          r.returncode == 64 and "BASE NEW FUNCTION" in r.stderr)
 
     # Edited in place after the base was recorded (the new build in a folder of its own):
     # the base's text is gone.
