@@ -21,8 +21,8 @@ void count_clear_error(void) __attribute__((visibility("hidden")));
 struct hwprof_event;
 struct hwprof_count;
 
-/* Whether EV is kernel work (context-switches, cpu-migrations) counted with exclude_kernel:
- * such a count is always 0, a number that says nothing. */
+/* Whether EV is kernel work (context-switches, cpu-migrations, a tracepoint) counted with
+ * exclude_kernel: such a count is always 0, a number that says nothing. */
 bool count_kernel_work_excluded(const struct hwprof_event *ev)
     __attribute__((visibility("hidden")));
 

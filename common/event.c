@@ -737,17 +737,21 @@ static bool generic_name(const char *name, size_t n)
 	       (buf[0] == 'r' && buf[1] && strspn(buf + 1, "0123456789abcdefABCDEF") == n - 1);
 }
 
-/* Whether the N bytes at SYS name a tracepoint system: tracefs has it; or, with no tracefs
- * mounted (the message will say so), EVENT looks like a tracepoint's name (they have a '_':
- * "sched_switch", "sys_enter_read"), so that "cyclez:q" stays an unknown event. */
+/* Whether "SYS:EVENT" (SYS the N bytes at SYS) is meant as a tracepoint: tracefs has the
+ * system, or EVENT looks like a tracepoint's name (a '_' or a pattern: "sched_switch",
+ * "sys_enter_*"), so that "cyclez:q" stays an unknown event and "nosys:foo_bar" is an
+ * unknown tracepoint. */
 static bool tracepoint_system(const char *sys, size_t n, const char *event)
 {
 	const char *root = hwprof_tracefs_root();
+	size_t len = strspn(event, tp_chars);
 	char path[PATH_MAX];
 	struct stat st;
 
+	if (memchr(event, '_', len) || memchr(event, '*', len) || memchr(event, '?', len))
+		return true;
 	if (!root)
-		return memchr(event, '_', strspn(event, tp_chars)) != NULL;
+		return false;
 	snprintf(path, sizeof(path), "%s/events/%.*s", root, (int)n, sys);
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }

@@ -28,6 +28,10 @@ const char *hwprof_tracefs_root(void)
 		snprintf(path, sizeof(path), "%s/events", roots[i]);
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			return roots[i];
+		/* Mounted but root's (mode 0700): its readers then say EACCES, not "not
+		 * mounted". An empty mount point is readable. */
+		if (errno == EACCES)
+			return roots[i];
 	}
 	return NULL;
 }

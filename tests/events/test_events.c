@@ -5,6 +5,7 @@
 #include "task.h"
 
 #include "hwprof/event.h"
+#include "hwprof/hwprof.h"
 #include "hwprof/sys.h"
 
 #include <criterion/criterion.h>
@@ -1073,6 +1074,14 @@ Test(events, tracepoint_errors_name_the_cause, .init = tracefs_tree)
 			      "(name its events)");
 	cr_assert_eq(hwprof_events_parse("sched:enable", &l, err, sizeof(err)), -EINVAL,
 		     "a system's own file is no event");
+	/* A system tracefs lacks, with an event named like a tracepoint's. */
+	cr_assert_eq(hwprof_events_parse("nosys:foo_bar", &l, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "unknown tracepoint 'nosys:foo_bar'");
+	/* :u on a tracepoint counts nothing ever: not counted, with the reason. */
+	cr_assert_eq(hwprof_events_parse("sched:sched_switch:u", &l, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_not_null(hwprof_count_why_not(&l.ev[0]));
+	hwprof_events_free(&l);
 	/* No tracefs mounted: say how to mount it. */
 	snprintf(empty, sizeof(empty), "%s/sched", tracefs);
 	setenv("HWPROF_TRACEFS_ROOT", empty, 1);
