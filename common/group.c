@@ -32,7 +32,7 @@ struct hwprof_group {
 	size_t buflen;	 /* bytes */
 };
 
-static _Thread_local char last_error[512];
+static _Thread_local char last_error[1024];
 
 int count_fail(int err, const char *fmt, ...)
 {
@@ -85,6 +85,9 @@ const char *hwprof_strerror_last(void)
  * kernel's registers): counted with exclude_kernel they always read 0, whatever happened. */
 bool count_kernel_work_excluded(const struct hwprof_event *ev)
 {
+	/* A tracepoint fires in the kernel too: with :u it never counts. */
+	if (ev->kind == HWPROF_EV_TRACEPOINT)
+		return ev->exclude_kernel;
 	return ev->kind == HWPROF_EV_SOFTWARE && ev->type == PERF_TYPE_SOFTWARE &&
 	       ev->exclude_kernel &&
 	       (ev->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
@@ -175,7 +178,7 @@ static int open_member(struct hwprof_group *g, size_t i, int leader_fd, pid_t pi
 {
 	struct perf_event_attr attr;
 	const struct hwprof_event *ev = &g->ev[i];
-	char advice[256];
+	char advice[512];
 	uint64_t id = 0;
 	int fd;
 

@@ -348,14 +348,14 @@ static void run_close(struct stat_run *r)
 
 static int open_error(const struct stat_opts *o, int err)
 {
-	/* The library's advice names the level; add what -a needs unless it already says. */
-	if (o->system_wide && (err == -EACCES || err == -EPERM) &&
-	    !strstr(hwprof_strerror_last(), "-a"))
-		return error(
-		    "%s; system-wide counting (-a) needs perf_event_paranoid <= 0 (it is "
-		    "%d here) or CAP_PERFMON (sudo sysctl kernel.perf_event_paranoid=0, or "
-		    "drop -a)",
-		    hwprof_strerror_last(), hwprof_paranoid());
+	/* A CPU-wide open refused: -a is the cause to name, whatever the library's advice for
+	 * a task would be (one line, one fix). */
+	if (o->system_wide && (err == -EACCES || err == -EPERM))
+		return error("permission denied: system-wide counting (-a) needs "
+			     "perf_event_paranoid <= 0 (perf_event_paranoid is %d here) or "
+			     "CAP_PERFMON (run as root, sudo sysctl kernel.perf_event_paranoid=0, "
+			     "or drop -a)",
+			     hwprof_paranoid());
 	if (err == -ESRCH)
 		return error("-p %d: no such process (check the PID with 'ps')", (int)o->pid);
 	return error("%s", cli_see(hwprof_strerror_last()));
@@ -825,26 +825,28 @@ static size_t derive(const struct hwprof_event_list *list, const struct ev_stat 
 
 /* The groups of more than one event, each counted in one time window (one kernel group:
  * their ratios are exact even when multiplexed): " groups: {a,b}, {c,d}". */
-static void print_groups(FILE *f, const struct hwprof_event_list *list)
+static void print_groups(FILE *f, const struct hwprof_event_list *list, const struct ev_stat *st)
 {
 	bool any = false;
 
-	for (size_t i = 0; i < list->n; i++) {
-		bool grouped = (i + 1 < list->n && list->ev[i + 1].group == list->ev[i].group) ||
-			       (i > 0 && list->ev[i - 1].group == list->ev[i].group);
-		bool first = i == 0 || list->ev[i - 1].group != list->ev[i].group;
-		bool last = i + 1 == list->n || list->ev[i + 1].group != list->ev[i].group;
+	/* Counted together are the members opened: an unsupported one was left out. */
+	for (size_t g = 0; g < list->ngroups; g++) {
+		size_t members = 0, k = 0;
 
-		if (!grouped)
+		for (size_t i = 0; i < list->n; i++)
+			members += list->ev[i].group == (int)g && !st[i].unsupported;
+		if (members < 2)
 			continue;
-		if (first)
-			fputs(any ? ", {" : " groups: {", f);
-		else
-			fputc(',', f);
+		fputs(any ? ", {" : " groups: {", f);
 		any = true;
-		hwprof_text_put(f, list->ev[i].spec);
-		if (last)
-			fputc('}', f);
+		for (size_t i = 0; i < list->n; i++) {
+			if (list->ev[i].group != (int)g || st[i].unsupported)
+				continue;
+			if (k++)
+				fputc(',', f);
+			hwprof_text_put(f, list->ev[i].spec);
+		}
+		fputc('}', f);
 	}
 	if (any)
 		fputc('\n', f);
@@ -878,7 +880,7 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 	else if (rd->asked > 1)
 		fprintf(f, " (%lld runs)", rd->asked);
 	fprintf(f, ":\n CPU: %s\n", cpu);
-	print_groups(f, list);
+	print_groups(f, list, st);
 	fputc('\n', f);
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
@@ -1013,17 +1015,20 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 
 static void print_csv(FILE *f, const struct hwprof_event_list *list, const struct ev_stat *st)
 {
-	fputs("event,mean,stddev_pct,min,max,running_pct,unit,counted\n", f);
+	fputs("event,mean,stddev_pct,min,max,running_pct,unit,counted,supported\n", f);
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
 		hwprof_csv_str(f, list->ev[i].spec);
 		if (s->counted_runs)
 			fprintf(f, ",%.15g,%.6f,%.15g,%.15g,%.3f,", mean_of(s), stddev_pct(s),
 				s->min, s->max, running_pct(s));
+		else if (s->unsupported)
+			fputs(",,,,,,", f); /* never opened: no running share either */
 		else
 			fprintf(f, ",,,,,%.3f,", running_pct(s));
 		hwprof_csv_str(f, hwprof_event_unit(&list->ev[i]));
-		fprintf(f, ",%s\n", s->counted_runs ? "true" : "false");
+		fprintf(f, ",%s,%s\n", s->counted_runs ? "true" : "false",
+			s->unsupported ? "false" : "true");
 	}
 }
 
@@ -1036,22 +1041,33 @@ static bool counts_on_stderr(const struct stat_opts *o)
 	return !o->output;
 }
 
-/* Writes the counts in the chosen format to memory first: a failed write(2) then has its own
- * errno (stdio would leave it to whichever later call noticed), and a full disk loses nothing
- * silently. Returns 0, or -1 after reporting. */
-static int write_counts(const struct stat_opts *o, const char *text, size_t len)
+/* The descriptor the counts go to: -o FILE opened (created, truncated) before anything is
+ * run, so that a path that cannot be written costs no run; stderr without -o; stdout for
+ * "-o -" (standard output, as "-" is for most tools: never a file named "-"). Returns it, or
+ * -1 after reporting. */
+static int open_counts(const struct stat_opts *o)
 {
-	int fd = counts_on_stderr(o) ? STDERR_FILENO : STDOUT_FILENO, e = 0;
+	int fd;
+
+	if (counts_on_stderr(o))
+		return STDERR_FILENO;
+	if (!strcmp(o->output, "-"))
+		return STDOUT_FILENO;
+	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return error("-o '%s': %m (check the directory and its permissions)", o->output);
+	return fd;
+}
+
+/* Writes the counts, made in memory first, to FD (open_counts(); closed here when a file):
+ * a failed write(2) then has its own errno (stdio would leave it to whichever later call
+ * noticed), and a full disk loses nothing silently. Returns 0, or -1 after reporting. */
+static int write_counts(const struct stat_opts *o, int fd, const char *text, size_t len)
+{
+	int e = 0;
 
 	fflush(stdout);
 	fflush(stderr);
-	/* "-o -" is standard output, as "-" is for most tools: never a file named "-". */
-	if (o->output && strcmp(o->output, "-")) {
-		fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd < 0)
-			return error("-o '%s': %m (check the directory and its permissions)",
-				     o->output);
-	}
 	e = cli_write_all(fd, text, len);
 	if (fd > STDERR_FILENO && close(fd) < 0 && !e)
 		e = errno;
@@ -1124,7 +1140,7 @@ int cmd_stat(int argc, char **argv)
 	double el_sum = 0, el_sumsq = 0, user_sum = 0, sys_sum = 0, elapsed;
 	struct run_times times = {.have_cpu = false};
 	bool one_by_one = false;
-	int status = 0, rc = EXIT_FATAL, r;
+	int status = 0, rc = EXIT_FATAL, r, out_fd = -1;
 	size_t nm, text_len = 0;
 	FILE *out;
 
@@ -1160,6 +1176,12 @@ int cmd_stat(int argc, char **argv)
 	if (r < 0) /* a PMU that does not exist is a spelling to fix too: 64, as in record */
 		die_usage("-e '%s': %s", o.events, err[0] ? cli_see(err) : "malformed event spec");
 	warn_multiplexing(&list);
+	out_fd = open_counts(&o);
+	if (out_fd < 0) {
+		hwprof_events_free(&list);
+		cli_release_messages();
+		return EXIT_FATAL;
+	}
 	hwprof_host_cpu_model(cpu, sizeof(cpu));
 	cmd = command_line(&o);
 	st = xcalloc(list.n, sizeof(*st));
@@ -1245,7 +1267,9 @@ int cmd_stat(int argc, char **argv)
 		cli_drop_messages(); /* the JSON carries them */
 	else
 		cli_release_messages();
-	if (write_counts(&o, text, text_len) < 0)
+	r = write_counts(&o, out_fd, text, text_len);
+	out_fd = -1;
+	if (r < 0)
 		goto out;
 	/* Interrupted repeats end as the signal would have ended hwprof (130 for ^C); a single
 	 * run keeps the command's own status. */
@@ -1256,6 +1280,8 @@ out:
 	sigaction(SIGTERM, &old_term, NULL);
 	stop_requested = 0;
 	stop_signal = 0;
+	if (out_fd > STDERR_FILENO)
+		close(out_fd);
 	free(text);
 	for (size_t i = 0; st && i < list.n; i++)
 		free(st[i].unsupported);

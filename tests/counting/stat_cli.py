@@ -76,7 +76,7 @@ with tempfile.TemporaryDirectory() as tmp:
     rows = list(csv.DictReader(open(out)))
     check(f"csv rc {rc} {err}", rc == 0)
     check(f"csv columns {list(rows[0])}", list(rows[0]) == ["event", "mean", "stddev_pct", "min", "max", "running_pct", "unit",
-                            "counted"])
+                            "counted", "supported"])
     check("csv values", rows[0]["event"] == "page-faults" and float(rows[0]["mean"]) > 10)
 
     # Issue 17: the counts on stderr, as perf stat's; stdout is the program's own, and with
@@ -121,6 +121,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check(f"text: rates, user/sys, groups: {text!r}",
           "CPUs utilized" in text and "page-faults/s" in text and "seconds user" in text and
           "seconds sys" in text and " groups: {task-clock,page-faults}\n" in text)
+
+    # Breaker: -o is opened before the run, so that a path that cannot be written costs no
+    # run of the program.
+    p = subprocess.run([HWPROF, "stat", "-r", "3", "-o", tmp, "--", "sh", "-c", "echo RAN"],
+                       capture_output=True, text=True, timeout=60)
+    check(f"-o DIR before the run: {p.returncode} {p.stdout!r} {p.stderr!r}",
+          p.returncode == 2 and p.stdout == "" and "Is a directory" in p.stderr)
 
     # M7: -f is --format's short spelling, as in report.
     rc, text, err = stat("-f", "json", "-e", "page-faults", "--", "true")
