@@ -104,42 +104,18 @@ static uint16_t event_of(const struct decode_ctx *ctx, uint64_t id)
 	return 0;
 }
 
-/* PERF_SAMPLE_CALLCHAIN: u64 nr, u64 ips[nr], markers among them (see decode.h). */
+/* PERF_SAMPLE_CALLCHAIN: u64 nr, u64 ips[nr], markers among them (callchain.h). */
 static int take_callchain(const struct decode_ctx *ctx, struct cur *c, uint64_t ip,
-			  struct decode_stack *st)
+			  struct callchain_stack *st)
 {
-	uint64_t nr = get64(c), context = PERF_CONTEXT_USER, entries = 0;
+	uint64_t nr = get64(c);
 	const unsigned char *p = c->p;
 
 	if (c->err || nr > (uint64_t)(c->end - c->p) / 8)
 		return -EBADMSG;
 	c->p += nr * 8;
-	if (!st)
-		return 0;
-	st->nr = st->nr_kernel = 0;
-	st->truncated = false;
-	for (uint64_t i = 0; i < nr; i++, p += 8) {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-			context = v;
-			continue;
-		}
-		if (entries++ == 0 && v == ip)
-			continue;
-		bool kernel = context == (uint64_t)PERF_CONTEXT_KERNEL;
-		if ((!kernel && context != (uint64_t)PERF_CONTEXT_USER) ||
-		    (kernel && st->nr > st->nr_kernel))
-			continue; /* not this machine's, or kernel after user: not a caller */
-		if (st->nr == HWPROF_STACK_MAX) {
-			st->truncated = true;
-			break;
-		}
-		st->ips[st->nr++] = v;
-		st->nr_kernel += kernel;
-	}
-	if (ctx->max_stack && entries >= ctx->max_stack)
-		st->truncated = true;
+	if (st)
+		callchain_callers(p, nr, ip, ctx->max_stack, st);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include "callchain.h"
 #include "hwprof/sampfile.h"
 
 /* The sample_type bits decode understands. */
@@ -26,14 +27,6 @@
 
 /* The most registers PERF_SAMPLE_REGS_USER may carry (one per bit of sample_regs_user). */
 #define DECODE_REGS_MAX 64
-
-/* The callers of one sample, as hwprof_writer_add_stack() takes them: innermost first, the
- * first NR_KERNEL in the kernel; the sample's own ip is not among them. */
-struct decode_stack {
-	uint64_t ips[HWPROF_STACK_MAX];
-	uint32_t nr, nr_kernel;
-	bool truncated; /* the chain reached max_stack entries, or HWPROF_STACK_MAX */
-};
 
 /* A sample's user-space state (PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER,
  * perf_event_open(2)): the registers the task had in user mode and a copy of its user stack
@@ -62,7 +55,7 @@ struct decode_ctx {
 	/* With PERF_SAMPLE_CALLCHAIN: where a sample's callers go (NULL: the chain is skipped),
 	 * and attr.sample_max_stack, the entries the kernel stores at most (a chain that long
 	 * counts as truncated; 0: no limit known). */
-	struct decode_stack *stack;
+	struct callchain_stack *stack;
 	uint32_t max_stack;
 	/* With PERF_SAMPLE_REGS_USER: attr.sample_regs_user (its bits say how many registers a
 	 * sample carries); with it or PERF_SAMPLE_STACK_USER, where a sample's user state goes
@@ -72,10 +65,7 @@ struct decode_ctx {
 };
 
 /* Translates REC (LEN bytes, 8-byte aligned, as ring_drain hands it) into OUT. A sample's
- * PERF_SAMPLE_CALLCHAIN goes into *CTX->stack: the PERF_CONTEXT_* markers
- * (linux/perf_event.h) say which entries are kernel and which user ones, entries of other
- * contexts (hypervisor, guest) are left out, and the first entry is dropped when it repeats
- * the sample's ip (the kernel stores regs->ip first, perf_event_open(2)). REGS_USER and
+ * PERF_SAMPLE_CALLCHAIN goes into *CTX->stack by callchain_callers() (callchain.h). REGS_USER and
  * STACK_USER go into *CTX->ustack (zeroed first); a STACK_USER whose dyn_size exceeds its size
  * is malformed.
  * Returns 1 when OUT holds a record (strings in OUT point into REC), 0 for a record type that

@@ -106,9 +106,9 @@ struct recording {
 	struct hwprof_writer *writer;
 	struct merge merge;
 	struct record_tally tally;
-	int write_err;		      /* first -errno of the writer */
-	struct unwind *unwind;	      /* --call-graph dwarf: the unwinder, fed in time order */
-	struct decode_stack *unwound; /* ... and its output for one sample */
+	int write_err;			 /* first -errno of the writer */
+	struct unwind *unwind;		 /* --call-graph dwarf: the unwinder, fed in time order */
+	struct callchain_stack *unwound; /* ... and its output for one sample */
 	struct write_thread *writer_thread; /* with UNWIND: unwinds and writes what the merge
 					     * gives, so that the rings stay drained */
 	struct {
@@ -534,7 +534,7 @@ static int queue_for_unwinding(struct recording *r, const struct hwprof_record *
 static int unwind_record(struct recording *r, const struct hwprof_record *rec, const void *blob,
 			 size_t len, uint32_t *stack_id)
 {
-	struct decode_stack *st = r->unwound;
+	struct callchain_stack *st = r->unwound;
 	int ret = unwind_track(r->unwind, rec);
 
 	if (ret < 0 || rec->type != HWPROF_REC_SAMPLE || !blob)
@@ -563,7 +563,7 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 		return 0;
 	switch (rec.type) {
 	case HWPROF_REC_SAMPLE: {
-		const struct decode_stack *st = r->sampler.decode.stack;
+		const struct callchain_stack *st = r->sampler.decode.stack;
 		if (r->unwind)
 			return queue_for_unwinding(r, &rec);
 		if (!st)

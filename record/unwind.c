@@ -73,7 +73,7 @@ struct unwind {
 
 /* ---- the queued copy ---------------------------------------------------------------------- */
 
-int unwind_pack(const struct decode_stack *kernel, const struct decode_ustack *u, void **out,
+int unwind_pack(const struct callchain_stack *kernel, const struct decode_ustack *u, void **out,
 		size_t *len)
 {
 	struct blob_head h = {
@@ -485,7 +485,7 @@ static bool has_cfi(Dwfl_Module *mod, uint64_t pc)
 
 /* Why the unwinding of P stopped at PC (an address inside the instruction of the last frame
  * reached), into the stats and OUT. */
-static void count_cut(struct unwind *u, struct uproc *p, uint64_t pc, struct decode_stack *out)
+static void count_cut(struct unwind *u, struct uproc *p, uint64_t pc, struct callchain_stack *out)
 {
 	Dwfl_Module *mod = p->dwfl ? dwfl_addrmodule(p->dwfl, pc) : NULL;
 
@@ -510,7 +510,7 @@ static void count_cut(struct unwind *u, struct uproc *p, uint64_t pc, struct dec
 }
 
 /* OUT ends here, for the reason counted in *WHY. Returns 0. */
-static int cut(struct unwind *u, struct decode_stack *out, uint64_t *why)
+static int cut(struct unwind *u, struct callchain_stack *out, uint64_t *why)
 {
 	out->truncated = true;
 	u->stats.truncated++;
@@ -519,7 +519,7 @@ static int cut(struct unwind *u, struct decode_stack *out, uint64_t *why)
 }
 
 int unwind_sample(struct unwind *u, const struct hwprof_rec_sample *s, const void *blob, size_t len,
-		  uint32_t max_callers, struct decode_stack *out)
+		  uint32_t max_callers, struct callchain_stack *out)
 {
 	const unsigned char *b = blob;
 	uint64_t dwarf[UNWIND_DWARF_REGS];

@@ -57,7 +57,7 @@ bool unwind_stack_word(const unsigned char *stack, uint64_t sp, uint64_t size, u
  * for merge_add_blob(): the kernel part of its callchain (KERNEL, may be NULL; only its
  * kernel entries are kept) and its user registers and stack copy U (the copied bytes only).
  * Returns 0 or -ENOMEM. */
-int unwind_pack(const struct decode_stack *kernel, const struct decode_ustack *u, void **out,
+int unwind_pack(const struct callchain_stack *kernel, const struct decode_ustack *u, void **out,
 		size_t *len);
 
 /* ---- the unwinder ------------------------------------------------------------------------- */
@@ -95,7 +95,7 @@ int unwind_track(struct unwind *u, const struct hwprof_record *rec);
  * when the unwinding stopped before the outermost frame (counted in the stats by reason).
  * Returns 0, or -EINVAL for a BLOB not of unwind_pack(). */
 int unwind_sample(struct unwind *u, const struct hwprof_rec_sample *s, const void *blob, size_t len,
-		  uint32_t max_callers, struct decode_stack *out);
+		  uint32_t max_callers, struct callchain_stack *out);
 
 /* The counts so far. */
 const struct unwind_stats *unwind_stats(const struct unwind *u);

@@ -310,7 +310,7 @@ static int decode_chain(const struct decode_ctx *c, struct rec *r, uint16_t misc
 
 Test(decode, callchain_kernel_and_user_callers)
 {
-	static struct decode_stack st;
+	static struct callchain_stack st;
 	struct decode_ctx c = ctx;
 	struct rec r;
 	struct hwprof_record out;
@@ -344,7 +344,7 @@ Test(decode, callchain_kernel_and_user_callers)
 
 Test(decode, callchain_user_sample_drops_its_own_ip)
 {
-	static struct decode_stack st;
+	static struct callchain_stack st;
 	struct decode_ctx c = ctx;
 	struct rec r;
 	struct hwprof_record out;
@@ -381,7 +381,7 @@ Test(decode, callchain_user_sample_drops_its_own_ip)
 
 Test(decode, callchain_at_max_stack_is_truncated)
 {
-	static struct decode_stack st;
+	static struct callchain_stack st;
 	struct decode_ctx c = ctx;
 	struct rec r;
 	struct hwprof_record out;
@@ -400,7 +400,7 @@ Test(decode, callchain_at_max_stack_is_truncated)
 
 Test(decode, callchain_longer_than_the_record_is_refused)
 {
-	static struct decode_stack st;
+	static struct callchain_stack st;
 	struct decode_ctx c = ctx;
 	struct rec r;
 	struct hwprof_record out;
@@ -447,7 +447,7 @@ static const struct perf_event_header *ustack_sample(struct rec *r, uint64_t abi
 
 Test(decode, user_registers_and_stack_copy)
 {
-	static struct decode_stack st;
+	static struct callchain_stack st;
 	static struct decode_ustack us;
 	struct decode_ctx c = ctx;
 	struct rec r;

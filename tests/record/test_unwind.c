@@ -220,7 +220,7 @@ static void *pack(const struct snap *s, uint64_t stack_size, size_t *len)
 }
 
 static struct snap snap;
-static struct decode_stack out;
+static struct callchain_stack out;
 
 static struct hwprof_rec_sample sample_of(uint32_t pid)
 {
@@ -336,7 +336,7 @@ Test(unwind, the_kernel_part_comes_first)
 {
 	struct unwind *u;
 	uint32_t pid = (uint32_t)getpid();
-	struct decode_stack k = {.nr = 2, .nr_kernel = 2};
+	struct callchain_stack k = {.nr = 2, .nr_kernel = 2};
 	struct hwprof_rec_sample s;
 	unsigned char regs[64 * 8];
 	uint32_t n = 0;
