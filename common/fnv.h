@@ -1,6 +1,6 @@
 /* fnv.h - FNV-1a, the one hash function of the tree's hash tables: interned strings
  * (report/core/strpool.c), grouping keys (annotate/keymap.c), stacks (report/core/stacks.c,
- * the sample file writer). Internal: not installed.
+ * common/stackset.c). Internal: not installed.
  *
  * 64-bit FNV-1a (Fowler, Noll, Vo): start from HWPROF_FNV_BASIS, then for each byte XOR it in
  * and multiply by HWPROF_FNV_PRIME. Over ids and addresses the same step takes one 64-bit word

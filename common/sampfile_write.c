@@ -14,7 +14,7 @@
 
 #include "hwprof/sampfile.h"
 #include "crc32.h"
-#include "fnv.h"
+#include "stackset.h"
 #include "sampfile_format.h"
 #include "varint.h"
 
@@ -43,14 +43,6 @@ struct tblock {
 	struct wbuf data;
 };
 
-/* A stack interned by content: its entries are POOL[off .. off + nr). */
-struct wstack {
-	size_t off;
-	uint32_t nr, nr_kernel;
-	bool truncated;
-	uint64_t hash;
-};
-
 struct hwprof_writer {
 	int fd;
 	int err;	  /* first -errno seen, sticky */
@@ -64,17 +56,12 @@ struct hwprof_writer {
 	size_t nactive, active_cap;
 	size_t pending; /* bytes in all blocks */
 
-	bool stacks_flagged;   /* the preamble says SF_INCOMPAT_STACKS */
-	struct wstack *stacks; /* [id - 1] */
-	uint32_t nstacks, stacks_cap;
-	uint64_t *pool; /* every stack's entries */
-	size_t pool_len, pool_cap;
-	uint32_t *stack_slots; /* open addressing: id, 0 empty; NSTACK_SLOTS a power of 2 */
-	size_t nstack_slots;
-	struct wbuf stk;    /* the body of the STACKS record being built (after its head) */
-	uint32_t stk_first; /* id of its first stack; 0: none pending */
-	uint32_t stk_prev;  /* id of the stack written last in it */
-	uint64_t stk_ip;    /* its ip delta state */
+	bool stacks_flagged;	/* the preamble says SF_INCOMPAT_STACKS */
+	struct stackset stacks; /* every stack given, by content */
+	struct wbuf stk;	/* the body of the STACKS record being built (after its head) */
+	uint32_t stk_first;	/* id of its first stack; 0: none pending */
+	uint32_t stk_prev;	/* id of the stack written last in it */
+	uint64_t stk_ip;	/* its ip delta state */
 };
 
 static void wbuf_reserve(struct wbuf *b, size_t more)
@@ -220,7 +207,7 @@ static int flush_stacks(struct hwprof_writer *w)
 		return set_err(w, -ENOMEM);
 	}
 	hl += varint_put(head + hl, w->stk_first);
-	hl += varint_put(head + hl, w->nstacks - w->stk_first + 1);
+	hl += varint_put(head + hl, w->stacks.n - w->stk_first + 1);
 	ret = frame2(w, SF_STACKS, head, hl, w->stk.p, w->stk.len);
 	w->stk.len = 0;
 	w->stk_first = 0;
@@ -337,7 +324,7 @@ static struct tblock *find_block(struct hwprof_writer *w, uint32_t pid, uint32_t
 
 static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s)
 {
-	if (s->event >= w->nevents || s->stack_id > w->nstacks)
+	if (s->event >= w->nevents || s->stack_id > w->stacks.n)
 		return -EINVAL;
 	struct tblock *t = find_block(w, s->pid, s->tid);
 	if (!t)
@@ -482,9 +469,7 @@ static void writer_free(struct hwprof_writer *w)
 	free(w->active);
 	free(w->out.p);
 	free(w->body.p);
-	free(w->stacks);
-	free(w->pool);
-	free(w->stack_slots);
+	stackset_release(&w->stacks);
 	free(w->stk.p);
 	free(w);
 }
@@ -676,55 +661,19 @@ uint64_t hwprof_writer_bytes(const struct hwprof_writer *w)
 
 /* ---- stacks ---- */
 
-static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t nr_kernel, bool truncated)
-{
-	uint64_t h = HWPROF_FNV_BASIS ^ ((uint64_t)nr << 33 | (uint64_t)nr_kernel << 1 | truncated);
-
-	/* The high bits folded back in each step: addresses differ mostly in their low bits. */
-	for (uint32_t i = 0; i < nr; i++)
-		h = hwprof_fnv1a_word(h, ips[i]) ^ (h >> 29);
-	return h * 0x9E3779B97F4A7C15ull;
-}
-
-static bool stack_eq(const struct hwprof_writer *w, const struct wstack *k, const uint64_t *ips,
-		     uint32_t nr, uint32_t nr_kernel, bool truncated)
-{
-	return k->nr == nr && k->nr_kernel == nr_kernel && k->truncated == truncated &&
-	       (!nr || !memcmp(w->pool + k->off, ips, nr * sizeof(*ips)));
-}
-
-static int grow_stack_slots(struct hwprof_writer *w)
-{
-	size_t n = w->nstack_slots ? w->nstack_slots * 2 : 1024;
-	uint32_t *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (uint32_t id = 1; id <= w->nstacks; id++) {
-		size_t j = (size_t)(w->stacks[id - 1].hash >> 32) & (n - 1);
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = id;
-	}
-	free(w->stack_slots);
-	w->stack_slots = s;
-	w->nstack_slots = n;
-	return 0;
-}
-
 /* Appends stack ID to the pending STACKS record (docs/format.md, SF_STACKS). */
 static void put_stack(struct hwprof_writer *w, uint32_t id)
 {
-	const struct wstack *k = &w->stacks[id - 1];
-	const uint64_t *ips = w->pool + k->off;
+	const struct stackset_entry *k = stackset_get(&w->stacks, id);
+	const uint64_t *ips = w->stacks.pool + k->off;
 	struct wbuf *b = &w->stk;
 	uint32_t shared = 0;
 
 	if (!w->stk_first)
 		w->stk_first = id;
 	if (w->stk_prev) {
-		const struct wstack *q = &w->stacks[w->stk_prev - 1];
-		const uint64_t *qips = w->pool + q->off;
+		const struct stackset_entry *q = stackset_get(&w->stacks, w->stk_prev);
+		const uint64_t *qips = w->stacks.pool + q->off;
 		while (shared < k->nr && shared < q->nr &&
 		       ips[k->nr - 1 - shared] == qips[q->nr - 1 - shared])
 			shared++;
@@ -765,50 +714,9 @@ int hwprof_writer_add_stack(struct hwprof_writer *w, const uint64_t *ips, uint32
 		return -EINVAL;
 	if (!w->stacks_flagged && flag_stacks(w))
 		return -EINVAL;
-	if ((w->nstacks + 1u) * 2 > w->nstack_slots && grow_stack_slots(w))
-		return set_err(w, -ENOMEM);
-
-	uint64_t h = stack_hash(ips, nr, nr_kernel, truncated);
-	size_t j = (size_t)(h >> 32) & (w->nstack_slots - 1);
-	while (w->stack_slots[j]) {
-		uint32_t k = w->stack_slots[j];
-		if (w->stacks[k - 1].hash == h &&
-		    stack_eq(w, &w->stacks[k - 1], ips, nr, nr_kernel, truncated)) {
-			*id = k;
-			return 0;
-		}
-		j = (j + 1) & (w->nstack_slots - 1);
-	}
-	if (w->nstacks == UINT32_MAX - 1)
-		return set_err(w, -EOVERFLOW);
-	if (w->nstacks == w->stacks_cap) {
-		uint32_t cap = w->stacks_cap ? w->stacks_cap * 2 : 256;
-		struct wstack *s = realloc(w->stacks, cap * sizeof(*s));
-		if (!s)
-			return set_err(w, -ENOMEM);
-		w->stacks = s;
-		w->stacks_cap = cap;
-	}
-	if (w->pool_cap - w->pool_len < nr) {
-		size_t cap = w->pool_cap ? w->pool_cap : 4096;
-		while (cap - w->pool_len < nr)
-			cap *= 2;
-		uint64_t *p = realloc(w->pool, cap * sizeof(*p));
-		if (!p)
-			return set_err(w, -ENOMEM);
-		w->pool = p;
-		w->pool_cap = cap;
-	}
-	if (nr)
-		memcpy(w->pool + w->pool_len, ips, nr * sizeof(*ips));
-	w->stacks[w->nstacks] = (struct wstack){.off = w->pool_len,
-						.nr = nr,
-						.nr_kernel = nr_kernel,
-						.truncated = truncated,
-						.hash = h};
-	w->pool_len += nr;
-	*id = ++w->nstacks;
-	w->stack_slots[j] = *id;
+	int ret = stackset_intern(&w->stacks, ips, nr, nr_kernel, truncated, id);
+	if (ret <= 0)
+		return ret < 0 ? set_err(w, ret) : 0;
 	put_stack(w, *id);
 	if (w->stk.len >= STACKS_FLUSH)
 		return flush_stacks(w);

@@ -1,0 +1,102 @@
+/* stackset.c - call stacks interned by content (stackset.h). */
+#include "stackset.h"
+
+#include "fnv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t nr_kernel, bool truncated)
+{
+	uint64_t h = HWPROF_FNV_BASIS ^ ((uint64_t)nr << 33 | (uint64_t)nr_kernel << 1 | truncated);
+
+	/* The high bits folded back in each step: addresses differ mostly in their low bits. */
+	for (uint32_t i = 0; i < nr; i++)
+		h = hwprof_fnv1a_word(h, ips[i]) ^ (h >> 29);
+	return h * 0x9E3779B97F4A7C15ull;
+}
+
+static bool stack_eq(const struct stackset *s, const struct stackset_entry *k, const uint64_t *ips,
+		     uint32_t nr, uint32_t nr_kernel, bool truncated)
+{
+	return k->nr == nr && k->nr_kernel == nr_kernel && k->truncated == truncated &&
+	       (!nr || !memcmp(s->pool + k->off, ips, nr * sizeof(*ips)));
+}
+
+static int grow_slots(struct stackset *s)
+{
+	size_t n = s->nslots ? s->nslots * 2 : 1024;
+	uint32_t *v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t id = 1; id <= s->n; id++) {
+		size_t j = (size_t)(s->v[id - 1].hash >> 32) & (n - 1);
+		while (v[j])
+			j = (j + 1) & (n - 1);
+		v[j] = id;
+	}
+	free(s->slots);
+	s->slots = v;
+	s->nslots = n;
+	return 0;
+}
+
+int stackset_intern(struct stackset *s, const uint64_t *ips, uint32_t nr, uint32_t nr_kernel,
+		    bool truncated, uint32_t *id)
+{
+	if ((s->n + 1u) * 2 > s->nslots && grow_slots(s))
+		return -ENOMEM;
+
+	uint64_t h = stack_hash(ips, nr, nr_kernel, truncated);
+	size_t j = (size_t)(h >> 32) & (s->nslots - 1);
+	while (s->slots[j]) {
+		uint32_t k = s->slots[j];
+		if (s->v[k - 1].hash == h &&
+		    stack_eq(s, &s->v[k - 1], ips, nr, nr_kernel, truncated)) {
+			*id = k;
+			return 0;
+		}
+		j = (j + 1) & (s->nslots - 1);
+	}
+	if (s->n == UINT32_MAX - 1)
+		return -EOVERFLOW;
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 256;
+		struct stackset_entry *v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (s->pool_cap - s->pool_len < nr) {
+		size_t cap = s->pool_cap ? s->pool_cap : 4096;
+		while (cap - s->pool_len < nr)
+			cap *= 2;
+		uint64_t *p = realloc(s->pool, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		s->pool = p;
+		s->pool_cap = cap;
+	}
+	if (nr)
+		memcpy(s->pool + s->pool_len, ips, nr * sizeof(*ips));
+	s->v[s->n] = (struct stackset_entry){.off = s->pool_len,
+					     .nr = nr,
+					     .nr_kernel = nr_kernel,
+					     .truncated = truncated,
+					     .hash = h};
+	s->pool_len += nr;
+	*id = ++s->n;
+	s->slots[j] = *id;
+	return 1;
+}
+
+void stackset_release(struct stackset *s)
+{
+	free(s->v);
+	free(s->pool);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
+}
