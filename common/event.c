@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -181,6 +182,32 @@ int hwprof_event_name_at(size_t i, char *buf, size_t len, enum hwprof_event_kind
 		snprintf(buf, len, "%s", sw_events[i].name);
 		return 0;
 	}
+	return -ENOENT;
+}
+
+int hwprof_event_name_of(uint32_t type, uint64_t config, char *buf, size_t len)
+{
+	unsigned c = (unsigned)(config & 0xff), op = (unsigned)(config >> 8 & 0xff),
+		 res = (unsigned)(config >> 16 & 0xff);
+
+	for (size_t i = 0; type == PERF_TYPE_HARDWARE && i < HW_CANONICAL; i++)
+		if (hw_events[i].config == config)
+			return snprintf(buf, len, "%s", hw_events[i].name), 0;
+	for (size_t i = 0; type == PERF_TYPE_SOFTWARE && i < SW_CANONICAL; i++)
+		if (sw_events[i].config == config)
+			return snprintf(buf, len, "%s", sw_events[i].name), 0;
+	if (type == PERF_TYPE_HW_CACHE && !(config >> 24) && c < PERF_COUNT_HW_CACHE_MAX &&
+	    op < PERF_COUNT_HW_CACHE_OP_MAX && res < PERF_COUNT_HW_CACHE_RESULT_MAX &&
+	    caches[c].names[0] && (caches[c].ops >> op & 1)) {
+		if (res == PERF_COUNT_HW_CACHE_RESULT_ACCESS)
+			snprintf(buf, len, "%s-%s", caches[c].names[0], cache_ops[op][0]);
+		else
+			snprintf(buf, len, "%s-%s-misses", caches[c].names[0],
+				 cache_op_singular[op]);
+		return 0;
+	}
+	if (type == PERF_TYPE_RAW)
+		return snprintf(buf, len, "r%" PRIx64, config), 0;
 	return -ENOENT;
 }
 

@@ -266,6 +266,35 @@ Test(events, every_listed_name_parses)
 	cr_assert_eq(i, 10 + 2 * 16 + 11, "hardware + cache + software names: %zu", i);
 }
 
+Test(events, name_of_attr_is_the_listed_name)
+{
+	char name[128], back[128];
+	enum hwprof_event_kind kind;
+
+	/* Every listed name parses to a type and config that name it back. */
+	for (size_t i = 0; hwprof_event_name_at(i, name, sizeof(name), &kind) == 0; i++) {
+		struct hwprof_event ev = one(name);
+		cr_assert_eq(hwprof_event_name_of(ev.type, ev.config, back, sizeof(back)), 0, "%s",
+			     name);
+		cr_assert_str_eq(back, name);
+	}
+	cr_assert_eq(
+	    hwprof_event_name_of(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, back, sizeof(back)),
+	    0);
+	cr_assert_str_eq(back, "page-faults");
+	cr_assert_eq(hwprof_event_name_of(PERF_TYPE_RAW, 0x1a8, back, sizeof(back)), 0);
+	cr_assert_str_eq(back, "r1a8");
+	strcpy(back, "x");
+	cr_assert_eq(hwprof_event_name_of(PERF_TYPE_TRACEPOINT, 5, back, sizeof(back)), -ENOENT);
+	cr_assert_eq(hwprof_event_name_of(PERF_TYPE_SOFTWARE, 999, back, sizeof(back)), -ENOENT);
+	cr_assert_eq(
+	    hwprof_event_name_of(PERF_TYPE_HW_CACHE,
+				 PERF_COUNT_HW_CACHE_ITLB | PERF_COUNT_HW_CACHE_OP_WRITE << 8, back,
+				 sizeof(back)),
+	    -ENOENT, "iTLB has no stores");
+	cr_assert_str_eq(back, "x");
+}
+
 Test(events, raw)
 {
 	struct hwprof_event ev = one("r1a8");

@@ -159,6 +159,13 @@ bool hwprof_host_has_pmu(void);
  * *KIND. Returns 0, or -ENOENT when I is past the end. */
 int hwprof_event_name_at(size_t i, char *buf, size_t len, enum hwprof_event_kind *kind);
 
+/* The name perf gives the event of perf_event_attr TYPE and CONFIG (linux/perf_event.h):
+ * the canonical generic hardware, hardware cache or software name ("cpu-clock",
+ * "LLC-load-misses"), or "rNNNN" for PERF_TYPE_RAW, written to BUF (LEN bytes). Returns 0,
+ * or -ENOENT (BUF untouched) for another type (a tracepoint, a sysfs PMU) or a config that
+ * has no name. */
+int hwprof_event_name_of(uint32_t type, uint64_t config, char *buf, size_t len);
+
 /* The other spellings perf accepts for the canonical generic or software event NAME
  * ("context-switches" -> "cs"; "cycles" -> "cpu-cycles") into OUT (room for MAX; static
  * strings). Returns how many were stored (0 for a name without aliases). */
