@@ -51,7 +51,7 @@ struct loader {
 
 /* The input formats, tried in order by their probe; the first is also the one used when
  * none knows a file (or it cannot be probed: a pipe). */
-static const struct producer *const producers[] = {&producer_hwprof};
+static const struct producer *const producers[] = {&producer_hwprof, &producer_perf};
 
 struct input {
 	struct loader *l;
@@ -225,16 +225,40 @@ int input_note(struct input *in, const char *fmt, ...)
 	return ret;
 }
 
-/* The producer for PATH: the first whose probe knows its first bytes; the first producer when
- * none does or PATH cannot be read ahead (a pipe: reading would consume it). */
+/* Up to LEN of the first bytes of the pipe FD without consuming them: tee(2) copies what the
+ * pipe holds into a pipe of our own, which is read instead. Returns the bytes seen, or -1
+ * (FD is not a pipe, or tee(2) failed). Blocks until the writer has written something or
+ * closed its end. */
+static ssize_t peek_pipe(int fd, unsigned char *buf, size_t len)
+{
+	int p[2];
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	do
+		n = tee(fd, p[1], len, 0);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		n = read(p[0], buf, (size_t)n);
+	close(p[0]);
+	close(p[1]);
+	return n;
+}
+
+/* The producer for PATH: the first whose probe knows its first bytes (peeked at without
+ * consuming them in a pipe: `perf record -o - | hwprof report -i -`); the first producer when
+ * none does or PATH cannot be read ahead (a device, a socket). */
 static const struct producer *pick_producer(const char *path, const struct stat *sb)
 {
 	unsigned char head[64];
 	ssize_t n = -1;
 	int fd;
 
-	if (sb && S_ISREG(sb->st_mode) && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		n = pread(fd, head, sizeof(head), 0);
+	if (sb && (S_ISREG(sb->st_mode) || S_ISFIFO(sb->st_mode)) &&
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = S_ISREG(sb->st_mode) ? pread(fd, head, sizeof(head), 0)
+					 : peek_pipe(fd, head, sizeof(head));
 		close(fd);
 	}
 	for (size_t i = 0; n > 0 && i < sizeof(producers) / sizeof(producers[0]); i++)

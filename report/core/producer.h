@@ -57,4 +57,7 @@ struct producer {
  * file (its reader's messages say what is wrong with it). */
 extern const struct producer producer_hwprof;
 
+/* perf's perf.data, as a file or as perf record -o -'s pipe stream (input_perf.c). */
+extern const struct producer producer_perf;
+
 #endif

@@ -222,8 +222,8 @@ def test_report_output_keeps_files(tmp):
     p = run("report", "-i", data, "-f", "svg", "-o", "-")
     check("report -o - writes the SVG to stdout", p is not None and p.returncode == 0 and
           p.stdout.startswith("<?xml") and not os.path.exists("-"), p and p.stderr)
-    one_line(run("report", "-i", perf), 2, ["a perf.data file, for perf report"],
-             "report -i perf.data")
+    one_line(run("report", "-i", perf), 2, ["perf.data header of 0 bytes", "upgrade hwprof"],
+             "report -i perf.data with a damaged header")
 
 
 def test_options_without_effect(tmp):

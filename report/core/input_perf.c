@@ -1,0 +1,968 @@
+/* input_perf.c - the perf.data producer: perf's recordings, as a file or as perf's pipe
+ * stream (`perf record -o -`), into the loader's records (producer.h).
+ *
+ * Layout (tools/perf/Documentation/perf.data-file-format.txt, linux/perf_event.h):
+ *   file    header: u64 magic "PERFILE2", u64 size (104), u64 attr_size, then three
+ *           sections {u64 offset, size}: attrs, data, event_types (obsolete), then the
+ *           feature bitmap (256 bits). The attr section holds attr_size-byte entries, each
+ *           a perf_event_attr then a section of its u64 sample ids. The feature sections,
+ *           one {offset, size} per bit set, in bit order, follow the data.
+ *   pipe    u64 magic, u64 size (16), then records only: HEADER_ATTR (attr, then ids up to
+ *           the record's end) and HEADER_FEATURE (u64 feature id, then the section) before
+ *           the kernel's records.
+ * Records are perf_event_header-framed (u32 type, u16 misc, u16 size); types below 64 are
+ * the kernel's, the others perf's own. AUXTRACE and a pipe's TRACING_DATA are followed by a
+ * payload their size does not count (u64 size at byte 8, u32 size at byte 8, padded to 8).
+ *
+ * What becomes what: MMAP and MMAP2 of code (not MISC_MMAP_DATA, PROT_EXEC) -> MMAP, with
+ * the build-id of the MMAP2 or else of the BUILD_ID feature; COMM, FORK, EXIT as they are;
+ * LOST and LOST_SAMPLES -> LOST; THROTTLE, UNTHROTTLE; SAMPLE -> SAMPLE, its callchain ->
+ * STACK (each distinct one once, stackset.h). Every other type is skipped by its size.
+ * Sample fields after the callchain (RAW, BRANCH_STACK, REGS_*, STACK_USER, WEIGHT,
+ * DATA_SRC, ...) come last and are not needed, so they are not read.
+ *
+ * Only the byte order of this machine is read: the other one is refused by name. Nothing is
+ * trusted: every size is checked against the bytes that are there; a record that does not
+ * hold stops the read with what was read before it (a partial profile with a warning).
+ */
+#include "producer.h"
+
+#include "callchain.h"
+#include "perf_meta.h"
+#include "stackset.h"
+#include "textfmt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PERF_MAGIC	   "PERFILE2"
+#define PERF_MAGIC_SWAPPED "2ELIFREP"
+#define FILE_HEADER_SIZE   104
+#define PIPE_HEADER_SIZE   16
+/* A pipe holding a file-format recording (seekable sections) is read whole, up to this. */
+#define SLURP_MAX (1ull << 30)
+
+static bool perf_probe(const unsigned char *head, size_t n)
+{
+	/* "PERFILE" and any version byte, either order: the reader names what it cannot read. */
+	return n >= 8 && (!memcmp(head, PERF_MAGIC, 7) || !memcmp(head + 1, "ELIFREP", 7));
+}
+
+/* ---- the bytes: a mapped (or slurped) input, or a stream ------------------------------- */
+
+struct src {
+	int fd;
+	const unsigned char *base; /* the whole input in memory, or NULL for a stream */
+	size_t size;
+	bool mapped;
+	unsigned char *buf; /* stream: the current record */
+	size_t cap;
+	uint64_t pos; /* offset of the next byte to read */
+};
+
+static ssize_t read_full(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)p + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* The next record before END (a stream ignores END): *REC and its size. Returns the size,
+ * 0 at the end, -ENODATA when the input ends inside a record, -EBADMSG for a size below the
+ * header's, or -errno of read(2). */
+static ssize_t src_next(struct src *s, uint64_t end, const unsigned char **rec)
+{
+	struct perf_event_header h;
+	ssize_t r;
+
+	if (s->base) {
+		if (s->pos >= end)
+			return 0;
+		if (end - s->pos < sizeof(h))
+			return -ENODATA;
+		memcpy(&h, s->base + s->pos, sizeof(h));
+		if (h.size < sizeof(h))
+			return -EBADMSG;
+		if (h.size > end - s->pos)
+			return -ENODATA;
+		*rec = s->base + s->pos;
+		s->pos += h.size;
+		return h.size;
+	}
+	if (s->cap < 65536) {
+		unsigned char *b = realloc(s->buf, 65536);
+		if (!b)
+			return -ENOMEM;
+		s->buf = b;
+		s->cap = 65536;
+	}
+	r = read_full(s->fd, s->buf, sizeof(h));
+	if (r <= 0)
+		return r;
+	if ((size_t)r < sizeof(h))
+		return -ENODATA;
+	memcpy(&h, s->buf, sizeof(h));
+	if (h.size < sizeof(h))
+		return -EBADMSG;
+	r = read_full(s->fd, s->buf + sizeof(h), h.size - sizeof(h));
+	if (r < 0)
+		return r;
+	if ((size_t)r < h.size - sizeof(h))
+		return -ENODATA;
+	s->pos += h.size;
+	*rec = s->buf;
+	return h.size;
+}
+
+/* Skips N payload bytes after a record. Returns 0, -ENODATA or -errno. */
+static int src_skip(struct src *s, uint64_t end, uint64_t n)
+{
+	if (s->base) {
+		if (n > end - s->pos)
+			return -ENODATA;
+		s->pos += n;
+		return 0;
+	}
+	while (n) {
+		size_t k = n < s->cap ? (size_t)n : s->cap;
+		ssize_t r = read_full(s->fd, s->buf, k);
+		if (r < 0)
+			return (int)r;
+		if ((size_t)r < k)
+			return -ENODATA;
+		n -= k;
+		s->pos += k;
+	}
+	return 0;
+}
+
+/* ---- the reader's state ----------------------------------------------------------------- */
+
+struct perf_reader {
+	struct input *in;
+	const char *path;
+	struct perf_meta m;
+	struct src src;
+	bool pipe;
+	bool begun; /* input_begin() called */
+	struct stackset stacks;
+	struct callchain_stack chain;
+	uint64_t records, samples, lost, throttles, compressed, late_build_ids;
+	uint64_t first_time, last_time;
+	enum hwprof_read_status status;
+	char msg[320];
+};
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static int begin(struct perf_reader *r)
+{
+	int ret;
+
+	if (r->begun)
+		return 0;
+	if (!r->m.nev)
+		return -EBADMSG; /* no HEADER_ATTR before the data: reported by perf_read() */
+	ret = perf_meta_header(&r->m);
+	if (ret < 0)
+		return ret;
+	r->begun = true;
+	return input_begin(r->in, &r->m.h);
+}
+
+/* Stops the read at the record at OFFSET: STATUS with a message saying what was read. */
+static void stop(struct perf_reader *r, enum hwprof_read_status status, uint64_t offset,
+		 const char *what)
+{
+	r->status = status;
+	snprintf(r->msg, sizeof(r->msg),
+		 "%s at byte %" PRIu64 " (record %" PRIu64 "), after %" PRIu64
+		 " samples: the rest is not read",
+		 what, offset, r->records + 1, r->samples);
+}
+
+/* The attr of the event a sample (SAMPLE) or a record's sample_id block (other types, at
+ * its end) belongs to. perf gives several events the same id positions (IDENTIFIER first in
+ * a sample and last in a sample_id block, else ID at the same place in each), so the first
+ * event's sample_type finds the id. */
+static int event_index(const struct perf_reader *r, const unsigned char *rec, size_t len,
+		       bool sample)
+{
+	uint64_t t = r->m.ev[0].attr.sample_type;
+	size_t pos;
+	int k;
+
+	if (r->m.nev == 1)
+		return 0;
+	if (t & PERF_SAMPLE_IDENTIFIER) {
+		pos = sample ? 8 : len - 8;
+	} else if (t & PERF_SAMPLE_ID) {
+		if (sample)
+			pos = 8 + 8 * (size_t)(!!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID) +
+					       !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ADDR));
+		else
+			pos = len - 8 * (size_t)(1 + !!(t & PERF_SAMPLE_STREAM_ID) +
+						 !!(t & PERF_SAMPLE_CPU) +
+						 !!(t & PERF_SAMPLE_IDENTIFIER));
+	} else {
+		return 0;
+	}
+	if (pos < 8 || pos + 8 > len)
+		return -1;
+	k = perf_meta_event_of(&r->m, get64(rec + pos));
+	return k < 0 ? 0 : k;
+}
+
+/* A record's sample_id block (attr.sample_id_all): the fields perf_event_open(2) lists,
+ * each present when its sample_type bit is set, at the record's end. */
+struct sample_id {
+	uint32_t pid, tid, cpu;
+	uint64_t time;
+};
+
+/* Reads the sample_id block of REC into *ID; *LEN becomes the record's length without it.
+ * Returns 0, or -EBADMSG when the record is shorter than the block. */
+static int sample_id(const struct perf_reader *r, const unsigned char *rec, size_t *len,
+		     struct sample_id *id)
+{
+	int k = event_index(r, rec, *len, false);
+	const struct perf_event_attr *a = &r->m.ev[k < 0 ? 0 : k].attr;
+	uint64_t t = a->sample_type;
+	const unsigned char *p;
+	size_t n = 0;
+
+	memset(id, 0, sizeof(*id));
+	if (!a->sample_id_all)
+		return 0;
+	n += 8 * (size_t)(!!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) +
+			  !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID) +
+			  !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_IDENTIFIER));
+	if (*len < sizeof(struct perf_event_header) + n)
+		return -EBADMSG;
+	*len -= n;
+	p = rec + *len;
+	if (t & PERF_SAMPLE_TID)
+		id->pid = get32(p), id->tid = get32(p + 4), p += 8;
+	if (t & PERF_SAMPLE_TIME)
+		id->time = get64(p), p += 8;
+	p += 8 * (size_t)(!!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID));
+	if (t & PERF_SAMPLE_CPU)
+		id->cpu = get32(p);
+	return 0;
+}
+
+/* Bytes of a PERF_SAMPLE_READ value (perf_event_open(2), read_format), or 0 when it does
+ * not fit in AVAIL. */
+static size_t read_size(uint64_t fmt, const unsigned char *p, size_t avail)
+{
+	size_t times = 8 * (size_t)(!!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+				    !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING));
+	size_t each = 8 * (size_t)(1 + !!(fmt & PERF_FORMAT_ID) + !!(fmt & PERF_FORMAT_LOST));
+	uint64_t nr;
+
+	if (!(fmt & PERF_FORMAT_GROUP))
+		return times + each <= avail ? times + each : 0;
+	if (avail < 8 + times)
+		return 0;
+	nr = get64(p);
+	if (nr > (avail - 8 - times) / each)
+		return 0;
+	return 8 + times + (size_t)nr * each;
+}
+
+/* A SAMPLE record (layout: perf_event_open(2), PERF_RECORD_SAMPLE) into *S and, with a
+ * callchain, its stack id (a STACK record is added the first time a stack is seen). Returns
+ * 0, -EBADMSG when the record is shorter than its sample_type says, or -ENOMEM. */
+static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t len,
+			 struct hwprof_rec_sample *s)
+{
+	int k = event_index(r, rec, len, true);
+	const struct perf_event_attr *a;
+	const unsigned char *p = rec + 8, *end = rec + len;
+	uint64_t t;
+	uint16_t misc;
+
+#define NEED(n)                                                                                    \
+	do {                                                                                       \
+		if ((size_t)(end - p) < (size_t)(n))                                               \
+			return -EBADMSG;                                                           \
+	} while (0)
+	if (k < 0)
+		return -EBADMSG;
+	a = &r->m.ev[k].attr;
+	t = a->sample_type;
+	memset(s, 0, sizeof(*s));
+	s->event = (uint16_t)k;
+	memcpy(&misc, rec + 4, 2);
+	s->kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
+		    (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_GUEST_KERNEL;
+	NEED(8 * (size_t)__builtin_popcountll(
+		     t & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)));
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		p += 8;
+	if (t & PERF_SAMPLE_IP)
+		s->ip = get64(p), p += 8;
+	if (t & PERF_SAMPLE_TID)
+		s->pid = get32(p), s->tid = get32(p + 4), p += 8;
+	if (t & PERF_SAMPLE_TIME)
+		s->time = get64(p), p += 8;
+	p += 8 * (size_t)(!!(t & PERF_SAMPLE_ADDR) + !!(t & PERF_SAMPLE_ID) +
+			  !!(t & PERF_SAMPLE_STREAM_ID));
+	if (t & PERF_SAMPLE_CPU)
+		s->cpu = get32(p), p += 8;
+	/* Without PERIOD every sample stands for the fixed period (-c), or 1 in frequency mode
+	 * (perf always asks for PERIOD there). */
+	s->period = a->freq || !a->sample_period ? 1 : a->sample_period;
+	if (t & PERF_SAMPLE_PERIOD)
+		s->period = get64(p), p += 8;
+	if (t & PERF_SAMPLE_READ) {
+		size_t n = read_size(a->read_format, p, (size_t)(end - p));
+		if (!n)
+			return -EBADMSG;
+		p += n;
+	}
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+		int ret;
+
+		NEED(8);
+		nr = get64(p);
+		p += 8;
+		if (nr > (uint64_t)(end - p) / 8)
+			return -EBADMSG;
+		callchain_callers(p, nr, s->ip, a->sample_max_stack, &r->chain);
+		ret = stackset_intern(&r->stacks, r->chain.ips, r->chain.nr, r->chain.nr_kernel,
+				      r->chain.truncated, &s->stack_id);
+		if (ret < 0)
+			return ret == -EOVERFLOW ? -EBADMSG : ret;
+		if (ret == 1) {
+			struct hwprof_record st = {.type = HWPROF_REC_STACK};
+			st.stack = (struct hwprof_rec_stack){.id = s->stack_id,
+							     .nr = r->chain.nr,
+							     .nr_kernel = r->chain.nr_kernel,
+							     .truncated = r->chain.truncated,
+							     .ips = r->chain.ips};
+			ret = input_record(r->in, &st);
+			if (ret < 0)
+				return ret;
+		}
+	}
+#undef NEED
+	return 0;
+}
+
+/* The NUL-terminated string at P, before END, or NULL. */
+static const char *string_at(const unsigned char *p, const unsigned char *end)
+{
+	return p < end && memchr(p, '\0', (size_t)(end - p)) ? (const char *)p : NULL;
+}
+
+/* MMAP (u32 pid, tid; u64 addr, len, pgoff; filename) and MMAP2 (the same, then u32 maj,
+ * min, u64 ino, ino_generation - or u8 build-id size, 3 bytes, build_id[20] with
+ * MISC_MMAP_BUILD_ID -, u32 prot, flags, filename) into *M. Returns 1 for code, 0 for a
+ * mapping not kept (data, the kernel's), -EBADMSG. */
+static int decode_mmap(const struct perf_reader *r, const unsigned char *rec, size_t len,
+		       uint16_t misc, bool v2, struct hwprof_rec_mmap *m)
+{
+	const unsigned char *p = rec + 8, *end = rec + len;
+	const struct perf_build_id *b;
+
+	if (len < 8 + 32 + (v2 ? 32 : 0))
+		return -EBADMSG;
+	m->pid = get32(p), m->tid = get32(p + 4);
+	m->start = get64(p + 8), m->len = get64(p + 16), m->pgoff = get64(p + 24);
+	p += 32;
+	m->prot = PROT_READ | PROT_EXEC;
+	m->flags = MAP_PRIVATE;
+	if (v2) {
+		if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			m->build_id_size = p[0] <= 20 ? p[0] : 0;
+			memcpy(m->build_id, p + 4, m->build_id_size);
+		} else {
+			m->ino_known = true;
+			m->dev_major = get32(p), m->dev_minor = get32(p + 4);
+			m->ino = get64(p + 8);
+		}
+		m->prot = get32(p + 24), m->flags = get32(p + 28);
+		p += 32;
+	}
+	m->filename = string_at(p, end);
+	if (!m->filename)
+		return -EBADMSG;
+	/* The kernel's own mappings (pid -1): its addresses are told apart by their value. */
+	if ((misc & PERF_RECORD_MISC_MMAP_DATA) || !(m->prot & PROT_EXEC) || m->pid == UINT32_MAX)
+		return 0;
+	if (!m->build_id_size && (b = perf_meta_find_build_id(&r->m, m->filename))) {
+		m->build_id_size = b->size;
+		memcpy(m->build_id, b->id, b->size);
+	}
+	return 1;
+}
+
+/* A kernel record (type below 64) into the loader. Returns 0, -EBADMSG or -ENOMEM. */
+static int kernel_record(struct perf_reader *r, const unsigned char *rec, size_t len)
+{
+	struct perf_event_header h;
+	struct hwprof_record out;
+	struct sample_id id;
+	const unsigned char *p = rec + 8;
+	int ret;
+
+	memcpy(&h, rec, sizeof(h));
+	memset(&out, 0, sizeof(out));
+	switch (h.type) {
+	case PERF_RECORD_SAMPLE:
+		out.type = HWPROF_REC_SAMPLE;
+		ret = decode_sample(r, rec, len, &out.sample);
+		if (ret < 0)
+			return ret;
+		r->samples++;
+		if (!r->first_time || out.sample.time < r->first_time)
+			r->first_time = out.sample.time;
+		if (out.sample.time > r->last_time)
+			r->last_time = out.sample.time;
+		return input_record(r->in, &out);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		break;
+	default:
+		return 0;
+	}
+	if (sample_id(r, rec, &len, &id) < 0)
+		return -EBADMSG;
+	switch (h.type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		out.type = HWPROF_REC_MMAP;
+		out.mmap.time = id.time;
+		ret = decode_mmap(r, rec, len, h.misc, h.type == PERF_RECORD_MMAP2, &out.mmap);
+		if (ret <= 0)
+			return ret;
+		break;
+	case PERF_RECORD_COMM:
+		if (len < 8 + 8)
+			return -EBADMSG;
+		out.type = HWPROF_REC_COMM;
+		out.comm =
+		    (struct hwprof_rec_comm){.pid = get32(p),
+					     .tid = get32(p + 4),
+					     .time = id.time,
+					     .exec = (h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0,
+					     .comm = string_at(p + 8, rec + len)};
+		if (!out.comm.comm)
+			return -EBADMSG;
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (len < 8 + 24)
+			return -EBADMSG;
+		out.type = h.type == PERF_RECORD_FORK ? HWPROF_REC_FORK : HWPROF_REC_EXIT;
+		out.task = (struct hwprof_rec_task){.pid = get32(p),
+						    .ppid = get32(p + 4),
+						    .tid = get32(p + 8),
+						    .ptid = get32(p + 12),
+						    .time = get64(p + 16)};
+		break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		/* LOST: u64 id, u64 lost; LOST_SAMPLES: u64 lost. */
+		if (len < 8 + (h.type == PERF_RECORD_LOST ? 16u : 8u))
+			return -EBADMSG;
+		out.type = HWPROF_REC_LOST;
+		out.lost = (struct hwprof_rec_lost){
+		    .time = id.time,
+		    .lost = get64(p + (h.type == PERF_RECORD_LOST ? 8 : 0)),
+		    .cpu = id.cpu};
+		r->lost += out.lost.lost;
+		break;
+	default: /* THROTTLE, UNTHROTTLE: u64 time, id, stream_id */
+		if (len < 8 + 8)
+			return -EBADMSG;
+		out.type =
+		    h.type == PERF_RECORD_THROTTLE ? HWPROF_REC_THROTTLE : HWPROF_REC_UNTHROTTLE;
+		out.lost = (struct hwprof_rec_lost){.time = get64(p), .cpu = id.cpu};
+		r->throttles += h.type == PERF_RECORD_THROTTLE;
+		break;
+	}
+	return input_record(r->in, &out);
+}
+
+/* One record of the data (or of a pipe). Returns 0, -EBADMSG, -ENODATA (a payload cut
+ * short), -ENOMEM or -errno. */
+static int one_record(struct perf_reader *r, const unsigned char *rec, size_t len, uint64_t end)
+{
+	uint32_t type = get32(rec);
+	int ret;
+
+	if (type < PERF_USER_HEADER_ATTR) {
+		ret = begin(r);
+		return ret ? ret : kernel_record(r, rec, len);
+	}
+	switch (type) {
+	case PERF_USER_HEADER_ATTR: {
+		uint32_t size;
+		if (r->begun || len < 8 + PERF_ATTR_SIZE_VER0)
+			return -EBADMSG;
+		size = get32(rec + 8 + offsetof(struct perf_event_attr, size));
+		size = size ? size : PERF_ATTR_SIZE_VER0;
+		if (size > len - 8 || (len - 8 - size) % 8)
+			return -EBADMSG;
+		return perf_meta_add_attr(&r->m, rec + 8, size, rec + 8 + size,
+					  (len - 8 - size) / 8);
+	}
+	case PERF_USER_HEADER_FEATURE:
+		if (len < 16)
+			return -EBADMSG;
+		/* A feature that does not hold changes no number: it is left out. */
+		if (!r->begun && get64(rec + 8) < PERF_FEAT_MAX &&
+		    perf_meta_feature(&r->m, (unsigned)get64(rec + 8), rec + 16, len - 16) ==
+			-ENOMEM)
+			return -ENOMEM;
+		return 0;
+	case PERF_USER_HEADER_BUILD_ID:
+		if (r->begun) {
+			r->late_build_ids++;
+			return 0;
+		}
+		ret = perf_meta_build_id(&r->m, rec, len);
+		return ret == -ENOMEM ? ret : 0;
+	case PERF_USER_HEADER_TRACING_DATA:
+		if (len < 12)
+			return -EBADMSG;
+		return src_skip(&r->src, end, ((uint64_t)get32(rec + 8) + 7) & ~7ull);
+	case PERF_USER_AUXTRACE:
+		if (len < 16)
+			return -EBADMSG;
+		return src_skip(&r->src, end, get64(rec + 8));
+	case PERF_USER_COMPRESSED:
+		r->compressed++;
+		return 0;
+	case PERF_USER_FINISHED_INIT:
+		return begin(r);
+	default: /* FINISHED_ROUND and the rest: nothing a profile needs */
+		return 0;
+	}
+}
+
+/* Every record from the source's position to END (a stream: to its end). Returns 0 (the
+ * status says how the data ended) or -ENOMEM / -errno of the loader. */
+static int read_records(struct perf_reader *r, uint64_t end)
+{
+	for (;;) {
+		const unsigned char *rec = NULL;
+		uint64_t at = r->src.pos;
+		ssize_t n = src_next(&r->src, end, &rec);
+		int ret;
+
+		if (n == 0)
+			return 0;
+		if (n == -ENODATA) {
+			stop(r, HWPROF_READ_TRUNCATED, at, "perf.data cut short inside a record");
+			return 0;
+		}
+		if (n == -EBADMSG) {
+			stop(r, HWPROF_READ_CORRUPT, at,
+			     "perf.data damaged: a record size below 8");
+			return 0;
+		}
+		if (n < 0)
+			return (int)n;
+		ret = one_record(r, rec, (size_t)n, end);
+		if (ret == -EBADMSG || ret == -ENODATA) {
+			char what[96];
+			snprintf(what, sizeof(what), "perf.data %s: a record of type %" PRIu32 "%s",
+				 ret == -EBADMSG ? "damaged" : "cut short", get32(rec),
+				 ret == -EBADMSG ? " shorter than its fields" : "");
+			stop(r, ret == -EBADMSG ? HWPROF_READ_CORRUPT : HWPROF_READ_TRUNCATED, at,
+			     what);
+			return 0;
+		}
+		if (ret < 0)
+			return ret;
+		r->records++;
+	}
+}
+
+/* ---- the file format -------------------------------------------------------------------- */
+
+struct section {
+	uint64_t offset, size;
+};
+
+static bool section_ok(const struct section *s, size_t file_size)
+{
+	return s->offset <= file_size && s->size <= file_size - s->offset;
+}
+
+static struct section section_at(const unsigned char *p)
+{
+	return (struct section){get64(p), get64(p + 8)};
+}
+
+/* The attr section: attr_size-byte entries, each an attr then a section of its ids. */
+static int read_attrs(struct perf_reader *r, char *err, size_t errlen)
+{
+	const unsigned char *b = r->src.base;
+	uint64_t attr_size = get64(b + 16);
+	struct section attrs = section_at(b + 24);
+	int ret;
+
+	if (!section_ok(&attrs, r->src.size) || attr_size < PERF_ATTR_SIZE_VER0 + 16 ||
+	    attr_size > 4096 || attrs.size % attr_size || !attrs.size) {
+		snprintf(err, errlen,
+			 "%s: perf.data damaged: its attr section (%" PRIu64 " bytes at %" PRIu64
+			 ", entries of %" PRIu64 ") does not hold its events; record again",
+			 r->path, attrs.size, attrs.offset, attr_size);
+		return -EBADMSG;
+	}
+	for (uint64_t off = attrs.offset; off < attrs.offset + attrs.size; off += attr_size) {
+		struct section ids = section_at(b + off + attr_size - 16);
+
+		if (!section_ok(&ids, r->src.size) || ids.size % 8) {
+			snprintf(err, errlen,
+				 "%s: perf.data damaged: the ids of event %" PRIu32
+				 " lie outside the file; record again",
+				 r->path, r->m.nev + 1);
+			return -EBADMSG;
+		}
+		ret = perf_meta_add_attr(&r->m, b + off, attr_size - 16, b + ids.offset,
+					 ids.size / 8);
+		if (ret == -EBADMSG)
+			snprintf(err, errlen,
+				 "%s: perf.data damaged: event %" PRIu32
+				 "'s perf_event_attr is shorter than its size says; record again",
+				 r->path, r->m.nev + 1);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* The feature sections after the data, one per bit of the bitmap. A section that does not
+ * hold is left out with a note: features change names and facts, not numbers. */
+static int read_features(struct perf_reader *r, uint64_t data_end)
+{
+	const unsigned char *b = r->src.base;
+	uint64_t at = data_end;
+	int ret;
+
+	for (unsigned f = 0; f < PERF_FEAT_MAX; f++) {
+		struct section s;
+
+		if (!(get64(b + 72 + 8 * (f / 64)) >> (f % 64) & 1))
+			continue;
+		if (at > r->src.size || r->src.size - at < 16)
+			return input_note(
+			    r->in,
+			    "%s: perf.data's feature sections are missing (the file "
+			    "ends before them): host, command and event names unknown",
+			    r->path);
+		s = section_at(b + at);
+		at += 16;
+		if (!section_ok(&s, r->src.size)) {
+			ret = input_note(
+			    r->in, "%s: perf.data's feature %u lies outside the file: left out",
+			    r->path, f);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		ret = perf_meta_feature(&r->m, f, b + s.offset, (size_t)s.size);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret < 0 &&
+		    (ret = input_note(r->in, "%s: perf.data's feature %u is damaged: left out",
+				      r->path, f)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
+{
+	const unsigned char *b = r->src.base;
+	struct section data;
+	uint64_t end;
+	int ret;
+
+	if (r->src.size < FILE_HEADER_SIZE) {
+		snprintf(err, errlen,
+			 "%s: perf.data cut short in its header (%zu of %d bytes): perf record was "
+			 "interrupted; record again",
+			 r->path, r->src.size, FILE_HEADER_SIZE);
+		return -EBADMSG;
+	}
+	ret = read_attrs(r, err, errlen);
+	if (ret < 0)
+		return ret;
+	data = section_at(b + 40);
+	if (data.offset < FILE_HEADER_SIZE || data.offset > r->src.size) {
+		snprintf(err, errlen,
+			 "%s: perf.data damaged: its data section starts at byte %" PRIu64
+			 ", outside the file's %zu bytes; record again",
+			 r->path, data.offset, r->src.size);
+		return -EBADMSG;
+	}
+	if (data.size > r->src.size - data.offset || (!data.size && r->src.size > data.offset)) {
+		/* perf writes the data size last: 0 when it was killed. */
+		end = r->src.size;
+	} else {
+		end = data.offset + data.size;
+		ret = read_features(r, end);
+		if (ret < 0)
+			return ret;
+	}
+	r->src.pos = data.offset;
+	ret = begin(r);
+	if (ret == 0)
+		ret = read_records(r, end);
+	if (ret == 0 && r->status == HWPROF_READ_OK && end != data.offset + data.size) {
+		r->status = HWPROF_READ_TRUNCATED;
+		snprintf(r->msg, sizeof(r->msg),
+			 "perf.data %s (its header says %" PRIu64 " bytes of data, %" PRIu64
+			 " are there): read the %" PRIu64 " samples up to the end of the file; "
+			 "host, command and event names unknown",
+			 data.size ? "cut short" : "not finished by perf record (killed?)",
+			 data.size, end - data.offset, r->samples);
+	}
+	return ret;
+}
+
+/* ---- opening ---------------------------------------------------------------------------- */
+
+/* Reads all of FD (a pipe holding a file-format recording) after the HEAD bytes already
+ * read. Returns 0 or -errno (EFBIG past SLURP_MAX). */
+static int slurp(struct src *s, const unsigned char *head, size_t nhead)
+{
+	size_t cap = 1 << 20, n = nhead;
+	unsigned char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, head, nhead);
+	for (;;) {
+		ssize_t r;
+		if (n == cap) {
+			unsigned char *v = cap >= SLURP_MAX ? NULL : realloc(buf, cap * 2);
+			if (!v) {
+				free(buf);
+				return cap >= SLURP_MAX ? -EFBIG : -ENOMEM;
+			}
+			buf = v;
+			cap *= 2;
+		}
+		r = read(s->fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = -errno;
+			free(buf);
+			return e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	s->buf = buf;
+	s->cap = cap;
+	s->base = buf;
+	s->size = n;
+	return 0;
+}
+
+/* Opens PATH into R->src: a regular file mapped, a pipe as a stream (pipe format) or read
+ * whole (file format). Sets R->pipe. Returns 0 or -errno with ERR. */
+static int open_src(struct perf_reader *r, char *err, size_t errlen)
+{
+	struct src *s = &r->src;
+	unsigned char head[16];
+	struct stat st;
+	ssize_t n;
+	uint64_t size;
+
+	s->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0 || fstat(s->fd, &st) < 0) {
+		int e = -errno;
+		hwprof_msgf(err, errlen, e, "%s: %m", r->path);
+		return e;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
+		if (p == MAP_FAILED) {
+			int e = -errno;
+			hwprof_msgf(err, errlen, e, "%s: mmap: %m", r->path);
+			return e;
+		}
+		s->base = p;
+		s->size = (size_t)st.st_size;
+		s->mapped = true;
+		n = s->size < sizeof(head) ? (ssize_t)s->size : (ssize_t)sizeof(head);
+		memcpy(head, s->base, (size_t)n);
+	} else {
+		n = read_full(s->fd, head, sizeof(head));
+		if (n < 0)
+			return hwprof_msgf(err, errlen, (int)n, "%s: %m", r->path), (int)n;
+	}
+	if (n >= 8 && !memcmp(head, PERF_MAGIC_SWAPPED, 8)) {
+		snprintf(err, errlen,
+			 "%s: a perf.data of the other byte order (recorded on a big-endian "
+			 "machine): hwprof reads this machine's only; run perf report there",
+			 r->path);
+		return -EPROTONOSUPPORT;
+	}
+	if (n < 8 || memcmp(head, PERF_MAGIC, 8)) {
+		snprintf(err, errlen,
+			 "%s: perf.data of a format this hwprof does not read (magic '%.8s', "
+			 "this one reads PERFILE2); convert it with a newer perf or upgrade hwprof",
+			 r->path, (const char *)head);
+		return -EPROTONOSUPPORT;
+	}
+	if (n < 16) {
+		snprintf(err, errlen,
+			 "%s: perf.data cut short in its header (%zd bytes): perf record was "
+			 "interrupted; record again",
+			 r->path, n);
+		return -EBADMSG;
+	}
+	size = get64(head + 8);
+	if (size != FILE_HEADER_SIZE && size != PIPE_HEADER_SIZE) {
+		snprintf(err, errlen,
+			 "%s: perf.data header of %" PRIu64 " bytes, neither a file's (%d) nor a "
+			 "pipe's (%d): written by a perf this hwprof does not know; upgrade hwprof",
+			 r->path, size, FILE_HEADER_SIZE, PIPE_HEADER_SIZE);
+		return -EPROTONOSUPPORT;
+	}
+	r->pipe = size == PIPE_HEADER_SIZE;
+	if (s->base) {
+		s->pos = size;
+		return 0;
+	}
+	if (r->pipe) {
+		s->pos = PIPE_HEADER_SIZE;
+		return 0;
+	}
+	n = slurp(s, head, sizeof(head));
+	if (n < 0)
+		return hwprof_msgf(err, errlen, (int)n,
+				   "%s: %m (a perf.data file read from a pipe is read whole, "
+				   "up to 1 GiB; give its path instead)",
+				   r->path),
+		       (int)n;
+	return 0;
+}
+
+static int finish(struct perf_reader *r)
+{
+	struct hwprof_file_trailer t = {.exit_status = INT32_MIN};
+	uint64_t first = r->m.first_time ? r->m.first_time : r->first_time;
+	uint64_t last = r->m.last_time ? r->m.last_time : r->last_time;
+	int ret;
+
+	if (r->status == HWPROF_READ_OK && (r->compressed || r->m.compressed)) {
+		r->status = HWPROF_READ_TRUNCATED;
+		snprintf(r->msg, sizeof(r->msg),
+			 "recorded with perf record -z: %" PRIu64 " zstd-compressed records not "
+			 "read (hwprof does not decompress them), their samples are missing; "
+			 "record without -z",
+			 r->compressed);
+	}
+	t.samples = r->samples;
+	t.lost = r->lost;
+	t.throttles = r->throttles;
+	t.duration_ns = last > first ? last - first : 0;
+	ret = begin(r);
+	if (ret == -EBADMSG)
+		return 0; /* no event: perf_read() says so */
+	if (ret == 0 && r->late_build_ids)
+		ret = input_note(r->in,
+				 "%s: %" PRIu64 " build-ids came after the samples (perf's pipe "
+				 "mode): not checked against the binaries",
+				 r->path, r->late_build_ids);
+	if (ret == 0)
+		ret = input_end(r->in, r->status == HWPROF_READ_OK ? &t : NULL, r->status,
+				r->status == HWPROF_READ_OK ? NULL : r->msg);
+	return ret;
+}
+
+static int perf_read(struct input *in, const char *path, char *err, size_t errlen)
+{
+	struct perf_reader *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	r->in = in;
+	r->path = path;
+	r->src.fd = -1;
+	ret = open_src(r, err, errlen);
+	if (ret == 0 && r->pipe)
+		ret = read_records(r, r->src.base ? r->src.size : UINT64_MAX);
+	else if (ret == 0)
+		ret = read_file_format(r, err, errlen);
+	if (ret == 0)
+		ret = finish(r);
+	if (ret == 0 && !r->begun) {
+		snprintf(err, errlen,
+			 "%s: perf.data holds no event (no attr before its records): nothing to "
+			 "report; record again",
+			 path);
+		ret = -EBADMSG;
+	}
+	if (r->src.mapped)
+		munmap((void *)r->src.base, r->src.size);
+	else
+		free(r->src.buf);
+	if (r->src.fd >= 0)
+		close(r->src.fd);
+	stackset_release(&r->stacks);
+	perf_meta_release(&r->m);
+	free(r);
+	return ret;
+}
+
+const struct producer producer_perf = {
+    .name = "perf.data",
+    .probe = perf_probe,
+    .read = perf_read,
+};

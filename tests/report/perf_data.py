@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""perf_data.py HWPROF HOTLOOP [--case NAME] - hwprof reads perf.data written by the real perf:
+the bundled example recorded with `perf record -e page-faults -c 1` and `-e cpu-clock`, with
+and without -g, as a file and in pipe mode. On the same file, hwprof's top lines must be
+perf's (`perf report --sort srcline -n`): page faults give exact IPs, so their counts must be
+equal. Skipped (77, with the reason) when perf is missing or cannot record here."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import hwprof_test  # noqa: E402
+from hwprof_test import check, run_cases  # noqa: E402
+
+HWPROF = os.path.abspath(sys.argv[1])
+HOTLOOP = os.path.abspath(sys.argv[2])
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                   "hotloop.c")
+STEPS = "3000000"  # chase steps: the run takes a few seconds under the sanitizers
+PERF = shutil.which("perf")
+
+
+def run(cmd, timeout=180, **kw):
+    return hwprof_test.run(cmd, timeout=timeout, **kw)
+
+
+def perf_record(out, *args):
+    """perf record ARGS -o OUT of the example; exits 77 when perf cannot record here."""
+    p = run([PERF, "record", "-q", *args, "-o", out, HOTLOOP, STEPS])
+    if p.returncode != 0 or not os.path.exists(out):
+        print("skip: perf record %s failed here: %s" % (" ".join(args), p.stderr.strip()))
+        sys.exit(77)
+
+
+def perf_lines(data, *extra):
+    """{'hotloop.c:64': samples, ...} from perf report --sort srcline -n on DATA."""
+    p = run([PERF, "report", "-i", data, "--stdio", "--sort", "srcline", "-n", *extra])
+    check("perf report %s exit 0" % " ".join(extra), p.returncode == 0, p.stderr)
+    lines = {}
+    for ln in p.stdout.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+(\d+)\s+(\S+)\s*$", ln)
+        if m:
+            lines[m.group(3)] = lines.get(m.group(3), 0) + int(m.group(2))
+    return lines
+
+
+def hwprof_rows(data, *args, stdin=None):
+    """The JSON report of DATA (rows, header)."""
+    p = run([HWPROF, "report", "-i", data, "-f", "json", "--limit", "0", *args], stdin=stdin)
+    check("hwprof report -i %s %s: exit 0 or 1" % (os.path.basename(data), " ".join(args)),
+          p.returncode in (0, 1), p.stderr)
+    check("sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
+    d = json.loads(p.stdout) if p.stdout else {"rows": [], "header": {}}
+    return d["rows"], d["header"]
+
+
+def by_line(rows):
+    """{'hotloop.c:64': samples} of the rows that have a line."""
+    out = {}
+    for r in rows:
+        if r["file"] and r["line"]:
+            k = "%s:%d" % (os.path.basename(r["file"]), r["line"])
+            out[k] = out.get(k, 0) + r["samples"]
+    return out
+
+
+def same_top(label, mine, perfs, n, exact):
+    """The N top lines of PERFS (hotloop.c's, where IPs are exact) and their counts in MINE."""
+    top = [k for k, _ in sorted(perfs.items(), key=lambda kv: -kv[1])
+           if k.startswith("hotloop.c:")][:n]
+    check("%s: perf has hotloop.c lines %r" % (label, top), len(top) == n)
+    for k in top:
+        a, b = mine.get(k, 0), perfs[k]
+        ok = a == b if exact else abs(a - b) <= max(2, b // 100)
+        check("%s: %s hwprof %d, perf %d" % (label, k, a, b), ok)
+
+
+def test_page_faults(d):
+    data = os.path.join(d, "pf.data")
+    perf_record(data, "-e", "page-faults", "-c", "1")
+    rows, h = hwprof_rows(data)
+    fault = "hotloop.c:%d" % hwprof_test.hot_line(SRC, "fault")
+    mine = by_line(rows)
+    check("the top line is HOT: fault (%s): %r" % (fault, rows[:1]),
+          rows and "%s:%d" % (os.path.basename(rows[0]["file"] or ""), rows[0]["line"] or 0)
+          == fault)
+    check("event named as perf names it: %r" % h.get("event"), h.get("event") == "page-faults")
+    same_top("page-faults", mine, perf_lines(data), 2, True)
+    n = run([PERF, "script", "-i", data, "-F", "ip"]).stdout.count("\n")
+    check("every sample read: hwprof %s, perf script %d" % (h.get("samples"), n),
+          h.get("samples") == n)
+
+
+def test_cpu_clock(d):
+    data = os.path.join(d, "cc.data")
+    perf_record(data, "-e", "cpu-clock")
+    rows, h = hwprof_rows(data)
+    chase = "hotloop.c:%d" % hwprof_test.hot_line(SRC, "chase")
+    check("event cpu-clock: %r" % h.get("event"), h.get("event") == "cpu-clock")
+    mine = by_line(rows)
+    check("the chase loop leads: %r" % sorted(mine.items(), key=lambda kv: -kv[1])[:3],
+          max(mine, key=mine.get, default="").startswith("hotloop.c:"))
+    check("chase's line %s sampled" % chase, mine.get(chase, 0) > 0)
+    # The same samples: the same counts, up to the odd address the two symbolize apart.
+    same_top("cpu-clock", mine, perf_lines(data), 3, False)
+
+
+def test_callgraph(d):
+    """-g: callers from perf's callchains. main's samples as a caller (its children but its
+    self) are perf script's samples whose chain holds main below the leaf (a leaf in main is
+    make_chain inlined into main: hwprof's function make_chain, perf's main)."""
+    data = os.path.join(d, "pfg.data")
+    perf_record(data, "-g", "-e", "page-faults", "-c", "1")
+    rows, h = hwprof_rows(data, "-s", "function")
+    main = [r for r in rows if r["function"] == "main"]
+    check("one main row", len(main) == 1, rows[:5])
+    script = run([PERF, "script", "-i", data, "-F", "ip,sym"]).stdout
+    chains = [c for c in script.split("\n\n") if c.strip()]
+    with_main = sum(1 for c in chains
+                    if any(re.search(r"\smain\s*$", ln) for ln in c.strip().splitlines()[1:]))
+    check("perf script: %d samples, %d under main" % (len(chains), with_main),
+          len(chains) == h.get("samples") and with_main > len(chains) // 2)
+    if main:
+        under = main[0]["samples"] - main[0].get("self_samples", main[0]["samples"])
+        check("main's samples as a caller %d == perf's %d" % (under, with_main),
+              under == with_main, main[0])
+    # Without -g the same file still reports by line, with perf's counts.
+    rows, _ = hwprof_rows(data)
+    same_top("page-faults -g", by_line(rows), perf_lines(data, "--no-children"), 2, True)
+
+
+def test_cpu_clock_callgraph(d):
+    data = os.path.join(d, "ccg.data")
+    perf_record(data, "-g", "-e", "cpu-clock")
+    rows, _ = hwprof_rows(data, "-s", "function")
+    funcs = {r["function"]: r for r in rows}
+    check("chase and main are there: %r" % list(funcs)[:5], "chase" in funcs and "main" in funcs)
+    if "chase" in funcs and "main" in funcs:
+        check("main's children hold chase's self",
+              funcs["main"]["share"] >= funcs["chase"]["self_share"] > 0.3,
+              (funcs["main"], funcs["chase"]))
+
+
+def test_pipe(d):
+    """perf record -o - | hwprof report -i -: the stream, live and from a file of it."""
+    data = os.path.join(d, "pipe.data")
+    with open(data, "wb") as f:
+        p = subprocess.run([PERF, "record", "-q", "-e", "page-faults", "-c", "1", "-o", "-",
+                            HOTLOOP, STEPS], stdout=f, stderr=subprocess.PIPE, timeout=180)
+    if p.returncode:
+        print("skip: perf record -o - failed here: %s" % p.stderr.decode().strip())
+        sys.exit(77)
+    with open(data, "rb") as f:
+        rows, h = hwprof_rows("-", stdin=f)
+    same_top("pipe file on stdin", by_line(rows), perf_lines(data), 2, True)
+    rows2, _ = hwprof_rows(data)
+    check("the pipe stream as a file reads the same", by_line(rows2) == by_line(rows))
+    live = subprocess.run("'%s' record -q -e page-faults -c 1 -o - '%s' %s | '%s' report -i - "
+                          "-f json --limit 3" % (PERF, HOTLOOP, STEPS, HWPROF), shell=True,
+                          capture_output=True, text=True, timeout=180)
+    check("live pipe: exit 0 or 1", live.returncode in (0, 1), live.stderr)
+    fault = hwprof_test.hot_line(SRC, "fault")
+    top = json.loads(live.stdout)["rows"][0] if live.stdout else {}
+    check("live pipe: HOT: fault leads: %r" % top, top.get("line") == fault)
+
+
+def test_events_and_annotate(d):
+    """Two events: the first shown, --event picks the other; annotate opens the file."""
+    data = os.path.join(d, "two.data")
+    perf_record(data, "-e", "page-faults", "-e", "minor-faults", "-c", "1")
+    rows, h = hwprof_rows(data)
+    check("page-faults shown first: %r" % h.get("event"), h.get("event") == "page-faults")
+    check("the other is named in a warning: %r" % h.get("warnings"),
+          any("minor-faults" in w for w in h.get("warnings", [])))
+    rows2, h2 = hwprof_rows(data, "--event", "minor-faults")
+    check("--event minor-faults: %r" % h2.get("event"), h2.get("event") == "minor-faults")
+    script = run([PERF, "script", "-i", data, "-F", "event"]).stdout.split()
+    check("samples per event as perf script's: %r %r" % (h.get("samples"), h2.get("samples")),
+          h.get("samples") == script.count("page-faults:") and
+          h2.get("samples") == script.count("minor-faults:"))
+    a = run([HWPROF, "annotate", "-i", data, "--stdio", "--limit", "1"])
+    check("annotate -i perf.data: exit 0 or 1", a.returncode in (0, 1), a.stderr)
+    fault = hwprof_test.hot_line(SRC, "fault")
+    check("annotate shows touch_pages with the HOT: fault line",
+          "touch_pages" in a.stdout and re.search(r"\b%d\b.*HOT: fault" % fault, a.stdout),
+          a.stdout[:2000])
+
+
+if not PERF:
+    print("skip: no perf on this host (Debian: linux-perf)")
+    sys.exit(77)
+with tempfile.TemporaryDirectory(prefix="perf-data-", dir=os.environ.get("RPT_TMP")) as tmp:
+    run_cases(globals(), tmp)
