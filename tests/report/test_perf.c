@@ -1,0 +1,351 @@
+/* test_perf.c - the perf.data producer (report/core/input_perf.c) on hand-made files
+ * (perf_writer.h): what is read, older and newer attrs, several events, callchains, the pipe
+ * layout, and bad input (cut at every byte, other byte order, another version, a record of
+ * size 0, a data size perf never wrote). perf_data.py checks files of the real perf. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "fixture.h"
+#include "perf_writer.h"
+
+#define PROG "/nonexistent/perf-test-prog"
+#define BASE 0x400000ull
+
+static void write_file(const char *path, const struct pw *b)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert(f);
+	cr_assert_eq(fwrite(b->p, 1, b->len, f), b->len);
+	fclose(f);
+}
+
+/* profile_load() of PATH (EVENT may be NULL): its return value, the profile in *P (NULL on
+ * error) and the message in ERR. */
+static int load(const char *path, const char *event, struct profile **p, char *err, size_t len)
+{
+	const char *in[] = {path};
+	struct profile_options o = {.inputs = in, .ninputs = 1, .event = event};
+
+	err[0] = '\0';
+	return profile_load(p, &o, err, len);
+}
+
+/* F written under $RPT_TMP as NAME and loaded (EVENT may be NULL), asserted to succeed. */
+static struct profile *loaded(const struct pw *f, const char *name, const char *event)
+{
+	struct profile *p = NULL;
+	char path[256], err[512];
+
+	tmp_path(path, sizeof(path), name);
+	write_file(path, f);
+	cr_assert_eq(load(path, event, &p, err, sizeof(err)), 0, "%s", err);
+	return p;
+}
+
+/* A recording of PROG: its mapping, its name, N samples at BASE + 0x100 (period 1) and one
+ * sample at BASE + 0x200 of period 5, then a LOST of LOST samples, for event id ID. */
+static void data_lost(struct pw *d, uint64_t id, int n, uint64_t lost)
+{
+	pw_comm(d, 42, "prog", 10, id);
+	pw_mmap2(d, 42, BASE, 0x1000, 0, PROG, 11, id);
+	for (int i = 0; i < n; i++)
+		pw_sample(d, BASE + 0x100, 42, 100 + (uint64_t)i, id, 1, NULL, 0);
+	pw_sample(d, BASE + 0x200, 42, 1000, id, 5, NULL, 0);
+	if (lost)
+		pw_lost(d, id, lost, 1001);
+}
+
+static void data_of(struct pw *d, uint64_t id, int n)
+{
+	data_lost(d, id, n, 0);
+}
+
+static struct pw_event page_faults(uint64_t id, const char *name)
+{
+	return (struct pw_event){
+	    .attr = pw_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1, PW_SAMPLE_TYPE),
+	    .id = id,
+	    .name = name};
+}
+
+Test(perf, a_file_reads_as_perf_wrote_it)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, "page-faults:u");
+	struct profile *p;
+
+	data_lost(&d, 7, 10, 2);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "a.perf", NULL);
+	cr_assert_eq(p->samples_read, 11);
+	cr_assert_eq(samples_of_dso(p, PROG), 11, "the MMAP2 maps the samples to PROG");
+	cr_assert_str_eq(p->header.hostname, "testhost");
+	cr_assert_eq(p->header.argc, 3);
+	cr_assert_str_eq(p->header.argv[2], "prog");
+	cr_assert_str_eq(p->header.events[0].name, "page-faults:u", "EVENT_DESC's name");
+	cr_assert(p->header.events[0].exclude_kernel);
+	cr_assert_eq(p->trailer.lost, 2);
+	cr_assert(has_warning(p, "2 of 13 samples", "lost"), "LOST records are counted");
+	cr_assert_null(strstr(p->warnings[0], "cut short"));
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+Test(perf, event_names_from_the_attr_without_event_desc)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+
+	ev.attr.type = PERF_TYPE_SOFTWARE;
+	ev.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	data_of(&d, 7, 3);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "noname.perf", NULL);
+	cr_assert_str_eq(p->header.events[0].name, "cpu-clock");
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+Test(perf, older_and_newer_attr_sizes)
+{
+	/* PERF_ATTR_SIZE_VER0 (64 bytes: up to bp_len) and a future 200-byte attr: both read, the
+	 * fields the file has kept. */
+	const uint32_t sizes[] = {PERF_ATTR_SIZE_VER0, PERF_ATTR_SIZE_VER5, 200};
+
+	for (size_t i = 0; i < 3; i++) {
+		struct pw d = {0}, f = {0};
+		struct pw_event ev = page_faults(7, NULL);
+		struct profile *p;
+
+		ev.attr_len = sizes[i];
+		data_of(&d, 7, 4);
+		pw_file(&f, &ev, 1, &d);
+		p = loaded(&f, "size.perf", NULL);
+		cr_assert_eq(p->samples_read, 5, "attr of %u bytes", sizes[i]);
+		cr_assert_str_eq(p->header.events[0].name, "page-faults");
+		profile_free(p);
+		free(d.p);
+		free(f.p);
+	}
+}
+
+Test(perf, two_events_split_by_id)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev[2] = {page_faults(7, "page-faults"), page_faults(9, "minor-faults")};
+	struct profile *p;
+
+	ev[1].attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
+	data_of(&d, 7, 6);
+	for (int i = 0; i < 3; i++)
+		pw_sample(&d, BASE + 0x300, 42, 2000 + (uint64_t)i, 9, 1, NULL, 0);
+	pw_file(&f, ev, 2, &d);
+	p = loaded(&f, "two.perf", NULL);
+	cr_assert_eq(samples_of_dso(p, PROG), 7, "page-faults shown: its 7 samples");
+	cr_assert(has_warning(p, "3 samples of 'minor-faults'", NULL));
+	profile_free(p);
+	p = loaded(&f, "two.perf", "minor-faults");
+	cr_assert_eq(samples_of_dso(p, PROG), 3);
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+Test(perf, callchains_become_stacks)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	const uint64_t chain[] = {(uint64_t)PERF_CONTEXT_USER, BASE + 0x100, BASE + 0x510,
+				  BASE + 0x620};
+	struct profile *p;
+
+	ev.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	pw_mmap2(&d, 42, BASE, 0x1000, 0, PROG, 11, 7);
+	for (int i = 0; i < 4; i++)
+		pw_sample(&d, BASE + 0x100, 42, 100 + (uint64_t)i, 7, 1, chain, 4);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "chain.perf", NULL);
+	cr_assert_eq(p->samples_read, 4);
+	cr_assert_eq(p->nstacks, 1, "four samples, one stack");
+	cr_assert_eq(p->stacks[0].n, 3, "the leaf and its two callers (the repeated ip dropped)");
+	cr_assert_eq(p->stacks[0].samples, 4);
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+Test(perf, pipe_layout_in_a_file)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+
+	data_of(&d, 7, 8);
+	pw_pipe(&f, &ev, 1, &d);
+	p = loaded(&f, "pipe.perf", NULL);
+	cr_assert_eq(p->samples_read, 9);
+	cr_assert_str_eq(p->header.hostname, "pipehost");
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+Test(perf, other_types_are_skipped_by_their_size)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+	size_t at;
+
+	data_of(&d, 7, 2);
+	at = pw_begin(&d, PERF_RECORD_SWITCH, 0);
+	pw_sample_id(&d, 42, 42, 5000, 7);
+	pw_end(&d, at);
+	at = pw_begin(&d, 63, 0); /* a kernel type of the future */
+	pw_u64(&d, 1);
+	pw_end(&d, at);
+	at = pw_begin(&d, 71, 0); /* AUXTRACE: its 16-byte payload follows the record */
+	pw_u64(&d, 16);
+	pw_u64(&d, 0);
+	pw_end(&d, at);
+	pw_u64(&d, 0xdeadbeef), pw_u64(&d, 0xdeadbeef);
+	pw_sample(&d, BASE + 0x100, 42, 6000, 7, 1, NULL, 0);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "skip.perf", NULL);
+	cr_assert_eq(p->samples_read, 4);
+	cr_assert_not(has_warning(p, "perf.data", NULL), "the read went to the end");
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+/* ---- bad input ------------------------------------------------------------------------- */
+
+static void refused(const struct pw *f, int want, const char *words)
+{
+	struct profile *p = NULL;
+	char path[256], err[512];
+
+	tmp_path(path, sizeof(path), "bad.perf");
+	write_file(path, f);
+	cr_assert_eq(load(path, NULL, &p, err, sizeof(err)), want, "%s", err);
+	cr_assert_null(p);
+	cr_assert(strstr(err, words), "'%s' lacks '%s'", err, words);
+	cr_assert_null(strchr(err, '\n'), "one line");
+}
+
+Test(perf, other_byte_order_and_versions_are_refused)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+
+	data_of(&d, 7, 2);
+	pw_file(&f, &ev, 1, &d);
+	memcpy(f.p, "2ELIFREP", 8);
+	refused(&f, -EPROTONOSUPPORT, "other byte order");
+	memcpy(f.p, "PERFILE3", 8);
+	refused(&f, -EPROTONOSUPPORT, "format this hwprof does not read");
+	memcpy(f.p, "PERFILE2", 8);
+	f.p[8] = 120; /* a header size no perf wrote */
+	refused(&f, -EPROTONOSUPPORT, "header of 120 bytes");
+	f.p[8] = 104;
+	memset(f.p + 24, 0xff, 8); /* the attr section's offset */
+	refused(&f, -EBADMSG, "attr section");
+	free(d.p);
+	free(f.p);
+}
+
+Test(perf, cut_at_every_byte)
+{
+	struct pw d = {0}, f = {0}, cut = {0};
+	struct pw_event ev = page_faults(7, "page-faults");
+	uint64_t last = 0;
+
+	data_of(&d, 7, 5);
+	pw_file(&f, &ev, 1, &d);
+	for (size_t n = 1; n < f.len; n++) {
+		struct profile *p = NULL;
+		char path[256], err[512];
+		int ret;
+
+		cut.len = 0;
+		pw_put(&cut, f.p, n);
+		tmp_path(path, sizeof(path), "cut.perf");
+		write_file(path, &cut);
+		ret = load(path, NULL, &p, err, sizeof(err));
+		if (ret < 0) {
+			cr_assert(err[0] && !strchr(err, '\n'), "cut at %zu: one line: %s", n, err);
+			continue;
+		}
+		/* A cut in the data or the features: the samples before it, and a warning. */
+		cr_assert(p->samples_read >= last, "cut at %zu: %" PRIu64 " samples after %" PRIu64,
+			  n, p->samples_read, last);
+		cr_assert(p->samples_read <= 6);
+		cr_assert(has_warning(p, "perf.data", NULL) || p->samples_read == 6,
+			  "cut at %zu: no warning", n);
+		last = p->samples_read;
+		profile_free(p);
+	}
+	free(d.p);
+	free(f.p);
+	free(cut.p);
+}
+
+Test(perf, damaged_data_stops_with_a_warning)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+	size_t at;
+
+	data_of(&d, 7, 3);
+	at = d.len;
+	data_of(&d, 7, 3);
+	memset(d.p + at + 6, 0, 2); /* a record of size 0: never loops */
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "zero.perf", NULL);
+	cr_assert_eq(p->samples_read, 4, "the records before it");
+	cr_assert(p->partial);
+	cr_assert(has_warning(p, "damaged", "record size below 8"));
+	profile_free(p);
+	/* A sample shorter than its sample_type. */
+	free(d.p);
+	d = (struct pw){0};
+	data_of(&d, 7, 2);
+	at = pw_begin(&d, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	pw_u64(&d, BASE);
+	pw_end(&d, at);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "short.perf", NULL);
+	cr_assert_eq(p->samples_read, 3);
+	cr_assert(has_warning(p, "shorter than its fields", NULL));
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+Test(perf, data_size_perf_never_wrote)
+{
+	/* perf record killed: the header's data size is still 0, the records are there. */
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+
+	data_of(&d, 7, 3);
+	pw_file(&f, &ev, 1, &d);
+	f.len = 104 + (sizeof(ev.attr) + 16) + 8 + d.len; /* no features either */
+	memset(f.p + 48, 0, 8);
+	p = loaded(&f, "killed.perf", NULL);
+	cr_assert_eq(p->samples_read, 4);
+	cr_assert(p->partial);
+	cr_assert(has_warning(p, "not finished by perf record", NULL));
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
