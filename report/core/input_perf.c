@@ -156,6 +156,13 @@ static int src_skip(struct src *s, uint64_t end, uint64_t n)
 
 /* ---- the reader's state ----------------------------------------------------------------- */
 
+struct queued {
+	uint64_t time, seq; /* sort keys: time, then file order */
+	uint64_t pos;	    /* file offset, for messages */
+	size_t off;	    /* the record: at src.base + off, or at arena + off */
+	uint32_t len;
+};
+
 struct perf_reader {
 	struct input *in;
 	const char *path;
@@ -167,6 +174,14 @@ struct perf_reader {
 	struct callchain_stack chain;
 	uint64_t records, samples, lost, throttles, compressed, late_build_ids;
 	uint64_t first_time, last_time;
+	/* Kernel records waiting to be put in time order (see "time order" below). */
+	struct queued *q;
+	size_t nq, capq;
+	unsigned char *arena; /* a stream's waiting records, back to back */
+	size_t narena, caparena;
+	uint64_t round_max, seen_max; /* newest time before the last round, and seen so far */
+	uint64_t bad_at;	      /* file offset of a held record that did not hold ... */
+	uint32_t bad_type;	      /* ... and its type (0: none) */
 	enum hwprof_read_status status;
 	char msg[320];
 };
@@ -528,16 +543,142 @@ static int kernel_record(struct perf_reader *r, const unsigned char *rec, size_t
 	return input_record(r->in, &out);
 }
 
+/* ---- time order --------------------------------------------------------------------------
+ *
+ * perf writes each CPU's ring buffer in turn, so a child's samples can come before the FORK
+ * that made it, or a sample before the MMAP of its code: the loader replays processes in the
+ * order records are given. perf marks with FINISHED_ROUND the point where every record older
+ * than the round before it has been written; the kernel records are held and given in time
+ * order up to there, as perf report does (a record without time keeps its place after the
+ * record before it). */
+
+/* REC's time: a sample's TIME field, another record's sample_id time; DFLT when it has none
+ * (or is too short to hold it). */
+static uint64_t record_time(const struct perf_reader *r, const unsigned char *rec, size_t len,
+			    uint64_t dflt)
+{
+	int k = event_index(r, rec, len, get32(rec) == PERF_RECORD_SAMPLE);
+	const struct perf_event_attr *a = &r->m.ev[k < 0 ? 0 : k].attr;
+	uint64_t t = a->sample_type;
+	size_t pos;
+
+	if (!(t & PERF_SAMPLE_TIME))
+		return dflt;
+	if (get32(rec) == PERF_RECORD_SAMPLE) {
+		pos = 8 + 8 * (size_t)(!!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP) +
+				       !!(t & PERF_SAMPLE_TID));
+	} else {
+		size_t after =
+		    8 * (size_t)(1 + !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID) +
+				 !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_IDENTIFIER));
+		if (!a->sample_id_all || len < 8 + after)
+			return dflt;
+		pos = len - after;
+	}
+	return pos >= 8 && pos + 8 <= len ? get64(rec + pos) : dflt;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct queued *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Holds kernel record REC (LEN bytes at file offset AT). Returns 0 or -ENOMEM. */
+static int enqueue(struct perf_reader *r, const unsigned char *rec, size_t len, uint64_t at)
+{
+	struct queued *e;
+
+	if (r->nq == r->capq) {
+		size_t cap = r->capq ? r->capq * 2 : 4096;
+		struct queued *v = realloc(r->q, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->q = v;
+		r->capq = cap;
+	}
+	e = &r->q[r->nq];
+	/* A record without a time keeps its place: after the one before it. */
+	*e = (struct queued){.time = record_time(r, rec, len, r->nq ? e[-1].time : r->round_max),
+			     .seq = r->nq,
+			     .pos = at,
+			     .len = (uint32_t)len};
+	if (r->src.base) {
+		e->off = (size_t)(rec - r->src.base);
+	} else {
+		if (r->caparena - r->narena < len) {
+			size_t cap = r->caparena ? r->caparena : 1 << 20;
+			unsigned char *v;
+			while (cap - r->narena < len)
+				cap *= 2;
+			v = realloc(r->arena, cap);
+			if (!v)
+				return -ENOMEM;
+			r->arena = v;
+			r->caparena = cap;
+		}
+		memcpy(r->arena + r->narena, rec, len);
+		e->off = r->narena;
+		r->narena += len;
+	}
+	if (e->time > r->seen_max)
+		r->seen_max = e->time;
+	r->nq++;
+	return 0;
+}
+
+/* Gives the held records up to time UPTO (all: UINT64_MAX) in time order; the others stay
+ * held. Returns 0, -ENOMEM, or -EBADMSG with r->bad_at the record's offset. */
+static int flush_queue(struct perf_reader *r, uint64_t upto)
+{
+	const unsigned char *base = r->src.base ? r->src.base : r->arena;
+	size_t n = 0, keep = 0;
+	int ret = 0;
+
+	if (r->nq)
+		qsort(r->q, r->nq, sizeof(*r->q), by_time);
+	while (n < r->nq && r->q[n].time <= upto && ret == 0) {
+		ret = kernel_record(r, base + r->q[n].off, r->q[n].len);
+		if (ret == -EBADMSG) {
+			r->bad_at = r->q[n].pos;
+			r->bad_type = get32(base + r->q[n].off);
+		}
+		n++;
+	}
+	if (ret)
+		return ret;
+	for (size_t i = n; i < r->nq; i++, keep++) {
+		r->q[keep] = r->q[i];
+		r->q[keep].seq = keep;
+	}
+	r->nq = keep;
+	if (!r->src.base) {
+		/* Compact the arena to the records still held. */
+		size_t o = 0;
+		for (size_t i = 0; i < r->nq; i++) {
+			memmove(r->arena + o, r->arena + r->q[i].off, r->q[i].len);
+			r->q[i].off = o;
+			o += r->q[i].len;
+		}
+		r->narena = o;
+	}
+	return 0;
+}
+
 /* One record of the data (or of a pipe). Returns 0, -EBADMSG, -ENODATA (a payload cut
  * short), -ENOMEM or -errno. */
-static int one_record(struct perf_reader *r, const unsigned char *rec, size_t len, uint64_t end)
+static int one_record(struct perf_reader *r, const unsigned char *rec, size_t len, uint64_t end,
+		      uint64_t at)
 {
 	uint32_t type = get32(rec);
 	int ret;
 
 	if (type < PERF_USER_HEADER_ATTR) {
 		ret = begin(r);
-		return ret ? ret : kernel_record(r, rec, len);
+		return ret ? ret : enqueue(r, rec, len, at);
 	}
 	switch (type) {
 	case PERF_USER_HEADER_ATTR: {
@@ -580,9 +721,35 @@ static int one_record(struct perf_reader *r, const unsigned char *rec, size_t le
 		return 0;
 	case PERF_USER_FINISHED_INIT:
 		return begin(r);
-	default: /* FINISHED_ROUND and the rest: nothing a profile needs */
+	case PERF_USER_FINISHED_ROUND: {
+		uint64_t upto = r->round_max;
+		r->round_max = r->seen_max;
+		return flush_queue(r, upto);
+	}
+	default: /* the rest: nothing a profile needs */
 		return 0;
 	}
+}
+
+/* Ends the read: the held records are given, then the status says how the data ended:
+ * STATUS at offset AT with WHAT (HWPROF_READ_OK: it ended whole), unless a held record did
+ * not hold. Returns 0 or -ENOMEM / -errno of the loader. */
+static int end_read(struct perf_reader *r, enum hwprof_read_status status, uint64_t at,
+		    const char *what)
+{
+	int ret = flush_queue(r, UINT64_MAX);
+
+	if (ret == -EBADMSG) {
+		char msg[96];
+		snprintf(msg, sizeof(msg),
+			 "perf.data damaged: a record of type %" PRIu32 " shorter than its fields",
+			 r->bad_type);
+		stop(r, HWPROF_READ_CORRUPT, r->bad_at, msg);
+		return 0;
+	}
+	if (ret == 0 && status != HWPROF_READ_OK)
+		stop(r, status, at, what);
+	return ret;
 }
 
 /* Every record from the source's position to END (a stream: to its end). Returns 0 (the
@@ -596,27 +763,34 @@ static int read_records(struct perf_reader *r, uint64_t end)
 		int ret;
 
 		if (n == 0)
-			return 0;
-		if (n == -ENODATA) {
-			stop(r, HWPROF_READ_TRUNCATED, at, "perf.data cut short inside a record");
-			return 0;
-		}
-		if (n == -EBADMSG) {
-			stop(r, HWPROF_READ_CORRUPT, at,
-			     "perf.data damaged: a record size below 8");
-			return 0;
-		}
+			return end_read(r, HWPROF_READ_OK, at, NULL);
+		if (n == -ENODATA)
+			return end_read(r, HWPROF_READ_TRUNCATED, at,
+					"perf.data cut short inside a record");
+		if (n == -EBADMSG)
+			return end_read(r, HWPROF_READ_CORRUPT, at,
+					"perf.data damaged: a record size below 8");
 		if (n < 0)
 			return (int)n;
-		ret = one_record(r, rec, (size_t)n, end);
+		ret = one_record(r, rec, (size_t)n, end, at);
+		if (ret == -EBADMSG && r->bad_type) {
+			/* A held record, given at a FINISHED_ROUND. */
+			char msg[96];
+			snprintf(msg, sizeof(msg),
+				 "perf.data damaged: a record of type %" PRIu32
+				 " shorter than its fields",
+				 r->bad_type);
+			stop(r, HWPROF_READ_CORRUPT, r->bad_at, msg);
+			return 0;
+		}
 		if (ret == -EBADMSG || ret == -ENODATA) {
 			char what[96];
 			snprintf(what, sizeof(what), "perf.data %s: a record of type %" PRIu32 "%s",
 				 ret == -EBADMSG ? "damaged" : "cut short", get32(rec),
 				 ret == -EBADMSG ? " shorter than its fields" : "");
-			stop(r, ret == -EBADMSG ? HWPROF_READ_CORRUPT : HWPROF_READ_TRUNCATED, at,
-			     what);
-			return 0;
+			return end_read(
+			    r, ret == -EBADMSG ? HWPROF_READ_CORRUPT : HWPROF_READ_TRUNCATED, at,
+			    what);
 		}
 		if (ret < 0)
 			return ret;
@@ -957,6 +1131,8 @@ static int perf_read(struct input *in, const char *path, char *err, size_t errle
 		close(r->src.fd);
 	stackset_release(&r->stacks);
 	perf_meta_release(&r->m);
+	free(r->q);
+	free(r->arena);
 	free(r);
 	return ret;
 }

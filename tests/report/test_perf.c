@@ -349,3 +349,31 @@ Test(perf, data_size_perf_never_wrote)
 	free(d.p);
 	free(f.p);
 }
+
+Test(perf, records_are_given_in_time_order)
+{
+	/* perf writes one CPU's buffer after another: a child's sample (time 300) before the FORK
+	 * (time 200) that made it. It must still resolve through the parent's mapping. */
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+	size_t at;
+
+	pw_mmap2(&d, 42, BASE, 0x1000, 0, PROG, 11, 7);
+	pw_sample(&d, BASE + 0x100, 43, 300, 7, 1, NULL, 0);
+	at = pw_begin(&d, PERF_RECORD_FORK, 0);
+	pw_u32(&d, 43), pw_u32(&d, 42), pw_u32(&d, 43), pw_u32(&d, 42);
+	pw_u64(&d, 200);
+	pw_sample_id(&d, 43, 43, 200, 7);
+	pw_end(&d, at);
+	at = pw_begin(&d, 68 /* FINISHED_ROUND */, 0);
+	pw_end(&d, at);
+	pw_sample(&d, BASE + 0x100, 43, 400, 7, 1, NULL, 0);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "order.perf", NULL);
+	cr_assert_eq(p->samples_read, 2);
+	cr_assert_eq(samples_of_dso(p, PROG), 2, "both samples of the child are in PROG");
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
