@@ -170,9 +170,19 @@ static int unknown_function(const struct ann_model *m, const char *name)
 	char list[512] = "";
 	size_t o = 0;
 
-	for (size_t i = 0; i < n && o < sizeof(list); i++)
-		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "",
-				      m->funcs[idx[i]].name);
+	for (size_t i = 0; i < n && o < sizeof(list); i++) {
+		bool again = false; /* one name in two DSOs: listed once */
+
+		for (size_t k = 0; k < i && !again; k++)
+			again = !strcmp(m->funcs[idx[k]].name, m->funcs[idx[i]].name);
+		if (!again)
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", o ? ", " : "",
+					      m->funcs[idx[i]].name);
+	}
+	/* The profile's warnings first: a binary rebuilt or deleted since the recording has no
+	 * symbols read, which is the likelier cause than the name. */
+	for (size_t i = 0; i < m->profile->nwarnings; i++)
+		warning("%s", m->profile->warnings[i]);
 	error("FUNCTION '%s': no samples in a function of that name (closest: %s)", name,
 	      n ? list : "none");
 	return EXIT_FATAL;

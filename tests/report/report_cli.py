@@ -585,6 +585,25 @@ def test_stdio(tmp):
           bad.returncode == 64 and "--stdio is the text report; it excludes -f json" in bad.stderr)
 
 
+def test_annotate_rebuilt(tmp):
+    """Breaker: annotate FUNCTION of a binary rebuilt since the recording says it was rebuilt
+    (the cause) before that the name has no samples; the closest names are listed once."""
+    exe = os.path.join(tmp, "rebuilt")
+    shutil.copy(os.environ["RPT_ONELINE"], exe)
+    data = os.path.join(tmp, "rebuilt.data")
+    record_faults(data, exe)
+    before = annotate("-i", data, "--stdio", "one")
+    shutil.copy(os.environ["RPT_ESCAPE"], exe)  # another build at the same path
+    after = annotate("-i", data, "--stdio", "one")
+    lines = after.stderr.splitlines()
+    check(f"annotate of the recorded build: rc {before.returncode}", before.returncode == 0)
+    check(f"rebuilt: the rebuild named before the error: {after.stderr!r}",
+          after.returncode == 2 and len(lines) == 2 and "rebuilt since the recording" in lines[0]
+          and "FUNCTION 'one': no samples" in lines[1])
+    closest = lines[-1].split("(closest: ")[-1].rstrip(")").split(", ") if lines else []
+    check(f"closest names listed once: {closest}", len(closest) == len(set(closest)))
+
+
 def test_lambdas(tmp):
     """R-6: two lambdas inlined into one function are two functions in the report, named by
     their scope (g++ leaves the closure types unnamed: where each is written names it)."""
