@@ -341,6 +341,26 @@ char *xstrdup(const char *s)
 	return p ? p : oom(strlen(s) + 1);
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	return s;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 void cli_push(const char ***list, size_t *n, const char *s)
 {
 	*list = xrealloc(*list, (*n + 1) * sizeof(**list));

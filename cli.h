@@ -130,6 +130,10 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* The printf-formatted string FMT, malloc'd (the caller frees it); dies on ENOMEM. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* xasprintf() with the arguments in AP. */
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Appends S (not copied) to the array *LIST of *N strings, realloc'd (xrealloc): the lists of
  * repeatable options (-i FILE, --debug-dir DIR). The caller frees *LIST. */

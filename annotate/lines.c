@@ -177,8 +177,6 @@ static void push_text(struct builder *b, enum ann_row_kind kind, char *text)
 	push(b, kind)->text = own(b, text);
 }
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* An instruction's row: its marks (> a hot jump lands here, ! the likely cause of a hot one's
  * samples under skid), its label (the address; the symbol + offset in the instructions-only
  * view) and its disassembly. */
@@ -237,18 +235,6 @@ static void push_line(struct builder *b, int line, const char *text, const struc
 	}
 	if (b->sec && e)
 		push_insns(b, e->line);
-}
-
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die("out of memory");
-	va_end(ap);
-	return s;
 }
 
 /* Whether TEXT, a source line, starts a definition of the function IDENT: IDENT followed by

@@ -111,8 +111,7 @@ static int64_t str_idf(struct strtab *t, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die("out of memory");
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	t->owned = xrealloc(t->owned, (t->nowned + 1) * sizeof(*t->owned));
 	t->owned[t->nowned++] = s;
