@@ -1021,14 +1021,15 @@ static int pipe_of(const void *head, size_t head_len, int byte, size_t fill, pid
 	return fds[0];
 }
 
-static int open_pipe_err(int fd, pid_t pid, char *err, size_t len)
+/* pid is read after the call's arguments are evaluated: pipe_of() sets it in the same call. */
+static int open_pipe_err(int fd, const pid_t *pid, char *err, size_t len)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/dev/fd/%d", fd);
 	int ret = open_err(path, err, len);
 	close(fd);
-	waitpid(pid, NULL, 0);
+	waitpid(*pid, NULL, 0);
 	return ret;
 }
 
@@ -1043,10 +1044,10 @@ Test(sampfile, streams_are_checked_first_and_capped, .timeout = 30)
 	cr_expect(strstr(err, "/dev/zero: not a hwprof sample file (a character device; it starts "
 			      "with binary data, not the hwprof magic"),
 		  "%s", err);
-	cr_assert_eq(open_pipe_err(pipe_of(NULL, 0, 'y', SIZE_MAX, &pid), pid, err, sizeof(err)),
+	cr_assert_eq(open_pipe_err(pipe_of(NULL, 0, 'y', SIZE_MAX, &pid), &pid, err, sizeof(err)),
 		     -EPROTO);
 	cr_expect(strstr(err, "(a pipe; it starts with text, not the hwprof magic"), "%s", err);
-	cr_assert_eq(open_pipe_err(pipe_of(NULL, 0, 0, 0, &pid), pid, err, sizeof(err)), -ENODATA);
+	cr_assert_eq(open_pipe_err(pipe_of(NULL, 0, 0, 0, &pid), &pid, err, sizeof(err)), -ENODATA);
 	cr_expect(strstr(err, "a pipe that gave no bytes"), "%s", err);
 	/* A /proc file says its size is 0 but is not empty. */
 	cr_assert_eq(open_err("/proc/self/maps", err, sizeof(err)), -EPROTO);
@@ -1059,7 +1060,7 @@ Test(sampfile, streams_are_checked_first_and_capped, .timeout = 30)
 	struct frame_map m;
 	size_t len;
 	uint8_t *b = small_file(&len, &all, &m);
-	cr_assert_eq(open_pipe_err(pipe_of(b, len, 0, 0, &pid), pid, err, sizeof(err)), 0, "%s",
+	cr_assert_eq(open_pipe_err(pipe_of(b, len, 0, 0, &pid), &pid, err, sizeof(err)), 0, "%s",
 		     err);
 	recs_free(&all);
 	free(b);
