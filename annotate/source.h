@@ -30,6 +30,7 @@ struct source_file {
 	char **lines;		/* lines[0] is line 1: tabs expanded to 8 columns, control bytes
 				 * shown as '?', no newline */
 	size_t nlines;
+	char *text;	       /* the block LINES point into (owned by the cache) */
 	char *looked_for;      /* when not found: one line, "PATH (errno text)" per candidate,
 				* "; "-separated */
 	struct timespec mtime; /* of the file read (st_mtim), to tell an edit after the build */
