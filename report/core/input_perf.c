@@ -159,8 +159,9 @@ static int src_skip(struct src *s, uint64_t end, uint64_t n)
 struct queued {
 	uint64_t time, seq; /* sort keys: time, then file order */
 	uint64_t pos;	    /* file offset, for messages */
-	size_t off;	    /* the record: at src.base + off, or at arena + off */
+	size_t off;	    /* the record: at arena + off when COPIED, else at src.base + off */
 	uint32_t len;
+	bool copied;
 };
 
 struct perf_reader {
@@ -587,7 +588,8 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Holds kernel record REC (LEN bytes at file offset AT). Returns 0 or -ENOMEM. */
+/* Holds kernel record REC (LEN bytes at file offset AT), a copy of it when the input is a
+ * stream (its bytes are gone at the next record). Returns 0 or -ENOMEM. */
 static int enqueue(struct perf_reader *r, const unsigned char *rec, size_t len, uint64_t at)
 {
 	struct queued *e;
@@ -605,8 +607,9 @@ static int enqueue(struct perf_reader *r, const unsigned char *rec, size_t len, 
 	*e = (struct queued){.time = record_time(r, rec, len, r->nq ? e[-1].time : r->round_max),
 			     .seq = r->nq,
 			     .pos = at,
-			     .len = (uint32_t)len};
-	if (r->src.base) {
+			     .len = (uint32_t)len,
+			     .copied = !r->src.base};
+	if (!e->copied) {
 		e->off = (size_t)(rec - r->src.base);
 	} else {
 		if (r->caparena - r->narena < len) {
@@ -630,21 +633,47 @@ static int enqueue(struct perf_reader *r, const unsigned char *rec, size_t len, 
 	return 0;
 }
 
+/* Keeps in the arena only the records still held. They are in time order, not in the
+ * arena's (the order they came in): moved one by one in place, a record could overwrite one
+ * not yet moved, so they go to a new arena. Returns 0 or -ENOMEM. */
+static int compact_arena(struct perf_reader *r)
+{
+	unsigned char *v;
+	size_t o = 0;
+
+	if (!r->narena)
+		return 0;
+	v = malloc(r->caparena);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nq; i++) {
+		if (!r->q[i].copied)
+			continue;
+		memcpy(v + o, r->arena + r->q[i].off, r->q[i].len);
+		r->q[i].off = o;
+		o += r->q[i].len;
+	}
+	free(r->arena);
+	r->arena = v;
+	r->narena = o;
+	return 0;
+}
+
 /* Gives the held records up to time UPTO (all: UINT64_MAX) in time order; the others stay
  * held. Returns 0, -ENOMEM, or -EBADMSG with r->bad_at the record's offset. */
 static int flush_queue(struct perf_reader *r, uint64_t upto)
 {
-	const unsigned char *base = r->src.base ? r->src.base : r->arena;
 	size_t n = 0, keep = 0;
 	int ret = 0;
 
 	if (r->nq)
 		qsort(r->q, r->nq, sizeof(*r->q), by_time);
 	while (n < r->nq && r->q[n].time <= upto && ret == 0) {
-		ret = kernel_record(r, base + r->q[n].off, r->q[n].len);
+		const unsigned char *rec = (r->q[n].copied ? r->arena : r->src.base) + r->q[n].off;
+		ret = kernel_record(r, rec, r->q[n].len);
 		if (ret == -EBADMSG) {
 			r->bad_at = r->q[n].pos;
-			r->bad_type = get32(base + r->q[n].off);
+			r->bad_type = get32(rec);
 		}
 		n++;
 	}
@@ -655,17 +684,7 @@ static int flush_queue(struct perf_reader *r, uint64_t upto)
 		r->q[keep].seq = keep;
 	}
 	r->nq = keep;
-	if (!r->src.base) {
-		/* Compact the arena to the records still held. */
-		size_t o = 0;
-		for (size_t i = 0; i < r->nq; i++) {
-			memmove(r->arena + o, r->arena + r->q[i].off, r->q[i].len);
-			r->q[i].off = o;
-			o += r->q[i].len;
-		}
-		r->narena = o;
-	}
-	return 0;
+	return compact_arena(r);
 }
 
 /* One record of the data (or of a pipe). Returns 0, -EBADMSG, -ENODATA (a payload cut

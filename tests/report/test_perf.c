@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "perf_writer.h"
@@ -373,6 +374,54 @@ Test(perf, records_are_given_in_time_order)
 	p = loaded(&f, "order.perf", NULL);
 	cr_assert_eq(p->samples_read, 2);
 	cr_assert_eq(samples_of_dso(p, PROG), 2, "both samples of the child are in PROG");
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+/* F (below the pipe's 64 KiB buffer) written into a pipe and loaded from its read end, as
+ * `perf record -o - | hwprof report -i -` would: a stream, not a mapped file. */
+static struct profile *loaded_from_pipe(const struct pw *f)
+{
+	struct profile *p = NULL;
+	char path[64], err[512];
+	int fds[2];
+
+	cr_assert_eq(pipe(fds), 0);
+	cr_assert_lt(f->len, 65536);
+	cr_assert_eq(write(fds[1], f->p, f->len), (ssize_t)f->len);
+	close(fds[1]);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[0]);
+	cr_assert_eq(load(path, NULL, &p, err, sizeof(err)), 0, "%s", err);
+	close(fds[0]);
+	return p;
+}
+
+static void finished_round(struct pw *d)
+{
+	pw_end(d, pw_begin(d, 68 /* FINISHED_ROUND */, 0));
+}
+
+Test(perf, a_stream_keeps_records_held_across_rounds)
+{
+	/* A stream's records wait in memory for their round. Held past a round, out of time
+	 * order (A at 500 came before B at 400), each must stay itself: A is pid 42's, in PROG;
+	 * B is pid 43's, which mapped nothing. */
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+
+	pw_comm(&d, 42, "prog", 10, 7);
+	pw_mmap2(&d, 42, BASE, 0x1000, 0, PROG, 11, 7);
+	finished_round(&d);
+	finished_round(&d);
+	pw_sample(&d, BASE + 0x100, 42, 500, 7, 1, NULL, 0);
+	pw_sample(&d, BASE + 0x200, 43, 400, 7, 1, NULL, 0);
+	finished_round(&d);
+	pw_pipe(&f, &ev, 1, &d);
+	p = loaded_from_pipe(&f);
+	cr_assert_eq(p->samples_read, 2);
+	cr_assert_eq(samples_of_dso(p, PROG), 1, "pid 42's sample is in PROG, pid 43's is not");
 	profile_free(p);
 	free(d.p);
 	free(f.p);
