@@ -22,8 +22,11 @@ struct dso_sym {
 	char *debuginfo_path; /* libdwfl's search list, see libdwfl.h */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	struct symtab symtab;	    /* built at open */
-	struct dwarf_index index;   /* built at open */
+	struct symtab symtab;	  /* built at open */
+	struct dwarf_index index; /* built when the DWARF is read (read_dwarf()) */
+	int dwarf;		  /* 0: not looked for yet, 1: read, -1: none found */
+	const char **dirs;	  /* the caller's --debug-dir list (not copied) */
+	size_t ndirs;
 	struct scoped_name *scoped; /* qualified names made by scoped_name(), by DIE offset */
 	size_t nscoped;
 	struct fn_info *fns; /* function DIEs' names, by DIE (fn_info()): open addressing */
@@ -117,14 +120,28 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 	}
 }
 
+/* S's DWARF (its file's or separate debug info) and the index of its functions, read once:
+ * opening libc's compressed debug file inflates all its sections, which a lookup by symbol
+ * only (a focused profile, profile.h) never needs. Returns whether S has DWARF. */
+static bool read_dwarf(struct dso_sym *s)
+{
+	Dwarf_Addr bias;
+
+	if (!s->dwarf) {
+		s->dwarf = dwfl_module_getdwarf(s->mod, &bias) ? 1 : -1;
+		dwarf_index_init(&s->index, s->mod);
+	}
+	return s->dwarf > 0;
+}
+
 int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf, char *why,
 		 size_t whylen)
 {
 	struct dso_sym *s = calloc(1, sizeof(*s));
 	const char *base = strrchr(d->path, '/');
-	Dwarf_Addr bias;
 
-	*has_dwarf = false;
+	if (has_dwarf)
+		*has_dwarf = false;
 	if (!s)
 		goto nomem;
 	s->debuginfo_path = search_path(dirs, ndirs);
@@ -144,13 +161,16 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 	s->mod = dwfl_report_elf(s->dwfl, base ? base + 1 : d->path, dso_file(d), -1, 0, true);
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || !s->mod)
 		goto fail;
-	*has_dwarf = dwfl_module_getdwarf(s->mod, &bias) != NULL;
-	if (!*has_dwarf)
-		explain_no_dwarf(s, dirs, ndirs, why, whylen);
+	s->dirs = dirs;
+	s->ndirs = ndirs;
 	if (symtab_build(&s->symtab, s->mod) < 0)
 		goto nomem;
-	dwarf_index_init(&s->index, s->mod);
 	d->sym = s;
+	if (has_dwarf) {
+		*has_dwarf = read_dwarf(s);
+		if (!*has_dwarf)
+			explain_no_dwarf(s, dirs, ndirs, why, whylen);
+	}
 	return 0;
 nomem:
 	dso_sym_free(s);
@@ -479,6 +499,7 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 	r->nchain = 0;
 	if (!s)
 		return 0;
+	read_dwarf(s);
 	outer = symtab_find(&s->symtab, addr, pool, &raw);
 	n = dwarf_index_frames(&s->index, addr, frames, SYM_MAX_FRAMES, &cu, &bias, &r->shadowed,
 			       &dwo);
@@ -526,6 +547,31 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 	 * the call site (call_file:call_line) belong to. */
 	r->inlined_into = outer;
 	return 0;
+}
+
+void dso_sym_lookup_symbol(struct dso *d, uint64_t addr, struct strpool *pool, struct sym_result *r)
+{
+	const char *raw = NULL;
+
+	memset(r, 0, offsetof(struct sym_result, chain));
+	r->nchain = 0;
+	if (!d->sym)
+		return;
+	r->function = symtab_find(&d->sym->symtab, addr, pool, &raw);
+	if (!r->function)
+		return;
+	r->chain[0] = (struct sym_frame){.function = r->function, .linkage = raw};
+	r->nchain = 1;
+}
+
+bool dso_sym_dwarf_missing(struct dso *d, char *why, size_t whylen)
+{
+	struct dso_sym *s = d->sym;
+
+	if (!s || s->dwarf >= 0)
+		return false;
+	explain_no_dwarf(s, s->dirs, s->ndirs, why, whylen);
+	return true;
 }
 
 bool dso_sym_symbol(struct dso *d, uint64_t addr, struct strpool *pool, const char **name,

@@ -57,16 +57,28 @@ struct sym_result {
 	int nchain;
 };
 
-/* Opens D (already dso_check()ed OK) for symbolization with extra debug directories DIRS.
- * Returns 0; or -1 with WHY (one line) when libdwfl cannot read it. Sets *HAS_DWARF to
- * whether line information was found (in the file or separate debug info); when not, WHY
- * says why (a refused debug file by name, or the search path). */
+/* Opens D (already dso_check()ed OK) for symbolization with extra debug directories DIRS
+ * (not copied: they must outlive D's symbols). Returns 0; or -1 with WHY (one line) when
+ * libdwfl cannot read it. With HAS_DWARF, reads the DWARF now and sets *HAS_DWARF to whether
+ * line information was found (in the file or separate debug info); when not, WHY says why (a
+ * refused debug file by name, or the search path). With HAS_DWARF NULL, the DWARF is read at
+ * the first dso_sym_lookup(), if any (dso_sym_dwarf_missing() tells what it found). */
 int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf, char *why,
 		 size_t whylen);
 
 /* Resolves link-time address ADDR of D (opened) under MODE into *R. Returns 0, or -ENOMEM. */
 int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct strpool *pool,
 		   struct sym_result *r);
+
+/* ADDR of D (opened) as dso_sym_lookup() would resolve it with no DWARF: the function its
+ * symbol names (interned in POOL) as R's function and one-frame chain; nothing (nchain 0)
+ * when no symbol holds ADDR. Never reads the DWARF. */
+void dso_sym_lookup_symbol(struct dso *d, uint64_t addr, struct strpool *pool,
+			   struct sym_result *r);
+
+/* Whether D's DWARF was looked for (at open or by a lookup) and not found; WHY (LEN bytes)
+ * then says why, as dso_sym_open() does. False when it was found or never looked for. */
+bool dso_sym_dwarf_missing(struct dso *d, char *why, size_t whylen);
 
 /* The function symbol of D (opened) holding link-time address ADDR (symtab.h: .symtab or
  * .dynsym, PLT slots): *START and *SIZE (bytes) its range, *NAME its name (demangled,
