@@ -7,6 +7,7 @@
 #include "dso.h"
 #include "jitmap.h"
 #include "filter.h"
+#include "funcname.h"
 #include "functions.h"
 #include "jobs.h"
 #include "kallsyms.h"
@@ -60,6 +61,10 @@ struct builder {
 	int input_event;     /* index of the shown event in this input's header */
 	uint32_t *input_map; /* this input's event i is p->header.events[input_map[i]] */
 	uint32_t input_nevents;
+	/* profile_options.focus: only addresses whose symbol it may name are looked up in the
+	 * DWARF (every address when unset). */
+	struct fn_query focus;
+	bool focused;
 	/* The event shown of every input, by name: --event, else the first input's first
 	 * sampling event (its event 0 when it has none). */
 	char shown[sizeof(((struct hwprof_file_event *)0)->name)];
@@ -104,6 +109,10 @@ int builder_new(struct builder **out, const struct profile_options *opt, char *e
 	if (!b)
 		return -ENOMEM;
 	b->opt = opt;
+	if (opt->focus) {
+		fn_query_init(&b->focus, opt->focus);
+		b->focused = true;
+	}
 	b->p = calloc(1, sizeof(*b->p));
 	if (!b->p)
 		goto fail;
@@ -790,6 +799,22 @@ static int job_warning(char **out, const char *fmt, ...)
 	return 0;
 }
 
+/* The warning for D (SAMPLES of TOTAL) when it has no DWARF (HAS_DWARF false, WHY says why).
+ * Returns 0 or -ENOMEM. */
+static int warn_no_dwarf(const struct dso *d, bool has_dwarf, const char *why, uint64_t samples,
+			 uint64_t total, char **warning)
+{
+	/* Only DSOs that matter get a warning: libc without debug info is normal, and the
+	 * kernel's vDSO has none to install. */
+	if (!has_dwarf && samples * 100 >= total && strcmp(d->path, "[vdso]"))
+		return job_warning(warning,
+				   "%s: no debug info, %" PRIu64 " samples shown by symbol only "
+				   "(%s; build with -g, install its debug package, or give "
+				   "--debug-dir)",
+				   d->path, samples, why);
+	return 0;
+}
+
 /* Checks D against the recording and opens its symbols. Returns 0 or -ENOMEM. */
 static int open_dso(struct builder *b, struct dso *d, uint64_t samples, uint64_t total,
 		    char **warning)
@@ -803,20 +828,13 @@ static int open_dso(struct builder *b, struct dso *d, uint64_t samples, uint64_t
 				   "%s+0xOFFSET', not attributed to the file's lines now "
 				   "(record again to profile the current build)",
 				   why, samples, d->path);
-	if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, &has_dwarf, why, sizeof(why)) <
-	    0) {
+	/* Focused, a DSO's DWARF is read by its first lookup that needs it, if any. */
+	if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, b->focused ? NULL : &has_dwarf,
+			 why, sizeof(why)) < 0) {
 		d->state = DSO_NOT_ELF;
 		return job_warning(warning, "%s; its samples are shown as '[unknown]'", why);
 	}
-	/* Only DSOs that matter get a warning: libc without debug info is normal, and the
-	 * kernel's vDSO has none to install. */
-	if (!has_dwarf && samples * 100 >= total && strcmp(d->path, "[vdso]"))
-		return job_warning(warning,
-				   "%s: no debug info, %" PRIu64 " samples shown by symbol only "
-				   "(%s; build with -g, install its debug package, or give "
-				   "--debug-dir)",
-				   d->path, samples, why);
-	return 0;
+	return b->focused ? 0 : warn_no_dwarf(d, has_dwarf, why, samples, total, warning);
 }
 
 /* What one DSO's symbolization found wanting, for its warnings. */
@@ -856,6 +874,18 @@ static int keep_chain(struct chain_buf *c, const struct sym_frame *f, int n,
 	return 0;
 }
 
+/* Whether R, an address resolved by its symbol only, may be in the focus function: its
+ * symbol or linkage name match it (clones and parameter lists aside, funcname.h). An address
+ * without a symbol is not: in libc those are PLT slots, which have no DWARF either, and
+ * reading libc's DWARF to learn that was most of the cost. (A function that only the DWARF
+ * names is not found in a focused profile: annotate then loads it whole.) */
+static bool in_focus(const struct builder *b, const struct sym_result *r)
+{
+	return (r->function && fn_query_match(&b->focus, r->function) != FN_MATCH_NONE) ||
+	       (r->chain[0].linkage &&
+		fn_query_match(&b->focus, r->chain[0].linkage) != FN_MATCH_NONE);
+}
+
 /* Resolves E into LOC, its inline chain into CHAINS; adds E's samples to NOTES when its line
  * could not be told from a discarded function's (dwarf_index.h), or its split DWARF is
  * missing. */
@@ -889,7 +919,10 @@ static int resolve(struct builder *b, const struct agg_entry *e, struct profile_
 	if (d->state != DSO_OK || !dso_offset_to_vaddr(d, e->offset, &vaddr))
 		return 0;
 	loc->addr = vaddr;
-	if (dso_sym_lookup(d, vaddr, b->opt->inline_mode, b->p->strings, &r) < 0)
+	if (b->focused)
+		dso_sym_lookup_symbol(d, vaddr, b->p->strings, &r);
+	if ((!b->focused || in_focus(b, &r)) &&
+	    dso_sym_lookup(d, vaddr, b->opt->inline_mode, b->p->strings, &r) < 0)
 		return -ENOMEM;
 	loc->function = r.function;
 	loc->inlined_into = r.inlined_into;
@@ -1066,6 +1099,13 @@ static void symbolize_dso(void *ctx, size_t k)
 	for (size_t i = job->first; i < job->first + job->n && !job->err; i++)
 		job->err = resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks,
 				   &job->notes, &job->chains);
+	if (b->focused && !job->err && !job->warning) {
+		char why[768];
+
+		if (dso_sym_dwarf_missing(d, why, sizeof(why)))
+			job->err = warn_no_dwarf(d, false, why, w->dso_samples[job->dso], w->total,
+						 &job->warning);
+	}
 }
 
 static int by_job_samples(const void *a, const void *b, void *ctx)
@@ -1335,6 +1375,8 @@ void builder_free(struct builder *b)
 {
 	if (!b)
 		return;
+	if (b->focused)
+		fn_query_release(&b->focus);
 	profile_free(b->p);
 	dso_table_release(&b->dsos);
 	agg_release(&b->agg);

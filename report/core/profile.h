@@ -36,6 +36,12 @@ struct profile_options {
 	const char *kallsyms; /* kernel symbol file; NULL = /proc/kallsyms */
 	const char *event;    /* the sampling event to show (name as recorded); NULL =
 			       * the first sampling event */
+	const char *focus;    /* a function name (funcname.h's matching) when only its
+			       * code will be looked at: an address whose symbol names
+			       * another function gets that function only, no line and no
+			       * inline frames, and a DSO none of whose sampled addresses
+			       * may be in it has its DWARF never read; NULL = every
+			       * address in full */
 };
 
 /* ---- the tables, shaped like pprof's profile.proto -------------------------------------

@@ -433,3 +433,46 @@ Test(symbolize, kallsyms_reader_is_bounded, .timeout = 20)
 	profile_free(p);
 	unlink(path);
 }
+
+/* profile_options.focus = "second": second's addresses keep their lines and inline frames,
+ * every other address gets its function from the symbol table only, and the DSOs none of
+ * whose addresses are second's (libc, ld.so) have their DWARF never read. */
+Test(symbolize, focus_reads_the_lines_of_one_function)
+{
+	char out[PATH_MAX];
+	struct profile *full, *p;
+	int poke = hot_line("wl_inline.c", "poke");
+	uint64_t in_second = 0;
+
+	tmp_path(out, sizeof(out), "focus.data");
+	record(out, need_env("RPT_INLINE"), "500");
+	full = load1(out, INLINE_CALLEE);
+	struct profile_options o = {
+	    .inputs = (const char *[]){out}, .ninputs = 1, .focus = "second"};
+	p = load_opts(&o);
+
+	cr_expect_eq(samples_at(p, "wl_inline.c", poke, "poke", "second"),
+		     samples_at(full, "wl_inline.c", poke, "poke", "second"));
+	cr_expect_geq(samples_at(p, "wl_inline.c", poke, "poke", "second"), 1400);
+	cr_expect_eq(p->samples, full->samples);
+	for (size_t i = 0; i < p->nlocs; i++) {
+		const struct profile_loc *l = &p->locs[i];
+		bool second = l->inlined_into ? !strcmp(l->inlined_into, "second")
+					      : l->function && !strcmp(l->function, "second");
+
+		in_second += second ? l->samples : 0;
+		if (!second)
+			cr_expect(!l->file && !l->line && l->nlines <= 1,
+				  "%s+%#lx (%s): %s:%d, %u frames, read without focus", l->dso,
+				  (unsigned long)l->addr, l->function ? l->function : "?",
+				  l->file ? l->file : "-", l->line, l->nlines);
+	}
+	cr_expect_eq(in_second, samples_at(full, "wl_inline.c", 0, NULL, "second") +
+				    samples_at(full, "wl_inline.c", 0, "second", ""));
+	/* poke's first() copy is named by its symbol: first, no line. */
+	cr_expect_eq(samples_at(p, "wl_inline.c", 0, "poke", "first"), 0);
+	cr_expect(!has_warning(p, "no debug info", NULL));
+	profile_free(p);
+	profile_free(full);
+	unlink(out);
+}
