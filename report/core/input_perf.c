@@ -17,7 +17,8 @@
  * What becomes what: MMAP and MMAP2 of code (not MISC_MMAP_DATA, PROT_EXEC) -> MMAP, with
  * the build-id of the MMAP2 or else of the BUILD_ID feature; COMM, FORK, EXIT as they are;
  * LOST and LOST_SAMPLES -> LOST; THROTTLE, UNTHROTTLE; SAMPLE -> SAMPLE, its callchain ->
- * STACK (each distinct one once, stackset.h). Every other type is skipped by its size.
+ * STACK (each distinct one once, stackset.h); COMPRESSED (perf record -z) decompressed
+ * into the records above. Every other type is skipped by its size.
  * Sample fields after the callchain (RAW, BRANCH_STACK, REGS_*, STACK_USER, WEIGHT,
  * DATA_SRC, ...) come last and are not needed, so they are not read.
  *
@@ -42,6 +43,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #define PERF_MAGIC	   "PERFILE2"
 #define PERF_MAGIC_SWAPPED "2ELIFREP"
@@ -173,7 +175,7 @@ struct perf_reader {
 	bool begun; /* input_begin() called */
 	struct stackset stacks;
 	struct callchain_stack chain;
-	uint64_t records, samples, lost, throttles, compressed, late_build_ids;
+	uint64_t records, samples, lost, throttles, late_build_ids;
 	uint64_t first_time, last_time;
 	/* Kernel records waiting to be put in time order (see "time order" below). */
 	struct queued *q;
@@ -183,6 +185,11 @@ struct perf_reader {
 	uint64_t round_max, seen_max; /* newest time before the last round, and seen so far */
 	uint64_t bad_at;	      /* file offset of a held record that did not hold ... */
 	uint32_t bad_type;	      /* ... and its type (0: none) */
+	/* perf record -z: one zstd stream across all COMPRESSED records, and its output not
+	 * yet taken as whole records (a record may go on in the next COMPRESSED one). */
+	ZSTD_DStream *zd;
+	unsigned char *zbuf;
+	size_t nz, capz;
 	enum hwprof_read_status status;
 	char msg[320];
 };
@@ -588,9 +595,10 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Holds kernel record REC (LEN bytes at file offset AT), a copy of it when the input is a
- * stream (its bytes are gone at the next record). Returns 0 or -ENOMEM. */
-static int enqueue(struct perf_reader *r, const unsigned char *rec, size_t len, uint64_t at)
+/* Holds kernel record REC (LEN bytes at file offset AT), a copy of it when COPY or when the
+ * input is a stream (its bytes are gone at the next record). Returns 0 or -ENOMEM. */
+static int enqueue(struct perf_reader *r, const unsigned char *rec, size_t len, uint64_t at,
+		   bool copy)
 {
 	struct queued *e;
 
@@ -608,7 +616,7 @@ static int enqueue(struct perf_reader *r, const unsigned char *rec, size_t len, 
 			     .seq = r->nq,
 			     .pos = at,
 			     .len = (uint32_t)len,
-			     .copied = !r->src.base};
+			     .copied = copy || !r->src.base};
 	if (!e->copied) {
 		e->off = (size_t)(rec - r->src.base);
 	} else {
@@ -687,6 +695,76 @@ static int flush_queue(struct perf_reader *r, uint64_t upto)
 	return compact_arena(r);
 }
 
+/* ---- perf record -z ----------------------------------------------------------------------
+ *
+ * A COMPRESSED record (perf's type 81: header, then zstd bytes) holds a piece of one zstd
+ * stream that runs through all of them; the stream decompresses to kernel records as perf
+ * read them from its ring buffers, a record's bytes possibly split between two COMPRESSED
+ * records. They are held and given in time order like the others, from a copy. */
+
+/* The whole kernel records at the start of r->zbuf, held (AT: the COMPRESSED record's
+ * offset, for messages); the rest of a record cut by the end of the output stays there.
+ * Returns 0, -EILSEQ (a record size below 8) or -ENOMEM. */
+static int take_decompressed(struct perf_reader *r, uint64_t at)
+{
+	size_t off = 0;
+	int ret = 0;
+
+	while (r->nz - off >= sizeof(struct perf_event_header) && ret == 0) {
+		struct perf_event_header h;
+		memcpy(&h, r->zbuf + off, sizeof(h));
+		if (h.size < sizeof(h))
+			return -EILSEQ;
+		if (h.size > r->nz - off)
+			break;
+		/* Only the kernel's records are in the ring buffers perf compresses. */
+		if (h.type < PERF_USER_HEADER_ATTR)
+			ret = enqueue(r, r->zbuf + off, h.size, at, true);
+		off += h.size;
+	}
+	memmove(r->zbuf, r->zbuf + off, r->nz - off);
+	r->nz -= off;
+	return ret;
+}
+
+/* The zstd bytes P[N] of the COMPRESSED record at AT. Returns 0, -EILSEQ (not zstd, or not
+ * records) or -ENOMEM. */
+static int decompress(struct perf_reader *r, const unsigned char *p, size_t n, uint64_t at)
+{
+	ZSTD_inBuffer in = {p, n, 0};
+	bool full = false;
+
+	if (!r->zd) {
+		r->zd = ZSTD_createDStream();
+		if (!r->zd || ZSTD_isError(ZSTD_initDStream(r->zd)))
+			return -ENOMEM;
+	}
+	while (in.pos < in.size || full) {
+		ZSTD_outBuffer out;
+		size_t z;
+		int ret;
+
+		/* Room for at least one whole record (a size is a u16) after what is left. */
+		if (r->capz - r->nz < 65536) {
+			unsigned char *v = realloc(r->zbuf, r->nz + 4 * 65536);
+			if (!v)
+				return -ENOMEM;
+			r->zbuf = v;
+			r->capz = r->nz + 4 * 65536;
+		}
+		out = (ZSTD_outBuffer){r->zbuf, r->capz, r->nz};
+		z = ZSTD_decompressStream(r->zd, &out, &in);
+		if (ZSTD_isError(z))
+			return -EILSEQ;
+		full = out.pos == out.size;
+		r->nz = out.pos;
+		ret = take_decompressed(r, at);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 /* One record of the data (or of a pipe). Returns 0, -EBADMSG, -ENODATA (a payload cut
  * short), -ENOMEM or -errno. */
 static int one_record(struct perf_reader *r, const unsigned char *rec, size_t len, uint64_t end,
@@ -697,7 +775,7 @@ static int one_record(struct perf_reader *r, const unsigned char *rec, size_t le
 
 	if (type < PERF_USER_HEADER_ATTR) {
 		ret = begin(r);
-		return ret ? ret : enqueue(r, rec, len, at);
+		return ret ? ret : enqueue(r, rec, len, at, false);
 	}
 	switch (type) {
 	case PERF_USER_HEADER_ATTR: {
@@ -736,8 +814,8 @@ static int one_record(struct perf_reader *r, const unsigned char *rec, size_t le
 			return -EBADMSG;
 		return src_skip(&r->src, end, get64(rec + 8));
 	case PERF_USER_COMPRESSED:
-		r->compressed++;
-		return 0;
+		ret = begin(r);
+		return ret ? ret : decompress(r, rec + 8, len - 8, at);
 	case PERF_USER_FINISHED_INIT:
 		return begin(r);
 	case PERF_USER_FINISHED_ROUND: {
@@ -758,6 +836,11 @@ static int end_read(struct perf_reader *r, enum hwprof_read_status status, uint6
 {
 	int ret = flush_queue(r, UINT64_MAX);
 
+	if (ret == 0 && status == HWPROF_READ_OK && r->nz) {
+		status = HWPROF_READ_TRUNCATED;
+		what = "perf.data cut short inside a record of its zstd-compressed data (perf "
+		       "record -z)";
+	}
 	if (ret == -EBADMSG) {
 		char msg[96];
 		snprintf(msg, sizeof(msg),
@@ -802,6 +885,11 @@ static int read_records(struct perf_reader *r, uint64_t end)
 			stop(r, HWPROF_READ_CORRUPT, r->bad_at, msg);
 			return 0;
 		}
+		if (ret == -EILSEQ)
+			return end_read(
+			    r, HWPROF_READ_CORRUPT, at,
+			    "perf.data damaged: a zstd-compressed record (perf record -z) "
+			    "does not decompress into records");
 		if (ret == -EBADMSG || ret == -ENODATA) {
 			char what[96];
 			snprintf(what, sizeof(what), "perf.data %s: a record of type %" PRIu32 "%s",
@@ -1092,14 +1180,6 @@ static int finish(struct perf_reader *r)
 	uint64_t last = r->m.last_time ? r->m.last_time : r->last_time;
 	int ret;
 
-	if (r->status == HWPROF_READ_OK && (r->compressed || r->m.compressed)) {
-		r->status = HWPROF_READ_TRUNCATED;
-		snprintf(r->msg, sizeof(r->msg),
-			 "recorded with perf record -z: %" PRIu64 " zstd-compressed records not "
-			 "read (hwprof does not decompress them), their samples are missing; "
-			 "record without -z",
-			 r->compressed);
-	}
 	t.samples = r->samples;
 	t.lost = r->lost;
 	t.throttles = r->throttles;
@@ -1150,6 +1230,8 @@ static int perf_read(struct input *in, const char *path, char *err, size_t errle
 		close(r->src.fd);
 	stackset_release(&r->stacks);
 	perf_meta_release(&r->m);
+	ZSTD_freeDStream(r->zd);
+	free(r->zbuf);
 	free(r->q);
 	free(r->arena);
 	free(r);

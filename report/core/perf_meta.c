@@ -264,9 +264,6 @@ int perf_meta_feature(struct perf_meta *m, unsigned feat, const unsigned char *p
 	case PERF_FEAT_BUILD_ID:
 		ret = build_ids(m, p, n);
 		break;
-	case PERF_FEAT_COMPRESSED:
-		m->compressed = true;
-		break;
 	default:
 		break;
 	}

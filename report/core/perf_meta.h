@@ -41,7 +41,6 @@ enum {
 	PERF_FEAT_CMDLINE = 11,
 	PERF_FEAT_EVENT_DESC = 12,
 	PERF_FEAT_SAMPLE_TIME = 21,
-	PERF_FEAT_COMPRESSED = 27,
 	PERF_FEAT_MAX = 256, /* bits of the header's feature bitmap */
 };
 
@@ -72,7 +71,6 @@ struct perf_meta {
 	char **argv; /* CMDLINE: perf's own command line */
 	uint32_t argc;
 	uint64_t first_time, last_time; /* SAMPLE_TIME, ns (0: not known) */
-	bool compressed;		/* recorded with -z: zstd records hwprof does not read */
 	/* Filled by perf_meta_header(): the loader's header, pointing into this struct. */
 	struct hwprof_file_header h;
 	struct hwprof_file_event *hev;

@@ -12,7 +12,9 @@
  * fail early. The first input byte picks the mode: 0 (mod 4) the rest is the file as is; 1 the
  * rest is the data section of a valid file with one event (sample_type with READ and
  * CALLCHAIN, sample_id_all) and its features; 2 the same in the pipe layout; 3 a valid file
- * with two events told apart by PERF_SAMPLE_IDENTIFIER.
+ * with two events told apart by PERF_SAMPLE_IDENTIFIER. In modes 1 to 3, bit 2 of that byte
+ * zstd-compresses the data into two COMPRESSED records first (perf record -z), so that the
+ * fuzzed records get through the decompression.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -65,7 +67,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		return 0;
 	mode = in[0] & 3;
 	data.len = 0;
-	pw_put(&data, in + 1, size - 1);
+	if (in[0] & 4) {
+		struct pw raw = {.p = (uint8_t *)in + 1, .len = size - 1};
+		pw_compressed(&data, &raw, 2);
+	} else {
+		pw_put(&data, in + 1, size - 1);
+	}
 	ev[1].attr.freq = 1;
 	ev[1].attr.sample_freq = 4000;
 	if (mode == 3)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """perf_data.py HWPROF HOTLOOP [--case NAME] - hwprof reads perf.data written by the real perf:
 the bundled example recorded with `perf record -e page-faults -c 1` and `-e cpu-clock`, with
-and without -g, as a file and in pipe mode. On the same file, hwprof's top lines must be
+and without -g, as a file and in pipe mode, compressed (-z). On the same file, hwprof's top lines must be
 perf's (`perf report --sort srcline -n`): page faults give exact IPs, so their counts must be
 equal. Skipped (77, with the reason) when perf is missing or cannot record here."""
 import json
@@ -166,6 +166,23 @@ def test_pipe(d):
     fault = hwprof_test.hot_line(SRC, "fault")
     top = json.loads(live.stdout)["rows"][0] if live.stdout else {}
     check("live pipe: HOT: fault leads: %r" % top, top.get("line") == fault)
+
+
+def test_compressed(d):
+    """perf record -z: zstd-compressed records, decompressed; the same counts as perf's."""
+    data = os.path.join(d, "z.data")
+    perf_record(data, "-z", "-e", "page-faults", "-c", "1")
+    stats = run([PERF, "report", "-i", data, "--stats"]).stdout
+    if not re.search(r"COMPRESSED events:\s+[1-9]", stats):
+        print("skip: perf record -z wrote no COMPRESSED record here (perf built without zstd?)")
+        sys.exit(77)
+    rows, h = hwprof_rows(data)
+    check("no warning about the file: %r" % h.get("warnings"),
+          not any("perf.data" in w for w in h.get("warnings", [])))
+    same_top("page-faults -z", by_line(rows), perf_lines(data), 2, True)
+    n = run([PERF, "script", "-i", data, "-F", "ip"]).stdout.count("\n")
+    check("every sample read: hwprof %s, perf script %d" % (h.get("samples"), n),
+          h.get("samples") == n)
 
 
 def test_events_and_annotate(d):

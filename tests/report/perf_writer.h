@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 struct pw {
 	uint8_t *p;
@@ -141,6 +142,33 @@ static inline void pw_lost(struct pw *b, uint64_t id, uint64_t lost, uint64_t ti
 	pw_u64(b, id), pw_u64(b, lost);
 	pw_sample_id(b, 0, 0, time, id);
 	pw_end(b, at);
+}
+
+/* perf record -z's data: the kernel's records of D as one zstd stream into OUT, cut into
+ * NPIECES (or more, to fit a record's size) COMPRESSED records (type 81) at arbitrary bytes, so
+ * that a record goes on in the next. Not padded to 8: perf 6.1's size is the header's and the zstd
+ * bytes'. */
+static inline void pw_compressed(struct pw *out, const struct pw *d, int npieces)
+{
+	size_t cap = ZSTD_compressBound(d->len), n;
+	unsigned char *z = malloc(cap);
+
+	if (!z)
+		abort();
+	n = ZSTD_compress(z, cap, d->p, d->len, 1);
+	if (ZSTD_isError(n))
+		abort();
+	if ((size_t)npieces < n / 60000 + 1)
+		npieces = (int)(n / 60000 + 1); /* a record's size is a u16 */
+	for (int i = 0; i < npieces; i++) {
+		size_t from = n * (size_t)i / (size_t)npieces;
+		size_t to = n * (size_t)(i + 1) / (size_t)npieces;
+		struct perf_event_header h = {.type = 81 /* COMPRESSED */,
+					      .size = (uint16_t)(sizeof(h) + to - from)};
+		pw_put(out, &h, sizeof(h));
+		pw_put(out, z + from, to - from);
+	}
+	free(z);
 }
 
 /* An event of the tests' layout: software TYPE/CONFIG at PERIOD, sample_id_all. */

@@ -426,3 +426,56 @@ Test(perf, a_stream_keeps_records_held_across_rounds)
 	free(d.p);
 	free(f.p);
 }
+
+Test(perf, compressed_records_are_decompressed)
+{
+	/* The same recording as a_file_reads_as_perf_wrote_it, its records in three COMPRESSED
+	 * ones, then a FINISHED_ROUND outside them as perf writes it; as a file and as a
+	 * stream. */
+	struct pw d = {0}, z = {0}, f = {0};
+	struct pw_event ev = page_faults(7, "page-faults");
+	struct profile *p;
+
+	data_of(&d, 7, 10);
+	pw_compressed(&z, &d, 3);
+	finished_round(&z);
+	pw_file(&f, &ev, 1, &z);
+	p = loaded(&f, "z.perf", NULL);
+	cr_assert_eq(p->samples_read, 11);
+	cr_assert_eq(samples_of_dso(p, PROG), 11, "the MMAP2 inside maps the samples to PROG");
+	cr_assert(!has_warning(p, "perf.data", NULL), "%s", p->nwarnings ? p->warnings[0] : "");
+	profile_free(p);
+	pw_pipe(&f, &ev, 1, &z);
+	p = loaded_from_pipe(&f);
+	cr_assert_eq(samples_of_dso(p, PROG), 11, "the same from a stream");
+	profile_free(p);
+	free(d.p);
+	free(z.p);
+	free(f.p);
+}
+
+Test(perf, compressed_records_that_do_not_decompress)
+{
+	/* Damaged zstd bytes: a partial profile (what came before) and one line naming -z. */
+	struct pw d = {0}, z = {0}, f = {0};
+	struct pw_event ev = page_faults(7, "page-faults");
+	struct profile *p;
+	size_t zstd_at;
+
+	data_of(&z, 7, 3);
+	data_of(&d, 7, 10);
+	zstd_at = z.len + 8; /* after the COMPRESSED record's header */
+	pw_compressed(&z, &d, 1);
+	for (size_t i = zstd_at + 8; i < z.len; i += 4)
+		z.p[i] ^= 0x55; /* the frame's blocks */
+	pw_file(&f, &ev, 1, &z);
+	p = loaded(&f, "zbad.perf", NULL);
+	cr_assert(p->partial);
+	cr_assert(has_warning(p, "perf record -z", "does not decompress"), "%s",
+		  p->nwarnings ? p->warnings[0] : "(none)");
+	cr_assert_geq(p->samples_read, 4, "the records before it are read");
+	profile_free(p);
+	free(d.p);
+	free(z.p);
+	free(f.p);
+}
