@@ -131,6 +131,14 @@ static void event_topic(struct topic *t, const struct profile *p)
 		return;
 	}
 	topic_add(t, false, "%s", e->name);
+	{
+		char code[128];
+
+		/* A raw, PMU or vendor event: its name and its code together. */
+		if (hwprof_event_code(e->type, e->config, e->config1, e->config2, code,
+				      sizeof(code)) == 0)
+			topic_add(t, false, "%s", code);
+	}
 	if (e->freq)
 		topic_add(t, false, "frequency %llu Hz", (unsigned long long)e->period_or_freq);
 	else

@@ -6,6 +6,7 @@
 #include "see.h"
 #include "textfmt.h"
 #include "tracefs.h"
+#include "vendor.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -209,6 +210,26 @@ int hwprof_event_name_of(uint32_t type, uint64_t config, char *buf, size_t len)
 	if (type == PERF_TYPE_RAW)
 		return snprintf(buf, len, "r%" PRIx64, config), 0;
 	return -ENOENT;
+}
+
+int hwprof_event_code(uint32_t type, uint64_t config, uint64_t config1, uint64_t config2, char *buf,
+		      size_t len)
+{
+	int n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (type < PERF_TYPE_MAX && type != PERF_TYPE_RAW)
+		return -ENOENT;
+	if (type == PERF_TYPE_RAW)
+		n = snprintf(buf, len, "raw 0x%" PRIx64, config);
+	else
+		n = snprintf(buf, len, "type %" PRIu32 ", config 0x%" PRIx64, type, config);
+	if (config1 && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ", config1 0x%" PRIx64, config1);
+	if (config2 && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", config2 0x%" PRIx64, config2);
+	return 0;
 }
 
 /* Other spellings of the canonical NAME in TABLE (N entries, the first CANON canonical). */
@@ -530,8 +551,62 @@ static int resolve_pmu(struct parser *p, struct hwprof_event *ev, const char *te
 	return 0;
 }
 
-/* A bare name: generic hardware, cache, software, raw, or a sysfs alias of some PMU. */
-static int resolve_named(struct parser *p, struct hwprof_event *ev)
+/* The sysfs name of the PMU whose type is TYPE into BUF, or "" when none has it. */
+static void pmu_of_type(uint32_t type, char *buf, size_t len)
+{
+	char **pmus;
+	size_t n;
+	uint32_t t;
+
+	buf[0] = '\0';
+	if (pmu_list(&pmus, &n) < 0)
+		return;
+	for (size_t i = 0; i < n && !buf[0]; i++)
+		if (pmu_type(pmus[i], &t) == 0 && t == type)
+			snprintf(buf, len, "%s", pmus[i]);
+	pmu_names_free(pmus, n);
+}
+
+/* A name of the CPU's own events through libpfm4 (vendor.h), with libpfm4's attributes
+ * VATTRS ("c=1:e" or ""). 1 when resolved, 0 when libpfm4 has no such event, <0 on error
+ * (message written). */
+static int resolve_vendor(struct parser *p, struct hwprof_event *ev, const char *vattrs)
+{
+	struct vendor_event v;
+	char msg[512];
+	int r = vendor_encode(ev->name, vattrs, &v, msg, sizeof(msg));
+
+	if (r == -ENOENT || r == -ENODEV)
+		return 0;
+	if (r < 0)
+		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL, "%s", msg);
+	ev->type = v.type;
+	ev->config = v.config;
+	ev->config1 = v.config1;
+	ev->config2 = v.config2;
+	ev->precise_limit = v.precise ? 3 : 0;
+	snprintf(ev->vendor, sizeof(ev->vendor), "%s", v.pmu);
+	if (v.core) {
+		ev->kind = HWPROF_EV_RAW;
+	} else {
+		/* Uncore: the sysfs PMU of that type, for its cpumask (one CPU per socket). */
+		ev->kind = HWPROF_EV_PMU;
+		pmu_of_type(v.type, ev->pmu, sizeof(ev->pmu));
+	}
+	return 1;
+}
+
+/* Whether the host's libpfm4 finds no hardware PMU for vendor names. */
+static bool no_vendor_pmu(void)
+{
+	char buf[8];
+
+	return vendor_active_pmus(buf, sizeof(buf)) <= 0;
+}
+
+/* A bare name: generic hardware, cache, software, raw, a sysfs alias of some PMU, or a
+ * vendor name libpfm4 knows (VATTRS: libpfm4's attributes written after it, or ""). */
+static int resolve_named(struct parser *p, struct hwprof_event *ev, const char *vattrs)
 {
 	const char *name = ev->name;
 	uint64_t c;
@@ -593,11 +668,19 @@ static int resolve_named(struct parser *p, struct hwprof_event *ev)
 		if (r > 0)
 			return 0;
 	}
+	int v = resolve_vendor(p, ev, vattrs);
+	if (v != 0)
+		return v < 0 ? v : 0;
 	char best[128];
 	suggest_event(name, best, sizeof(best));
 	if (*best)
 		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
 				"unknown event '%s' (did you mean '%s'?)", name, best);
+	if (no_vendor_pmu() && (strchr(name, '.') || strchr(name, '_')))
+		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
+				"unknown event '%s' (not a generic name, and libpfm4 finds no "
+				"CPU PMU on this host to look vendor names up in)",
+				name);
 	return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL, "unknown event '%s'", name);
 }
 
@@ -644,13 +727,35 @@ static int parse_mods(struct parser *p, const char *m, size_t len, const char *w
 /* A member of "{a,b}:u" is spelled "a:u" wherever it is named: its counts are user-only. The
  * spec's modifiers are rewritten to the ones in effect, M ("{cycles:p,b}:u" -> "cycles:pu";
  * an own privilege modifier wins over the group's: "{a:u}:k" stays "a:u"). */
+/* Whether the N bytes at T are hwprof modifiers only ("upp", "k"). */
+static bool hwprof_mods_token(const char *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("ukhpP", t[i]))
+			return false;
+	return n > 0;
+}
+
 static void spec_set_mods(struct hwprof_event *ev, const struct mods *m)
 {
-	char *slash = strrchr(ev->spec, '/'), *colon = strchr(slash ? slash : ev->spec, ':');
-	size_t n;
+	char *slash = strrchr(ev->spec, '/'), *colon;
+	char kept[192] = "";
+	size_t n, k = 0;
 
+	/* After libpfm4's "PMU::", the first ':' starts the modifiers. */
+	colon = strstr(slash ? slash : ev->spec, "::");
+	colon = strchr(colon ? colon + 2 : slash ? slash : ev->spec, ':');
+	/* A vendor event's libpfm4 attributes (":c=2") stay; hwprof's are rewritten. */
+	for (char *t = colon; t && *t == ':';) {
+		size_t len = strcspn(t + 1, ":");
+		if (!hwprof_mods_token(t + 1, len) && k + len + 1 < sizeof(kept))
+			k += (size_t)snprintf(kept + k, sizeof(kept) - k, ":%.*s", (int)len, t + 1);
+		t += len + 1;
+	}
 	if (colon)
 		*colon = '\0';
+	n = strlen(ev->spec);
+	snprintf(ev->spec + n, sizeof(ev->spec) - n, "%s", kept);
 	n = strlen(ev->spec);
 	snprintf(ev->spec + n, sizeof(ev->spec) - n, ":%s%s%s%.*s%s",
 		 m->any_priv && m->u ? "u" : "", m->any_priv && m->k ? "k" : "",
@@ -729,6 +834,7 @@ static struct hwprof_event *new_event(struct parser *p, int group, bool leader)
 	ev = &p->out->ev[p->out->n];
 	memset(ev, 0, sizeof(*ev));
 	ev->scale = 1.0;
+	ev->precise_limit = 3;
 	ev->group = group;
 	ev->leader = leader;
 	return ev;
@@ -893,12 +999,41 @@ static int parse_tracepoint(struct parser *p, size_t start, size_t sys_end, int 
 	return r;
 }
 
+/* The modifier text of a possible vendor event at S + START (after its first ':'):
+ * colon-separated tokens, libpfm4's attributes ("c=1", "e", "ldlat=32") into VATTRS joined
+ * by ':', hwprof's ("u", "pp") into VMODS run together. Returns where the text ends. */
+static size_t vendor_mods(const char *s, size_t start, char *vattrs, size_t alen, char *vmods,
+			  size_t mlen)
+{
+	size_t q = start, at = 0, mt = 0;
+
+	vattrs[0] = vmods[0] = '\0';
+	for (;;) {
+		size_t t = q;
+		while (isalnum((unsigned char)s[q]) || s[q] == '=' || s[q] == '_' || s[q] == '.')
+			q++;
+		if (hwprof_mods_token(s + t, q - t)) {
+			if (mt + (q - t) < mlen)
+				mt += (size_t)snprintf(vmods + mt, mlen - mt, "%.*s", (int)(q - t),
+						       s + t);
+		} else if (q > t && at < alen) {
+			at += (size_t)snprintf(vattrs + at, alen - at, "%s%.*s", at ? ":" : "",
+					       (int)(q - t), s + t);
+		}
+		if (s[q] != ':' || !(isalnum((unsigned char)s[q + 1]) || s[q + 1] == '_'))
+			return q;
+		q++;
+	}
+}
+
 static int parse_event(struct parser *p, int group, bool leader, struct mods *own)
 {
 	const char *s = p->s;
 	size_t start = p->pos;
-	while (name_char(s[p->pos]))
-		p->pos++;
+	/* libpfm4's "PMU::EVENT" keeps its "::" in the name. */
+	while (name_char(s[p->pos]) || (p->pos > start && s[p->pos] == ':' &&
+					s[p->pos + 1] == ':' && name_char(s[p->pos + 2])))
+		p->pos += s[p->pos] == ':' ? 2 : 1;
 	size_t name_end = p->pos;
 	if (name_end == start) {
 		if (!s[p->pos])
@@ -937,14 +1072,18 @@ static int parse_event(struct parser *p, int group, bool leader, struct mods *ow
 		p->pos++;
 	}
 	size_t body_end = p->pos;
-	size_t mods_start = p->pos, mods_end = p->pos;
+	size_t mods_start = p->pos, mods_end = p->pos, ext_end = p->pos;
+	char vattrs[128] = "", vmods[32] = "";
 	if (s[p->pos] == ':') {
 		p->pos++;
 		mods_start = p->pos;
 		while (isalnum((unsigned char)s[p->pos]))
 			p->pos++;
-		mods_end = p->pos;
-		if (mods_end == mods_start)
+		mods_end = ext_end = p->pos;
+		if (!terms)
+			ext_end = vendor_mods(s, mods_start, vattrs, sizeof(vattrs), vmods,
+					      sizeof(vmods));
+		if (mods_end == mods_start && ext_end == mods_start)
 			return fail(p, -EINVAL,
 				    "empty modifier after ':' in '%.*s' (modifiers: u k h "
 				    "p pp ppp P)",
@@ -972,11 +1111,28 @@ static int parse_event(struct parser *p, int group, bool leader, struct mods *ow
 		t[terms_len] = '\0';
 		r = resolve_pmu(p, ev, t);
 	} else {
-		r = resolve_named(p, ev);
+		r = resolve_named(p, ev, vattrs);
 	}
 	if (r < 0)
 		return r;
 	memset(own, 0, sizeof(*own));
+	if (ev->vendor[0]) {
+		/* libpfm4's attributes were taken by the encoding; hwprof's are the rest. */
+		if (ext_end - start >= sizeof(ev->spec))
+			return fail(p, -EINVAL, "event too long at offset %zu ('%.32s...')", start,
+				    s + start);
+		p->pos = ext_end;
+		memcpy(ev->spec, s + start, ext_end - start);
+		r = parse_mods(p, vmods, strlen(vmods), ev->spec, own);
+		if (r < 0)
+			return r;
+		p->out->n++;
+		return 0;
+	}
+	if (mods_end == mods_start && s[mods_end - 1] == ':')
+		return fail(p, -EINVAL,
+			    "empty modifier after ':' in '%.*s' (modifiers: u k h p pp ppp P)",
+			    (int)(mods_end - start), s + start);
 	r = parse_mods(p, s + mods_start, mods_end - mods_start, ev->spec, own);
 	if (r < 0)
 		return r;
@@ -1096,6 +1252,17 @@ int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *e
 		if (!p.s[p.pos]) {
 			r = fail(&p, -EINVAL, "trailing ',' in '%s' (remove it or add an event)",
 				 p.s);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < out->n; i++) {
+		const struct hwprof_event *ev = &out->ev[i];
+		if (ev->precise_ip > ev->precise_limit || (ev->precise_max && !ev->precise_limit)) {
+			r = fail_see(&p, HWPROF_SEE_EVENTS, -EINVAL,
+				     "'%s': libpfm4 says this %s event cannot be sampled "
+				     "precisely (no PEBS for it): drop the 'p'/'P' modifier, or "
+				     "choose an event 'hwprof list vendor' marks precise",
+				     ev->spec, ev->vendor);
 			goto out;
 		}
 	}

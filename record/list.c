@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "json.h"
+#include "list_vendor.h"
 #include "pmu.h"
 #include "textfmt.h"
 #include "tracefs.h"
@@ -24,19 +25,22 @@ enum list_what {
 	LIST_CACHE = 1 << 1,
 	LIST_SW = 1 << 2,
 	LIST_PMU = 1 << 3,
-	LIST_TP = 1 << 4, /* tracepoints one by one; the default list counts them only */
+	LIST_TP = 1 << 4,     /* tracepoints one by one; the default list counts them only */
+	LIST_VENDOR = 1 << 5, /* libpfm4's vendor events one by one; the default counts them */
 	LIST_ALL = LIST_HW | LIST_CACHE | LIST_SW | LIST_PMU,
 };
 
 struct list_options {
 	unsigned what;
-	const char *tp_pattern; /* list tracepoint PATTERN; NULL: all */
+	const char *tp_pattern;	    /* list tracepoint PATTERN; NULL: all */
+	const char *vendor_pattern; /* list vendor PATTERN; NULL: all */
 	bool json;
 	struct hwprof_jw jw; /* the JSON being written (json) */
 };
 
 static const char usage_text[] =
-    "usage: hwprof list [hw|cache|sw|pmu|tracepoint [PATTERN]]... [-f text|json]\n"
+    "usage: hwprof list [hw|cache|sw|pmu|tracepoint [PATTERN]|vendor [PATTERN]]...\n"
+    "                   [-f text|json]\n"
     "\n"
     "The events this host can count, each tried with perf_event_open(2): available,\n"
     "not supported, or no permission. Also the sysfs PMUs with their events and\n"
@@ -47,6 +51,8 @@ static const char usage_text[] =
     "                         or sysfs PMUs (default: all); several kinds at once\n"
     "  tracepoint [PATTERN]   the kernel's tracepoints (sys:event, from tracefs), those\n"
     "                         matching PATTERN ('sched:*', or a word they contain)\n"
+    "  vendor [PATTERN]       the CPU's own events (libpfm4) with their raw encodings,\n"
+    "                         those whose name contains PATTERN ('L3_MISS')\n"
     "  -f, --format FMT       text (default) or json: one JSON object (--json is\n"
     "                         the same as -f json)\n"
     "  -h, --help             this text\n"
@@ -492,8 +498,9 @@ int cmd_list(int argc, char **argv)
 		static const struct {
 			const char *word;
 			unsigned what;
-		} words[] = {{"hw", LIST_HW},	{"cache", LIST_CACHE},	 {"sw", LIST_SW},
-			     {"pmu", LIST_PMU}, {"tracepoint", LIST_TP}, {"tp", LIST_TP}};
+		} words[] = {{"hw", LIST_HW},	     {"cache", LIST_CACHE},   {"sw", LIST_SW},
+			     {"pmu", LIST_PMU},	     {"tracepoint", LIST_TP}, {"tp", LIST_TP},
+			     {"vendor", LIST_VENDOR}};
 		o.what = 0;
 		for (int a = optind; a < argc; a++) {
 			unsigned w = 0;
@@ -506,9 +513,14 @@ int cmd_list(int argc, char **argv)
 				o.tp_pattern = argv[a];
 				continue;
 			}
+			if (!w && (o.what & LIST_VENDOR) && !o.vendor_pattern &&
+			    !strcmp(argv[a - 1], "vendor")) {
+				o.vendor_pattern = argv[a];
+				continue;
+			}
 			if (!w)
-				die_usage("'%s': not a kind of event (hw, cache, sw, pmu or "
-					  "tracepoint)",
+				die_usage("'%s': not a kind of event (hw, cache, sw, pmu, "
+					  "tracepoint or vendor)",
 					  argv[a]);
 			o.what |= w;
 		}
@@ -539,6 +551,8 @@ int cmd_list(int argc, char **argv)
 		hwprof_jw_end(&o.jw);
 	if (r == 0 && ((o.what & LIST_TP) || o.what == LIST_ALL))
 		r = print_tracepoints(&o);
+	if (r == 0 && ((o.what & LIST_VENDOR) || o.what == LIST_ALL))
+		list_vendor(o.json ? &o.jw : NULL, o.vendor_pattern, !(o.what & LIST_VENDOR));
 	if (o.json) {
 		hwprof_jw_end(&o.jw);
 		putchar('\n');

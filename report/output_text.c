@@ -28,7 +28,13 @@ static int print_header(FILE *f, const struct profile *p)
 	size_t nm;
 
 	if (ev) {
+		char code[128];
+
 		fprintf(f, "# event: %s, ", ev->name);
+		/* A raw, PMU or vendor event: its name and its code together. */
+		if (hwprof_event_code(ev->type, ev->config, ev->config1, ev->config2, code,
+				      sizeof(code)) == 0)
+			fprintf(f, "%s, ", code);
 		if (ev->freq)
 			fprintf(f, "%" PRIu64 " Hz", ev->period_or_freq);
 		else

@@ -109,5 +109,33 @@ def main():
         check("text", rc == 0 and "uncore_imc/cas_count_read/" in out and "MiB" in out)
 
 
+
+def vendor():
+    """list vendor: one line on a host where libpfm4 finds no PMU; with libpfm4's forced
+    Skylake PMU the events with their published codes (Intel perfmon SKL: MEM_LOAD_RETIRED
+    event D1H umask 20H, PEBS)."""
+    rc, out, err = run(["--json"])
+    d = json.loads(out)
+    if not d["vendor"]["pmus"]:
+        rc, out, err = run(["vendor"])
+        check(f"no active PMU said in one line: {out}",
+              rc == 0 and out.count("libpfm4 finds no active CPU PMU on this host") == 1)
+    env = dict(os.environ, LIBPFM_FORCE_PMU="skl")
+    rc, out, err = run(["vendor", "L3_MISS", "-f", "json"], env)
+    check(f"forced skl: exit status {rc}: {err}", rc == 0)
+    v = json.loads(out)["vendor"]
+    check(f"pmus {v['pmus']}", v["pmus"] == ["skl"])
+    ev = {e["name"]: e for e in v["events"]}
+    m = ev.get("MEM_LOAD_RETIRED.L3_MISS", {})
+    check(f"MEM_LOAD_RETIRED.L3_MISS {m}", m.get("config") == "0x20d1" and m.get("type") == 4
+          and m.get("precise") is True and "L3" in m.get("description", ""))
+    check("pattern filters", all("L3_MISS" in n.upper() for n in ev))
+    rc, out, _ = run(["vendor", "L3_MISS"], env)
+    check("text: name and code", rc == 0 and any(
+        "MEM_LOAD_RETIRED.L3_MISS" in ln and "raw 0x20d1" in ln and "[precise]" in ln
+        for ln in out.splitlines()))
+
+
 main()
+vendor()
 finish()

@@ -376,3 +376,26 @@ Test(model, lost_share_with_two_sampling_events)
 	profile_free(p);
 	unlink(out);
 }
+
+/* A raw or vendor event: the header gives its name and its code together, as the file keeps
+ * them (EVENT record: the spec and perf_event_attr type/config). */
+Test(model, vendor_event_header_names_name_and_code)
+{
+	char a[PATH_MAX];
+	const char *kv[] = {"samples=10",   "event=MEM_LOAD_RETIRED.L3_MISS:pp",
+			    "type=4",	    "config=0x20d1",
+			    "period=10007", NULL};
+	struct profile_options o = {.inputs = (const char *[]){a}, .ninputs = 1};
+	struct profile *p;
+	char *text;
+
+	tmp_path(a, sizeof(a), "ev-vendor.data");
+	gen_casev(a, need_env("RPT_INLINE"), kv);
+	p = load_opts(&o);
+	text = render(p, "text");
+	cr_expect(strstr(text, "# event: MEM_LOAD_RETIRED.L3_MISS:pp, raw 0x20d1, period 10007,"),
+		  "%s", text);
+	free(text);
+	profile_free(p);
+	unlink(a);
+}

@@ -14,6 +14,11 @@
  *   sysfs PMU          pmu/event=0x..,umask=0x..,cmask=..,inv,edge/  (field bit positions from
  *                      <sysfs>/bus/event_source/devices/PMU/format/) and aliases pmu/name/
  *                      (<sysfs>/.../PMU/events/name, with name.scale and name.unit)
+ *   vendor             EVENT.UMASK names of the CPU's own events ("MEM_LOAD_RETIRED.L3_MISS",
+ *                      "ls_dispatch.ld_dispatch", "skl::INST_RETIRED.ANY_P"): a name none of the
+ *                      above knows is resolved by libpfm4 for the PMUs it finds active, with
+ *                      libpfm4's own attributes after ':' (":c=1", ":e", ":i", ":ldlat=32")
+ *                      beside hwprof's modifiers; LIBPFM_FORCE_PMU=NAME picks the PMU.
  *   groups             {a,b,c}  - one group; the first member leads.
  *   modifiers          :u :k :h :p :pp :ppp :P  (combinable, e.g. cycles:upp)
  * A list is comma-separated at the top level: "cycles,{instructions,branches}:u".
@@ -61,12 +66,16 @@ struct hwprof_event {
 	uint32_t type; /* perf_event_attr.type (PERF_TYPE_* or a sysfs PMU type) */
 	uint64_t config, config1, config2;
 	bool exclude_user, exclude_kernel, exclude_hv;
-	int precise_ip;	  /* requested level 0..3 (:p = 1, :pp = 2, :ppp = 3) */
-	bool precise_max; /* :P - the highest level the host accepts */
-	double scale;	  /* multiply counts by this (sysfs .scale); 1.0 when none */
-	char unit[32];	  /* sysfs .unit, e.g. "MiB"; "" when none */
-	int group;	  /* index of the group this event belongs to; 0-based, dense */
-	bool leader;	  /* first member of its group */
+	int precise_ip;	   /* requested level 0..3 (:p = 1, :pp = 2, :ppp = 3) */
+	bool precise_max;  /* :P - the highest level the host accepts */
+	double scale;	   /* multiply counts by this (sysfs .scale); 1.0 when none */
+	char unit[32];	   /* sysfs .unit, e.g. "MiB"; "" when none */
+	int group;	   /* index of the group this event belongs to; 0-based, dense */
+	bool leader;	   /* first member of its group */
+	char vendor[64];   /* libpfm4's PMU ("skl", "amd64_fam17h_zen2") of a vendor event,
+			    * resolved by name through libpfm4; else "" */
+	int precise_limit; /* the highest precise_ip EV may ask for: 0 for a vendor event
+			    * libpfm4 says cannot be sampled precisely, else 3 */
 };
 
 /* A parsed event list. Owned by the caller; free with hwprof_events_free(). */
@@ -165,6 +174,14 @@ int hwprof_event_name_at(size_t i, char *buf, size_t len, enum hwprof_event_kind
  * or -ENOENT (BUF untouched) for another type (a tracepoint, a sysfs PMU) or a config that
  * has no name. */
 int hwprof_event_name_of(uint32_t type, uint64_t config, char *buf, size_t len);
+
+/* The encoding of an event whose name does not tell its code (a raw, sysfs PMU or vendor
+ * event), as perf_event_attr holds it (linux/perf_event.h): "raw 0x20d1" for PERF_TYPE_RAW,
+ * "type 14, config 0x412e" for another PMU type, with ", config1 0x20" and ", config2 0x.."
+ * when not 0, into BUF (LEN bytes). Returns 0, or -ENOENT (BUF "") for a generic hardware,
+ * cache, software or tracepoint type, whose name says it all. */
+int hwprof_event_code(uint32_t type, uint64_t config, uint64_t config1, uint64_t config2, char *buf,
+		      size_t len);
 
 /* The other spellings perf accepts for the canonical generic or software event NAME
  * ("context-switches" -> "cs"; "cycles" -> "cpu-cycles") into OUT (room for MAX; static
