@@ -1301,6 +1301,24 @@ bool hwprof_event_is_hw(const struct hwprof_event *ev)
 	return ev->kind != HWPROF_EV_SOFTWARE && ev->kind != HWPROF_EV_TRACEPOINT;
 }
 
+unsigned hwprof_event_data(const struct hwprof_event *ev)
+{
+	if (ev->type == PERF_TYPE_SOFTWARE)
+		return ev->config == PERF_COUNT_SW_PAGE_FAULTS ||
+			       ev->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+			       ev->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ ||
+			       ev->config == PERF_COUNT_SW_ALIGNMENT_FAULTS ||
+			       ev->config == PERF_COUNT_SW_EMULATION_FAULTS
+			   ? HWPROF_DATA_ADDR
+			   : 0;
+	/* The PMU's own name for its memory sampling (sysfs events/mem-loads, mem-stores;
+	 * AMD's IBS op sampler is a PMU of its own). */
+	if (!strcmp(ev->pmu, "ibs_op") || strstr(ev->name, "mem-loads") ||
+	    strstr(ev->name, "mem-stores"))
+		return HWPROF_DATA_ADDR | HWPROF_DATA_MEM;
+	return 0;
+}
+
 const char *hwprof_event_unit(const struct hwprof_event *ev)
 {
 	if (ev->unit[0])

@@ -32,8 +32,11 @@
 /* Incompatible feature bits. STACKS (1.2): the file has STACKS and SAMPLES_EXT records, whose
  * samples a reader that skips unknown records would silently lose. */
 #define SF_INCOMPAT_STACKS (1u << 0)
-#define SF_COMPAT_KNOWN	   0u
-#define SF_INCOMPAT_KNOWN  SF_INCOMPAT_STACKS
+/* DATA (1.3): SAMPLES_EXT blocks whose mask has data fields (SF_F_ADDR, ...), which a 1.2
+ * reader would stop at as corrupt. */
+#define SF_INCOMPAT_DATA  (1u << 1)
+#define SF_COMPAT_KNOWN	  0u
+#define SF_INCOMPAT_KNOWN (SF_INCOMPAT_STACKS | SF_INCOMPAT_DATA)
 
 #define SF_FRAME_HEAD 5 /* type byte + u32 length */
 #define SF_FRAME_TAIL 4 /* CRC-32 */
@@ -100,16 +103,33 @@ enum {
 	/* SF_SAMPLES_EXT only, with SF_F_STACK in the block's mask: the same stack id as the
 	 * previous sample, no stack field. */
 	SF_S_STACK_SAME = 1 << 5,
-	SF_S_KNOWN_EXT = 0x3f,
+	/* With SF_F_ADDR: addr - previous addr equals the previous sample's difference (a
+	 * stride), no addr field. Not on a block's first sample. */
+	SF_S_ADDR_STRIDE = 1 << 6,
+	/* With SF_F_DATA_SRC: the same data source as the previous sample, no field. Not on a
+	 * block's first sample. */
+	SF_S_SRC_SAME = 1 << 7,
 };
 
 /* The field mask of an SF_SAMPLES_EXT block: which optional fields each sample carries, after
  * the SF_SAMPLES ones, in bit order. A bit the reader does not know is corruption (it cannot
  * tell the field's size), so a new field needs a new incompatible feature bit. */
 enum {
-	SF_F_STACK = 1 << 0, /* [stack id: zigzag delta] unless SF_S_STACK_SAME */
-	SF_F_KNOWN = 0x1,
+	SF_F_STACK = 1 << 0,	/* [stack id: zigzag delta] unless SF_S_STACK_SAME */
+	SF_F_ADDR = 1 << 1,	/* 1.3: [addr: zigzag delta] unless SF_S_ADDR_STRIDE */
+	SF_F_DATA_SRC = 1 << 2, /* 1.3: [data_src: varint] unless SF_S_SRC_SAME */
+	SF_F_WEIGHT = 1 << 3,	/* 1.3: [weight: varint] */
+	SF_F_DATA = SF_F_ADDR | SF_F_DATA_SRC | SF_F_WEIGHT,
+	SF_F_KNOWN = 0xf,
 };
+
+/* The flag bits a sample of a block with field mask FIELDS may have. */
+static inline uint8_t sf_sample_flags_known(uint64_t fields)
+{
+	return (uint8_t)(SF_S_KNOWN | ((fields & SF_F_STACK) ? SF_S_STACK_SAME : 0) |
+			 ((fields & SF_F_ADDR) ? SF_S_ADDR_STRIDE : 0) |
+			 ((fields & SF_F_DATA_SRC) ? SF_S_SRC_SAME : 0));
+}
 
 /* SF_STACKS: [varint first id][varint count], then per stack [u8 flags][varint nr]
  * [varint nr_kernel][varint shared][nr - shared ips: zigzag deltas]. The last SHARED entries

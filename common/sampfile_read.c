@@ -439,10 +439,11 @@ static int dec_samples_as(struct hwprof_reader *r, struct cur *c, struct hwprof_
 
 	const uint8_t *p = c->p, *end = c->end;
 	uint64_t ip = 0, time = 0, period = 0, td = 0, v;
+	uint64_t addr = 0, addr_delta = 0, data_src = 0;
 	uint32_t cpu = 0, nev = r->header.nevents, stack = 0;
 	uint16_t event = 0;
 	struct hwprof_rec_sample *s = r->blk;
-	uint8_t known = (fields & SF_F_STACK) ? SF_S_KNOWN_EXT : SF_S_KNOWN;
+	uint8_t known = sf_sample_flags_known(fields);
 
 	for (uint64_t i = 0; i < n; i++, s++) {
 		if (p >= end)
@@ -488,6 +489,29 @@ static int dec_samples_as(struct hwprof_reader *r, struct cur *c, struct hwprof_
 		} else if (i == 0) {
 			goto bad;
 		}
+		if (!(fields & SF_F_ADDR)) {
+		} else if (!(f & SF_S_ADDR_STRIDE)) {
+			if (varint_get(&p, end, &v))
+				goto bad;
+			addr_delta = (uint64_t)zigzag_dec(v);
+			addr += addr_delta;
+		} else if (i == 0) {
+			goto bad;
+		} else {
+			addr += addr_delta;
+		}
+		if (!(fields & SF_F_DATA_SRC)) {
+		} else if (!(f & SF_S_SRC_SAME)) {
+			if (varint_get(&p, end, &data_src))
+				goto bad;
+		} else if (i == 0) {
+			goto bad;
+		}
+		s->weight = 0;
+		if ((fields & SF_F_WEIGHT) && varint_get(&p, end, &s->weight))
+			goto bad;
+		s->addr = addr;
+		s->data_src = data_src;
 		s->stack_id = stack;
 		s->pid = pid;
 		s->tid = tid;
@@ -1067,6 +1091,7 @@ static int check_preamble(struct hwprof_reader *r, const char *path, const char 
 	r->header.major = (uint16_t)major;
 	r->header.minor = (uint16_t)minor;
 	r->header.stacks = incompat & SF_INCOMPAT_STACKS;
+	r->header.data = incompat & SF_INCOMPAT_DATA;
 	r->pos = size;
 	return 0;
 }

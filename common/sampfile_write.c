@@ -38,8 +38,9 @@ struct tblock {
 	int64_t tdelta; /* previous time delta, for the delta-of-delta */
 	uint32_t cpu;
 	uint16_t event;
-	uint8_t fields;	   /* SF_F_* of the block: 0 is an SF_SAMPLES block */
-	uint32_t stack_id; /* previous sample's, for the delta */
+	uint8_t fields;			     /* SF_F_* of the block: 0 is an SF_SAMPLES block */
+	uint32_t stack_id;		     /* previous sample's, for the delta */
+	uint64_t addr, addr_delta, data_src; /* previous sample's data fields */
 	struct wbuf data;
 };
 
@@ -56,7 +57,7 @@ struct hwprof_writer {
 	size_t nactive, active_cap;
 	size_t pending; /* bytes in all blocks */
 
-	bool stacks_flagged;	/* the preamble says SF_INCOMPAT_STACKS */
+	uint32_t incompat;	/* the SF_INCOMPAT_* bits the preamble says */
 	struct stackset stacks; /* every stack given, by content */
 	struct wbuf stk;	/* the body of the STACKS record being built (after its head) */
 	uint32_t stk_first;	/* id of its first stack; 0: none pending */
@@ -241,6 +242,7 @@ static int flush_block(struct hwprof_writer *w, struct tblock *t)
 	t->event = 0;
 	t->fields = 0;
 	t->stack_id = 0;
+	t->addr = t->addr_delta = t->data_src = 0;
 	t->active = false;
 	/* A thread that stopped sampling should not keep a large buffer. */
 	if (t->data.cap > 64 * 1024) {
@@ -322,19 +324,35 @@ static struct tblock *find_block(struct hwprof_writer *w, uint32_t pid, uint32_t
 	return t;
 }
 
+static int flag_feature(struct hwprof_writer *w, uint32_t bit);
+
+/* The SF_F_* fields sample S needs in its block. A file with data fields gives every block
+ * SF_F_ADDR, so samples without an address (0, two bytes less than a flush) share blocks with
+ * those that have one. */
+static uint8_t fields_of(const struct hwprof_writer *w, const struct hwprof_rec_sample *s)
+{
+	return (uint8_t)((s->stack_id ? SF_F_STACK : 0) |
+			 (s->addr || (w->incompat & SF_INCOMPAT_DATA) ? SF_F_ADDR : 0) |
+			 (s->data_src ? SF_F_DATA_SRC : 0) | (s->weight ? SF_F_WEIGHT : 0));
+}
+
 static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s)
 {
 	if (s->event >= w->nevents || s->stack_id > w->stacks.n)
 		return -EINVAL;
+	if ((s->addr || s->data_src || s->weight) && !(w->incompat & SF_INCOMPAT_DATA) &&
+	    flag_feature(w, SF_INCOMPAT_DATA))
+		return -EINVAL;
 	struct tblock *t = find_block(w, s->pid, s->tid);
 	if (!t)
 		return set_err(w, -ENOMEM);
-	/* A sample with a stack needs an SF_SAMPLES_EXT block; one without fits either, so a
-	 * recording without stacks keeps the 1.0 encoding. */
-	if (s->stack_id && t->n && !(t->fields & SF_F_STACK) && flush_one(w, t))
+	/* A sample needs an SF_SAMPLES_EXT block with its fields; one with fewer fits (its
+	 * missing fields are 0), so a recording without stacks or data keeps the 1.0 encoding. */
+	uint8_t need = fields_of(w, s);
+	if (t->n && (need & ~t->fields) && flush_one(w, t))
 		return w->err;
 	if (!t->n)
-		t->fields = s->stack_id ? SF_F_STACK : 0;
+		t->fields = need;
 	if (!t->active) {
 		if (w->nactive == w->active_cap) {
 			size_t cap = w->active_cap ? w->active_cap * 2 : 64;
@@ -349,7 +367,7 @@ static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s
 	}
 
 	struct wbuf *b = &t->data;
-	wbuf_reserve(b, 1 + 5 * VARINT_MAX + 3);
+	wbuf_reserve(b, 1 + 9 * VARINT_MAX);
 	if (b->oom) {
 		b->oom = false;
 		return set_err(w, -ENOMEM);
@@ -388,6 +406,24 @@ static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s
 			p += varint_put(p, zigzag_enc((int64_t)s->stack_id - t->stack_id));
 		t->stack_id = s->stack_id;
 	}
+	if (t->fields & SF_F_ADDR) {
+		uint64_t d = s->addr - t->addr;
+		if (d == t->addr_delta && t->n)
+			*flags |= SF_S_ADDR_STRIDE;
+		else
+			p += varint_put(p, zigzag_enc((int64_t)d));
+		t->addr_delta = d;
+		t->addr = s->addr;
+	}
+	if (t->fields & SF_F_DATA_SRC) {
+		if (s->data_src == t->data_src && t->n)
+			*flags |= SF_S_SRC_SAME;
+		else
+			p += varint_put(p, s->data_src);
+		t->data_src = s->data_src;
+	}
+	if (t->fields & SF_F_WEIGHT)
+		p += varint_put(p, s->weight);
 	b->len = (size_t)(p - b->p);
 	w->pending += b->len - before;
 	t->n++;
@@ -416,8 +452,8 @@ static int write_header(struct hwprof_writer *w, const struct hwprof_file_header
 	uint8_t pre[SF_PREAMBLE_SIZE];
 	struct wbuf *b = &w->body;
 
-	w->stacks_flagged = h->stacks;
-	preamble(pre, h->stacks ? SF_INCOMPAT_STACKS : 0);
+	w->incompat = (h->stacks ? SF_INCOMPAT_STACKS : 0) | (h->data ? SF_INCOMPAT_DATA : 0);
+	preamble(pre, w->incompat);
 	wbuf_bytes(&w->out, pre, sizeof(pre));
 
 	wbuf_strn(b, h->hostname, sizeof(h->hostname));
@@ -689,19 +725,19 @@ static void put_stack(struct hwprof_writer *w, uint32_t id)
 	w->stk_prev = id;
 }
 
-/* Sets SF_INCOMPAT_STACKS in a preamble already written (the header did not announce stacks):
- * only a file that can be written at offset 0 allows it. */
-static int flag_stacks(struct hwprof_writer *w)
+/* Sets the feature BIT (SF_INCOMPAT_STACKS, SF_INCOMPAT_DATA) in a preamble already written
+ * (the header did not announce it): only a file that can be written at offset 0 allows it. */
+static int flag_feature(struct hwprof_writer *w, uint32_t bit)
 {
 	uint8_t pre[SF_PREAMBLE_SIZE];
 	int fl = fcntl(w->fd, F_GETFL);
 
 	if (fl < 0 || (fl & O_APPEND)) /* pwrite(2) appends there */
 		return -EINVAL;
-	preamble(pre, SF_INCOMPAT_STACKS);
+	preamble(pre, w->incompat | bit);
 	if (pwrite(w->fd, pre, sizeof(pre), 0) != (ssize_t)sizeof(pre))
 		return -EINVAL;
-	w->stacks_flagged = true;
+	w->incompat |= bit;
 	return 0;
 }
 
@@ -712,7 +748,7 @@ int hwprof_writer_add_stack(struct hwprof_writer *w, const uint64_t *ips, uint32
 		return w->err;
 	if (nr > HWPROF_STACK_MAX || nr_kernel > nr || (nr && !ips))
 		return -EINVAL;
-	if (!w->stacks_flagged && flag_stacks(w))
+	if (!(w->incompat & SF_INCOMPAT_STACKS) && flag_feature(w, SF_INCOMPAT_STACKS))
 		return -EINVAL;
 	int ret = stackset_intern(&w->stacks, ips, nr, nr_kernel, truncated, id);
 	if (ret <= 0)

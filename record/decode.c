@@ -172,7 +172,7 @@ static int decode_sample(const struct decode_ctx *ctx, const struct perf_event_h
 	if (t & PERF_SAMPLE_TIME)
 		s->time = get64(c);
 	if (t & PERF_SAMPLE_ADDR)
-		get64(c);
+		s->addr = get64(c);
 	if (t & PERF_SAMPLE_ID)
 		id = get64(c);
 	if (t & PERF_SAMPLE_STREAM_ID)
@@ -189,13 +189,25 @@ static int decode_sample(const struct decode_ctx *ctx, const struct perf_event_h
 	if ((t & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) &&
 	    take_ustack(ctx, c, ctx->ustack))
 		return -EBADMSG;
+	/* WEIGHT: u64; WEIGHT_STRUCT: u32 var1_dw (latency), u16 var2_w, u16 var3_w, in that
+	 * order in memory (linux/perf_event.h union perf_sample_weight, little-endian). */
+	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		s->weight = get64(c);
+		if (t & PERF_SAMPLE_WEIGHT_STRUCT)
+			s->weight &= 0xffffffffu;
+	}
+	if (t & PERF_SAMPLE_DATA_SRC)
+		s->data_src = get64(c);
+	if (c->err)
+		return -EBADMSG;
 	s->event = event_of(ctx, id);
 	s->kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
 		    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_GUEST_KERNEL;
 	return 1;
 }
 
-static int decode_mmap2(const struct perf_event_header *h, struct cur *c, struct hwprof_rec_mmap *m)
+static int decode_mmap2(const struct decode_ctx *ctx, const struct perf_event_header *h,
+			struct cur *c, struct hwprof_rec_mmap *m)
 {
 	unsigned char ids[24];
 
@@ -230,8 +242,8 @@ static int decode_mmap2(const struct perf_event_header *h, struct cur *c, struct
 		m->dev_minor = min;
 		m->ino = ino;
 	}
-	/* Only code is symbolized; data mappings (attr.mmap_data) are not kept. */
-	return (m->prot & PROT_EXEC) ? 1 : 0;
+	/* Data mappings (attr.mmap_data) are kept for record --data only. */
+	return (m->prot & PROT_EXEC) || ctx->data_mmaps ? 1 : 0;
 }
 
 int decode_record(const struct decode_ctx *ctx, const struct perf_event_header *h, size_t len,
@@ -266,7 +278,7 @@ int decode_record(const struct decode_ctx *ctx, const struct perf_event_header *
 	case PERF_RECORD_MMAP2:
 		out->type = HWPROF_REC_MMAP;
 		out->mmap.time = sid.time;
-		r = decode_mmap2(h, &c, &out->mmap);
+		r = decode_mmap2(ctx, h, &c, &out->mmap);
 		break;
 	case PERF_RECORD_COMM:
 		out->type = HWPROF_REC_COMM;

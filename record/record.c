@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -52,11 +53,14 @@ struct record_options {
 	long long max_stack; /* --max-stack: callchain entries at most; 0: not given */
 	uint32_t stack_user; /* --call-graph dwarf[,SIZE]: bytes of user stack copied per
 			      * sample, unwound here (unwind.h); 0: frame pointers */
+	bool data;	     /* --data: each sample's data address and the data mappings; on by
+			      * itself for events that carry one (hwprof_event_data()) */
+	bool no_data;	     /* --no-data: not even for those */
 };
 
 static const char usage_text[] =
     "usage: hwprof record [-e EVENT] [-c PERIOD | -F HZ] [-g | --call-graph dwarf[,SIZE]]\n"
-    "                     [--max-stack N] [-m PAGES]\n"
+    "                     [--max-stack N] [--data | --no-data] [-m PAGES]\n"
     "                     [-o FILE] [--count EVENTS | --no-count] [--] CMD [ARGS...]\n"
     "       hwprof record [OPTIONS] -p PID\n"
     "\n"
@@ -76,6 +80,10 @@ static const char usage_text[] =
     "      --max-stack N    callers kept at most, the sample's ip included (default 127,\n"
     "                       and at most kernel.perf_event_max_stack); deeper ones are cut\n"
     "                       and marked truncated\n"
+    "      --data           record each sample's data address and the data mappings (heap,\n"
+    "                       stack, anonymous, files), for report --sort data,cacheline; on\n"
+    "                       by itself for events that carry one (page-faults, mem-loads,\n"
+    "                       mem-stores, ibs_op); --no-data turns it off\n"
     "  -m, --mmap-pages N   ring buffer data pages per CPU, a power of two (default 256;\n"
     "                       2048 with --call-graph dwarf, whose samples carry their stack)\n"
     "  -o, --output FILE    sample file (default hwprof.data; an existing one becomes\n"
@@ -184,7 +192,14 @@ static const char *add_events(const char *have, const char *more)
 static void parse_options(struct record_options *o, int argc, char **argv)
 {
 	static const char short_options[] = "+e:c:F:gm:o:p:h";
-	enum { OPT_COUNT = 256, OPT_NO_COUNT, OPT_CALL_GRAPH, OPT_MAX_STACK };
+	enum {
+		OPT_COUNT = 256,
+		OPT_NO_COUNT,
+		OPT_CALL_GRAPH,
+		OPT_MAX_STACK,
+		OPT_DATA,
+		OPT_NO_DATA
+	};
 	static const struct option longopts[] = {
 	    {"event", required_argument, NULL, 'e'},
 	    {"period", required_argument, NULL, 'c'},
@@ -196,6 +211,8 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 	    {"no-count", no_argument, NULL, OPT_NO_COUNT},
 	    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
 	    {"max-stack", required_argument, NULL, OPT_MAX_STACK},
+	    {"data", no_argument, NULL, OPT_DATA},
+	    {"no-data", no_argument, NULL, OPT_NO_DATA},
 	    {"pid", required_argument, NULL, 'p'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -247,6 +264,12 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 		case OPT_MAX_STACK:
 			o->max_stack = cli_parse_num("--max-stack", optarg, 1, HWPROF_STACK_MAX);
 			break;
+		case OPT_DATA:
+			o->data = true;
+			break;
+		case OPT_NO_DATA:
+			o->no_data = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
@@ -265,6 +288,18 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 			  "one way to find the callers");
 	if (o->max_stack && !o->callchain)
 		die_usage("--max-stack %lld: no call graph to cut (add -g)", o->max_stack);
+	if (o->data && o->no_data)
+		die_usage("--data and --no-data exclude each other");
+}
+
+/* The HWPROF_DATA_* bits of the sampling events LIST (hwprof_event_data()), or'ed. */
+static unsigned events_data(const struct hwprof_event_list *list)
+{
+	unsigned bits = 0;
+
+	for (size_t i = 0; i < list->n; i++)
+		bits |= hwprof_event_data(&list->ev[i]);
+	return bits;
 }
 
 /* attr.sample_max_stack above kernel.perf_event_max_stack fails the open with EOVERFLOW
@@ -587,7 +622,9 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 		r->tally.throttles++;
 		break;
 	case HWPROF_REC_MMAP:
-		if (!r->sampler.kernel_build_id || !rec.mmap.build_id_size)
+		/* A build-id names code to symbolize; a data mapping needs none. */
+		if ((rec.mmap.prot & PROT_EXEC) &&
+		    (!r->sampler.kernel_build_id || !rec.mmap.build_id_size))
 			fill_build_id(r, &rec.mmap);
 		fill_identity(&rec.mmap);
 		break;
@@ -1019,6 +1056,9 @@ int cmd_record(int argc, char **argv)
 	    .callchain_kernel_only = r->opt.stack_user > 0,
 	    .stack_user = r->opt.stack_user,
 	    .regs_user = unwind_regs_mask(),
+	    .data =
+		!r->opt.no_data && (r->opt.data || (events_data(&r->events) & HWPROF_DATA_ADDR)),
+	    .data_mem = (events_data(&r->events) & HWPROF_DATA_MEM) != 0,
 	};
 	if (r->opt.stack_user) {
 		int ret = unwind_new(&r->unwind);
@@ -1039,6 +1079,7 @@ int cmd_record(int argc, char **argv)
 	if (fill_header(r) < 0)
 		goto out;
 	r->header.stacks = r->opt.callchain;
+	r->header.data = cfg.data;
 	status = hwprof_writer_open_fd(&r->writer, outfile_take_fd(&r->out), &r->header);
 	if (status < 0) {
 		outfile_error(r->opt.output, -status);

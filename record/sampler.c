@@ -19,7 +19,9 @@
 #define SAMPLE_TYPE(cfg)                                                                           \
 	(SAMPLE_TYPE_FIXED | ((cfg)->freq ? PERF_SAMPLE_PERIOD : 0) |                              \
 	 ((cfg)->callchain ? PERF_SAMPLE_CALLCHAIN : 0) |                                          \
-	 ((cfg)->stack_user ? PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER : 0))
+	 ((cfg)->stack_user ? PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER : 0) |                \
+	 ((cfg)->data ? PERF_SAMPLE_ADDR : 0) |                                                    \
+	 ((cfg)->data && (cfg)->data_mem ? PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT : 0))
 
 int sampler_online_cpus(int **out)
 {
@@ -103,6 +105,7 @@ static void fill_attr(struct perf_event_attr *attr, const struct hwprof_event *e
 	if (sideband) {
 		attr->mmap = 1;
 		attr->mmap2 = 1;
+		attr->mmap_data = cfg->data;
 		attr->comm = 1;
 		attr->comm_exec = 1;
 		attr->task = 1;
@@ -282,6 +285,7 @@ int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
 		goto out;
 	}
 	s->decode.fixed_period = cfg->freq ? 0 : cfg->period;
+	s->decode.data_mmaps = cfg->data;
 	s->decode.ids = s->ids;
 	s->decode.events = s->idx;
 	s->decode.nids = s->nids;

@@ -35,6 +35,10 @@ struct sampler_config {
 				     * this many bytes of user stack (attr.sample_stack_user, a multiple
 				     * of 8, else the open fails EINVAL) into decode.ustack */
 	uint64_t regs_user;	    /* with STACK_USER: attr.sample_regs_user */
+	bool data;		    /* PERF_SAMPLE_ADDR and attr.mmap_data (MMAP2 of data
+				     * mappings, kept by decode) */
+	bool data_mem;		    /* with DATA: PERF_SAMPLE_DATA_SRC and PERF_SAMPLE_WEIGHT too,
+				     * for memory-sampling events (mem-loads, ibs_op) */
 };
 
 struct sampler_cpu {

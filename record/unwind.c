@@ -214,6 +214,8 @@ static int add_mapping(struct unwind *u, const struct hwprof_rec_mmap *m)
 
 	if (m->filename[0] != '/' || !m->len)
 		return 0; /* [vdso], anonymous code: no file to read CFI from */
+	if (!(m->prot & PROT_EXEC))
+		return 0; /* a data mapping (record --data): no code */
 	p = add_proc(u, m->pid);
 	if (!p)
 		return -ENOMEM;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* tid -> comm, only kept when --comm filters. */
@@ -96,6 +97,7 @@ struct builder {
 	uint32_t nev_stacks;
 	uint32_t *frames; /* one sample's location ids while it is added */
 	size_t cap_frames;
+	bool input_data; /* the current input recorded data mappings too (header.data) */
 };
 
 #define add_warning(p, ...) profile_push_line(&(p)->warnings, &(p)->nwarnings, __VA_ARGS__)
@@ -259,6 +261,7 @@ int builder_begin_input(struct builder *b, const char *name,
 	b->maps = maps_new();
 	if (!b->maps)
 		return -ENOMEM;
+	b->input_data = header->data;
 	b->input = strpool_intern(p->strings, name);
 	b->input_lost = b->input_throttles = 0;
 	u32_map_release(&b->in_stack_ids);
@@ -563,6 +566,9 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 			build_id = b->vdso_id;
 			build_id_size = b->vdso_id_size;
 		}
+		/* Data mappings (record --data) hold no code. */
+		if (b->input_data && !(m->prot & PROT_EXEC))
+			return 0;
 		if (jitmap_anon(m->filename))
 			return add_jit_mmap(b, m);
 		id = dso_table_get(&b->dsos, b->p->strings, m->filename ? m->filename : "",

@@ -1118,3 +1118,38 @@ Test(events, tracepoint_errors_name_the_cause, .init = tracefs_tree)
 	cr_assert_str_eq(err, "'sched:sched_switch': tracefs is not mounted (as root: mount -t "
 			      "tracefs nodev /sys/kernel/tracing)");
 }
+
+/* Which events carry a data address (record --data on by itself) and a data source. */
+Test(events, data_carried_by_event)
+{
+	static const struct {
+		const char *spec;
+		unsigned data;
+	} cases[] = {
+	    {"page-faults", HWPROF_DATA_ADDR},
+	    {"major-faults", HWPROF_DATA_ADDR},
+	    {"minor-faults:u", HWPROF_DATA_ADDR},
+	    {"alignment-faults", HWPROF_DATA_ADDR},
+	    {"cpu-clock", 0},
+	    {"cycles", 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hwprof_event ev = one(cases[i].spec);
+		cr_assert_eq(hwprof_event_data(&ev), cases[i].data, "%s", cases[i].spec);
+	}
+}
+
+Test(events, data_carried_by_intel_mem_loads, .init = intel_tree)
+{
+	struct hwprof_event ev = one("cpu/mem-loads,ldlat=30/P");
+	cr_assert_eq(hwprof_event_data(&ev), HWPROF_DATA_ADDR | HWPROF_DATA_MEM);
+	ev = one("cpu/event=0x3c/");
+	cr_assert_eq(hwprof_event_data(&ev), 0);
+}
+
+Test(events, data_carried_by_amd_ibs_op, .init = amd_tree)
+{
+	struct hwprof_event ev = one("ibs_op/cnt_ctl=1/");
+	cr_assert_eq(hwprof_event_data(&ev), HWPROF_DATA_ADDR | HWPROF_DATA_MEM);
+}

@@ -173,7 +173,7 @@ Test(decode, mmap2_with_and_without_build_id)
 	cr_assert_eq(out.mmap.ino, 0xabaaa9a8a7a6a5a4ull);
 	cr_assert_not(out.mmap.stat_known);
 
-	/* A data mapping is not kept. */
+	/* A data mapping is not kept, but with record --data. */
 	begin(&r, PERF_RECORD_MMAP2, 0);
 	u32x2(&r, 10, 11);
 	u64(&r, 0x1000);
@@ -186,6 +186,63 @@ Test(decode, mmap2_with_and_without_build_id)
 	str(&r, "/tmp/data");
 	sample_id(&r, 10, 11, 1, 0);
 	cr_assert_eq(decode_record(&ctx, end(&r), r.len, &out), 0);
+	struct decode_ctx data = ctx;
+	data.data_mmaps = true;
+	cr_assert_eq(decode_record(&data, end(&r), r.len, &out), 1);
+	cr_assert_eq(out.mmap.prot, PROT_READ | PROT_WRITE);
+	cr_assert_str_eq(out.mmap.filename, "/tmp/data");
+}
+
+/* record --data: ADDR after TIME, WEIGHT (or WEIGHT_STRUCT) and DATA_SRC after the stack
+ * copy, in linux/perf_event.h's order. */
+Test(decode, data_address_weight_and_source)
+{
+	struct rec r;
+	struct hwprof_record out;
+	struct decode_ctx c = ctx;
+
+	c.sample_type = TYPE | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
+	begin(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	u64(&r, 1001);		    /* identifier */
+	u64(&r, 0x401234);	    /* ip */
+	u32x2(&r, 7, 7);	    /* pid, tid */
+	u64(&r, 99);		    /* time */
+	u64(&r, 0x7ffd12345678ull); /* addr */
+	u32x2(&r, 0, 0);	    /* cpu */
+	u64(&r, 1);		    /* period */
+	u64(&r, 187);		    /* weight */
+	u64(&r, 0x68100142ull);	    /* data_src */
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), 1);
+	cr_assert_eq(out.sample.addr, 0x7ffd12345678ull);
+	cr_assert_eq(out.sample.weight, 187);
+	cr_assert_eq(out.sample.data_src, 0x68100142ull);
+	cr_assert_eq(out.sample.period, 1);
+
+	/* WEIGHT_STRUCT: var1_dw (the latency) in the low word, var2_w/var3_w above it. */
+	c.sample_type = TYPE | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC;
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), 1);
+	memcpy((char *)r.buf + r.len - 16, &(uint64_t){0x0003000200000120ull}, 8);
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), 1);
+	cr_assert_eq(out.sample.weight, 0x120);
+
+	/* Cut inside DATA_SRC: refused. */
+	r.len -= 8;
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), -EBADMSG);
+
+	/* Page faults: ADDR alone. */
+	c.sample_type = TYPE | PERF_SAMPLE_ADDR;
+	begin(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	u64(&r, 1001);
+	u64(&r, 0x401234);
+	u32x2(&r, 7, 7);
+	u64(&r, 99);
+	u64(&r, 0x55550000a010ull);
+	u32x2(&r, 0, 0);
+	u64(&r, 1);
+	cr_assert_eq(decode_record(&c, end(&r), r.len, &out), 1);
+	cr_assert_eq(out.sample.addr, 0x55550000a010ull);
+	cr_assert_eq(out.sample.weight, 0);
+	cr_assert_eq(out.sample.data_src, 0);
 }
 
 Test(decode, unterminated_file_name_is_refused)

@@ -279,6 +279,52 @@ Test(sampler, callchain_asks_for_the_chain_and_a_place_for_it)
 	fake_kernel_uninstall();
 }
 
+/* record --data: every event samples ADDR, the side-band event asks for data mappings;
+ * DATA_SRC and WEIGHT only for memory-sampling events (data_mem). */
+Test(sampler, data_asks_for_addresses_and_data_mappings)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	struct sampler_config c = {.period = 1, .pages = 8, .data = true};
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+
+	k.allow_mmap = true;
+	install(&k);
+	parse("page-faults:u,cpu-clock", &l);
+	cr_assert_eq(sampler_open(&s, &l, &c, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
+		const struct perf_event_attr *a = &fake_kernel_open_log(i)->attr;
+		cr_assert(a->sample_type & PERF_SAMPLE_ADDR, "open %zu", i);
+		cr_assert_not(a->sample_type & (PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT),
+			      "open %zu: page faults have no data source", i);
+		cr_assert_eq(a->mmap_data, a->mmap, "open %zu: with the side band only", i);
+	}
+	cr_assert(fake_kernel_open_log(0)->attr.mmap_data);
+	cr_assert(s.decode.data_mmaps);
+	cr_assert(s.decode.sample_type & PERF_SAMPLE_ADDR);
+	sampler_close(&s);
+
+	size_t before = fake_kernel_nopens();
+	c.data_mem = true;
+	cr_assert_eq(sampler_open(&s, &l, &c, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert(fake_kernel_open_log(before)->attr.sample_type & PERF_SAMPLE_DATA_SRC);
+	cr_assert(fake_kernel_open_log(before)->attr.sample_type & PERF_SAMPLE_WEIGHT);
+	sampler_close(&s);
+
+	/* Without --data: none of it. */
+	before = fake_kernel_nopens();
+	c.data = c.data_mem = false;
+	cr_assert_eq(sampler_open(&s, &l, &c, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_not(fake_kernel_open_log(before)->attr.sample_type & PERF_SAMPLE_ADDR);
+	cr_assert_not(fake_kernel_open_log(before)->attr.mmap_data);
+	cr_assert_not(s.decode.data_mmaps);
+	sampler_close(&s);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}
+
 Test(sampler, dwarf_call_graph_asks_for_user_registers_and_stack)
 {
 	struct fake_kernel_config k = fake_kernel_defaults();

@@ -123,6 +123,20 @@ bool hwprof_event_is_hw(const struct hwprof_event *ev);
  * points into EV or at a literal. */
 const char *hwprof_event_unit(const struct hwprof_event *ev);
 
+/* What EV's samples can carry about the data they touched (perf_event_open(2)): */
+enum hwprof_event_data {
+	HWPROF_DATA_ADDR = 1 << 0, /* PERF_SAMPLE_ADDR holds a data address: the software
+				    * page-faults, minor-faults, major-faults, alignment-faults
+				    * and emulation-faults (the faulting address), and the
+				    * memory-sampling events below */
+	HWPROF_DATA_MEM = 1 << 1,  /* PERF_SAMPLE_DATA_SRC and PERF_SAMPLE_WEIGHT hold where the
+				    * access was served and its latency: Intel's mem-loads and
+				    * mem-stores (cpu/mem-loads,ldlat=N/), AMD's ibs_op PMU */
+};
+
+/* The HWPROF_DATA_* bits of EV, by what it counts (not how it was spelled); 0 for the rest. */
+unsigned hwprof_event_data(const struct hwprof_event *ev);
+
 /* The highest precise_ip the core PMU advertises: sysfs caps/max_precise of "cpu" (or
  * "cpu_core"/"cpu_atom" on hybrid parts), else 3 when unknown (the open step-down finds the
  * real level). */

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define HWPROF_FILE_MAJOR 1
-#define HWPROF_FILE_MINOR 2
+#define HWPROF_FILE_MINOR 3
 
 /* The most entries a stack (struct hwprof_rec_stack) may hold; longer ones are refused by the
  * writer (EINVAL) and are corruption to the reader. Above perf_event_max_stack's default of
@@ -60,6 +60,11 @@ struct hwprof_file_header {
 		      * Writer: set it when hwprof_writer_add_stack() will be called; if not,
 		      * the first call rewrites the preamble (regular files only, else EINVAL).
 		      * Reader: set when the file says so. */
+	bool data;   /* the samples carry data fields (addr, data_src, weight: format 1.3; a
+		      * reader that does not know them refuses the file). Writer: set it when
+		      * samples will have them (record --data); if not, the first sample with
+		      * one rewrites the preamble (regular files only, else EINVAL). Reader:
+		      * set when the file says so. */
 };
 
 enum hwprof_rec_type {
@@ -113,6 +118,14 @@ struct hwprof_rec_sample {
 	uint16_t event;	   /* index into header.events */
 	bool kernel;	   /* ip is in the kernel (PERF_RECORD_MISC_KERNEL) */
 	uint32_t stack_id; /* the sample's callers (a STACK record's id), 0: no stack */
+	/* The data fields (format 1.3, `record --data`; perf_event_open(2) sample layout). 0
+	 * when not recorded, and where the kernel knows nothing (it writes 0 there too). */
+	uint64_t addr;	   /* PERF_SAMPLE_ADDR: the data address the sampled instruction
+			    * touched (page faults: the faulting address, exact) */
+	uint64_t data_src; /* PERF_SAMPLE_DATA_SRC: union perf_mem_data_src bits
+			    * (linux/perf_event.h; datasrc.h decodes them) */
+	uint64_t weight;   /* PERF_SAMPLE_WEIGHT, or PERF_SAMPLE_WEIGHT_STRUCT's var1_dw: the
+			    * access latency, core cycles */
 };
 
 /* A call stack: the callers of a sample's ip. The reader returns each STACK before any sample
