@@ -1,7 +1,7 @@
 /* gen_synthetic.c - writes a synthetic sample file of N samples for the report/annotate speed
  * benchmark, through the project's own writer (hwprof/sampfile.h).
  *
- * usage: gen_synthetic BINARY OUT [SAMPLES [DISTINCT]]
+ * usage: gen_synthetic [--data] BINARY OUT [SAMPLES [DISTINCT]]
  *        defaults: 1000000 samples over 65536 distinct addresses
  *
  * The samples point into BINARY's .text, mapped the way the kernel's PERF_RECORD_MMAP2 would
@@ -12,6 +12,13 @@
  * few lines are hot and most are cold, as in a real profile. The event is cpu-clock at
  * 4000 Hz: one sample per 250 us of one thread, period 250000 ns.
  *
+ * --data: a recording of `record --data` (format 1.3): the binary's data mappings as the ELF
+ * loader makes them (its span from offset 0, its writable segment, the .bss past it), a 64 MiB
+ * [heap] and a [stack], and a data address per sample: 40 % anywhere in the writable segment
+ * (the binary's globals, resolved with its DWARF), 40 % anywhere in the heap, 20 % in the top
+ * 64 KiB of the stack; nearly every sample touches a distinct address, the worst case of
+ * report --sort data.
+ *
  * Output: one line "gen_synthetic: N samples, D distinct addresses, B bytes" on stdout.
  * Exit 0, 2 on any error (with a message on stderr).
  */
@@ -20,6 +27,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +48,8 @@ struct image {
 		uint64_t vaddr, offset, memsz;
 	} exec[8];
 	int nexec;
+	uint64_t rw_vaddr, rw_offset, rw_filesz, rw_memsz; /* the writable PT_LOAD (--data) */
+	uint64_t span;					   /* highest vaddr + memsz */
 	uint64_t text_addr, text_size;
 	uint8_t build_id[20];
 	uint8_t build_id_size;
@@ -88,7 +98,17 @@ static int read_image(const char *path, struct image *im)
 	for (size_t i = 0; i < nphdr; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr + ph.p_memsz > im->span)
+			im->span = ph.p_vaddr + ph.p_memsz;
+		if ((ph.p_flags & PF_W) && !im->rw_memsz) {
+			im->rw_vaddr = ph.p_vaddr;
+			im->rw_offset = ph.p_offset;
+			im->rw_filesz = ph.p_filesz;
+			im->rw_memsz = ph.p_memsz;
+		}
+		if (!(ph.p_flags & PF_X))
 			continue;
 		if (im->nexec == (int)(sizeof(im->exec) / sizeof(im->exec[0])))
 			break;
@@ -173,8 +193,84 @@ static long parse_count(const char *s, const char *name)
 	return v;
 }
 
+#define HEAP_BYTES  (64ULL << 20)
+#define STACK_TOP   0x7ffd00000000ULL
+#define STACK_BYTES (8ULL << 20)
+
+/* --data: the data mappings of a PIE at LOAD_BASE (fs/binfmt_elf.c: the span from offset 0,
+ * the writable segment over it, the .bss past its file pages anonymous), a heap and a stack. */
+static int data_mappings(struct hwprof_writer *w, const char *bin, const struct image *im,
+			 uint64_t t0)
+{
+	uint64_t rw_start = im->rw_vaddr & PAGE_MASK;
+	uint64_t rw_file_end = (im->rw_vaddr + im->rw_filesz + 0xfff) & PAGE_MASK;
+	uint64_t rw_end = (im->rw_vaddr + im->rw_memsz + 0xfff) & PAGE_MASK;
+	uint64_t span = (im->span + 0xfff) & PAGE_MASK;
+	const struct {
+		uint64_t start, end, pgoff;
+		uint32_t prot;
+		const char *name;
+	} maps[] = {
+	    {0, span, 0, PROT_READ, bin},
+	    {rw_start, rw_file_end, im->rw_offset & PAGE_MASK, PROT_READ | PROT_WRITE, bin},
+	    {rw_file_end, rw_end, 0, PROT_READ | PROT_WRITE, "//anon"},
+	    {span + (16ULL << 20), span + (16ULL << 20) + HEAP_BYTES, 0, PROT_READ | PROT_WRITE,
+	     "[heap]"},
+	};
+	struct hwprof_record rec;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < sizeof(maps) / sizeof(maps[0]); i++) {
+		if (maps[i].end <= maps[i].start)
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		rec.type = HWPROF_REC_MMAP;
+		rec.mmap = (struct hwprof_rec_mmap){.pid = PID,
+						    .tid = PID,
+						    .time = t0,
+						    .start = LOAD_BASE + maps[i].start,
+						    .len = maps[i].end - maps[i].start,
+						    .pgoff = maps[i].pgoff,
+						    .prot = maps[i].prot,
+						    .flags = MAP_PRIVATE,
+						    .filename = maps[i].name};
+		err = hwprof_writer_add(w, &rec);
+	}
+	if (!err) {
+		memset(&rec, 0, sizeof(rec));
+		rec.type = HWPROF_REC_MMAP;
+		rec.mmap = (struct hwprof_rec_mmap){.pid = PID,
+						    .tid = PID,
+						    .time = t0,
+						    .start = STACK_TOP - STACK_BYTES,
+						    .len = STACK_BYTES,
+						    .prot = PROT_READ | PROT_WRITE,
+						    .flags = MAP_PRIVATE,
+						    .filename = "[stack]"};
+		err = hwprof_writer_add(w, &rec);
+	}
+	return err;
+}
+
+/* --data: sample I's data address (see the top of the file). */
+static uint64_t data_addr(const struct image *im, uint64_t *seed)
+{
+	uint64_t r = next_rand(seed), span = (im->span + 0xfff) & PAGE_MASK;
+
+	switch (r % 5) {
+	case 0:
+	case 1:
+		return LOAD_BASE + im->rw_vaddr + (r >> 8) % im->rw_memsz;
+	case 2:
+	case 3:
+		return LOAD_BASE + span + (16ULL << 20) + (r >> 8) % HEAP_BYTES;
+	default:
+		return STACK_TOP - 1 - (r >> 8) % 65536;
+	}
+}
+
 static int write_file(const char *bin, const char *out, const struct image *im, long nsamples,
-		      const uint64_t *addrs, const double *cdf, size_t ndistinct)
+		      const uint64_t *addrs, const double *cdf, size_t ndistinct, bool data)
 {
 	struct hwprof_file_header h;
 	struct hwprof_file_event ev = {
@@ -202,6 +298,7 @@ static int write_file(const char *bin, const char *out, const struct image *im, 
 	h.argv = argv;
 	h.nevents = 1;
 	h.events = &ev;
+	h.data = data;
 	t0 = h.start_time_ns;
 	err = hwprof_writer_open(&w, out, &h);
 	if (err)
@@ -233,6 +330,8 @@ static int write_file(const char *bin, const char *out, const struct image *im, 
 		memcpy(rec.mmap.build_id, im->build_id, sizeof(rec.mmap.build_id));
 		err = hwprof_writer_add(w, &rec);
 	}
+	if (!err && data)
+		err = data_mappings(w, bin, im, t0);
 	for (long i = 0; !err && i < nsamples; i++) {
 		double u = (double)(next_rand(&seed) >> 11) / 9007199254740992.0;
 
@@ -246,6 +345,7 @@ static int write_file(const char *bin, const char *out, const struct image *im, 
 		    .ip = LOAD_BASE + addrs[pick(cdf, ndistinct, u)],
 		    .period = PERIOD_NS,
 		    .event = 0,
+		    .addr = data ? data_addr(im, &seed) : 0,
 		};
 		err = hwprof_writer_add(w, &rec);
 	}
@@ -282,10 +382,15 @@ int main(int argc, char **argv)
 	uint64_t *addrs = NULL, seed = 0x9e3779b97f4a7c15ULL;
 	double *cdf = NULL;
 	char *bin;
+	bool data = argc > 1 && !strcmp(argv[1], "--data");
 	int rc;
 
+	if (data) {
+		argv++;
+		argc--;
+	}
 	if (argc < 3 || argc > 5) {
-		fprintf(stderr, "usage: gen_synthetic BINARY OUT [SAMPLES [DISTINCT]]\n");
+		fprintf(stderr, "usage: gen_synthetic [--data] BINARY OUT [SAMPLES [DISTINCT]]\n");
 		return 64;
 	}
 	nsamples = argc > 3 ? parse_count(argv[3], "SAMPLES") : 1000000;
@@ -306,7 +411,11 @@ int main(int argc, char **argv)
 	}
 	for (long i = 0; i < ndistinct; i++)
 		addrs[i] = im.text_addr + next_rand(&seed) % im.text_size;
-	rc = write_file(bin, argv[2], &im, nsamples, addrs, cdf, (size_t)ndistinct);
+	if (data && !im.rw_memsz) {
+		rc = fail(bin, "no writable PT_LOAD for --data");
+		goto out;
+	}
+	rc = write_file(bin, argv[2], &im, nsamples, addrs, cdf, (size_t)ndistinct, data);
 out:
 	free(cdf);
 	free(addrs);

@@ -37,6 +37,13 @@ struct output_opts {
 
 int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		const struct output_opts *o);
+/* The text table of rows grouped by data keys (rows[i].data set; output_data.c), after
+ * output_text()'s header: share, interval, samples, served from and TLB (with data sources),
+ * latency mean and p90 (with weights), the data object, the cache line with its distinct
+ * source lines, and the instruction's line and function when those keys are given. Sets
+ * *UNCERTAIN when a row's rank is not settled. Returns 0 or -EIO. */
+int output_data_rows(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+		     const struct output_opts *o, bool *uncertain);
 int output_csv(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 	       const struct output_opts *o);
 int output_json(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,

@@ -1,5 +1,8 @@
 /* output_json.c - one object: {"header": {...}, "rows": [...]}. */
 #include "output.h"
+#include "rows_data.h"
+
+#include "datasrc.h"
 #include "json.h"
 #include "textfmt.h"
 
@@ -188,6 +191,47 @@ static int json_row_paths(struct hwprof_jw *j, const struct profile *p, uint32_t
 	return 0;
 }
 
+/* A data row's object, cache line, source lines, data source and latency. */
+static void json_row_data(struct hwprof_jw *j, const struct profile_row *r)
+{
+	static const char *const kinds[] = {
+	    [PROFILE_DATA_UNKNOWN] = "unknown", [PROFILE_DATA_VAR] = "variable",
+	    [PROFILE_DATA_FILE] = "file",	[PROFILE_DATA_HEAP] = "heap",
+	    [PROFILE_DATA_STACK] = "stack",	[PROFILE_DATA_ANON] = "anon",
+	};
+	const struct profile_row_data *d = r->data;
+	char buf[1024];
+
+	hwprof_jw_object(j, "data");
+	hwprof_jw_str(j, "object", d->object ? row_data_label(r, buf, sizeof(buf)) : NULL);
+	hwprof_jw_str(j, "key", d->object);
+	hwprof_jw_str(j, "kind", d->object ? kinds[d->kind] : NULL);
+	if (d->elem_lo >= 0) {
+		hwprof_jw_int(j, "elem_low", d->elem_lo);
+		hwprof_jw_int(j, "elem_high", d->elem_hi);
+	}
+	if (d->base) {
+		hwprof_jw_str(j, "cacheline", row_cacheline_label(r, buf, sizeof(buf)));
+		hwprof_jw_str(j, "base", d->base);
+		hwprof_jw_int(j, "line_offset", d->line);
+		hwprof_jw_uint(j, "line_size", d->line_size);
+	}
+	hwprof_jw_uint(j, "srclines", d->srclines);
+	if (d->src_samples) {
+		hwprof_jw_uint(j, "src_samples", d->src_samples);
+		hwprof_jw_str(j, "served_from", data_level_name(d->level));
+		hwprof_jw_double(j, "served_share", d->level_share, 6);
+		hwprof_jw_str(j, "tlb", d->tlb ? data_tlb_name(d->tlb) : NULL);
+		hwprof_jw_double(j, "tlb_share", d->tlb_share, 6);
+	}
+	if (d->weighted) {
+		hwprof_jw_uint(j, "weighted_samples", d->weighted);
+		hwprof_jw_double(j, "latency_mean", d->weight_mean, 6);
+		hwprof_jw_double(j, "latency_p90", d->weight_p90, 6);
+	}
+	hwprof_jw_end(j);
+}
+
 static int json_row(struct hwprof_jw *j, const struct profile *p, const struct profile_row *r,
 		    uint32_t i, const struct output_opts *o)
 {
@@ -217,6 +261,8 @@ static int json_row(struct hwprof_jw *j, const struct profile *p, const struct p
 		hwprof_jw_str(j, "address", r->addr_mixed || r->unknown ? NULL : a);
 		hwprof_jw_str(j, "instruction", r->insn);
 	}
+	if (r->data)
+		json_row_data(j, r);
 	if (o->children) {
 		hwprof_jw_uint(j, "self_samples", r->self_samples);
 		hwprof_jw_double(j, "self_period", r->self_period, 10);

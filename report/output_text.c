@@ -221,6 +221,11 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 			fprintf(f, "no samples%s\n", p->samples_read ? " pass the filters" : "");
 		return ferror(f) ? -EIO : 0;
 	}
+	if (rows[0].data) {
+		if (output_data_rows(f, p, rows, n, o, &uncertain) < 0)
+			return -EIO;
+		goto footer;
+	}
 	for (size_t i = 0; i < n && fn_width < FN_MAX_WIDTH; i++) {
 		row_function_label(&rows[i], fn, sizeof(fn));
 		size_t w = hwprof_text_width(fn);
@@ -288,6 +293,7 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		}
 	}
 	free(group);
+footer:
 	if (o->omitted)
 		fprintf(f, "... %zu more rows (--limit 0 --percent-limit 0 shows all)\n",
 			o->omitted);

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_KEYS 3
+#define MAX_KEYS 4
 
 struct report_options {
 	struct sample_opts samples; /* which samples: inputs, filters, --inline, ... */
@@ -30,6 +30,7 @@ struct report_options {
 	bool inverted;		/* svg: an icicle */
 	const char *output;	/* -o FILE; NULL: standard output */
 	bool group;		/* --group: a share column per other sampled event */
+	long long line_size;	/* --cacheline-size: bytes per line of --sort cacheline */
 	const char *row_option; /* the last option given that shapes rows or frames
 				 * (-s, -n, --percent-limit, --children, --inline), or NULL */
 };
@@ -67,7 +68,8 @@ static const struct output_format *parse_format(const char *arg)
 }
 
 static const char usage_head[] =
-    "usage: hwprof report [-i FILE]... [-s line|function|dso[,...]] [-n N]\n"
+    "usage: hwprof report [-i FILE]... [-s line|function|dso|addr|data|cacheline[,...]]\n"
+    "                     [-n N] [--cacheline-size BYTES]\n"
     "                     [--percent-limit P] [-f text|csv|json|folded|svg|pprof]\n"
     "                     [-o FILE]"
     "                     [--folded-lines] [--inverted] [--group]\n"
@@ -81,7 +83,13 @@ static const char usage_head[] =
     "  -i, --input FILE       sample file (default hwprof.data; - reads standard input);\n"
     "                         several are merged\n"
     "  -s, --sort KEYS        group rows by line (default), function, dso, addr (one\n"
-    "                         instruction each, with its text), or a list\n"
+    "                         instruction each, with its text), data (the variable,\n"
+    "                         member or element, [heap], [stack], [anon] or file+0xOFF\n"
+    "                         the samples touched: record --data, or -e page-faults),\n"
+    "                         cacheline (its 64-byte lines, with the distinct source\n"
+    "                         lines touching each), or a list: data,line\n"
+    "      --cacheline-size BYTES\n"
+    "                         cacheline: bytes per line (default 64; a power of two)\n"
     "  -n, --limit N          print the first N rows (text default 40; 0 = all)\n"
     "      --percent-limit P  leave out rows under P percent of the samples\n"
     "  -f, --format FMT       text (default), csv, json, or folded (one line per distinct\n"
@@ -121,6 +129,7 @@ enum {
 	OPT_INVERTED,
 	OPT_GROUP,
 	OPT_STDIO,
+	OPT_LINE_SIZE,
 };
 
 static const struct option long_options[] = {
@@ -137,6 +146,7 @@ static const struct option long_options[] = {
     {"inverted", no_argument, NULL, OPT_INVERTED},
     {"group", no_argument, NULL, OPT_GROUP},
     {"stdio", no_argument, NULL, OPT_STDIO},
+    {"cacheline-size", required_argument, NULL, OPT_LINE_SIZE},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -201,6 +211,15 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			break;
 		case OPT_GROUP:
 			o->group = true;
+			break;
+		case OPT_LINE_SIZE:
+			o->line_size = cli_parse_num("--cacheline-size", optarg, 1, 1 << 30);
+			if (o->line_size & (o->line_size - 1))
+				die_usage("--cacheline-size %s: not a power of two (try %lld)",
+					  optarg,
+					  1ll << (63 - __builtin_clzll(
+							   (unsigned long long)o->line_size)));
+			o->row_option = "--cacheline-size";
 			break;
 		case OPT_STDIO:
 			stdio = true; /* perf's spelling of the text report (no TUI here) */
@@ -297,7 +316,19 @@ int cmd_report(int argc, char **argv)
 	    .keys = keys,
 	    .nkeys = (size_t)nkeys,
 	    .children = p->nstacks && o.children != 0 && !o.group,
+	    .line_size = (uint32_t)o.line_size,
 	};
+	bool data_keys = false;
+	for (int i = 0; i < nkeys; i++)
+		data_keys |= keys[i] == PROFILE_KEY_DATA || keys[i] == PROFILE_KEY_CACHELINE;
+	if (data_keys && !p->ndata) {
+		error("--sort %s: no sample has a data address (record with --data, or an event "
+		      "that carries one: -e page-faults)",
+		      o.sort);
+		goto done;
+	}
+	if (data_keys)
+		req.children = false;
 	if (o.group && !p->nvalues)
 		note("--group: one sampling event has samples, no other column to show");
 	if (o.callgraph && !p->nstacks)

@@ -2,6 +2,8 @@
 #include "rows.h"
 
 #include "closest.h"
+#include "fnv.h"
+#include "rows_data.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@ static const struct {
     {"line", PROFILE_KEY_LINE},		{"srcline", PROFILE_KEY_LINE},
     {"function", PROFILE_KEY_FUNCTION}, {"sym", PROFILE_KEY_FUNCTION},
     {"dso", PROFILE_KEY_DSO},		{"addr", PROFILE_KEY_ADDR},
+    {"data", PROFILE_KEY_DATA},		{"cacheline", PROFILE_KEY_CACHELINE},
 };
 #define NSORT_NAMES (sizeof(sort_names) / sizeof(sort_names[0]))
 
@@ -47,7 +50,7 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
 	char unknown[256] = "", twice[256] = "";
 	const char *s = list;
 	size_t n = 0, nunknown = 0, ntwice = 0;
-	bool seen[PROFILE_KEY_ADDR + 1] = {false};
+	bool seen[PROFILE_KEY_CACHELINE + 1] = {false};
 
 	while (*s) {
 		size_t len = strcspn(s, ","), i;
@@ -73,8 +76,8 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
 	}
 	if (nunknown || ntwice || n > max) {
 		snprintf(err, errlen,
-			 "--sort '%s': %s%s%s%s%s%s (keys: line, function, dso, addr, each once; "
-			 "e.g. --sort function,line)",
+			 "--sort '%s': %s%s%s%s%s%s (keys: line, function, dso, addr, data, "
+			 "cacheline, each once; e.g. --sort function,line)",
 			 list,
 			 nunknown == 1 ? "unknown sort key "
 			 : nunknown    ? "unknown sort keys "
@@ -87,7 +90,8 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
 		return -EINVAL;
 	}
 	if (!n) {
-		snprintf(err, errlen, "--sort '%s': no key (keys: line, function, dso, addr)",
+		snprintf(err, errlen,
+			 "--sort '%s': no key (keys: line, function, dso, addr, data, cacheline)",
 			 list);
 		return -EINVAL;
 	}
@@ -101,7 +105,11 @@ struct key {
 	int line;
 	uint64_t offset; /* only for locations nothing is known about */
 	uint64_t addr;	 /* --sort addr */
-	size_t loc;
+	/* --sort data: the object; --sort cacheline: the line in its base object */
+	const char *object, *base;
+	uint64_t base_start;
+	int64_t cline;
+	size_t loc; /* the location's index, or with data keys the item's (profile.data) */
 };
 
 static void make_key(const struct profile_loc *l, const enum profile_key *keys, size_t nkeys,
@@ -130,6 +138,33 @@ static void make_key(const struct profile_loc *l, const enum profile_key *keys, 
 			k->addr = l->addr;
 			k->offset = l->offset;
 			break;
+		case PROFILE_KEY_DATA:
+		case PROFILE_KEY_CACHELINE:
+			break; /* data_key() */
+		}
+	}
+}
+
+/* The cache line of data item D: its first byte from D's base, for LINE_SIZE-byte lines
+ * aligned in the address space (D->align is where the base starts in its page). */
+static int64_t line_of(const struct profile_data *d, uint32_t line_size)
+{
+	int64_t at = (int64_t)d->align + (int64_t)d->offset;
+
+	return (at & ~(int64_t)(line_size - 1)) - (int64_t)d->align;
+}
+
+/* The data part of item D's key. */
+static void data_key(const struct profile_data *d, const enum profile_key *keys, size_t nkeys,
+		     uint32_t line_size, struct key *k)
+{
+	for (size_t i = 0; i < nkeys; i++) {
+		if (keys[i] == PROFILE_KEY_DATA) {
+			k->object = d->object;
+		} else if (keys[i] == PROFILE_KEY_CACHELINE) {
+			k->base = d->base;
+			k->base_start = d->base_start;
+			k->cline = line_of(d, line_size);
 		}
 	}
 }
@@ -154,6 +189,12 @@ static int keycmp(const void *a, const void *b)
 		return x->offset < y->offset ? -1 : 1;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if ((c = ptrcmp(x->object, y->object)) || (c = ptrcmp(x->base, y->base)))
+		return c;
+	if (x->base_start != y->base_start)
+		return x->base_start < y->base_start ? -1 : 1;
+	if (x->cline != y->cline)
+		return x->cline < y->cline ? -1 : 1;
 	return x->loc < y->loc ? -1 : x->loc > y->loc;
 }
 
@@ -161,7 +202,8 @@ static bool same_group(const struct key *x, const struct key *y)
 {
 	return x->dso == y->dso && x->file == y->file && x->function == y->function &&
 	       x->inlined_into == y->inlined_into && x->line == y->line && x->offset == y->offset &&
-	       x->addr == y->addr;
+	       x->addr == y->addr && x->object == y->object && x->base == y->base &&
+	       x->base_start == y->base_start && x->cline == y->cline;
 }
 
 static int rowcmp(const void *a, const void *b)
@@ -181,7 +223,16 @@ static int rowcmp(const void *a, const void *b)
 		return x->line < y->line ? -1 : 1;
 	if (x->offset != y->offset)
 		return x->offset < y->offset ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->data && y->data) {
+		const struct profile_row_data *a = x->data, *b = y->data;
+		if ((c = strcmp(a->object ? a->object : "", b->object ? b->object : "")) ||
+		    (c = strcmp(a->base ? a->base : "", b->base ? b->base : "")))
+			return c;
+		return a->line < b->line ? -1 : a->line > b->line;
+	}
+	return 0;
 }
 
 /* The row shows a field only when all its locations agree on it. */
@@ -241,6 +292,47 @@ static void sum_stacks(const struct profile *p, const uint32_t *row_of, struct p
 	}
 }
 
+/* Sorts the N rows R by cost, maps ROW_OF's groups to the rows' places (POS: room for N) and
+ * sets the shares, intervals and rank flags. */
+static void finish_rows(const struct profile *p, struct profile_row *r, size_t n, uint32_t *row_of,
+			uint32_t *pos)
+{
+	for (size_t i = 0; i < n; i++)
+		r[i].group = (uint32_t)i;
+	qsort(r, n, sizeof(*r), rowcmp);
+	/* row_of said the group; now the row's place. */
+	for (size_t i = 0; i < n; i++)
+		pos[r[i].group] = (uint32_t)i;
+	for (size_t i = 0; i < p->nlocations; i++)
+		if (row_of[i] != UINT32_MAX)
+			row_of[i] = pos[row_of[i]];
+	for (size_t i = 0; i < n; i++) {
+		r[i].share = p->period > 0 ? r[i].period / p->period : 0;
+		r[i].self_share = p->period > 0 ? r[i].self_period / p->period : 0;
+		profile_wilson95(r[i].share * (double)p->samples, (double)p->samples, &r[i].ci_lo,
+				 &r[i].ci_hi);
+	}
+	/* A row whose interval overlaps its neighbour's could swap places with it in another
+	 * recording of the same run: its rank is not settled by the samples. */
+	for (size_t i = 0; i < n; i++)
+		r[i].rank_uncertain = (i > 0 && r[i].ci_hi >= r[i - 1].ci_lo) ||
+				      (i + 1 < n && r[i].ci_lo <= r[i + 1].ci_hi);
+}
+
+/* Gives the caller *R (N rows) and *ROW_OF (when it asked for it: ROW_OF_OUT), leaving NULL
+ * behind for the cleanup. */
+static void hand_out(struct profile_row **r, size_t n, uint32_t **row_of, struct profile_row **rows,
+		     size_t *nrows, uint32_t **row_of_out)
+{
+	*rows = *r;
+	*nrows = n;
+	*r = NULL;
+	if (row_of_out) {
+		*row_of_out = *row_of;
+		*row_of = NULL;
+	}
+}
+
 int profile_rows(const struct profile *p, const enum profile_key *keys, size_t nkeys,
 		 struct profile_row **rows, size_t *nrows)
 {
@@ -249,9 +341,218 @@ int profile_rows(const struct profile *p, const enum profile_key *keys, size_t n
 	return profile_rows_by(p, &req, rows, nrows, NULL);
 }
 
+/* Row R shows no file, line, function or address: no key asked for them (printed empty). */
+static void clear_location(struct profile_row *r)
+{
+	r->file = r->function = r->inlined_into = NULL;
+	r->line = 0;
+	r->unknown = false;
+	r->offset = r->addr = 0;
+	r->file_mixed = r->function_mixed = r->offset_mixed = r->addr_mixed = true;
+}
+
+/* The row shows the data fields its items agree on. */
+static void merge_data(struct profile_row_data *rd, const struct profile_data *d, int64_t line,
+		       bool first)
+{
+	if (first) {
+		rd->kind = d->kind;
+		rd->object = d->object;
+		rd->elem_lo = rd->elem_hi = d->elem;
+		rd->base = d->base;
+		rd->base_start = d->base_start;
+		rd->line = line;
+		return;
+	}
+	if (rd->object != d->object)
+		rd->object = NULL;
+	if (d->elem >= 0 && (rd->elem_lo < 0 || d->elem < rd->elem_lo))
+		rd->elem_lo = d->elem;
+	if (d->elem > rd->elem_hi)
+		rd->elem_hi = d->elem;
+	if (rd->base != d->base || rd->base_start != d->base_start)
+		rd->base = NULL;
+}
+
+static bool has_key(const struct profile_rows_req *req, enum profile_key key)
+{
+	for (size_t i = 0; i < req->nkeys; i++)
+		if (req->keys[i] == key)
+			return true;
+	return false;
+}
+
+/* Rows of profile.data (data.h) by REQ's keys: see rows.h. */
+static uint64_t key_hash(const struct key *k)
+{
+	uint64_t h = HWPROF_FNV_BASIS;
+	const uint64_t w[] = {(uintptr_t)k->dso,
+			      (uintptr_t)k->file,
+			      (uintptr_t)k->function,
+			      (uintptr_t)k->inlined_into,
+			      (uint64_t)k->line,
+			      k->offset,
+			      k->addr,
+			      (uintptr_t)k->object,
+			      (uintptr_t)k->base,
+			      k->base_start,
+			      (uint64_t)k->cline};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h = hwprof_fnv1a_word(h, w[i]);
+	return h;
+}
+
+/* The groups of data items by key, hashed (a million items in a few hundred rows need no sort):
+ * *GROUP_OF per item, K[g] each group's key; returns the number of groups, or -ENOMEM. */
+static long group_items(const struct profile *p, const struct profile_rows_req *req,
+			uint32_t line_size, bool loc_keys, struct key *k, uint32_t *group_of)
+{
+	size_t cap = 1024, n = 0;
+	uint32_t *slot = malloc(cap * sizeof(*slot));
+	uint64_t *hash = malloc((p->ndata ? p->ndata : 1) * sizeof(*hash));
+
+	if (!slot || !hash) {
+		free(slot);
+		free(hash);
+		return -ENOMEM;
+	}
+	memset(slot, 0xff, cap * sizeof(*slot));
+	for (size_t i = 0; i < p->ndata; i++) {
+		const struct profile_data *d = &p->data[i];
+		struct key key;
+		make_key(&p->locations[d->loc], req->keys, req->nkeys, &key);
+		if (!has_key(req, PROFILE_KEY_DSO) && !loc_keys)
+			key.dso = NULL;
+		data_key(d, req->keys, req->nkeys, line_size, &key);
+		uint64_t h = key_hash(&key);
+		size_t j = h & (cap - 1);
+		while (slot[j] != UINT32_MAX &&
+		       (hash[slot[j]] != h || !same_group(&k[slot[j]], &key)))
+			j = (j + 1) & (cap - 1);
+		if (slot[j] == UINT32_MAX) {
+			k[n] = key;
+			hash[n] = h;
+			slot[j] = (uint32_t)n++;
+			if (n * 2 > cap) { /* rehash at half full */
+				uint32_t *v = malloc(cap * 2 * sizeof(*v));
+				if (!v) {
+					free(slot);
+					free(hash);
+					return -ENOMEM;
+				}
+				cap *= 2;
+				memset(v, 0xff, cap * sizeof(*v));
+				for (size_t g = 0; g < n; g++) {
+					size_t t = hash[g] & (cap - 1);
+					while (v[t] != UINT32_MAX)
+						t = (t + 1) & (cap - 1);
+					v[t] = (uint32_t)g;
+				}
+				free(slot);
+				slot = v;
+				group_of[i] = (uint32_t)(n - 1);
+				continue;
+			}
+		}
+		group_of[i] = slot[j];
+	}
+	free(slot);
+	free(hash);
+	return (long)n;
+}
+
+/* Rows of profile.data (data.h) by REQ's keys: see rows.h. */
+static int data_rows(const struct profile *p, const struct profile_rows_req *req,
+		     struct profile_row **rows, size_t *nrows, uint32_t **row_of_out)
+{
+	uint32_t line_size = req->line_size ? req->line_size : 64;
+	size_t nin = p->ndata, n = 0;
+	struct key *k = malloc((nin ? nin : 1) * sizeof(*k));
+	/* The rows and their data parts in one block: one free(). */
+	struct profile_row *r = calloc(nin ? nin : 1, sizeof(*r) + sizeof(struct profile_row_data));
+	struct profile_row_data *rd = (struct profile_row_data *)(r + (nin ? nin : 1));
+	uint32_t *row_of = malloc((p->nlocations ? p->nlocations : 1) * sizeof(*row_of));
+	uint32_t *group_of = malloc((nin ? nin : 1) * sizeof(*group_of));
+	size_t *items = malloc((nin ? nin : 1) * sizeof(*items)), *first = NULL;
+	struct rows_data_scratch scratch = {0};
+	bool loc_keys = has_key(req, PROFILE_KEY_LINE) || has_key(req, PROFILE_KEY_FUNCTION) ||
+			has_key(req, PROFILE_KEY_ADDR);
+	long groups;
+	int ret = -ENOMEM;
+
+	if (!k || !r || !row_of || !items || !group_of)
+		goto out;
+	for (size_t i = 0; i < p->nlocations; i++)
+		row_of[i] = UINT32_MAX;
+	groups = group_items(p, req, line_size, loc_keys, k, group_of);
+	if (groups < 0)
+		goto out;
+	n = (size_t)groups;
+	/* Each group's items together, in item order (a counting sort). */
+	first = calloc(n + 1, sizeof(*first));
+	if (!first)
+		goto out;
+	for (size_t i = 0; i < nin; i++)
+		first[group_of[i] + 1]++;
+	for (size_t g = 0; g < n; g++)
+		first[g + 1] += first[g];
+	for (size_t i = 0; i < nin; i++)
+		items[first[group_of[i]]++] = i;
+	for (size_t g = n; g > 0; g--)
+		first[g] = first[g - 1];
+	first[0] = 0;
+	for (size_t g = 0; g < n; g++) {
+		for (size_t i = first[g]; i < first[g + 1]; i++) {
+			const struct profile_data *d = &p->data[items[i]];
+			merge_loc(&r[g], &p->locations[d->loc], i == first[g]);
+			merge_data(&rd[g], d, line_of(d, line_size), i == first[g]);
+			r[g].samples += d->samples;
+			r[g].period += d->period;
+		}
+		r[g].data = &rd[g];
+		r[g].self_samples = r[g].samples;
+		r[g].self_period = r[g].period;
+		if (rows_data_stats(p, items + first[g], first[g + 1] - first[g], &rd[g],
+				    &scratch) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rd[i].line_size = line_size;
+		if (!has_key(req, PROFILE_KEY_CACHELINE))
+			rd[i].base = NULL, rd[i].line = 0;
+		if (loc_keys)
+			continue;
+		/* No location key: what one instruction says is not the row's. */
+		if (!has_key(req, PROFILE_KEY_DSO))
+			r[i].dso = NULL;
+		clear_location(&r[i]);
+	}
+	finish_rows(p, r, n, row_of, (uint32_t *)k);
+	hand_out(&r, n, &row_of, rows, nrows, row_of_out);
+	ret = 0;
+out:
+	rows_data_scratch_release(&scratch);
+	free(k);
+	free(r);
+	free(row_of);
+	free(items);
+	free(group_of);
+	free(first);
+	return ret;
+}
+
 int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		    struct profile_row **rows, size_t *nrows, uint32_t **row_of_out)
 {
+	if (has_key(req, PROFILE_KEY_DATA) || has_key(req, PROFILE_KEY_CACHELINE)) {
+		*rows = NULL;
+		*nrows = 0;
+		if (row_of_out)
+			*row_of_out = NULL;
+		return data_rows(p, req, rows, nrows, row_of_out);
+	}
+
 	bool children = req->children && p->nstacks;
 	/* The locations grouped: the sampled ones (locs[]), or every one a stack holds. */
 	size_t nin = children ? p->nlocations : p->nlocs, m = 0, n = 0;
@@ -259,7 +560,6 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 	struct profile_row *r = calloc(nin ? nin : 1, sizeof(*r));
 	uint32_t *row_of = malloc((p->nlocations ? p->nlocations : 1) * sizeof(*row_of));
 	size_t *stamp = NULL;
-	uint32_t *pos;
 	bool *used = NULL;
 	int ret = -ENOMEM;
 
@@ -315,42 +615,10 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 	bool dso_only = true;
 	for (size_t i = 0; i < req->nkeys; i++)
 		dso_only = dso_only && req->keys[i] == PROFILE_KEY_DSO;
-	for (size_t i = 0; dso_only && i < n; i++) {
-		r[i].file = r[i].function = r[i].inlined_into = NULL;
-		r[i].line = 0;
-		r[i].unknown = false;
-		r[i].offset = r[i].addr = 0;
-		r[i].file_mixed = r[i].function_mixed = r[i].offset_mixed = r[i].addr_mixed =
-		    true; /* printed empty */
-	}
-	for (size_t i = 0; i < n; i++)
-		r[i].group = (uint32_t)i;
-	qsort(r, n, sizeof(*r), rowcmp);
-	/* row_of said the group; now the row's place (groups <= locations: room in k's). */
-	pos = (uint32_t *)k;
-	for (size_t i = 0; i < n; i++)
-		pos[r[i].group] = (uint32_t)i;
-	for (size_t i = 0; i < p->nlocations; i++)
-		if (row_of[i] != UINT32_MAX)
-			row_of[i] = pos[row_of[i]];
-	for (size_t i = 0; i < n; i++) {
-		r[i].share = p->period > 0 ? r[i].period / p->period : 0;
-		r[i].self_share = p->period > 0 ? r[i].self_period / p->period : 0;
-		profile_wilson95(r[i].share * (double)p->samples, (double)p->samples, &r[i].ci_lo,
-				 &r[i].ci_hi);
-	}
-	/* A row whose interval overlaps its neighbour's could swap places with it in another
-	 * recording of the same run: its rank is not settled by the samples. */
-	for (size_t i = 0; i < n; i++)
-		r[i].rank_uncertain = (i > 0 && r[i].ci_hi >= r[i - 1].ci_lo) ||
-				      (i + 1 < n && r[i].ci_lo <= r[i + 1].ci_hi);
-	*rows = r;
-	*nrows = n;
-	r = NULL;
-	if (row_of_out) {
-		*row_of_out = row_of;
-		row_of = NULL;
-	}
+	for (size_t i = 0; dso_only && i < n; i++)
+		clear_location(&r[i]);
+	finish_rows(p, r, n, row_of, (uint32_t *)k);
+	hand_out(&r, n, &row_of, rows, nrows, row_of_out);
 	ret = 0;
 out:
 	free(k);

@@ -11,10 +11,36 @@
 #include "profile.h"
 
 enum profile_key {
-	PROFILE_KEY_LINE,     /* file:line (+ the function and inline caller it belongs to) */
-	PROFILE_KEY_FUNCTION, /* function (+ inline caller) */
-	PROFILE_KEY_DSO,      /* mapped file */
-	PROFILE_KEY_ADDR,     /* instruction address (+ its DSO); rows_insns.h gives the text */
+	PROFILE_KEY_LINE,      /* file:line (+ the function and inline caller it belongs to) */
+	PROFILE_KEY_FUNCTION,  /* function (+ inline caller) */
+	PROFILE_KEY_DSO,       /* mapped file */
+	PROFILE_KEY_ADDR,      /* instruction address (+ its DSO); rows_insns.h gives the text */
+	PROFILE_KEY_DATA,      /* the data object a sample touched (profile.data): "g.b" */
+	PROFILE_KEY_CACHELINE, /* the cache line it touched, in its object: "g+0x40" */
+};
+
+/* What a row of data keys says about the data (profile.data); ROW.DATA points to one. */
+struct profile_row_data {
+	enum profile_data_kind kind;
+	const char *object;	  /* the data key ("table[].key"); NULL: the row mixes objects */
+	int64_t elem_lo, elem_hi; /* range of the items' elem (profile_data.elem); -1: none */
+	const char *base;	  /* --sort cacheline: the object the line is counted in */
+	uint64_t base_start;	  /* its start (profile_data.base_start) */
+	int64_t line;		  /* --sort cacheline: the line's first byte, from BASE's start
+				   * (< 0: the line begins before the object) */
+	uint32_t line_size;	  /* bytes per line */
+	uint32_t srclines;	  /* distinct source lines (file:line) of its samples */
+	uint32_t threads;	  /* reserved: 0 */
+	/* With data sources (profile.data_has_src): the level most of its samples were served
+	 * from (datasrc.h enum data_level) and their share of the row's samples; the same for
+	 * the TLB. */
+	int level, tlb;
+	double level_share, tlb_share;
+	uint64_t src_samples; /* samples with a data source known */
+	/* With weights (profile.data_weighted): of its samples with a weight, the mean and the
+	 * 90th percentile (nearest rank), core cycles. */
+	uint64_t weighted;
+	double weight_mean, weight_p90;
 };
 
 /* One output row: the locations that share the sort keys' values. A field that differs
@@ -48,7 +74,9 @@ struct profile_row {
 	uint32_t mapping;      /* its DSO's index in profile.mappings (0 when mixed) */
 	const char *insn;      /* the instruction at ADDR ("movb %al, (%rdi)"), filled by
 				* rows_insns_fill() under --sort addr; else NULL */
-	uint32_t group;	       /* internal */
+	const struct profile_row_data *data; /* rows of data keys: what the row touched;
+					      * else NULL (owned by the rows' array) */
+	uint32_t group;			     /* internal */
 };
 
 /* Parses a --sort list ("function,line") into KEYS (room for MAX). Returns the number of
@@ -66,10 +94,15 @@ int profile_rows(const struct profile *p, const enum profile_key *keys, size_t n
 struct profile_rows_req {
 	const enum profile_key *keys; /* NKEYS >= 1 */
 	size_t nkeys;
-	bool children; /* when P has stacks: rows of every location of a stack (a caller
-			* without samples of its own too), sorted by children cost
-			* (--children, perf's word); else the self rows of profile_rows() */
+	bool children;	    /* when P has stacks: rows of every location of a stack (a caller
+			     * without samples of its own too), sorted by children cost
+			     * (--children, perf's word); else the self rows of profile_rows() */
+	uint32_t line_size; /* --sort cacheline: bytes per line, a power of two (0: 64) */
 };
+
+/* With a DATA or CACHELINE key the rows group profile.data (children ignored): each row's
+ * DATA is set, ROW_OF maps no location (every entry UINT32_MAX), and the rows' DATA live in the
+ * same allocation as *ROWS (one free()). */
 
 /* profile_rows() with REQ; *ROW_OF (ROW_OF may be NULL; caller frees with free()) gets,
  * per location id (profile.locations), its row's index in *ROWS or UINT32_MAX when it has

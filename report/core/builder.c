@@ -4,6 +4,7 @@
 #include "vdso.h"
 
 #include "aggregate.h"
+#include "data.h"
 #include "dso.h"
 #include "jitmap.h"
 #include "filter.h"
@@ -97,7 +98,8 @@ struct builder {
 	uint32_t nev_stacks;
 	uint32_t *frames; /* one sample's location ids while it is added */
 	size_t cap_frames;
-	bool input_data; /* the current input recorded data mappings too (header.data) */
+	struct data_collect data; /* data addresses and mappings (data.h) */
+	bool input_data;	  /* the current input recorded them (header.data) */
 };
 
 #define add_warning(p, ...) profile_push_line(&(p)->warnings, &(p)->nwarnings, __VA_ARGS__)
@@ -259,7 +261,7 @@ int builder_begin_input(struct builder *b, const char *name,
 	if (b->comm_of)
 		memset(b->comm_of, 0, b->comm_cap * sizeof(*b->comm_of));
 	b->maps = maps_new();
-	if (!b->maps)
+	if (!b->maps || data_begin_input(&b->data) < 0)
 		return -ENOMEM;
 	b->input_data = header->data;
 	b->input = strpool_intern(p->strings, name);
@@ -462,6 +464,8 @@ int builder_add_sample(struct builder *b, const struct hwprof_rec_sample *s, uin
 	locate(b, s->pid, s->ip, s->time, s->kernel, &dso, &off);
 	ret = shown ? agg_add(&b->agg, dso, off, s->period, &leaf)
 		    : agg_intern(&b->agg, dso, off, &leaf);
+	if (ret == 0 && shown && s->addr)
+		ret = data_sample(&b->data, s, leaf);
 	if (ret < 0 || (shown && !stack_id))
 		return ret;
 	ret = sample_frames(b, s, leaf, stack_id, &n, &truncated, &missing);
@@ -566,9 +570,12 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 			build_id = b->vdso_id;
 			build_id_size = b->vdso_id_size;
 		}
-		/* Data mappings (record --data) hold no code. */
-		if (b->input_data && !(m->prot & PROT_EXEC))
-			return 0;
+		/* Data mappings are data.h's; code ones tell it the span of their image. */
+		if (b->input_data) {
+			int r = data_mmap(&b->data, b->p->strings, m);
+			if (r < 0 || !(m->prot & PROT_EXEC))
+				return r;
+		}
 		if (jitmap_anon(m->filename))
 			return add_jit_mmap(b, m);
 		id = dso_table_get(&b->dsos, b->p->strings, m->filename ? m->filename : "",
@@ -591,8 +598,10 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 		const char *comm = strpool_intern(b->p->strings, c->comm ? c->comm : "");
 		if (!comm)
 			return -ENOMEM;
-		if (c->exec && c->pid == c->tid)
+		if (c->exec && c->pid == c->tid) {
 			maps_exec(b->maps, c->pid, c->time);
+			data_exec(&b->data, c->pid, c->time);
+		}
 		{
 			size_t i;
 			for (i = 0; i < b->nseen_comms && b->seen_comms[i] != comm; i++)
@@ -612,6 +621,8 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 			if (parent && set_comm(b, t->tid, parent->comm) < 0)
 				return -ENOMEM;
 		}
+		if (data_fork(&b->data, t->pid, t->ppid, t->time) < 0)
+			return -ENOMEM;
 		return maps_fork(b->maps, t->pid, t->ppid, t->time);
 	}
 	case HWPROF_REC_LOST:
@@ -1022,6 +1033,36 @@ static bool keep_leaf(void *ctx, uint32_t id)
 	return filter_dso(&b->dso_filter, b->p->locations[id].dso);
 }
 
+/* data_finish()'s questions: the ELF image mapped as code at PATH, opened (data.h). */
+static struct dso *data_dso(void *ctx, const char *path)
+{
+	struct builder *b = ctx;
+	char why[768];
+	bool has_dwarf;
+
+	for (size_t i = DSO_ID_KERNEL + 1; i < b->dsos.n; i++) {
+		struct dso *d = &b->dsos.v[i];
+		if (strcmp(d->path, path))
+			continue;
+		if (d->state == DSO_UNCHECKED &&
+		    (dso_check(d, why, sizeof(why)) < 0 ||
+		     dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, &has_dwarf, why,
+				  sizeof(why)) < 0))
+			d->state = d->state == DSO_OK ? DSO_NOT_ELF : d->state;
+		if (d->state == DSO_OK && dso_sym_module(d))
+			return d;
+	}
+	return NULL;
+}
+
+/* Whether data samples of location ID pass the filters, as its samples do. */
+static bool data_keep(void *ctx, uint32_t id)
+{
+	struct builder *b = ctx;
+
+	return filter_dso(&b->dso_filter, b->p->locations[id].dso);
+}
+
 /* A filter value that matched nothing is a typo more often than an empty answer. */
 static int check_filters(struct builder *b, char *err, size_t errlen)
 {
@@ -1349,6 +1390,8 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 		goto out;
 	if (values_build(p, b->ev_stacks, b->nev_stacks, keep_leaf, b) < 0)
 		goto out;
+	if (data_finish(&b->data, p, data_dso, b, data_keep) < 0)
+		goto out;
 	ret = check_filters(b, err, errlen);
 	if (ret == 0 && b->opt->event && !b->shown_set) {
 		char names[512];
@@ -1387,6 +1430,7 @@ void builder_free(struct builder *b)
 	dso_table_release(&b->dsos);
 	agg_release(&b->agg);
 	maps_free(b->maps);
+	data_release(&b->data);
 	filter_release(&b->pids);
 	filter_release(&b->tids);
 	filter_release(&b->comms);

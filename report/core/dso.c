@@ -271,3 +271,20 @@ bool dso_offset_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr)
 	}
 	return false;
 }
+
+bool dso_offset_to_vaddr_mem(const struct dso *d, uint64_t off, uint64_t *vaddr)
+{
+	const struct dso_load *in_mem = NULL;
+
+	if (dso_offset_to_vaddr(d, off, vaddr))
+		return true;
+	for (size_t i = 0; i < d->nloads; i++) {
+		const struct dso_load *l = &d->loads[i];
+		if (off >= l->offset && off - l->offset < l->memsz &&
+		    (!in_mem || l->offset > in_mem->offset))
+			in_mem = l;
+	}
+	if (in_mem)
+		*vaddr = off - in_mem->offset + in_mem->vaddr;
+	return in_mem != NULL;
+}

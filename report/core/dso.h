@@ -92,6 +92,11 @@ int dso_check(struct dso *d, char *why, size_t whylen);
  * "ip - map start + pgoff" alone is not an address. */
 bool dso_offset_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr);
 
+/* dso_offset_to_vaddr() for data: OFF may lie past a segment's file bytes, in its p_memsz
+ * (.bss: the loader maps it as anonymous memory after the file's pages, and data.h counts
+ * that memory's offsets on from the file's). A segment holding OFF in its file bytes wins. */
+bool dso_offset_to_vaddr_mem(const struct dso *d, uint64_t off, uint64_t *vaddr);
+
 /* Formats a build-id as lowercase hex into BUF (room for 41 bytes). */
 void dso_build_id_hex(const uint8_t *id, size_t n, char *buf);
 

@@ -168,6 +168,18 @@ int profile_keep_functions(struct profile *p, const char *list, size_t ninputs,
 		p->stacks[keep++] = p->stacks[i];
 	}
 	p->nstacks = keep;
+	/* So does a data sample (its weights stay where they are: data[].first_weight). */
+	keep = 0;
+	p->data_samples = 0;
+	p->data_period = 0;
+	for (size_t i = 0; i < p->ndata; i++) {
+		if (!picked(&p->locations[p->data[i].loc], names, nchosen))
+			continue;
+		p->data_samples += p->data[i].samples;
+		p->data_period += p->data[i].period;
+		p->data[keep++] = p->data[i];
+	}
+	p->ndata = keep;
 	values_filter(p, picked_leaf, &(struct picked_set){p, names, nchosen});
 	ret = 0;
 out:

@@ -91,6 +91,8 @@ void profile_free(struct profile *p)
 	free(p->loc_values);
 	free(p->vsample_locs);
 	free(p->vsample_values);
+	free(p->data);
+	free(p->data_weights);
 	strpool_free(p->strings);
 	free(p);
 }

@@ -144,6 +144,40 @@ struct profile_vsample {
 	const struct profile_value *values; /* profile.nvalues entries, by column */
 };
 
+/* What a data address lies in (record --data). */
+enum profile_data_kind {
+	PROFILE_DATA_UNKNOWN, /* in no data mapping recorded: "[unknown]" */
+	PROFILE_DATA_VAR,     /* a global or static variable of a DSO (ELF symbol, DWARF type) */
+	PROFILE_DATA_FILE,    /* a file-backed mapping, no variable known: "file+0xOFF" */
+	PROFILE_DATA_HEAP,    /* "[heap]" (brk) */
+	PROFILE_DATA_STACK,   /* "[stack]" */
+	PROFILE_DATA_ANON,    /* "[anon]": anonymous memory (large malloc, thread stacks) */
+};
+
+/* One distinct (instruction, data object, access offset, data source) of the shown event's
+ * samples with a data address, after filters. */
+struct profile_data {
+	uint32_t loc; /* the instruction: index in profile.locations */
+	enum profile_data_kind kind;
+	const char *object;  /* the --sort data key: "g.b", "table[].key" (the first
+			      * array index elided: ELEM), "counter" (no DWARF type),
+			      * "[heap]", a file's path, "[unknown]" */
+	int64_t elem;	     /* VAR: the index of OBJECT's "[]", or without DWARF the byte
+			      * offset in the symbol; FILE: the file offset; -1 none */
+	const char *base;    /* what the cache lines are counted from: the variable ("g"),
+			      * the region ("[heap]"), the file; interned */
+	uint64_t base_start; /* its start: link-time address of the variable, run-time
+			      * address of the mapping, 0 for a file (offsets) */
+	uint64_t offset;     /* the access: bytes from BASE_START */
+	uint32_t align;	     /* BASE_START's run-time address mod 4096 (cache lines are
+			      * aligned in the address space, not in the object) */
+	uint64_t data_src;   /* PERF_SAMPLE_DATA_SRC (0 unknown; datasrc.h) */
+	uint64_t samples;
+	double period;
+	uint32_t first_weight; /* its samples' weights (latency, cycles; 0 not given) in
+				* profile.data_weights[first_weight .. + samples) */
+};
+
 /* A loaded profile. Every string is owned by the profile. */
 struct profile {
 	struct hwprof_file_header header;   /* of the first input, but its events are those
@@ -209,6 +243,15 @@ struct profile {
 					       * (as a leaf) at [I * nvalues], the filters' */
 	uint32_t *vsample_locs;		      /* storage of vsamples[].locs */
 	struct profile_value *vsample_values; /* storage of vsamples[].values */
+	/* The data side: every shown sample with a data address (record --data), by what it
+	 * touched; none when no input has data addresses. */
+	struct profile_data *data;
+	size_t ndata;
+	uint32_t *data_weights; /* per data sample, in data[] order; NULL when none had one */
+	uint64_t data_samples;	/* samples in data[] */
+	double data_period;	/* their period */
+	bool data_weighted;	/* some sample carried a weight */
+	bool data_has_src;	/* some sample carried a data source */
 };
 
 /* The inline chain of location L of P, innermost first (*N lines; none: NULL and 0). */

@@ -595,3 +595,8 @@ Elf *dso_sym_elf(struct dso *d, uint64_t *bias)
 	*bias = b;
 	return e;
 }
+
+Dwfl_Module *dso_sym_module(struct dso *d)
+{
+	return d->sym ? d->sym->mod : NULL;
+}

@@ -14,6 +14,7 @@
 
 #include "profile.h"
 
+#include <elfutils/libdwfl.h>
 #include <gelf.h>
 
 struct dso;
@@ -90,6 +91,10 @@ bool dso_sym_symbol(struct dso *d, uint64_t addr, struct strpool *pool, const ch
  * separate debug file), *BIAS what to add to its section addresses to get link-time ones.
  * NULL when D is not opened or libdwfl cannot give it. */
 Elf *dso_sym_elf(struct dso *d, uint64_t *bias);
+
+/* D's libdwfl module (owned by D's Dwfl; module addresses are link-time ones), or NULL when
+ * D is not opened. */
+Dwfl_Module *dso_sym_module(struct dso *d);
 
 /* Frees S (the Dwfl and its files). Accepts NULL. */
 void dso_sym_free(struct dso_sym *s);
