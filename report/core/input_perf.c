@@ -176,6 +176,7 @@ struct perf_reader {
 	struct stackset stacks;
 	struct callchain_stack chain;
 	uint64_t records, samples, lost, throttles, late_build_ids;
+	uint64_t stack_copies; /* samples with a user stack copy (--call-graph dwarf) */
 	uint64_t first_time, last_time;
 	/* Kernel records waiting to be put in time order (see "time order" below). */
 	struct queued *q;
@@ -367,6 +368,7 @@ static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t
 			  !!(t & PERF_SAMPLE_STREAM_ID));
 	if (t & PERF_SAMPLE_CPU)
 		s->cpu = get32(p), p += 8;
+	r->stack_copies += (t & PERF_SAMPLE_STACK_USER) != 0;
 	/* Without PERIOD every sample stands for the fixed period (-c), or 1 in frequency mode
 	 * (perf always asks for PERIOD there). */
 	s->period = a->freq || !a->sample_period ? 1 : a->sample_period;
@@ -1187,6 +1189,14 @@ static int finish(struct perf_reader *r)
 	ret = begin(r);
 	if (ret == -EBADMSG)
 		return 0; /* no event: perf_read() says so */
+	if (ret == 0 && r->stack_copies)
+		ret = input_warning(
+		    r->in,
+		    "%s: %" PRIu64 " samples carry a copy of the user stack (perf record "
+		    "--call-graph dwarf) that hwprof does not unwind: their user-space "
+		    "callers are missing; perf report unwinds them, or record with "
+		    "--call-graph fp, or with hwprof record --call-graph dwarf",
+		    r->path, r->stack_copies);
 	if (ret == 0 && r->late_build_ids)
 		ret = input_note(r->in,
 				 "%s: %" PRIu64 " build-ids came after the samples (perf's pipe "

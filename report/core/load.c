@@ -225,6 +225,17 @@ int input_note(struct input *in, const char *fmt, ...)
 	return ret;
 }
 
+int input_warning(struct input *in, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = profile_push_vline(&in->l->warnings, &in->l->nwarnings, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
 /* Up to LEN of the first bytes of the pipe FD without consuming them: tee(2) copies what the
  * pipe holds into a pipe of our own, which is read instead. Returns the bytes seen, or -1
  * (FD is not a pipe, or tee(2) failed). Blocks until the writer has written something or

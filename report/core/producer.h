@@ -40,6 +40,10 @@ int input_end(struct input *in, const struct hwprof_file_trailer *trailer,
  * or -ENOMEM. */
 int input_note(struct input *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The same, a warning: something about the file that makes some figure of the report
+ * incomplete (the samples themselves are all there). Returns 0 or -ENOMEM. */
+int input_warning(struct input *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* One input format. */
 struct producer {
 	const char *name; /* the format, for messages ("hwprof.data") */

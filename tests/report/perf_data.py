@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """perf_data.py HWPROF HOTLOOP [--case NAME] - hwprof reads perf.data written by the real perf:
 the bundled example recorded with `perf record -e page-faults -c 1` and `-e cpu-clock`, with
-and without -g, as a file and in pipe mode, compressed (-z). On the same file, hwprof's top lines must be
+and without -g, as a file and in pipe mode, compressed (-z), --call-graph dwarf. On the same file, hwprof's top lines must be
 perf's (`perf report --sort srcline -n`): page faults give exact IPs, so their counts must be
 equal. Skipped (77, with the reason) when perf is missing or cannot record here."""
 import json
@@ -166,6 +166,18 @@ def test_pipe(d):
     fault = hwprof_test.hot_line(SRC, "fault")
     top = json.loads(live.stdout)["rows"][0] if live.stdout else {}
     check("live pipe: HOT: fault leads: %r" % top, top.get("line") == fault)
+
+
+def test_dwarf_stacks(d):
+    """--call-graph dwarf: the samples' IPs read (perf's counts), the stack copies not
+    unwound, and one warning that says so."""
+    data = os.path.join(d, "dwarf.data")
+    perf_record(data, "--call-graph", "dwarf", "-e", "page-faults", "-c", "1")
+    rows, h = hwprof_rows(data)
+    warn = [w for w in h.get("warnings", []) if "--call-graph dwarf" in w]
+    check("one warning names the stack copies: %r" % h.get("warnings"),
+          len(warn) == 1 and "not unwind" in warn[0])
+    same_top("page-faults dwarf", by_line(rows), perf_lines(data, "--no-children"), 2, True)
 
 
 def test_compressed(d):
