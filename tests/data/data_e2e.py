@@ -138,4 +138,23 @@ def test_no_data():
     check("a misspelt key suggests cacheline", "did you mean 'cacheline'" in p.stderr, p.stderr)
 
 
+def test_real_pmu():
+    """Where mem-loads (Intel) or ibs_op (AMD) opens: the array's loads named with a data
+    source and a latency. Skipped (exit 77) with the reason elsewhere (no PMU here)."""
+    out = os.path.join(TMP, "mem.data")
+    tried = []
+    for ev in ("cpu/mem-loads,ldlat=30/P", "ibs_op//"):
+        p = run([HWPROF, "record", "-e", ev, "-c", "1000", "-o", out, "--", WL, "array"])
+        if p.returncode == 0:
+            break
+        why = p.stderr.strip().splitlines()
+        tried.append(f"{ev}: {why[0] if why else p.returncode}")
+    else:
+        print("SKIP: no memory-sampling event opens on this host (" + "; ".join(tried) + ")")
+        sys.exit(77)
+    rs = rows(out, "-s", "data")
+    check("some row has a data source", any(r["data"].get("served_from") for r in rs), rs[:3])
+    check("some row has a latency", any(r["data"].get("latency_mean") for r in rs), rs[:3])
+
+
 run_cases(globals())
