@@ -20,6 +20,18 @@ int hwprof_paranoid(void)
 	return (int)v;
 }
 
+bool hwprof_may_profile_kernel(void)
+{
+	/* capability(7): CAP_SYS_ADMIN is bit 21, CAP_PERFMON (Linux 5.8) bit 38 of CapEff. */
+	unsigned long long caps = 0;
+	int level = hwprof_paranoid();
+
+	if (hwprof_read_keyed_hex("/proc/self/status", "CapEff", &caps) == 0 &&
+	    (caps & (1ull << 21 | 1ull << 38)))
+		return true;
+	return level != INT_MIN && level <= 1;
+}
+
 long long hwprof_max_sample_rate(void)
 {
 	long long v;

@@ -81,18 +81,48 @@ void hwprof_header_release(struct hwprof_file_header *h)
 	h->nevents = 0;
 }
 
-int hwprof_read_number(const char *path, long long *out)
+/* PATH, or under $HWPROF_PROC_ROOT for a /proc path (ROOTED, LEN bytes, holds it then). */
+static const char *proc_path(const char *path, char *rooted, size_t len)
 {
 	const char *root = getenv("HWPROF_PROC_ROOT");
+
+	if (root && *root && !strncmp(path, "/proc/", 6)) {
+		snprintf(rooted, len, "%s/%s", root, path + 6);
+		return rooted;
+	}
+	return path;
+}
+
+int hwprof_read_keyed_hex(const char *path, const char *key, unsigned long long *out)
+{
+	char rooted[4096], line[512];
+	size_t klen = strlen(key);
+	int ret = -ENOENT;
+	FILE *f = fopen(proc_path(path, rooted, sizeof(rooted)), "re");
+
+	if (!f)
+		return -errno;
+	while (ret == -ENOENT && fgets(line, sizeof(line), f)) {
+		char *end;
+
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		errno = 0;
+		*out = strtoull(line + klen + 1, &end, 16);
+		ret = end == line + klen + 1 || errno ? -EINVAL : 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+int hwprof_read_number(const char *path, long long *out)
+{
 	char rooted[4096];
 	long long v;
 	FILE *f;
 	int n;
 
-	if (root && *root && !strncmp(path, "/proc/", 6)) {
-		snprintf(rooted, sizeof(rooted), "%s/%s", root, path + 6);
-		path = rooted;
-	}
+	path = proc_path(path, rooted, sizeof(rooted));
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;

@@ -18,4 +18,10 @@ int hwprof_host_cpu_model(char *buf, size_t len);
  * file starts with no number; *OUT is then unchanged. */
 int hwprof_read_number(const char *path, long long *out);
 
+/* Reads the hexadecimal value of the "KEY:" line of PATH (as /proc/PID/status holds
+ * "CapEff:\t000001ffffffffff", proc(5)) into *OUT; /proc paths under $HWPROF_PROC_ROOT as for
+ * hwprof_read_number(). Returns 0, the -errno of fopen(3), -ENOENT when no line has KEY, or
+ * -EINVAL when its value is no hexadecimal number; *OUT is then unchanged. */
+int hwprof_read_keyed_hex(const char *path, const char *key, unsigned long long *out);
+
 #endif

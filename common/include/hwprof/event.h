@@ -165,6 +165,12 @@ const char *hwprof_open_advice(const struct hwprof_event *ev, int err, char *buf
  * HWPROF_PROC_ROOT replaces "/proc" (tests emulate levels 3 and 4 with a fixture file). */
 int hwprof_paranoid(void);
 
+/* Whether this process may count and sample the kernel: CAP_SYS_ADMIN or CAP_PERFMON in its
+ * effective set (/proc/self/status CapEff, capability(7)), or perf_event_paranoid <= 1
+ * (perf_event_open(2)); false when neither can be read. HWPROF_PROC_ROOT replaces "/proc" as
+ * for hwprof_paranoid(). What an event without a u/k/h modifier counts follows it. */
+bool hwprof_may_profile_kernel(void);
+
 /* /proc/sys/kernel/perf_event_max_sample_rate in Hz: the highest sample_freq the kernel accepts
  * (perf_event_open(2), "perf_event_max_sample_rate"; it may lower it at run time), or -1 when
  * unreadable. HWPROF_PROC_ROOT replaces "/proc" as for hwprof_paranoid(). */
