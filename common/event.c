@@ -793,9 +793,10 @@ static struct mods apply_mods(struct hwprof_event *ev, const struct mods *own,
 		 * refuses any exclude_* bit for them (EINVAL), so they count everything. */
 		ev->exclude_user = ev->exclude_kernel = ev->exclude_hv = false;
 	} else {
-		/* perf's default for unprivileged users: user space only. */
+		/* perf's default: the kernel too when this process may count it, user space
+		 * only otherwise. */
 		ev->exclude_user = false;
-		ev->exclude_kernel = ev->exclude_hv = true;
+		ev->exclude_kernel = ev->exclude_hv = !hwprof_may_profile_kernel();
 	}
 	ev->precise_ip = m.p;
 	ev->precise_max = m.P;

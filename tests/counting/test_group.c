@@ -443,23 +443,26 @@ Test(group, kernel_work_counted_user_only_is_not_counted)
 	hwprof_group_close(g);
 	fake_kernel_uninstall();
 
-	/* Allowed to measure the kernel: the default counts both modes; a user-only spelling
-	 * still cannot count, and the reason says how to fix the spec. */
+	/* Allowed to measure the kernel: the default counts both modes, as perf's does; a
+	 * user-only spelling still cannot count, and the reason says how to fix the spec. */
 	cfg.privileged = true;
 	fake_kernel_install(&cfg);
 	cr_assert(hwprof_kernel_countable());
 	cr_assert_str_eq(hwprof_count_default_spec(false),
 			 "{task-clock,context-switches:uk,cpu-migrations:uk,page-faults}");
 	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 39);
-	cr_assert_eq(hwprof_group_open(&g, "context-switches:uk,context-switches", 0, -1, 0), 0,
-		     "%s", hwprof_strerror_last());
-	cr_assert_eq(hwprof_group_read(g, c, 2), 0);
+	cr_assert_eq(hwprof_group_open(
+			 &g, "context-switches:uk,context-switches:u,context-switches", 0, -1, 0),
+		     0, "%s", hwprof_strerror_last());
+	cr_assert_eq(hwprof_group_read(g, c, 3), 0);
 	cr_assert(c[0].counted);
 	cr_assert_eq(c[0].scaled, 39.0);
 	cr_assert_null(hwprof_count_why_not(hwprof_group_event(g, 0)));
 	cr_assert_not(c[1].counted);
 	cr_assert_str_eq(hwprof_count_why_not(hwprof_group_event(g, 1)),
 			 "kernel work, counted user-only (count it with :uk)");
+	cr_assert(c[2].counted, "no modifier: the kernel too");
+	cr_assert_eq(c[2].scaled, 39.0);
 	hwprof_group_close(g);
 	fake_kernel_uninstall();
 }

@@ -44,6 +44,29 @@ static void put(const char *rel, const char *text)
 
 /* A fresh empty sysfs tree (once per test process: criterion runs the suite's init and then
  * the test's). */
+/* A fake /proc under ROOT: perf_event_paranoid LEVEL and this process's effective
+ * capabilities CAPEFF (hex, as /proc/self/status shows them); HWPROF_PROC_ROOT points at it. */
+static void fake_proc(int level, const char *capeff)
+{
+	char dir[PATH_MAX + 64], cmd[2 * PATH_MAX + 96];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/proc/sys/kernel' '%s/proc/self'", root, root);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(dir, sizeof(dir), "%s/proc/sys/kernel/perf_event_paranoid", root);
+	f = fopen(dir, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%d\n", level);
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/proc/self/status", root);
+	f = fopen(dir, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "Name:\ttest\nCapInh:\t0000000000000000\nCapEff:\t%s\n", capeff);
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/proc", root);
+	setenv("HWPROF_PROC_ROOT", dir, 1);
+}
+
 static void new_root(void)
 {
 	if (root[0])
@@ -52,6 +75,9 @@ static void new_root(void)
 	cr_assert_not_null(mkdtemp(root));
 	setenv("HWPROF_SYSFS_ROOT", root, 1);
 	put("software/type", "1");
+	/* An unprivileged process at perf_event_paranoid 2 (what stock kernels give a user):
+	 * events without a privilege modifier count user space only. */
+	fake_proc(2, "0000000000000000");
 }
 
 static void intel_tree(void)
@@ -747,31 +773,13 @@ Test(events, host_has_pmu_fake)
 	cr_assert(o->attr.exclude_kernel);
 }
 
-/* Writes a fake /proc with perf_event_paranoid = LEVEL and points HWPROF_PROC_ROOT at it. */
-static void fake_paranoid(int level)
-{
-	char dir[PATH_MAX + 64], text[16];
-	snprintf(dir, sizeof(dir), "%s/proc/sys/kernel", root);
-	char cmd[PATH_MAX + 80];
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
-	strcat(dir, "/perf_event_paranoid");
-	FILE *f = fopen(dir, "w");
-	cr_assert_not_null(f);
-	snprintf(text, sizeof(text), "%d\n", level);
-	fputs(text, f);
-	fclose(f);
-	snprintf(dir, sizeof(dir), "%s/proc", root);
-	setenv("HWPROF_PROC_ROOT", dir, 1);
-}
-
 Test(events, eacces_advice_names_level)
 {
 	for (int level = 2; level <= 4; level++) {
 		struct fake_kernel_config cfg = fake_kernel_defaults();
 		cfg.paranoid = level;
 		fake_kernel_install(&cfg);
-		fake_paranoid(level);
+		fake_proc(level, "0000000000000000");
 		cr_assert_eq(hwprof_paranoid(), level);
 		struct hwprof_event ev = one(level == 2 ? "cpu-clock:k" : "cpu-clock");
 		struct perf_event_attr a;
@@ -799,7 +807,7 @@ Test(events, eacces_advice_names_level)
 Test(events, eacces_advice_user_space_no_dash_a)
 {
 	for (int level = 0; level <= 2; level++) {
-		fake_paranoid(level);
+		fake_proc(level, "0000000000000000");
 		struct hwprof_event ev = one("cpu-clock");
 		char buf[512];
 		hwprof_open_advice(&ev, EACCES, buf, sizeof(buf));
@@ -807,6 +815,40 @@ Test(events, eacces_advice_user_space_no_dash_a)
 		cr_assert_not_null(strstr(buf, "your own"), "level %d: %s", level, buf);
 		cr_assert_not_null(strstr(buf, "CAP_PERFMON"), "level %d: %s", level, buf);
 	}
+	unsetenv("HWPROF_PROC_ROOT");
+}
+
+/* perf's default privilege: an event without u/k/h counts the kernel too when the process
+ * may (CAP_PERFMON, CAP_SYS_ADMIN, perf_event_paranoid <= 1), user space only otherwise. */
+Test(events, default_privilege_follows_capabilities_and_paranoid)
+{
+	static const struct {
+		int level;
+		const char *capeff;
+		bool kernel;
+	} cases[] = {
+	    {2, "0000000000000000", false}, {3, "0000000000000000", false},
+	    {1, "0000000000000000", true},  {-1, "0000000000000000", true},
+	    {2, "0000004000000000", true}, /* CAP_PERFMON, bit 38 */
+	    {4, "0000000000200000", true}, /* CAP_SYS_ADMIN, bit 21 */
+	    {2, "000001ffffffffff", true}, /* root's full set */
+	    {2, "0000000000000001", false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fake_proc(cases[i].level, cases[i].capeff);
+		cr_assert_eq(hwprof_may_profile_kernel(), cases[i].kernel, "case %zu", i);
+		struct hwprof_event ev = one("page-faults");
+		cr_assert_eq(ev.exclude_kernel, !cases[i].kernel, "case %zu", i);
+		cr_assert_eq(ev.exclude_hv, !cases[i].kernel, "case %zu", i);
+		cr_assert_not(ev.exclude_user, "case %zu", i);
+		cr_assert_str_eq(ev.spec, "page-faults");
+		ev = one("page-faults:u"); /* a modifier wins either way */
+		cr_assert(ev.exclude_kernel && !ev.exclude_user, "case %zu", i);
+	}
+	/* Nothing readable: user space only, which every level up to 2 allows. */
+	setenv("HWPROF_PROC_ROOT", "/nonexistent", 1);
+	cr_assert_not(hwprof_may_profile_kernel());
+	cr_assert(one("cycles").exclude_kernel);
 	unsetenv("HWPROF_PROC_ROOT");
 }
 
@@ -913,7 +955,8 @@ Test(events_real, real_sysfs_pmus)
 	cr_assert_eq(l.ev[0].type, PERF_TYPE_SOFTWARE);
 	cr_assert_eq(l.ev[0].kind, HWPROF_EV_SOFTWARE);
 	cr_assert_eq(l.ev[0].config, 3);
-	cr_assert(l.ev[0].exclude_kernel, "software PMU: user space by default");
+	cr_assert_eq(l.ev[0].exclude_kernel, !hwprof_may_profile_kernel(),
+		     "software PMU: the default privilege");
 	hwprof_events_free(&l);
 	if (access("/sys/bus/event_source/devices/msr/events/tsc", F_OK) == 0) {
 		cr_assert_eq(hwprof_events_parse("msr/tsc/", &l, err, sizeof(err)), 0, "%s", err);

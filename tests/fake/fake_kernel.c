@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct fake_event {
@@ -408,17 +410,80 @@ static void release_all(void)
 	memset(&fk, 0, sizeof(fk));
 }
 
+/* The /proc that goes with the fake kernel (fake_kernel.h): its perf_event_paranoid, and
+ * CapEff with CAP_PERFMON (bit 38) when privileged. */
+static char proc_root[64];
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[192];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void remove_proc(void)
+{
+	char path[192];
+	static const char *const files[] = {
+	    "sys/kernel/perf_event_paranoid", "self/status", "sys/kernel", "sys", "self", ""};
+
+	if (!proc_root[0])
+		return;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", proc_root, files[i]);
+		remove(path);
+	}
+	if (getenv("HWPROF_PROC_ROOT") && !strcmp(getenv("HWPROF_PROC_ROOT"), proc_root))
+		unsetenv("HWPROF_PROC_ROOT");
+	proc_root[0] = '\0';
+}
+
+static void install_proc(void)
+{
+	char dir[128], text[64];
+	const char *env = getenv("HWPROF_PROC_ROOT");
+
+	if (env && (!proc_root[0] || strcmp(env, proc_root)))
+		return; /* the test's own /proc fixture */
+	remove_proc();
+	snprintf(proc_root, sizeof(proc_root), "/tmp/hwprof-fakeproc-XXXXXX");
+	if (!mkdtemp(proc_root)) {
+		proc_root[0] = '\0';
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/sys", proc_root);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/sys/kernel", proc_root);
+	mkdir(dir, 0755);
+	snprintf(text, sizeof(text), "%d\n", fk.cfg.paranoid);
+	write_file(dir, "perf_event_paranoid", text);
+	snprintf(dir, sizeof(dir), "%s/self", proc_root);
+	mkdir(dir, 0755);
+	write_file(dir, "status",
+		   fk.cfg.privileged ? "CapEff:\t0000004000000000\n"
+				     : "CapEff:\t0000000000000000\n");
+	setenv("HWPROF_PROC_ROOT", proc_root, 1);
+}
+
 void fake_kernel_install(const struct fake_kernel_config *cfg)
 {
 	release_all();
 	fk.cfg = cfg ? *cfg : fake_kernel_defaults();
 	fk.next_id = 1000;
+	install_proc();
 	hwprof_sys_set(&fake_kernel_sys);
 }
 
 void fake_kernel_uninstall(void)
 {
 	release_all();
+	remove_proc();
 	hwprof_sys_set(NULL);
 }
 

@@ -14,6 +14,12 @@
  *	cr_assert_eq(fake_kernel_open_log(0)->attr.precise_ip, 3);
  *	fake_kernel_uninstall();                                   // closes leftovers, real kernel
  *
+ * fake_kernel_install() also points HWPROF_PROC_ROOT at a /proc of its own with the config's
+ * perf_event_paranoid and, when privileged, CAP_PERFMON in /proc/self/status, so that what the
+ * library reads of the host (the default privilege of an event, hwprof_may_profile_kernel())
+ * agrees with the fake kernel; a test that has set HWPROF_PROC_ROOT itself keeps its own.
+ * fake_kernel_uninstall() removes it.
+ *
  * What the fake kernel does, in the order a real kernel checks (first failure wins):
  *   1. -EMFILE   when max_fds fake fds are already open.
  *   2. -EINVAL   pid == -1 && cpu == -1; a non-zero attr.size other than

@@ -71,7 +71,7 @@ def record(d, args, pages="5000"):
     spin = 20000
     for attempt in range(4 if DWARF else 1):
         work = [str(spin)] if DWARF else []
-        p = hwprof_test.run([HWPROF, "record", "-o", out, "-e", "page-faults", "-c", "1",
+        p = hwprof_test.run([HWPROF, "record", "-o", out, "-e", "page-faults:u", "-c", "1",
                              "--no-count"] + args + ["--", PROG, pages] + work, timeout=120)
         print(p.stderr, end="")
         if " 0 lost," in p.stderr or p.returncode != 0:

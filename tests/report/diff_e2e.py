@@ -253,11 +253,12 @@ def test_errors(tmp):
     exe, _ = build(os.path.join(tmp, "e1"), "wl")
     other, _ = build(os.path.join(tmp, "e2"), "other")
     pf, mf, ot = (os.path.join(tmp, n) for n in ("pf.data", "mf.data", "ot.data"))
-    record(pf, [exe, "0", "0", "100", "100", "100"])
-    record(mf, [exe, "0", "0", "100", "100", "100"], event="minor-faults")
-    record(ot, [other, "0", "0", "100", "100", "100"])
+    # User space only: the kernel's rows (kernel-mode faults) are common to any two programs.
+    record(pf, [exe, "0", "0", "100", "100", "100"], event="page-faults:u")
+    record(mf, [exe, "0", "0", "100", "100", "100"], event="minor-faults:u")
+    record(ot, [other, "0", "0", "100", "100", "100"], event="page-faults:u")
     for args, words, what in (
-            ((pf, mf), ["'page-faults'", "'minor-faults'", "--event"], "different events"),
+            ((pf, mf), ["'page-faults:u'", "'minor-faults:u'", "--event"], "different events"),
             ((pf, ot), ["no row of the base", "matches"], "nothing in common"),
             ((pf, os.path.join(tmp, "missing.data")), ["missing.data"], "a missing file"),
             ((pf, pf, "--comm", "nobody"), ["--comm 'nobody'"], "a filter no sample passes")):

@@ -23,9 +23,11 @@
  *   modifiers          :u :k :h :p :pp :ppp :P  (combinable, e.g. cycles:upp)
  * A list is comma-separated at the top level: "cycles,{instructions,branches}:u".
  *
- * Privilege defaults follow perf: with no u/k/h modifier an event counts user space only
- * (exclude_kernel = exclude_hv = 1), which every perf_event_paranoid level up to 2 allows.
- * `:k` alone counts the kernel only, `:uk` both. Exception: an event of a non-core sysfs PMU
+ * Privilege defaults follow perf: with no u/k/h modifier an event counts the kernel too when
+ * this process may (hwprof_may_profile_kernel(), read at parse time: CAP_PERFMON,
+ * CAP_SYS_ADMIN or perf_event_paranoid <= 1), else user space only (exclude_kernel =
+ * exclude_hv = 1, which every level up to 2 allows). `:k` alone counts the kernel only, `:uk`
+ * both. Exception: an event of a non-core sysfs PMU
  * (uncore_*, msr, ibs_op: no `cpus` file and not "cpu") counts every level by default, because
  * the kernel refuses exclude_* bits for those PMUs (EINVAL).
  *
