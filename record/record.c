@@ -191,7 +191,7 @@ static const char *add_events(const char *have, const char *more)
 
 static void parse_options(struct record_options *o, int argc, char **argv)
 {
-	static const char short_options[] = "+e:c:F:gm:o:p:h";
+	static const char short_options[] = "+ae:c:C:F:gm:o:p:h";
 	enum {
 		OPT_COUNT = 256,
 		OPT_NO_COUNT,
@@ -214,6 +214,8 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 	    {"data", no_argument, NULL, OPT_DATA},
 	    {"no-data", no_argument, NULL, OPT_NO_DATA},
 	    {"pid", required_argument, NULL, 'p'},
+	    {"all-cpus", no_argument, NULL, 'a'},
+	    {"cpu", required_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -270,6 +272,14 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 		case OPT_NO_DATA:
 			o->no_data = true;
 			break;
+		case 'a':
+		case 'C':
+			/* perf's spellings, known so that the answer is not "unknown option". */
+			die_usage(
+			    "%s: system-wide recording is not supported yet (record a command, "
+			    "or attach with -p PID; 'perf record -a' files are read by "
+			    "'hwprof report -i perf.data')",
+			    c == 'a' ? "-a" : "-C");
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
