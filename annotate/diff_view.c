@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "diff.h"
 #include "diff_output.h"
+#include "filter.h"
 #include "source.h"
 #include "textfmt.h"
 
@@ -34,11 +35,18 @@ static int load(struct profile **p, const struct profile_options *po, const char
 
 	o.inputs = &file;
 	o.ninputs = 1;
-	o.functions = function;
+	o.functions = NULL;
 	if (profile_load(p, &o, err, sizeof(err)) < 0)
 		return error("%s: %s", file, cli_see(err));
+	/* The warnings first, then FUNCTION: a binary rebuilt since the recording has no names
+	 * to match, which the warning says and the name's error would not. */
 	for (size_t i = 0; i < (*p)->nwarnings; i++)
 		warning("%s: %s", file, (*p)->warnings[i]);
+	if (profile_keep_functions(*p, function, 1, o.inline_mode, err, sizeof(err)) < 0) {
+		/* The user gave FUNCTION as an operand, not report's --function. */
+		const char *what = strncmp(err, "--function ", 11) ? err : err + 11;
+		return error("%s: FUNCTION %s", file, what);
+	}
 	return 0;
 }
 

@@ -277,6 +277,17 @@ def test_errors(tmp):
     j = diff_json(pf, pf)
     check("a file against itself: nothing significant, every row in both: %r" % j["test"],
           j["test"]["significant"] == 0 and j["test"]["rows"] == j["test"]["rows_in_both"])
+    # The base's binary rebuilt in place (other code, so another build-id): annotate --diff
+    # says so before the FUNCTION it cannot find, which the user gave as an operand.
+    rb = os.path.join(tmp, "rb.data")
+    exe5, _ = build(os.path.join(tmp, "e3"), "wl")
+    record(rb, [exe5, "0", "0", "100", "100", "100"], event="page-faults:u")
+    build(os.path.join(tmp, "e3"), "wl", pad="\tvolatile int pad = 1; (void)pad;\n")
+    r = run([HWPROF, "annotate", "--diff", rb, pf, "touch_a"])
+    err = r.stderr
+    check("annotate --diff, base rebuilt: the rebuilt warning, then FUNCTION: %r" % err,
+          r.returncode == 2 and "rebuilt" in err and "FUNCTION 'touch_a'" in err and
+          "--function" not in err and err.index("rebuilt") < err.index("FUNCTION"))
 
 
 with tempfile.TemporaryDirectory() as tmp_dir:
