@@ -75,7 +75,9 @@ def test_node(hwprof, work):
         rows = rows_of(hwprof, data)
         top = rows[0] if rows else {}
         check(f"node's hot loop is named from its map: {rows[:2]}",
-              "hotLoop" in (top.get("function") or "") and top.get("share", 0) > 0.3)
+              # The top row; its share varies with how soon V8's tiers compile it (28% to
+              # 60% here, lower on a loaded host), so a floor only.
+              "hotLoop" in (top.get("function") or "") and top.get("share", 0) > 0.15)
 
 
 run_cases(globals(), os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
