@@ -378,11 +378,19 @@ int cmd_diff(int argc, char **argv)
 	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
 	if (nkeys < 0)
 		die_usage("%s", err);
-	for (int i = 0; i < nkeys; i++)
+	for (int i = 0; i < nkeys; i++) {
 		if (keys[i] == PROFILE_KEY_ADDR)
 			die_usage("--sort '%s': diff matches rows by name and source text, and "
 				  "addresses move in a rebuild (sort by line, function or dso)",
 				  o.sort);
+		/* The matcher knows the instruction's names only: two data objects of one line
+		 * would be matched as one row. */
+		if (keys[i] == PROFILE_KEY_DATA || keys[i] == PROFILE_KEY_CACHELINE)
+			die_usage(
+			    "--sort '%s': diff matches rows by line, function or dso; data "
+			    "objects and cache lines are hwprof report --sort data/cacheline's",
+			    o.sort);
+	}
 	if (o.limit < 0)
 		o.limit = o.format == CLI_FORMAT_TEXT ? 40 : 0;
 	for (int s = 0; s < 2; s++)

@@ -272,6 +272,10 @@ def test_errors(tmp):
           "no new sample file" in r.stderr)
     r = diff(pf, pf, "-s", "addr")
     check("--sort addr: usage error %r" % r.stderr, r.returncode == 64 and "rebuild" in r.stderr)
+    for key in ("data", "cacheline", "data,line"):
+        r = diff(pf, pf, "-s", key)
+        check("--sort %s: usage error %r" % (key, r.stderr),
+              r.returncode == 64 and "report --sort" in r.stderr)
     r = diff(pf, pf, "--alpha", "2")
     check("--alpha 2: usage error %r" % r.stderr, r.returncode == 64 and "--alpha '2'" in r.stderr)
     j = diff_json(pf, pf)
