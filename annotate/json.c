@@ -1,6 +1,7 @@
 /* json.c - annotate's model as JSON (--stdio --format json): the rows of each function's view,
  * for scripts. Numbers are raw (samples, period, shares 0..1); strings are JSON-escaped. */
 #include "header.h"
+#include "json.h"
 #include "output.h"
 #include "textfmt.h"
 #include "views.h"
@@ -90,7 +91,7 @@ int ann_json(FILE *out, const struct ann_model *m, struct source_cache *src, str
 {
 	const struct hwprof_file_event *e = profile_sampling_event(m->profile);
 
-	fputs("{\"event\":", out);
+	fprintf(out, "{\"version\":%d,\"event\":", HWPROF_JSON_VERSION);
 	hwprof_json_str(out, e ? e->name : NULL);
 	fprintf(out, ",\"precise_ip\":%u,\"samples\":%llu", e ? e->precise_obtained : 0,
 		(unsigned long long)m->profile->samples);

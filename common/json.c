@@ -70,6 +70,11 @@ void hwprof_jw_double(struct hwprof_jw *j, const char *key, double v, int digits
 	hwprof_json_double(j->f, v, digits);
 }
 
+void hwprof_jw_version(struct hwprof_jw *j)
+{
+	hwprof_jw_int(j, "version", HWPROF_JSON_VERSION);
+}
+
 void hwprof_jw_int(struct hwprof_jw *j, const char *key, long long v)
 {
 	value_start(j, key);

@@ -25,6 +25,11 @@ struct hwprof_jw {
 
 struct hwprof_metric;
 
+/* The version of every JSON document hwprof writes (report, annotate, stat, list, diff): the
+ * "version" member of its top-level object, raised when a member changes meaning or goes
+ * away (new members do not raise it). */
+#define HWPROF_JSON_VERSION 1
+
 /* Starts writing to F. COMPACT: "," and ":" between tokens, else ", " and ": ". */
 void hwprof_jw_init(struct hwprof_jw *j, FILE *f, bool compact);
 
@@ -41,6 +46,8 @@ void hwprof_jw_end(struct hwprof_jw *j);
 void hwprof_jw_str(struct hwprof_jw *j, const char *key, const char *s);
 void hwprof_jw_double(struct hwprof_jw *j, const char *key, double v, int digits);
 void hwprof_jw_int(struct hwprof_jw *j, const char *key, long long v);
+/* The member "version": HWPROF_JSON_VERSION, first in a document's top-level object. */
+void hwprof_jw_version(struct hwprof_jw *j);
 void hwprof_jw_uint(struct hwprof_jw *j, const char *key, uint64_t v);
 void hwprof_jw_bool(struct hwprof_jw *j, const char *key, bool v);
 void hwprof_jw_null(struct hwprof_jw *j, const char *key);

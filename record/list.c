@@ -533,6 +533,7 @@ int cmd_list(int argc, char **argv)
 	if (o.json) {
 		hwprof_jw_init(&o.jw, stdout, true);
 		hwprof_jw_object(&o.jw, NULL);
+		hwprof_jw_version(&o.jw);
 	}
 	print_host(&o, &h, hwprof_paranoid(), probe_max_precise());
 	hwprof_header_release(&h);

@@ -975,6 +975,7 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 
 	hwprof_jw_init(&j, f, false);
 	hwprof_jw_object(&j, NULL);
+	hwprof_jw_version(&j);
 	hwprof_jw_str(&j, "command", cmd);
 	if (o->pid > 0)
 		hwprof_jw_int(&j, "pid", o->pid);

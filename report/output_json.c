@@ -281,6 +281,7 @@ int output_json(FILE *f, const struct profile *p, const struct profile_row *rows
 
 	hwprof_jw_init(&j, f, true);
 	hwprof_jw_object(&j, NULL);
+	hwprof_jw_version(&j);
 	header(&j, p);
 	hwprof_jw_str(&j, "inline", o->inline_mode == INLINE_CALLER ? "caller" : "callee");
 	if (p->nstacks) {

@@ -59,6 +59,7 @@ int diff_output_json(FILE *f, const struct diff *d, const struct diff_row *rows,
 
 	hwprof_jw_init(&j, f, false);
 	hwprof_jw_object(&j, NULL);
+	hwprof_jw_version(&j);
 	side(&j, "base", o->inputs[DIFF_BASE], d->p[DIFF_BASE]);
 	side(&j, "new", o->inputs[DIFF_NEW], d->p[DIFF_NEW]);
 	hwprof_jw_object(&j, "test");

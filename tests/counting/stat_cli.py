@@ -51,7 +51,8 @@ with tempfile.TemporaryDirectory() as tmp:
     doc = json.load(open(out))
     check(f"keys {sorted(doc)}",
           sorted(doc) == ["command", "cpu", "elapsed_s", "events", "interrupted", "messages",
-                          "metrics", "runs", "sys_s", "system_wide", "user_s"])
+                          "metrics", "runs", "sys_s", "system_wide", "user_s", "version"])
+    check(f"version {doc.get('version')}", doc.get("version") == 1)
     check("runs", doc["runs"] == 3)
     check(f"command {doc['command']}", doc["command"] == f"{TOUCH} 1000 {state}")
     check("cpu model", isinstance(doc["cpu"], str) and doc["cpu"])

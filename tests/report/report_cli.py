@@ -118,6 +118,28 @@ def test_debuginfod(tmp):
           top["line"] == hot_line("wl_dwarf.c", "dwarf") and top["function"] == "touch")
 
 
+def test_json_version(tmp):
+    """Every JSON document hwprof writes starts with "version": 1 (common/json.h)."""
+    data = record_faults(os.path.join(tmp, "v.data"), os.environ["RPT_INLINE"], "200")
+    outputs = {
+        "report": report("-i", data, "-f", "json"),
+        "annotate": annotate("-i", data, "--stdio", "-f", "json", "first"),
+        "diff": subprocess.run([HWPROF, "diff", "-f", "json", data, data], capture_output=True,
+                               text=True),
+        "list": subprocess.run([HWPROF, "list", "-f", "json"], capture_output=True, text=True),
+    }
+    stat = subprocess.run([HWPROF, "stat", "-f", "json", "--", "true"], capture_output=True,
+                          text=True)
+    for name, r in list(outputs.items()) + [("stat", stat)]:
+        text = r.stderr if name == "stat" else r.stdout
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            doc = {}
+        check("%s -f json: version 1 first: %r" % (name, text[:80]),
+              list(doc)[:1] == ["version"] and doc["version"] == 1)
+
+
 def test_kernel(tmp):
     """Kernel samples (:k) resolve through /proc/kallsyms when it shows addresses."""
     with open("/proc/kallsyms") as f:
