@@ -176,6 +176,7 @@ struct perf_reader {
 	struct stackset stacks;
 	struct callchain_stack chain;
 	uint64_t records, samples, lost, throttles, late_build_ids;
+	uint64_t lost_samples; /* the sum of LOST_SAMPLES records (lost: of LOST records) */
 	uint64_t stack_copies; /* samples with a user stack copy (--call-graph dwarf) */
 	uint64_t first_time, last_time;
 	/* Kernel records waiting to be put in time order (see "time order" below). */
@@ -539,7 +540,10 @@ static int kernel_record(struct perf_reader *r, const unsigned char *rec, size_t
 		    .time = id.time,
 		    .lost = get64(p + (h.type == PERF_RECORD_LOST ? 8 : 0)),
 		    .cpu = id.cpu};
-		r->lost += out.lost.lost;
+		if (h.type == PERF_RECORD_LOST)
+			r->lost += out.lost.lost;
+		else
+			r->lost_samples += out.lost.lost;
 		break;
 	default: /* THROTTLE, UNTHROTTLE: u64 time, id, stream_id */
 		if (len < 8 + 8)
@@ -1183,7 +1187,15 @@ static int finish(struct perf_reader *r)
 	int ret;
 
 	t.samples = r->samples;
-	t.lost = r->lost;
+	/* One loss, two counts: the kernel counts a sample it could not write to a full ring
+	 * buffer both in the buffer's lost count, reported by the next PERF_RECORD_LOST, and in
+	 * the event's lost_samples, read with PERF_FORMAT_LOST; perf record (6.0 and later)
+	 * writes that one as a PERF_RECORD_LOST_SAMPLES at the end, as the kernel itself does
+	 * for samples it dropped without a LOST (e.g. of the AUX area). So LOST_SAMPLES is the
+	 * total and LOST a part of it: the larger of the two sums, not their sum, as perf
+	 * report's "Total Lost Samples". Per file, not per event: a LOST names the event that
+	 * wrote after the loss, whose buffer the other events share. */
+	t.lost = r->lost > r->lost_samples ? r->lost : r->lost_samples;
 	t.throttles = r->throttles;
 	t.duration_ns = last > first ? last - first : 0;
 	ret = begin(r);

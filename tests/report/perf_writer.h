@@ -144,6 +144,16 @@ static inline void pw_lost(struct pw *b, uint64_t id, uint64_t lost, uint64_t ti
 	pw_end(b, at);
 }
 
+/* PERF_RECORD_LOST_SAMPLES (linux/perf_event.h): u64 lost, then the sample_id of event ID. */
+static inline void pw_lost_samples(struct pw *b, uint64_t id, uint64_t lost, uint64_t time)
+{
+	size_t at = pw_begin(b, PERF_RECORD_LOST_SAMPLES, 0);
+
+	pw_u64(b, lost);
+	pw_sample_id(b, 0, 0, time, id);
+	pw_end(b, at);
+}
+
 /* perf record -z's data: the kernel's records of D as one zstd stream into OUT, cut into
  * NPIECES (or more, to fit a record's size) COMPRESSED records (type 81) at arbitrary bytes, so
  * that a record goes on in the next. Not padded to 8: perf 6.1's size is the header's and the zstd

@@ -96,6 +96,35 @@ Test(perf, a_file_reads_as_perf_wrote_it)
 	free(f.p);
 }
 
+/* perf record 6.1 writes, at the end, a LOST_SAMPLES of each event's PERF_FORMAT_LOST count:
+ * the same samples the LOST records of its run already counted. */
+Test(perf, lost_and_lost_samples_count_a_loss_once)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, "page-faults:u");
+	struct profile *p;
+
+	data_lost(&d, 7, 10, 2);
+	pw_lost(&d, 7, 1, 1002);
+	pw_lost_samples(&d, 7, 3, 1003);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "lost-once.perf", NULL);
+	cr_assert_eq(p->trailer.lost, 3, "LOST says 2 + 1, LOST_SAMPLES 3: the same 3");
+	profile_free(p);
+	free(d.p), d = (struct pw){0};
+	free(f.p), f = (struct pw){0};
+
+	/* LOST_SAMPLES larger (the kernel also counts what it dropped without a LOST record) */
+	data_lost(&d, 7, 10, 2);
+	pw_lost_samples(&d, 7, 5, 1003);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "lost-samples-more.perf", NULL);
+	cr_assert_eq(p->trailer.lost, 5);
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
 Test(perf, event_names_from_the_attr_without_event_desc)
 {
 	struct pw d = {0}, f = {0};
