@@ -64,6 +64,62 @@ static const struct named sw_events[] = {
 };
 enum { SW_CANONICAL = 11 };
 
+/* PAPI's preset names (papi_avail; PAPI's papi_events.csv maps them per CPU), as aliases of
+ * the generic event that counts the same thing, so PAPI users keep their names. A preset no
+ * generic event counts has the reason instead. */
+struct papi_preset {
+	const char *name, *event, *why;
+};
+
+static const struct papi_preset papi_presets[] = {
+    {"PAPI_TOT_INS", "instructions", NULL},
+    {"PAPI_TOT_CYC", "cycles", NULL},
+    {"PAPI_REF_CYC", "ref-cycles", NULL},
+    {"PAPI_BR_INS", "branches", NULL},
+    {"PAPI_BR_MSP", "branch-misses", NULL},
+    {"PAPI_L1_DCM", "L1-dcache-load-misses", NULL},
+    {"PAPI_L1_DCR", "L1-dcache-loads", NULL},
+    {"PAPI_L1_DCW", "L1-dcache-stores", NULL},
+    {"PAPI_L1_ICM", "L1-icache-load-misses", NULL},
+    {"PAPI_L3_TCM", "cache-misses", NULL},
+    {"PAPI_L3_TCA", "cache-references", NULL},
+    {"PAPI_TLB_DM", "dTLB-load-misses", NULL},
+    {"PAPI_TLB_IM", "iTLB-load-misses", NULL},
+    {"PAPI_LD_INS", "L1-dcache-loads", NULL},
+    {"PAPI_SR_INS", "L1-dcache-stores", NULL},
+    {"PAPI_STL_ICY", "stalled-cycles-frontend", NULL},
+    {"PAPI_RES_STL", "stalled-cycles-backend", NULL},
+    {"PAPI_L2_TCM", NULL,
+     "no generic event counts L2 misses (perf's caches are L1-dcache, L1-icache and LLC); "
+     "name the CPU's own, e.g. L2_RQSTS.MISS ('hwprof list vendor L2')"},
+    {"PAPI_L2_DCM", NULL,
+     "no generic event counts L2 data misses; name the CPU's own ('hwprof list vendor L2')"},
+    {"PAPI_L2_TCA", NULL,
+     "no generic event counts L2 accesses; name the CPU's own ('hwprof list vendor L2')"},
+    {"PAPI_FP_OPS", NULL,
+     "no generic event counts floating-point operations; name the CPU's own, e.g. "
+     "FP_ARITH_INST_RETIRED.* ('hwprof list vendor FP')"},
+    {"PAPI_FP_INS", NULL,
+     "no generic event counts floating-point instructions; name the CPU's own ('hwprof "
+     "list vendor FP')"},
+    {"PAPI_VEC_INS", NULL,
+     "no generic event counts vector instructions; name the CPU's own ('hwprof list "
+     "vendor')"},
+    {"PAPI_BR_CN", NULL,
+     "no generic event counts conditional branches alone (branches counts all); name the "
+     "CPU's own ('hwprof list vendor BR')"},
+};
+
+int hwprof_papi_preset_at(size_t i, const char **name, const char **event, const char **why)
+{
+	if (i >= sizeof(papi_presets) / sizeof(*papi_presets))
+		return -ENOENT;
+	*name = papi_presets[i].name;
+	*event = papi_presets[i].event;
+	*why = papi_presets[i].why;
+	return 0;
+}
+
 /* Hardware cache events: CACHE-OP[-RESULT], config = cache | op << 8 | result << 16. The first
  * spelling of each is the canonical one; `ops` says which operations the cache has. */
 struct cache_name {
@@ -610,6 +666,23 @@ static int resolve_named(struct parser *p, struct hwprof_event *ev, const char *
 {
 	const char *name = ev->name;
 	uint64_t c;
+
+	if (!strncasecmp(name, "PAPI_", 5)) {
+		for (size_t i = 0; i < sizeof(papi_presets) / sizeof(*papi_presets); i++) {
+			if (strcasecmp(name, papi_presets[i].name))
+				continue;
+			if (!papi_presets[i].event)
+				return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
+						"PAPI preset '%s': %s", name, papi_presets[i].why);
+			name = papi_presets[i].event;
+			break;
+		}
+		if (name == ev->name)
+			return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
+					"unknown PAPI preset '%s' (the presets hwprof maps to "
+					"generic events are in 'hwprof list')",
+					name);
+	}
 	if (lookup(hw_events, sizeof(hw_events) / sizeof(*hw_events), name, &c)) {
 		ev->kind = HWPROF_EV_HARDWARE;
 		ev->type = PERF_TYPE_HARDWARE;

@@ -1,9 +1,11 @@
 /* metrics.c - derived metrics (IPC, miss rates, MPKI) from scaled counts (hwprof/metrics.h). */
 #include "hwprof/metrics.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <ctype.h>
 
 /* The event's bare name: "cpu/cache-misses/u" -> "cache-misses", "cycles:pp" -> "cycles". */
 static void bare_name(const char *event, char *buf, size_t len)
@@ -23,13 +25,15 @@ static void bare_name(const char *event, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
-/* Index of the first counted input whose bare name is one of NAMES (NULL-terminated), or -1. */
-static long find(const struct hwprof_metric_input *in, size_t n, const char *const *names)
+/* Index of the first input whose bare name is one of NAMES (NULL-terminated), counted ones
+ * only when COUNTED; -1 when none. */
+static long find_in(const struct hwprof_metric_input *in, size_t n, const char *const *names,
+		    bool counted)
 {
 	char bare[128];
 
 	for (size_t i = 0; i < n; i++) {
-		if (!in[i].event || !in[i].counted)
+		if (!in[i].event || (counted && !in[i].counted))
 			continue;
 		bare_name(in[i].event, bare, sizeof(bare));
 		for (const char *const *p = names; *p; p++)
@@ -37,6 +41,11 @@ static long find(const struct hwprof_metric_input *in, size_t n, const char *con
 				return (long)i;
 	}
 	return -1;
+}
+
+static long find(const struct hwprof_metric_input *in, size_t n, const char *const *names)
+{
+	return find_in(in, n, names, true);
 }
 
 struct ratio_def {
@@ -56,6 +65,92 @@ static const struct ratio_def ratios[] = {
     {"dTLB miss rate", {"dTLB-load-misses", NULL}, {"dTLB-loads", NULL}, true},
     {"iTLB miss rate", {"iTLB-load-misses", NULL}, {"iTLB-loads", NULL}, true},
 };
+
+/* The metrics by name, for -M: the ratio's name with '-' for ' ', and its first definition
+ * (ratios[] order). */
+static const struct ratio_def *metric_def(const char *name)
+{
+	for (size_t r = 0; r < sizeof(ratios) / sizeof(ratios[0]); r++) {
+		const char *a = ratios[r].name, *b = name;
+		while (*a && *b &&
+		       (tolower((unsigned char)*a) == tolower((unsigned char)*b) ||
+			((*a == ' ' || *a == '-') && (*b == ' ' || *b == '-' || *b == '_')))) {
+			a++;
+			b++;
+		}
+		if (!*a && !*b)
+			return &ratios[r];
+	}
+	return NULL;
+}
+
+int hwprof_metric_name_at(size_t i, const char **name)
+{
+	static const char *const names[] = {"IPC",
+					    "L1-dcache-miss-rate",
+					    "LLC-miss-rate",
+					    "branch-miss-rate",
+					    "dTLB-miss-rate",
+					    "iTLB-miss-rate"};
+
+	if (i >= sizeof(names) / sizeof(*names))
+		return -ENOENT;
+	*name = names[i];
+	return 0;
+}
+
+int hwprof_metric_events(const char *name, char *buf, size_t len, const char **canon)
+{
+	const struct ratio_def *d = metric_def(name);
+
+	if (!d)
+		return -ENOENT;
+	snprintf(buf, len, "{%s,%s}", d->num[0], d->den[0]);
+	if (canon)
+		*canon = d->name;
+	return 0;
+}
+
+/* Why input NAMES is missing: NULL when it was counted. */
+static const char *missing_why(const struct hwprof_metric_input *in, size_t n,
+			       const char *const *why, const char *const *names)
+{
+	long i = find_in(in, n, names, false);
+
+	if (i < 0)
+		return "not in the event list";
+	if (in[i].counted)
+		return NULL;
+	return why && why[i] ? why[i] : "not counted";
+}
+
+int hwprof_metric_why_not(const char *name, const struct hwprof_metric_input *in, size_t n,
+			  const char *const *why, char *buf, size_t len)
+{
+	const struct ratio_def *d = metric_def(name);
+	const char *wa, *wb;
+	int r;
+
+	if (len)
+		buf[0] = '\0';
+	if (!d)
+		return -ENOENT;
+	/* Denominator first, as people say it: "needs cycles and instructions". */
+	wb = missing_why(in, n, why, d->den);
+	wa = missing_why(in, n, why, d->num);
+	if (!wa && !wb)
+		return 0;
+	r = find_in(in, n, d->den, false) < 0 && find_in(in, n, d->num, false) < 0 ? 2 : 1;
+	if (wa && wb && !strcmp(wa, wb))
+		snprintf(buf, len, "%s: needs %s and %s (%s)", d->name, d->den[0], d->num[0], wa);
+	else if (wa && wb)
+		snprintf(buf, len, "%s: needs %s (%s) and %s (%s)", d->name, d->den[0], wb,
+			 d->num[0], wa);
+	else
+		snprintf(buf, len, "%s: needs %s (%s)", d->name, wa ? d->num[0] : d->den[0],
+			 wa ? wa : wb);
+	return r;
+}
 
 static bool have(const struct hwprof_metric *out, size_t k, const char *name)
 {

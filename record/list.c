@@ -27,7 +27,8 @@ enum list_what {
 	LIST_PMU = 1 << 3,
 	LIST_TP = 1 << 4,     /* tracepoints one by one; the default list counts them only */
 	LIST_VENDOR = 1 << 5, /* libpfm4's vendor events one by one; the default counts them */
-	LIST_ALL = LIST_HW | LIST_CACHE | LIST_SW | LIST_PMU,
+	LIST_PAPI = 1 << 6,   /* PAPI preset names and the generic events they stand for */
+	LIST_ALL = LIST_HW | LIST_CACHE | LIST_SW | LIST_PMU | LIST_PAPI,
 };
 
 struct list_options {
@@ -39,7 +40,7 @@ struct list_options {
 };
 
 static const char usage_text[] =
-    "usage: hwprof list [hw|cache|sw|pmu|tracepoint [PATTERN]|vendor [PATTERN]]...\n"
+    "usage: hwprof list [hw|cache|sw|pmu|papi|tracepoint [PATTERN]|vendor [PATTERN]]...\n"
     "                   [-f text|json]\n"
     "\n"
     "The events this host can count, each tried with perf_event_open(2): available,\n"
@@ -51,6 +52,7 @@ static const char usage_text[] =
     "                         or sysfs PMUs (default: all); several kinds at once\n"
     "  tracepoint [PATTERN]   the kernel's tracepoints (sys:event, from tracefs), those\n"
     "                         matching PATTERN ('sched:*', or a word they contain)\n"
+    "  papi                   PAPI preset names and the generic events they stand for\n"
     "  vendor [PATTERN]       the CPU's own events (libpfm4) with their raw encodings,\n"
     "                         those whose name contains PATTERN ('L3_MISS')\n"
     "  -f, --format FMT       text (default) or json: one JSON object (--json is\n"
@@ -444,6 +446,33 @@ static int print_tracepoints(struct list_options *o)
 	return 0;
 }
 
+/* PAPI's preset names hwprof takes in -e: the generic event each stands for, or why one is
+ * refused. */
+static void print_papi(struct list_options *o)
+{
+	const char *name, *event, *why;
+
+	if (o->json)
+		hwprof_jw_array(&o->jw, "papi");
+	else
+		printf("\nPAPI presets, accepted in -e and HWPROF_EVENTS as the generic event:\n");
+	for (size_t i = 0; hwprof_papi_preset_at(i, &name, &event, &why) == 0; i++) {
+		if (o->json) {
+			hwprof_jw_object(&o->jw, NULL);
+			hwprof_jw_str(&o->jw, "name", name);
+			hwprof_jw_str(&o->jw, "event", event);
+			hwprof_jw_str(&o->jw, "refused", why);
+			hwprof_jw_end(&o->jw);
+		} else if (event) {
+			printf("  %-14s = %s\n", name, event);
+		} else {
+			printf("  %-14s refused: %s\n", name, why);
+		}
+	}
+	if (o->json)
+		hwprof_jw_end(&o->jw);
+}
+
 static int print_pmus(struct list_options *o)
 {
 	char **pmus;
@@ -498,9 +527,9 @@ int cmd_list(int argc, char **argv)
 		static const struct {
 			const char *word;
 			unsigned what;
-		} words[] = {{"hw", LIST_HW},	     {"cache", LIST_CACHE},   {"sw", LIST_SW},
-			     {"pmu", LIST_PMU},	     {"tracepoint", LIST_TP}, {"tp", LIST_TP},
-			     {"vendor", LIST_VENDOR}};
+		} words[] = {{"hw", LIST_HW},	      {"cache", LIST_CACHE},   {"sw", LIST_SW},
+			     {"pmu", LIST_PMU},	      {"tracepoint", LIST_TP}, {"tp", LIST_TP},
+			     {"vendor", LIST_VENDOR}, {"papi", LIST_PAPI}};
 		o.what = 0;
 		for (int a = optind; a < argc; a++) {
 			unsigned w = 0;
@@ -519,7 +548,7 @@ int cmd_list(int argc, char **argv)
 				continue;
 			}
 			if (!w)
-				die_usage("'%s': not a kind of event (hw, cache, sw, pmu, "
+				die_usage("'%s': not a kind of event (hw, cache, sw, pmu, papi, "
 					  "tracepoint or vendor)",
 					  argv[a]);
 			o.what |= w;
@@ -550,6 +579,8 @@ int cmd_list(int argc, char **argv)
 		r = print_pmus(&o);
 	if (o.json)
 		hwprof_jw_end(&o.jw);
+	if (o.what & LIST_PAPI)
+		print_papi(&o);
 	if (r == 0 && ((o.what & LIST_TP) || o.what == LIST_ALL))
 		r = print_tracepoints(&o);
 	if (r == 0 && ((o.what & LIST_VENDOR) || o.what == LIST_ALL))

@@ -32,10 +32,11 @@
 #include <unistd.h>
 
 struct stat_opts {
-	const char *events; /* -e, NULL: the host's default set */
-	long long runs;	    /* -r */
-	pid_t pid;	    /* -p, -1: none */
-	bool system_wide;   /* -a */
+	const char *events;  /* -e, NULL: the host's default set */
+	const char *metrics; /* -M, NULL: none asked for by name */
+	long long runs;	     /* -r */
+	pid_t pid;	     /* -p, -1: none */
+	bool system_wide;    /* -a */
 	enum cli_format format;
 	const char *output; /* -o, NULL: stderr, "-": stdout */
 	char **argv;	    /* the command, NULL-terminated; NULL: none */
@@ -91,7 +92,8 @@ struct stat_run {
 };
 
 static const char usage_text[] =
-    "usage: hwprof stat [-e EVENTS] [-r N] [-p PID | -a] [-f text|csv|json] [-o FILE]\n"
+    "usage: hwprof stat [-e EVENTS] [-M METRICS] [-r N] [-p PID | -a] [-f text|csv|json]\n"
+    "                   [-o FILE]\n"
     "                   [--] [CMD [ARGS...]]\n"
     "\n"
     "Counts events while CMD runs (or PID, or the whole system with -a, until CMD ends or\n"
@@ -100,6 +102,8 @@ static const char usage_text[] =
     "\n"
     "  -e, --event EVENTS   event list, e.g. 'cycles,{instructions,branches}:u' (see\n"
     "                       'hwprof list'); default: the host's default set\n"
+    "  -M, --metrics LIST   metrics by name, e.g. 'IPC,branch-miss-rate' (the events\n"
+    "                       they need are added); one that cannot be derived says why\n"
     "  -r, --repeat N       run CMD N times; print mean, stddev %, min and max\n"
     "  -p, --pid PID        count an existing process (and its threads); a kernel thread\n"
     "                       has kernel work only (task-clock, :k events as root)\n"
@@ -136,12 +140,17 @@ static void on_stop(int sig, siginfo_t *info, void *uc)
 
 static void parse_args(int argc, char **argv, struct stat_opts *o)
 {
-	static const char short_options[] = "+e:r:p:af:o:h";
+	static const char short_options[] = "+e:M:r:p:af:o:h";
 	static const struct option longopts[] = {
-	    {"event", required_argument, NULL, 'e'},  {"repeat", required_argument, NULL, 'r'},
-	    {"pid", required_argument, NULL, 'p'},    {"all-cpus", no_argument, NULL, 'a'},
-	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},	      {0},
+	    {"event", required_argument, NULL, 'e'},
+	    {"repeat", required_argument, NULL, 'r'},
+	    {"metrics", required_argument, NULL, 'M'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"all-cpus", no_argument, NULL, 'a'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	int c;
 
@@ -149,6 +158,9 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 		switch (c) {
 		case 'e':
 			o->events = optarg;
+			break;
+		case 'M':
+			o->metrics = optarg;
 			break;
 		case 'r':
 			o->runs = cli_parse_num("-r", optarg, 1, 100000);
@@ -792,6 +804,112 @@ static size_t derive_rates(const struct hwprof_event_list *list, const struct ev
 	return k;
 }
 
+/* The metric inputs of LIST: each event by its canonical name where it has one (PAPI_TOT_INS
+ * and cpu-cycles are "instructions" and "cycles" to the metrics), into IN (list->n), and in
+ * WHY the short reason of an unsupported one ("not supported on this host"), held in BUF
+ * (list->n * 64 bytes). */
+static void metric_inputs(const struct hwprof_event_list *list, const struct ev_stat *st,
+			  struct hwprof_metric_input *in, const char **why, char *buf,
+			  char (*names)[128])
+{
+	for (size_t i = 0; i < list->n; i++) {
+		const struct hwprof_event *ev = &list->ev[i];
+		char *w = buf + i * 64;
+
+		if (ev->type == PERF_TYPE_RAW ||
+		    hwprof_event_name_of(ev->type, ev->config, names[i], sizeof(names[i])) < 0)
+			snprintf(names[i], sizeof(names[i]), "%s", ev->name);
+		in[i] = (struct hwprof_metric_input){
+		    .event = names[i], .value = mean_of(&st[i]), .counted = st[i].counted_runs > 0};
+		why[i] = NULL;
+		if (st[i].unsupported) {
+			/* The reason without its advice: "not supported on this host". */
+			const char *r = unsupported_why(list, st, i);
+			snprintf(w, 64, "%.*s", (int)strcspn(r, "(;"), r);
+			for (size_t n = strlen(w); n && w[n - 1] == ' ';)
+				w[--n] = '\0';
+			why[i] = w;
+		}
+	}
+}
+
+/* One line per metric of -M that cannot be derived, and per other metric whose inputs are
+ * partly in the list: an error() when AS_ERROR, else a note(). Returns how many. */
+static size_t metrics_why_not(const struct stat_opts *o, const struct hwprof_event_list *list,
+			      const struct ev_stat *st, const struct metric_out *m, size_t nm,
+			      bool as_error)
+{
+	struct hwprof_metric_input *in = xcalloc(list->n, sizeof(*in));
+	const char **why = xcalloc(list->n, sizeof(*why));
+	char *buf = xcalloc(list->n, 64), line[512], spec[128], (*names)[128];
+	const char *name, *canon;
+	size_t said = 0;
+
+	names = xcalloc(list->n, sizeof(*names));
+	metric_inputs(list, st, in, why, buf, names);
+	for (size_t i = 0; hwprof_metric_name_at(i, &name) == 0; i++) {
+		bool asked = false, done = false;
+		int r;
+
+		hwprof_metric_events(name, spec, sizeof(spec), &canon);
+		for (const char *p = o->metrics; p && *p;) {
+			size_t k = strcspn(p, ",");
+			char one[64];
+			const char *c2;
+			snprintf(one, sizeof(one), "%.*s", (int)k, p);
+			if (hwprof_metric_events(one, spec, sizeof(spec), &c2) == 0 &&
+			    !strcmp(c2, canon))
+				asked = true;
+			p += k + (p[k] == ',');
+		}
+		for (size_t k = 0; k < nm; k++)
+			done |= !strcmp(m[k].m.name, canon);
+		/* 1: some of its inputs are in the list (asked for or not); 2: none. */
+		r = hwprof_metric_why_not(name, in, list->n, why, line, sizeof(line));
+		if (done || r <= 0 || (r == 2 && !asked))
+			continue;
+		if (as_error)
+			error("%s", line);
+		else
+			note("%s", line);
+		said++;
+	}
+	free(names);
+	free(buf);
+	free(why);
+	free(in);
+	return said;
+}
+
+/* The events -M METRICS need, after the -e list (or alone): "EVENTS,{instructions,cycles}".
+ * Dies on a name that is no metric. The result is malloc'd. */
+static char *with_metric_events(const char *events, const char *metrics)
+{
+	char *spec = xstrdup(events ? events : ""), one[64], groups[128];
+
+	for (const char *p = metrics; *p;) {
+		size_t k = strcspn(p, ",");
+		const char *name;
+		char *next;
+
+		snprintf(one, sizeof(one), "%.*s", (int)k, p);
+		if (hwprof_metric_events(one, groups, sizeof(groups), NULL) < 0) {
+			char known[256] = "";
+			size_t at = 0;
+			for (size_t i = 0; hwprof_metric_name_at(i, &name) == 0; i++)
+				at += (size_t)snprintf(known + at, sizeof(known) - at, "%s%s",
+						       i ? ", " : "", name);
+			free(spec);
+			die_usage("-M '%s': no metric '%s' (metrics: %s)", metrics, one, known);
+		}
+		next = xasprintf("%s%s%s", spec, *spec ? "," : "", groups);
+		free(spec);
+		spec = next;
+		p += k + (p[k] == ',');
+	}
+	return spec;
+}
+
 static size_t derive(const struct hwprof_event_list *list, const struct ev_stat *st, double elapsed,
 		     struct metric_out *out, size_t max)
 {
@@ -799,10 +917,10 @@ static size_t derive(const struct hwprof_event_list *list, const struct ev_stat 
 	struct hwprof_metric m[64];
 	size_t n, k = 0;
 
-	for (size_t i = 0; i < list->n; i++)
-		in[i] = (struct hwprof_metric_input){.event = list->ev[i].name,
-						     .value = mean_of(&st[i]),
-						     .counted = st[i].counted_runs > 0};
+	const char **why = xcalloc(list->n, sizeof(*why));
+	char *buf = xcalloc(list->n, 64), (*names)[128] = xcalloc(list->n, sizeof(*names));
+
+	metric_inputs(list, st, in, why, buf, names);
 	n = hwprof_metrics_derive(in, list->n, m, 64);
 	for (size_t i = 0; i < n && k < max; i++)
 		out[k++] = (struct metric_out){m[i], ""};
@@ -819,6 +937,9 @@ static size_t derive(const struct hwprof_event_list *list, const struct ev_stat 
 		snprintf(mo->m.formula, sizeof(mo->m.formula), "%.60s %.2f %.8s * %.0f B / %.6f s",
 			 list->ev[i].name, mean_of(&st[i]), list->ev[i].unit, b, elapsed);
 	}
+	free(names);
+	free(buf);
+	free(why);
 	free(in);
 	return k;
 }
@@ -1138,6 +1259,7 @@ int cmd_stat(int argc, char **argv)
 	struct sigaction sa = {.sa_sigaction = on_stop, .sa_flags = SA_SIGINFO}, old_int, old_term;
 	struct runs_done rd = {0};
 	char err[256] = "", cpu[256], msg[PATH_MAX + 256], *cmd = NULL, *text = NULL;
+	char *metric_spec = NULL;
 	double el_sum = 0, el_sumsq = 0, user_sum = 0, sys_sum = 0, elapsed;
 	struct run_times times = {.have_cpu = false};
 	bool one_by_one = false;
@@ -1164,6 +1286,10 @@ int cmd_stat(int argc, char **argv)
 	if (o.argv && (r = launch_check(o.argv[0])) != 0)
 		return error_status(EXIT_NOT_EXECUTED, "%s",
 				    launch_strerror(o.argv[0], r, msg, sizeof(msg)));
+	if (o.metrics) {
+		metric_spec = with_metric_events(o.events, o.metrics);
+		o.events = metric_spec;
+	}
 	if (!o.events) {
 		bool pmu = hwprof_host_has_pmu();
 		o.events = hwprof_count_default_spec(pmu);
@@ -1171,7 +1297,8 @@ int cmd_stat(int argc, char **argv)
 			note(
 			    "no hardware PMU on this host (virtualized?): counting software events "
 			    "(task-clock, context-switches, cpu-migrations, page-faults); choose "
-			    "others with -e, see 'hwprof list'");
+			    "others with -e, see 'hwprof list'; %s",
+			    hwprof_no_pmu_alternatives());
 	}
 	r = hwprof_events_parse(o.events, &list, err, sizeof(err));
 	if (r < 0) /* a PMU that does not exist is a spelling to fix too: 64, as in record */
@@ -1188,6 +1315,13 @@ int cmd_stat(int argc, char **argv)
 	st = xcalloc(list.n, sizeof(*st));
 	if (probe_events(&o, &list, st) == 0) {
 		unsupported_text(&list, st, msg, sizeof(msg));
+		/* -M: the metrics are the question, so each says why it cannot be answered. */
+		if (o.metrics && metrics_why_not(&o, &list, st, NULL, 0, true)) {
+			if (!hwprof_host_has_pmu())
+				note("no hardware PMU on this host: %s",
+				     hwprof_no_pmu_alternatives());
+			goto out;
+		}
 		error("no event of the list can be counted here: %s", cli_see(msg));
 		goto out;
 	}
@@ -1252,6 +1386,7 @@ int cmd_stat(int argc, char **argv)
 		note("the kernel refused inherit with PERF_FORMAT_GROUP (an older kernel): group "
 		     "members were read one by one");
 	nm = derive(&list, st, elapsed, metrics, 64);
+	metrics_why_not(&o, &list, st, metrics, nm, false);
 
 	out = open_memstream(&text, &text_len);
 	if (!out)
@@ -1288,6 +1423,7 @@ out:
 		free(st[i].unsupported);
 	free(st);
 	free(cmd);
+	free(metric_spec);
 	hwprof_events_free(&list);
 	return rc;
 }

@@ -413,4 +413,39 @@ else:
     check(f"page-faults counted: {counts}", counts.get("page-faults", {}).get("counted"))
     print("nobody: context-switches and cpu-migrations not counted, with the reason")
 
+# Metrics that say why not: -M asks by name and adds the events; on a host without a PMU the
+# metric says which events it needs and why they are missing, and the note says what works.
+pmu = subprocess.run([HWPROF, "list", "-f", "json"], capture_output=True, text=True,
+                     timeout=60)
+if json.loads(pmu.stdout)["hardware_pmu"]:
+    print("skip: -M IPC why-not on this host (it has a hardware PMU: IPC is derived)")
+else:
+    rc, _, err = stat("-M", "IPC", "--", "true")
+    check(f"stat -M IPC without a PMU: rc {rc}", rc == 2)
+    check(f"says why: {err!r}",
+          "IPC: needs cycles and instructions (not supported on this host)" in err)
+    check(f"points to what works: {err!r}",
+          "valgrind --tool=cachegrind" in err and "page-faults -c 1" in err)
+    rc, _, err = stat("-M", "ipc,branch-miss-rate", "-e", "task-clock", "-f", "json", "--",
+                      "true")
+    d = json.loads(err)
+    msgs = [m["text"] for m in d["messages"]]
+    check(f"-M with a countable event: rc {rc}, events {[e['event'] for e in d['events']]}",
+          rc == 0 and [e["event"] for e in d["events"]] ==
+          ["task-clock", "instructions", "cycles", "branch-misses", "branches"])
+    check(f"JSON messages say why: {msgs}",
+          "IPC: needs cycles and instructions (not supported on this host)" in msgs and
+          "branch miss rate: needs branches and branch-misses (not supported on this host)"
+          in msgs)
+    # A metric partly in -e says why without -M; PAPI names count as the generic events.
+    rc, _, err = stat("-e", "task-clock,PAPI_TOT_CYC", "--", "true")
+    check(f"partial IPC: {err!r}", rc == 0 and
+          "IPC: needs cycles (not supported on this host) and instructions (not in the event "
+          "list)" in err)
+rc, _, err = stat("-M", "nosuch", "--", "true")
+check(f"-M nosuch: rc {rc}: {err!r}", rc == 64 and "no metric 'nosuch' (metrics: IPC," in err)
+rc, _, err = stat("-e", "PAPI_L2_TCM", "--", "true")
+check(f"PAPI_L2_TCM refused with the reason: {err!r}",
+      rc == 64 and "PAPI preset 'PAPI_L2_TCM': no generic event counts L2 misses" in err)
+
 finish()

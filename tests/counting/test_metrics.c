@@ -1,5 +1,6 @@
 /* test_metrics.c - derived metrics (common/metrics.c) against hand-computed values. */
 #include <criterion/criterion.h>
+#include <errno.h>
 
 #include <string.h>
 
@@ -83,4 +84,42 @@ Test(metrics, only_when_counted)
 	cr_assert_not_null(find(m, n, "branch-misses MPKI"));
 	cr_assert_eq(hwprof_metrics_derive(in, 5, m, 0), 0);
 	cr_assert_eq(hwprof_metrics_derive(NULL, 0, m, 16), 0);
+}
+
+Test(metrics, by_name_and_why_not)
+{
+	const struct hwprof_metric_input in[] = {
+	    {"instructions", 0, false},	 {"cycles:u", 0, false},    {"branches", 500, true},
+	    {"branch-misses", 0, false}, {"task-clock", 1e6, true},
+	};
+	const char *why[] = {"not supported on this host", "not supported on this host", NULL, NULL,
+			     NULL};
+	const char *canon, *name;
+	char buf[256];
+
+	cr_assert_eq(hwprof_metric_events("IPC", buf, sizeof(buf), &canon), 0);
+	cr_assert_str_eq(buf, "{instructions,cycles}");
+	cr_assert_str_eq(canon, "IPC");
+	cr_assert_eq(hwprof_metric_events("Branch miss_rate", buf, sizeof(buf), &canon), 0);
+	cr_assert_str_eq(buf, "{branch-misses,branches}");
+	cr_assert_str_eq(canon, "branch miss rate");
+	cr_assert_eq(hwprof_metric_events("IPCX", buf, sizeof(buf), NULL), -ENOENT);
+	cr_assert_eq(hwprof_metric_name_at(0, &name), 0);
+	cr_assert_str_eq(name, "IPC");
+
+	cr_assert_eq(hwprof_metric_why_not("IPC", in, 5, why, buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, "IPC: needs cycles and instructions (not supported on this host)");
+	cr_assert_eq(hwprof_metric_why_not("branch-miss-rate", in, 5, why, buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, "branch miss rate: needs branch-misses (not counted)");
+	cr_assert_eq(hwprof_metric_why_not("dTLB-miss-rate", in, 5, why, buf, sizeof(buf)), 2);
+	cr_assert_str_eq(buf, "dTLB miss rate: needs dTLB-loads and dTLB-load-misses (not in the "
+			      "event list)");
+	cr_assert_eq(hwprof_metric_why_not("IPC", in + 4, 1, NULL, buf, sizeof(buf)), 2);
+	const struct hwprof_metric_input ok[] = {{"instructions", 10, true}, {"cycles", 5, true}};
+	cr_assert_eq(hwprof_metric_why_not("IPC", ok, 2, NULL, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "");
+	const struct hwprof_metric_input half[] = {{"cycles", 5, true}};
+	cr_assert_eq(hwprof_metric_why_not("IPC", half, 1, NULL, buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, "IPC: needs instructions (not in the event list)");
+	cr_assert_eq(hwprof_metric_why_not("nosuch", ok, 2, NULL, buf, sizeof(buf)), -ENOENT);
 }

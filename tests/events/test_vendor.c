@@ -213,3 +213,35 @@ Test(vendor, no_active_pmu_says_so, .init = empty_sysfs)
 	cr_assert_eq(r, -EINVAL);
 	cr_assert(strstr(err, "libpfm4 finds no CPU PMU on this host"), "%s", err);
 }
+
+/* PAPI preset names stand for the generic events; one without a generic event is refused
+ * with the reason. */
+Test(vendor, papi_presets, .init = empty_sysfs)
+{
+	struct hwprof_event ev = one("PAPI_TOT_INS:u");
+	const char *name, *event, *why;
+
+	cr_assert_eq(ev.type, PERF_TYPE_HARDWARE);
+	cr_assert_eq(ev.config, PERF_COUNT_HW_INSTRUCTIONS);
+	cr_assert_str_eq(ev.spec, "PAPI_TOT_INS:u");
+	ev = one("PAPI_TOT_CYC");
+	cr_assert_eq(ev.config, PERF_COUNT_HW_CPU_CYCLES);
+	ev = one("PAPI_L1_DCM");
+	cr_assert_eq(ev.type, PERF_TYPE_HW_CACHE);
+	cr_assert_eq(ev.config, PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
+				    PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+	ev = one("papi_br_msp");
+	cr_assert_eq(ev.config, PERF_COUNT_HW_BRANCH_MISSES);
+	ev = one("PAPI_L3_TCM");
+	cr_assert_eq(ev.config, PERF_COUNT_HW_CACHE_MISSES);
+	ev = one("PAPI_TLB_DM");
+	cr_assert_eq(ev.config, PERF_COUNT_HW_CACHE_DTLB | PERF_COUNT_HW_CACHE_OP_READ << 8 |
+				    PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+	bad("PAPI_L2_TCM", "PAPI preset 'PAPI_L2_TCM': no generic event counts L2 misses");
+	bad("PAPI_FP_OPS", "floating-point operations");
+	bad("PAPI_NOPE", "unknown PAPI preset 'PAPI_NOPE'");
+	cr_assert_eq(hwprof_papi_preset_at(0, &name, &event, &why), 0);
+	cr_assert_str_eq(name, "PAPI_TOT_INS");
+	cr_assert_str_eq(event, "instructions");
+	cr_assert_null(why);
+}

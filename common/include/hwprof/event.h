@@ -19,6 +19,8 @@
  *                      above knows is resolved by libpfm4 for the PMUs it finds active, with
  *                      libpfm4's own attributes after ':' (":c=1", ":e", ":i", ":ldlat=32")
  *                      beside hwprof's modifiers; LIBPFM_FORCE_PMU=NAME picks the PMU.
+ *   PAPI presets       PAPI_TOT_INS PAPI_TOT_CYC PAPI_L1_DCM ... as aliases of the generic event
+ *                      that counts the same (hwprof_papi_preset_at()); one without is refused.
  *   groups             {a,b,c}  - one group; the first member leads.
  *   modifiers          :u :k :h :p :pp :ppp :P  (combinable, e.g. cycles:upp)
  * A list is comma-separated at the top level: "cycles,{instructions,branches}:u".
@@ -205,10 +207,20 @@ int hwprof_event_name_of(uint32_t type, uint64_t config, char *buf, size_t len);
 int hwprof_event_code(uint32_t type, uint64_t config, uint64_t config1, uint64_t config2, char *buf,
 		      size_t len);
 
+/* The I-th PAPI preset name hwprof accepts in an event list (PAPI_TOT_INS, PAPI_L1_DCM,
+ * ...): *NAME, and either *EVENT, the generic event it stands for ("instructions"), or, for a
+ * preset no generic event counts, *EVENT NULL and *WHY the reason it is refused (static
+ * strings). Returns 0, or -ENOENT past the end. */
+int hwprof_papi_preset_at(size_t i, const char **name, const char **event, const char **why);
+
 /* The other spellings perf accepts for the canonical generic or software event NAME
  * ("context-switches" -> "cs"; "cycles" -> "cpu-cycles") into OUT (room for MAX; static
  * strings). Returns how many were stored (0 for a name without aliases). */
 size_t hwprof_event_aliases(const char *name, const char **out, size_t max);
+
+/* What still works on a host without a hardware PMU, as one phrase for a note: software
+ * events, page-fault attribution, simulated miss rates (valgrind's cachegrind). Never NULL. */
+const char *hwprof_no_pmu_alternatives(void);
 
 /* What perf_event_paranoid LEVEL allows an unprivileged user (without CAP_PERFMON), as one
  * phrase, e.g. 2 -> "user-space profiling of your own processes only". See perf_event_open(2)

@@ -36,6 +36,26 @@ struct hwprof_metric {
 size_t hwprof_metrics_derive(const struct hwprof_metric_input *in, size_t n,
 			     struct hwprof_metric *out, size_t max);
 
+/* The metrics that can be asked for by name (stat -M): their names, the I-th into *NAME
+ * ("IPC", "LLC-miss-rate", "branch-miss-rate", ...). Returns 0, or -ENOENT past the end. */
+int hwprof_metric_name_at(size_t i, const char **name);
+
+/* The events metric NAME needs (matched without regard to case, '-' and ' ' alike: "IPC",
+ * "branch miss rate"), as one event group spec into BUF (LEN bytes), e.g.
+ * "{instructions,cycles}", and its canonical name into *CANON (static; may be NULL).
+ * Returns 0, or -ENOENT for a name that is no metric. */
+int hwprof_metric_events(const char *name, char *buf, size_t len, const char **canon);
+
+/* Why metric NAME (as for hwprof_metric_events) cannot be derived from IN (N inputs; WHY,
+ * NULL or N entries, says why each input that was not counted was not, e.g. "not supported
+ * on this host", NULL entries meaning "not counted"): one line into BUF, "IPC: needs cycles
+ * and instructions (not supported on this host)", naming the missing inputs and their
+ * reasons ("not in the event list" for an absent one). Returns 1 when written and some input
+ * is in IN, 2 when written and none is, 0 when every input was counted (the metric can be
+ * derived; BUF ""), -ENOENT for no such metric. */
+int hwprof_metric_why_not(const char *name, const struct hwprof_metric_input *in, size_t n,
+			  const char *const *why, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif
