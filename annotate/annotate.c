@@ -164,6 +164,14 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 		die_usage("--format json: with --stdio (the terminal view has no other format)");
 }
 
+/* P's warnings, before an error that they may explain: a binary rebuilt or deleted since the
+ * recording has no symbols read, a file cut short has no samples. */
+static void warn_before_error(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nwarnings; i++)
+		warning("%s", p->warnings[i]);
+}
+
 /* "no function 'x' in the profile (closest: a, b, c)". */
 static int unknown_function(const struct ann_model *m, const char *name)
 {
@@ -180,10 +188,7 @@ static int unknown_function(const struct ann_model *m, const char *name)
 			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", o ? ", " : "",
 					      m->funcs[idx[i]].name);
 	}
-	/* The profile's warnings first: a binary rebuilt or deleted since the recording has no
-	 * symbols read, which is the likelier cause than the name. */
-	for (size_t i = 0; i < m->profile->nwarnings; i++)
-		warning("%s", m->profile->warnings[i]);
+	warn_before_error(m->profile); /* likelier causes than the name */
 	error("FUNCTION '%s': no samples in a function of that name (closest: %s)", name,
 	      n ? list : "none");
 	return EXIT_FATAL;
@@ -304,6 +309,7 @@ int cmd_annotate(int argc, char **argv)
 			goto out;
 	}
 	if (!m->nfuncs) {
+		warn_before_error(p);
 		error("%s: no samples to annotate (record a longer run, or with a smaller period)",
 		      o.samples.po.inputs[0]);
 		goto out;

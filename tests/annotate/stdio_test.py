@@ -122,6 +122,19 @@ with tempfile.TemporaryDirectory() as d:
     check("cut short: the header says so",
           "(a file has no trailer: LOST records only)" in p.stdout, p.stdout[:400])
     check("cut short: a warning on stderr", "warning:" in p.stderr, p.stderr)
+    # Cut before its first sample: "no samples" and an unknown FUNCTION say the cause first.
+    for n in range(64, len(whole), 32):
+        with open(os.path.join(d, "cut0.data"), "wb") as f:
+            f.write(whole[:n])
+        p = annotate("-i", os.path.join(d, "cut0.data"), "--stdio")
+        if "no samples to annotate" in p.stderr:
+            break
+    check("cut before the samples: no samples", "no samples to annotate" in p.stderr, p.stderr)
+    check("no samples: the warning first", p.stderr.find("warning:") in
+          range(0, p.stderr.find("no samples to annotate")), p.stderr)
+    p = annotate("-i", os.path.join(d, "cut0.data"), "--stdio", "work")
+    check("no samples, a FUNCTION: the warning first", p.stderr.startswith(
+          "hwprof annotate: warning:") and "error:" in p.stderr, p.stderr)
     p = annotate("--prefix-map", "nothing", "-i", data)
     check("bad --prefix-map is a usage error", p.returncode == 64, p.stderr)
     p = annotate("--limit", "x", "-i", data)
