@@ -1,0 +1,44 @@
+/* dmi.h - the memory a platform has, from its SMBIOS memory-device records (type 17), for
+ * the peak DRAM bandwidth next to a measured one (internal to libhwprof and `hwprof stat`).
+ *
+ * The kernel exports each SMBIOS structure as <sysfs>/firmware/dmi/entries/T-N/raw (root
+ * only; <sysfs> is hwprof_sysfs_root(), so tests use fixture trees). Type 17 layout (DMTF
+ * DSP0134 "Memory Device"): 0x0A data width in bits (WORD; 0xFFFF unknown), 0x0C size (WORD;
+ * 0 no module installed, 0xFFFF unknown, bit 15 set: KiB units else MiB, 0x7FFF: the DWORD
+ * extended size in MiB at 0x1C), 0x10 device locator (string number), 0x15 speed in MT/s
+ * (WORD, 0 unknown), 0x20 configured memory speed in MT/s (SMBIOS 2.7, WORD); the strings
+ * follow the formatted area. Functions return 0 or -errno and never print.
+ */
+#ifndef HWPROF_DMI_H
+#define HWPROF_DMI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One populated memory device (DIMM). */
+struct dmi_dimm {
+	char locator[64];    /* "DIMM_A1", "" when none */
+	unsigned speed_mts;  /* configured speed, else the rated speed; 0 unknown */
+	unsigned width_bits; /* data width (64 for a DDR4 DIMM without ECC bits) */
+	uint64_t size_mib;
+};
+
+struct dmi_memory {
+	struct dmi_dimm dimm[64];
+	size_t n;	 /* populated devices found */
+	size_t empty;	 /* slots without a module */
+	double peak_bps; /* sum over the DIMMs of speed * width / 8, bytes per second; 0 when
+			  * a DIMM's speed or width is unknown */
+};
+
+/* Decodes one type-17 record RAW (LEN bytes: formatted area and strings) into *D. Returns 1
+ * for a populated device, 0 for an empty slot, -EINVAL for a record too short or not of
+ * type 17. */
+int dmi_dimm_parse(const uint8_t *raw, size_t len, struct dmi_dimm *d);
+
+/* Reads every <sysfs>/firmware/dmi/entries/17-N/raw into *M. Returns 0; -ENOENT when there
+ * are no type-17 entries (no SMBIOS table exported); -EACCES when they are root's; -ENODATA
+ * when no device is populated or a populated one has no speed or width (M->peak_bps 0). */
+int dmi_memory_read(struct dmi_memory *m);
+
+#endif
