@@ -183,7 +183,7 @@ static void samples_topic(struct topic *t, const struct profile *p)
 			  lost.of ? 100.0 * (double)lost.lost / (double)lost.of : 0.0,
 			  lost.per_event ? "" : " of all events");
 	else
-		topic_add(t, lost.at_least, "lost: %s", lost.at_least ? "0 known" : "0");
+		topic_add(t, lost.at_least, "lost: %s", lost.at_least ? "unknown" : "0");
 	if (lost.at_least)
 		topic_add(t, true, "(a file has no trailer: LOST records only)");
 	if (p->have_trailer) {

@@ -53,8 +53,13 @@ static int print_header(FILE *f, const struct profile *p)
 	if (p->samples != p->samples_read)
 		fprintf(f, " of %" PRIu64 " (filtered)", p->samples_read);
 	profile_lost(p, &lost);
-	fprintf(f, ", lost: %s%" PRIu64 "%s, throttled: %" PRIu64, lost.at_least ? "at least " : "",
-		lost.lost, lost.per_event ? "" : " (of all events)", t->throttles);
+	/* No trailer and no LOST record: "at least 0" would say nothing. */
+	if (lost.at_least && !lost.lost)
+		fprintf(f, ", lost: unknown");
+	else
+		fprintf(f, ", lost: %s%" PRIu64 "%s", lost.at_least ? "at least " : "", lost.lost,
+			lost.per_event ? "" : " (of all events)");
+	fprintf(f, ", throttled: %" PRIu64, t->throttles);
 	if (p->have_trailer)
 		fprintf(f, ", duration: %.3f s", (double)t->duration_ns / 1e9);
 	fputc('\n', f);

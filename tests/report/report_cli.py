@@ -843,6 +843,9 @@ def test_inline(tmp):
     check("cut file: exit %d, want 1" % r.returncode, r.returncode == 1)
     check("cut file warning: %r" % r.stderr, "cut.data" in r.stderr and "warning" in r.stderr)
     check("cut file: partial flag", json.loads(r.stdout)["header"]["partial"] is True)
+    r = report("-i", cut, "--stdio")
+    check("cut file, no LOST read: lost unknown: %r" % r.stdout[:300],
+          ", lost: unknown," in r.stdout and "at least 0" not in r.stdout)
     r = report("--help")
     check("--help", r.returncode == 0 and r.stdout.startswith("usage: hwprof report"))
 
