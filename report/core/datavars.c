@@ -129,7 +129,8 @@ int data_vars_build(struct data_vars *vs, struct dso *d, struct strpool *pool)
 		free(b.v);
 		return ret;
 	}
-	qsort(b.v, b.n, sizeof(*b.v), by_addr);
+	if (b.n) /* qsort(NULL, 0, ...) is undefined: a DSO with no variable at all */
+		qsort(b.v, b.n, sizeof(*b.v), by_addr);
 	/* One per address: the typed one (sorted first). */
 	size_t k = 0;
 	for (size_t i = 0; i < b.n; i++)
