@@ -313,19 +313,9 @@ Test(group, emfile)
 static const char *proc_fixture(int level)
 {
 	static char root[64];
-	char path[128];
-	FILE *f;
 
 	snprintf(root, sizeof(root), "/tmp/hwprof-proc-%d-%d", (int)getpid(), level);
-	snprintf(path, sizeof(path), "%s/sys/kernel", root);
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s", path);
-	cr_assert_eq(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid", root);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "%d\n", level);
-	fclose(f);
+	cr_assert_eq(fake_proc_write(root, level, 0), 0);
 	return root;
 }
 

@@ -44,26 +44,14 @@ static void put(const char *rel, const char *text)
 
 /* A fresh empty sysfs tree (once per test process: criterion runs the suite's init and then
  * the test's). */
-/* A fake /proc under ROOT: perf_event_paranoid LEVEL and this process's effective
- * capabilities CAPEFF (hex, as /proc/self/status shows them); HWPROF_PROC_ROOT points at it. */
-static void fake_proc(int level, const char *capeff)
+/* A fake /proc under ROOT (fake_proc_write()) with perf_event_paranoid LEVEL and effective
+ * capabilities CAPEFF; HWPROF_PROC_ROOT points at it. */
+static void fake_proc(int level, unsigned long long capeff)
 {
-	char dir[PATH_MAX + 64], cmd[2 * PATH_MAX + 96];
-	FILE *f;
+	char dir[PATH_MAX + 64];
 
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/proc/sys/kernel' '%s/proc/self'", root, root);
-	cr_assert_eq(system(cmd), 0);
-	snprintf(dir, sizeof(dir), "%s/proc/sys/kernel/perf_event_paranoid", root);
-	f = fopen(dir, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "%d\n", level);
-	fclose(f);
-	snprintf(dir, sizeof(dir), "%s/proc/self/status", root);
-	f = fopen(dir, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "Name:\ttest\nCapInh:\t0000000000000000\nCapEff:\t%s\n", capeff);
-	fclose(f);
 	snprintf(dir, sizeof(dir), "%s/proc", root);
+	cr_assert_eq(fake_proc_write(dir, level, capeff), 0);
 	setenv("HWPROF_PROC_ROOT", dir, 1);
 }
 
@@ -77,7 +65,7 @@ static void new_root(void)
 	put("software/type", "1");
 	/* An unprivileged process at perf_event_paranoid 2 (what stock kernels give a user):
 	 * events without a privilege modifier count user space only. */
-	fake_proc(2, "0000000000000000");
+	fake_proc(2, 0);
 }
 
 static void intel_tree(void)
@@ -779,7 +767,7 @@ Test(events, eacces_advice_names_level)
 		struct fake_kernel_config cfg = fake_kernel_defaults();
 		cfg.paranoid = level;
 		fake_kernel_install(&cfg);
-		fake_proc(level, "0000000000000000");
+		fake_proc(level, 0);
 		cr_assert_eq(hwprof_paranoid(), level);
 		struct hwprof_event ev = one(level == 2 ? "cpu-clock:k" : "cpu-clock");
 		struct perf_event_attr a;
@@ -807,7 +795,7 @@ Test(events, eacces_advice_names_level)
 Test(events, eacces_advice_user_space_no_dash_a)
 {
 	for (int level = 0; level <= 2; level++) {
-		fake_proc(level, "0000000000000000");
+		fake_proc(level, 0);
 		struct hwprof_event ev = one("cpu-clock");
 		char buf[512];
 		hwprof_open_advice(&ev, EACCES, buf, sizeof(buf));
@@ -824,15 +812,17 @@ Test(events, default_privilege_follows_capabilities_and_paranoid)
 {
 	static const struct {
 		int level;
-		const char *capeff;
+		unsigned long long capeff;
 		bool kernel;
 	} cases[] = {
-	    {2, "0000000000000000", false}, {3, "0000000000000000", false},
-	    {1, "0000000000000000", true},  {-1, "0000000000000000", true},
-	    {2, "0000004000000000", true}, /* CAP_PERFMON, bit 38 */
-	    {4, "0000000000200000", true}, /* CAP_SYS_ADMIN, bit 21 */
-	    {2, "000001ffffffffff", true}, /* root's full set */
-	    {2, "0000000000000001", false},
+	    {2, 0, false},
+	    {3, 0, false},
+	    {1, 0, true},
+	    {-1, 0, true},
+	    {2, 1ull << 38, true},	 /* CAP_PERFMON */
+	    {4, 1ull << 21, true},	 /* CAP_SYS_ADMIN */
+	    {2, 0x1ffffffffffull, true}, /* root's full set */
+	    {2, 1, false},		 /* CAP_CHOWN alone */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		fake_proc(cases[i].level, cases[i].capeff);

@@ -414,17 +414,28 @@ static void release_all(void)
  * CapEff with CAP_PERFMON (bit 38) when privileged. */
 static char proc_root[64];
 
-static void write_file(const char *dir, const char *name, const char *text)
+int fake_proc_write(const char *root, int paranoid, unsigned long long capeff)
 {
-	char path[192];
+	char path[4200];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
+	static const char *const dirs[] = {"", "/sys", "/sys/kernel", "/self"};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", root, dirs[i]);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -errno;
 	}
+	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid", root);
+	if (!(f = fopen(path, "w")))
+		return -errno;
+	fprintf(f, "%d\n", paranoid);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/self/status", root);
+	if (!(f = fopen(path, "w")))
+		return -errno;
+	fprintf(f, "Name:\tfake\nCapEff:\t%016llx\n", capeff);
+	fclose(f);
+	return 0;
 }
 
 static void remove_proc(void)
@@ -446,28 +457,23 @@ static void remove_proc(void)
 
 static void install_proc(void)
 {
-	char dir[128], text[64];
 	const char *env = getenv("HWPROF_PROC_ROOT");
 
 	if (env && (!proc_root[0] || strcmp(env, proc_root)))
 		return; /* the test's own /proc fixture */
+	static bool cleanup_set;
+
+	if (!cleanup_set) /* a test that never uninstalls leaves no directory behind */
+		cleanup_set = atexit(remove_proc) == 0;
 	remove_proc();
 	snprintf(proc_root, sizeof(proc_root), "/tmp/hwprof-fakeproc-XXXXXX");
 	if (!mkdtemp(proc_root)) {
 		proc_root[0] = '\0';
 		return;
 	}
-	snprintf(dir, sizeof(dir), "%s/sys", proc_root);
-	mkdir(dir, 0755);
-	snprintf(dir, sizeof(dir), "%s/sys/kernel", proc_root);
-	mkdir(dir, 0755);
-	snprintf(text, sizeof(text), "%d\n", fk.cfg.paranoid);
-	write_file(dir, "perf_event_paranoid", text);
-	snprintf(dir, sizeof(dir), "%s/self", proc_root);
-	mkdir(dir, 0755);
-	write_file(dir, "status",
-		   fk.cfg.privileged ? "CapEff:\t0000004000000000\n"
-				     : "CapEff:\t0000000000000000\n");
+	/* CAP_PERFMON is bit 38 of CapEff (capability(7)). */
+	if (fake_proc_write(proc_root, fk.cfg.paranoid, fk.cfg.privileged ? 1ull << 38 : 0) < 0)
+		return;
 	setenv("HWPROF_PROC_ROOT", proc_root, 1);
 }
 

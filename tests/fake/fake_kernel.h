@@ -98,6 +98,12 @@ struct fake_kernel_config {
 	uint64_t enabled_ns;		/* time_enabled of an event that counted; 1000000000 */
 };
 
+/* Writes a fake /proc at ROOT (made if missing): sys/kernel/perf_event_paranoid holding
+ * PARANOID and self/status with CapEff CAPEFF (the effective capability bits, proc(5)), what
+ * the library reads of the host through HWPROF_PROC_ROOT. Returns 0 or -errno of mkdir or
+ * fopen. fake_kernel_install() calls it for its own /proc; tests call it for theirs. */
+int fake_proc_write(const char *root, int paranoid, unsigned long long capeff);
+
 /* One perf_event_open call the fake kernel saw, successful or not. */
 struct fake_kernel_open {
 	struct perf_event_attr attr; /* as passed in (a copy) */
