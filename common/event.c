@@ -827,10 +827,16 @@ static void spec_set_mods(struct hwprof_event *ev, const struct mods *m)
 	}
 	if (colon)
 		*colon = '\0';
+	/* "cpu/.../pp": the modifiers written right after the closing '/' go too, and the
+	 * ones in effect are written there again ("cpu/.../upp"). */
+	bool after_slash = slash && hwprof_mods_token(slash + 1, strlen(slash + 1));
+	if (after_slash)
+		slash[1] = '\0';
+	after_slash = after_slash || (slash && !slash[1] && !kept[0]);
 	n = strlen(ev->spec);
 	snprintf(ev->spec + n, sizeof(ev->spec) - n, "%s", kept);
 	n = strlen(ev->spec);
-	snprintf(ev->spec + n, sizeof(ev->spec) - n, ":%s%s%s%.*s%s",
+	snprintf(ev->spec + n, sizeof(ev->spec) - n, "%s%s%s%s%.*s%s", after_slash ? "" : ":",
 		 m->any_priv && m->u ? "u" : "", m->any_priv && m->k ? "k" : "",
 		 m->any_priv && m->h ? "h" : "", m->p, "ppp", m->P ? "P" : "");
 	n = strlen(ev->spec);
@@ -867,9 +873,15 @@ static struct mods apply_mods(struct hwprof_event *ev, const struct mods *own,
 		ev->exclude_user = ev->exclude_kernel = ev->exclude_hv = false;
 	} else {
 		/* perf's default: the kernel too when this process may count it, user space
-		 * only otherwise. */
+		 * only otherwise, and then spelled "name:u" wherever it is named, as perf
+		 * does: a count of user space alone must not read as the whole. */
 		ev->exclude_user = false;
 		ev->exclude_kernel = ev->exclude_hv = !hwprof_may_profile_kernel();
+		if (ev->exclude_kernel) {
+			m.u = m.any_priv = true;
+			m.k = m.h = false;
+			spec_set_mods(ev, &m);
+		}
 	}
 	ev->precise_ip = m.p;
 	ev->precise_max = m.P;

@@ -398,19 +398,20 @@ else:
     p = subprocess.run([HWPROF, "stat", "--", *SLEEPS], user="nobody", capture_output=True,
                        text=True, timeout=60)
     check(f"stat as nobody: rc {p.returncode}: {p.stderr}", p.returncode == 0)
-    for name in ("context-switches", "cpu-migrations"):
+    for name in ("context-switches:u", "cpu-migrations:u"):
         line = [l for l in p.stderr.splitlines() if f" {name} " in l + " "]
         check(f"stat as nobody, {name}: {line}",
               line and "<not counted>" in line[0] and WHY in line[0])
-    check(p.stderr, "task-clock" in p.stderr and "<not counted>  task-clock" not in p.stderr)
+    # Named with the modifier in effect, as perf names them for a user ("task-clock:u").
+    check(p.stderr, "task-clock:u" in p.stderr and "<not counted>  task-clock" not in p.stderr)
     counts, err, text = record_counts("nobody")
-    for name in ("context-switches", "cpu-migrations"):
+    for name in ("context-switches:u", "cpu-migrations:u"):
         c = counts.get(name, {})
         check(f"record as nobody, stored {name}: {c}", c and c["counted"] is False)
         check(f"record as nobody says why: {err!r}", f"{name}: not counted ({WHY})" in err)
         line = [l for l in text.splitlines() if name in l]
         check(f"report of nobody's recording: {line}", line and "not counted" in line[0])
-    check(f"page-faults counted: {counts}", counts.get("page-faults", {}).get("counted"))
+    check(f"page-faults counted: {counts}", counts.get("page-faults:u", {}).get("counted"))
     print("nobody: context-switches and cpu-migrations not counted, with the reason")
 
 # Metrics that say why not: -M asks by name and adds the events; on a host without a PMU the

@@ -86,10 +86,10 @@ Test(region_text, kernel_work_not_counted_with_the_reason, .init = cr_redirect_s
 	fake_kernel_install(&cfg);
 	one_region(1000000);
 	t = table();
-	cr_assert_not_null(strstr(t, "context-switches: not counted (kernel work; needs "
+	cr_assert_not_null(strstr(t, "context-switches:u: not counted (kernel work; needs "
 				     "perf_event_paranoid <= 1 or CAP_PERFMON)"),
 			   "%s", t);
-	cr_assert_not_null(strstr(t, "cpu-migrations: not counted (kernel work;"), "%s", t);
+	cr_assert_not_null(strstr(t, "cpu-migrations:u: not counted (kernel work;"), "%s", t);
 	cr_assert_not_null(strstr(t, "not counted  "), "a cell says it: %s", t);
 	cr_assert_not_null(strstr(t, " 200 "), "page-faults still counted: %s", t);
 }

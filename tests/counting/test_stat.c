@@ -109,9 +109,9 @@ Test(stat, pmu_machine_metrics_with_formulas, .fini = cleanup)
 	cr_assert_eq(run_stat(7, argv), 0);
 	json = slurp(out);
 	/* The default set on a PMU machine, each with its exact count. */
-	cr_assert_not_null(strstr(json, "\"event\": \"instructions\", \"mean\": 3000000,"), "%s",
+	cr_assert_not_null(strstr(json, "\"event\": \"instructions:u\", \"mean\": 3000000,"), "%s",
 			   json);
-	cr_assert_not_null(strstr(json, "\"event\": \"cycles\", \"mean\": 2000000,"), "%s", json);
+	cr_assert_not_null(strstr(json, "\"event\": \"cycles:u\", \"mean\": 2000000,"), "%s", json);
 	cr_assert_not_null(strstr(json, "\"name\": \"IPC\", \"value\": 1.5, \"formula\": "
 					"\"instructions / cycles = 3000000 / 2000000\""),
 			   "%s", json);
@@ -300,16 +300,16 @@ Test(stat, kernel_work_not_counted_with_the_reason, .init = quiet_stderr, .fini 
 	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0);
 	cr_assert_eq(run_stat(5, argv), 0);
 	text = slurp(out);
-	cr_assert_not_null(strstr(text, "<not counted>  context-switches         (kernel work; "
+	cr_assert_not_null(strstr(text, "<not counted>  context-switches:u       (kernel work; "
 					"needs perf_event_paranoid <= 1 or CAP_PERFMON)"),
 			   "%s", text);
-	cr_assert_not_null(strstr(text, "<not counted>  cpu-migrations           (kernel work;"),
+	cr_assert_not_null(strstr(text, "<not counted>  cpu-migrations:u         (kernel work;"),
 			   "%s", text);
 	cr_assert_not_null(strstr(text, "4,242  page-faults"), "%s", text);
 	cr_assert_eq(run_stat(7, argv_json), 0);
 	text = slurp(json_out);
-	cr_assert_not_null(strstr(text, "{\"event\": \"context-switches\", \"mean\": null, "), "%s",
-			   text);
+	cr_assert_not_null(strstr(text, "{\"event\": \"context-switches:u\", \"mean\": null, "),
+			   "%s", text);
 	cr_assert_not_null(strstr(text, "\"counted\": false, \"supported\": true, \"group\": 0}"),
 			   "%s", text);
 	fake_kernel_uninstall();
@@ -335,18 +335,21 @@ Test(stat, unsupported_events_shown_others_counted, .init = quiet_stderr, .fini 
 	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 5000);
 	cr_assert_eq(run_stat(9, argv), 0);
 	json = slurp(out);
-	cr_assert_not_null(strstr(json, "{\"event\": \"cycles\", \"mean\": null, \"stddev_pct\": "
+	cr_assert_not_null(strstr(json, "{\"event\": \"cycles:u\", \"mean\": null, \"stddev_pct\": "
 					"null, \"min\": null, \"max\": null, \"running_pct\": 0, "
 					"\"unit\": \"\", \"counted\": false, \"supported\": false, "
 					"\"group\": 0}"),
 			   "%s", json);
-	cr_assert_not_null(strstr(json, "\"event\": \"page-faults\", \"mean\": 4242,"), "%s", json);
-	cr_assert_not_null(strstr(json, "\"event\": \"task-clock\", \"mean\": 5000,"), "%s", json);
-	cr_assert_not_null(strstr(json, "\"event\": \"instructions\", \"mean\": null,"), "%s",
+	cr_assert_not_null(strstr(json, "\"event\": \"page-faults:u\", \"mean\": 4242,"), "%s",
+			   json);
+	cr_assert_not_null(strstr(json, "\"event\": \"task-clock:u\", \"mean\": 5000,"), "%s",
+			   json);
+	cr_assert_not_null(strstr(json, "\"event\": \"instructions:u\", \"mean\": null,"), "%s",
 			   json);
 	/* One note for the two events with one reason, kept in the document. */
-	cr_assert_not_null(strstr(json, "\"kind\": \"note\", \"text\": \"cycles, instructions: not "
-					"supported on this host"),
+	cr_assert_not_null(strstr(json,
+				  "\"kind\": \"note\", \"text\": \"cycles:u, instructions:u: not "
+				  "supported on this host"),
 			   "%s", json);
 	fake_kernel_uninstall();
 }
@@ -365,8 +368,8 @@ Test(stat, no_event_supported_is_one_error_naming_all, .init = quiet_stderr, .fi
 	fflush(stderr);
 	err = cr_get_redirected_stderr();
 	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
-	cr_assert_not_null(strstr(buf, "error: no event of the list can be counted here: cycles, "
-				       "r003c: not supported on this host"),
+	cr_assert_not_null(strstr(buf, "error: no event of the list can be counted here: cycles:u, "
+				       "r003c:u: not supported on this host"),
 			   "%s", buf);
 	cr_assert_eq(strchr(buf, '\n'), buf + strlen(buf) - 1, "one line: %s", buf);
 	fake_kernel_uninstall();

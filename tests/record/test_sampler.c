@@ -74,7 +74,7 @@ Test(sampler, attrs_per_cpu_with_precise_step_down)
 	cr_assert_eq(s.fev[0].precise_obtained, 1);
 	cr_assert(s.fev[0].freq);
 	cr_assert_eq(s.fev[0].period_or_freq, 4000);
-	cr_assert_str_eq(s.fev[0].name, "cycles:ppp");
+	cr_assert_str_eq(s.fev[0].name, "cycles:uppp"); /* unprivileged: user space */
 	/* Successful opens: one per CPU, each on the target with cpu = i. */
 	int ok = 0;
 	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
