@@ -64,6 +64,14 @@ void hwprof_jw_str(struct hwprof_jw *j, const char *key, const char *s)
 	hwprof_json_str(j->f, s);
 }
 
+void hwprof_jw_str_array(struct hwprof_jw *j, const char *key, char *const *v, size_t n)
+{
+	hwprof_jw_array(j, key);
+	for (size_t i = 0; i < n; i++)
+		hwprof_jw_str(j, NULL, v[i]);
+	hwprof_jw_end(j);
+}
+
 void hwprof_jw_double(struct hwprof_jw *j, const char *key, double v, int digits)
 {
 	value_start(j, key);

@@ -28,7 +28,7 @@ struct hwprof_metric;
 /* The version of every JSON document hwprof writes (report, annotate, stat, list, diff): the
  * "version" member of its top-level object, raised when a member changes meaning or goes
  * away (new members do not raise it). */
-#define HWPROF_JSON_VERSION 1
+#define HWPROF_JSON_VERSION 2
 
 /* Starts writing to F. COMPACT: "," and ":" between tokens, else ", " and ": ". */
 void hwprof_jw_init(struct hwprof_jw *j, FILE *f, bool compact);
@@ -44,6 +44,9 @@ void hwprof_jw_end(struct hwprof_jw *j);
 /* One value KEY: a string (NULL writes null), a number with DIGITS significant digits, an
  * integer, a boolean, or null. */
 void hwprof_jw_str(struct hwprof_jw *j, const char *key, const char *s);
+/* An array KEY of the N strings V (a command's argv, a list of messages); V may be NULL when
+ * N is 0. */
+void hwprof_jw_str_array(struct hwprof_jw *j, const char *key, char *const *v, size_t n);
 void hwprof_jw_double(struct hwprof_jw *j, const char *key, double v, int digits);
 void hwprof_jw_int(struct hwprof_jw *j, const char *key, long long v);
 /* The member "version": HWPROF_JSON_VERSION, first in a document's top-level object. */

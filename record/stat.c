@@ -1089,15 +1089,14 @@ static void json_messages(struct hwprof_jw *j)
 
 static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
-		       const struct run_times *t, const char *cpu, const char *cmd,
-		       const struct stat_opts *o)
+		       const struct run_times *t, const char *cpu, const struct stat_opts *o)
 {
 	struct hwprof_jw j;
 
 	hwprof_jw_init(&j, f, false);
 	hwprof_jw_object(&j, NULL);
 	hwprof_jw_version(&j);
-	hwprof_jw_str(&j, "command", cmd);
+	hwprof_jw_str_array(&j, "command", o->argv, o->argv ? (size_t)o->argc : 0);
 	if (o->pid > 0)
 		hwprof_jw_int(&j, "pid", o->pid);
 	hwprof_jw_bool(&j, "system_wide", o->system_wide);
@@ -1392,7 +1391,7 @@ int cmd_stat(int argc, char **argv)
 	if (!out)
 		die("out of memory");
 	if (o.format == CLI_FORMAT_JSON)
-		print_json(out, &rd, &list, st, metrics, nm, &times, cpu, cmd, &o);
+		print_json(out, &rd, &list, st, metrics, nm, &times, cpu, &o);
 	else if (o.format == CLI_FORMAT_CSV)
 		print_csv(out, &list, st);
 	else

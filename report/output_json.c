@@ -30,14 +30,6 @@ static void line_or_null(struct hwprof_jw *j, int line)
 		hwprof_jw_null(j, "line");
 }
 
-static void string_array(struct hwprof_jw *j, const char *key, char *const *v, size_t n)
-{
-	hwprof_jw_array(j, key);
-	for (size_t i = 0; i < n; i++)
-		hwprof_jw_str(j, NULL, v[i]);
-	hwprof_jw_end(j);
-}
-
 static void header_counts(struct hwprof_jw *j, const struct profile *p)
 {
 	const struct hwprof_file_trailer *t = &p->trailer;
@@ -100,7 +92,7 @@ static void header(struct hwprof_jw *j, const struct profile *p)
 		hwprof_jw_uint(j, "duration_ns", t->duration_ns);
 	else
 		hwprof_jw_null(j, "duration_ns");
-	string_array(j, "command", p->header.argv, p->header.argc);
+	hwprof_jw_str_array(j, "command", p->header.argv, p->header.argc);
 	hwprof_jw_array(j, "events");
 	for (uint32_t i = 0; i < p->header.nevents; i++) {
 		const struct hwprof_file_event *e = &p->header.events[i];
@@ -119,8 +111,8 @@ static void header(struct hwprof_jw *j, const struct profile *p)
 	for (size_t i = 0; i < nm; i++)
 		hwprof_jw_metric(j, &m[i], 10);
 	hwprof_jw_end(j);
-	string_array(j, "warnings", p->warnings, p->nwarnings);
-	string_array(j, "notes", p->notes, p->nnotes);
+	hwprof_jw_str_array(j, "warnings", p->warnings, p->nwarnings);
+	hwprof_jw_str_array(j, "notes", p->notes, p->nnotes);
 	hwprof_jw_bool(j, "partial", p->partial);
 	hwprof_jw_end(j);
 }

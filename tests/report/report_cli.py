@@ -119,7 +119,8 @@ def test_debuginfod(tmp):
 
 
 def test_json_version(tmp):
-    """Every JSON document hwprof writes starts with "version": 1 (common/json.h)."""
+    """Every JSON document hwprof writes starts with "version": 2 (common/json.h), and a
+    command is an array of its arguments wherever it is written (report and stat alike)."""
     data = record_faults(os.path.join(tmp, "v.data"), os.environ["RPT_INLINE"], "200")
     outputs = {
         "report": report("-i", data, "-f", "json"),
@@ -136,8 +137,13 @@ def test_json_version(tmp):
             doc = json.loads(text)
         except ValueError:
             doc = {}
-        check("%s -f json: version 1 first: %r" % (name, text[:80]),
-              list(doc)[:1] == ["version"] and doc["version"] == 1)
+        check("%s -f json: version 2 first: %r" % (name, text[:80]),
+              list(doc)[:1] == ["version"] and doc["version"] == 2)
+        if name in ("report", "stat"):
+            command = doc.get("header", doc).get("command")
+            check("%s -f json: command as an array: %r" % (name, command),
+                  isinstance(command, list) and command[-1:] == [
+                      "200" if name == "report" else "true"])
 
 
 def test_kernel(tmp):
