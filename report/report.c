@@ -1,6 +1,7 @@
 /* report.c - `hwprof report`: options, load the profile, print rows in one format. */
 #include "builtin.h"
 #include "cli.h"
+#include "cli_options.h"
 #include "rows.h"
 #include "output.h"
 #include "rows_insns.h"
@@ -67,60 +68,6 @@ static const struct output_format *parse_format(const char *arg)
 	die_usage("--format '%s': not a format (%s)", arg, names);
 }
 
-static const char usage_head[] =
-    "usage: hwprof report [-i FILE]... [-s line|function|dso|addr|data|cacheline[,...]]\n"
-    "                     [-n N] [--cacheline-size BYTES]\n"
-    "                     [--percent-limit P] [-f text|csv|json|folded|svg|pprof]\n"
-    "                     [-o FILE]"
-    "                     [--folded-lines] [--inverted] [--group]\n"
-    "                     [--children|--no-children] [-G|--call-graph=caller|callee]\n"
-    "                     [--inline[=callee|caller]]\n"
-    "                     [--debug-dir DIR]... [--pid LIST] [--tid LIST] [--comm LIST]\n"
-    "                     [--dso LIST] [--function LIST] [--event NAME] [--kallsyms FILE]\n"
-    "\n"
-    "The source lines, functions or DSOs that took the samples of a recording.\n"
-    "\n"
-    "  -i, --input FILE       sample file (default hwprof.data; - reads standard input);\n"
-    "                         several are merged. perf.data is read too, and with -i -\n"
-    "                         perf's pipe stream (perf record -o - | hwprof report -i -)\n"
-    "  -s, --sort KEYS        group rows by line (default), function, dso, addr (one\n"
-    "                         instruction each, with its text), data (the variable,\n"
-    "                         member or element, [heap], [stack], [anon] or file+0xOFF\n"
-    "                         the samples touched: record --data, or -e page-faults),\n"
-    "                         cacheline (its 64-byte lines, with the distinct source\n"
-    "                         lines touching each), or a list: data,line\n"
-    "      --cacheline-size BYTES\n"
-    "                         cacheline: bytes per line (default 64; a power of two)\n"
-    "  -n, --limit N          print the first N rows (text default 40; 0 = all)\n"
-    "      --percent-limit P  leave out rows under P percent of the samples\n"
-    "  -f, --format FMT       text (default), csv, json, or folded (one line per distinct\n"
-    "                         stack, 'main;work;memcpy 123', for flame graphs)\n"
-    "                         svg: a flame graph in one self-contained file (open it in\n"
-    "                         a browser: hover, click to zoom, search)\n"
-    "                         pprof: pprof's profile.proto, gzipped, for go tool pprof,\n"
-    "                         Pyroscope, Parca (binary: give -o FILE.pb.gz)\n"
-    "  -o, --output FILE      write to FILE instead of standard output\n"
-    "      --stdio            the text report (perf's spelling; hwprof report has no TUI)\n"
-    "      --folded-lines     folded: each frame with its :line\n"
-    "      --inverted         svg: an icicle graph, the sampled functions at the top and\n"
-    "                         their callers below\n"
-    "      --group            text: beside the shown event's share, each other sampled\n"
-    "                         event's share of the same rows (self shares, as perf's\n"
-    "                         --group)\n"
-    "      --children         with stacks (record -g): rows of callers too, sorted by\n"
-    "                         their children (inclusive) share, beside self (default)\n"
-    "      --no-children      rows of the sampled addresses only, by self share\n"
-    "  -G, --call-graph=ORDER under each row the call paths that lead to it, frames as\n"
-    "                         'file:line function' (a caller's line is its call site):\n"
-    "                         caller (-G: from main inward) or callee (outward)\n";
-
-static const char usage_tail[] =
-    "  -h, --help             this text\n"
-    "\n"
-    "Each row's share has a 95% interval (Wilson); '~' marks rows whose order against a\n"
-    "neighbour the samples do not settle. Exit status: 0 ok, 1 partial (file cut short,\n"
-    "over 1% of the samples lost, a DSO rebuilt or deleted since), 2 error, 64 usage.\n";
-
 enum {
 	OPT_PERCENT = 256,
 	OPT_CHILDREN,
@@ -133,33 +80,76 @@ enum {
 	OPT_LINE_SIZE,
 };
 
-static const struct option long_options[] = {
-    {"input", required_argument, NULL, 'i'},
-    {"sort", required_argument, NULL, 's'},
-    {"limit", required_argument, NULL, 'n'},
-    {"percent-limit", required_argument, NULL, OPT_PERCENT},
-    {"format", required_argument, NULL, 'f'},
-    SAMPLE_OPTS_LONG,
-    {"children", no_argument, NULL, OPT_CHILDREN},
-    {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
-    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
-    {"folded-lines", no_argument, NULL, OPT_FOLDED_LINES},
-    {"inverted", no_argument, NULL, OPT_INVERTED},
-    {"group", no_argument, NULL, OPT_GROUP},
-    {"stdio", no_argument, NULL, OPT_STDIO},
-    {"cacheline-size", required_argument, NULL, OPT_LINE_SIZE},
-    {"output", required_argument, NULL, 'o'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+static const struct cli_option options[] = {
+    CLI_VALUE('i', "input", "FILE",
+	      "sample file (default hwprof.data; - reads standard input); several are merged. "
+	      "perf.data is read too, and with -i - perf's pipe stream (perf record -o - | hwprof "
+	      "report -i -)"),
+    CLI_VALUE(
+	's', "sort", "KEYS",
+	"group rows by line (default), function, dso, addr (one instruction each, with its "
+	"text), data (the variable, member or element, [heap], [stack], [anon] or file+0xOFF "
+	"the samples touched: record --data, or -e page-faults), cacheline (its 64-byte lines, "
+	"with the distinct source lines touching each), or a list: data,line"),
+    CLI_VALUE(OPT_LINE_SIZE, "cacheline-size", "BYTES",
+	      "cacheline: bytes per line (default 64; a power of two)"),
+    CLI_VALUE('n', "limit", "N", "print the first N rows (text default 40; 0 = all)"),
+    CLI_VALUE(OPT_PERCENT, "percent-limit", "P", "leave out rows under P percent of the samples"),
+    CLI_VALUE(
+	'f', "format", "FMT",
+	"text (default), csv, json, or folded (one line per distinct stack, 'main;work;memcpy "
+	"123', for flame graphs)\n"
+	"svg: a flame graph in one self-contained file (open it in a browser: hover, click to "
+	"zoom, search)\n"
+	"pprof: pprof's profile.proto, gzipped, for go tool pprof, Pyroscope, Parca (binary: "
+	"give -o FILE.pb.gz)"),
+    CLI_VALUE('o', "output", "FILE", "write to FILE instead of standard output"),
+    CLI_FLAG(OPT_STDIO, "stdio", "the text report (perf's spelling; hwprof report has no TUI)"),
+    CLI_FLAG(OPT_FOLDED_LINES, "folded-lines", "folded: each frame with its :line"),
+    CLI_FLAG(OPT_INVERTED, "inverted",
+	     "svg: an icicle graph, the sampled functions at the top and their callers below"),
+    CLI_FLAG(OPT_GROUP, "group",
+	     "text: beside the shown event's share, each other sampled event's share of the same "
+	     "rows (self shares, as perf's --group)"),
+    CLI_FLAG(OPT_CHILDREN, "children",
+	     "with stacks (record -g): rows of callers too, sorted by their children (inclusive) "
+	     "share, beside self (default)"),
+    CLI_FLAG(OPT_NO_CHILDREN, "no-children", "rows of the sampled addresses only, by self share"),
+    CLI_FLAG('G', NULL, "the same as --call-graph=caller"),
+    CLI_VALUE(OPT_CALL_GRAPH, "call-graph", "ORDER",
+	      "under each row the call paths that lead to it, frames as 'file:line function' (a "
+	      "caller's line is its call site): caller (from main inward) or callee (outward)"),
+    CLI_OPT_GROUP(sample_opts_table),
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static const struct cli_command command = {
+    .usage =
+	"usage: hwprof report [-i FILE]... [-s line|function|dso|addr|data|cacheline[,...]]\n"
+	"                     [-n N] [--cacheline-size BYTES]\n"
+	"                     [--percent-limit P] [-f text|csv|json|folded|svg|pprof]\n"
+	"                     [-o FILE] [--folded-lines] [--inverted] [--group]\n"
+	"                     [--children|--no-children] [-G|--call-graph=caller|callee]\n"
+	"                     [--inline[=callee|caller]]\n"
+	"                     [--debug-dir DIR]... [--pid LIST] [--tid LIST] [--comm LIST]\n"
+	"                     [--dso LIST] [--function LIST] [--event NAME] [--kallsyms FILE]\n"
+	"\n"
+	"The source lines, functions or DSOs that took the samples of a recording.\n"
+	"\n",
+    .options = options,
+    .footer = "\n"
+	      "Each row's share has a 95% interval (Wilson); '~' marks rows whose order against a\n"
+	      "neighbour the samples do not settle. Exit status: 0 ok, 1 partial (file cut short,\n"
+	      "over 1% of the samples lost, a DSO rebuilt or deleted since), 2 error, 64 usage.\n",
 };
 
 static void parse_options(int argc, char **argv, struct report_options *o)
 {
-	static const char short_options[] = "i:s:n:f:o:Gh";
 	bool stdio = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+	while ((c = cli_next_option(&command, argc, argv)) != -1) {
 		if (sample_opts_parse(&o->samples, c, argc, argv)) {
 			if (c == SAMPLE_OPT_INLINE)
 				o->row_option = "--inline";
@@ -231,13 +221,6 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 		case OPT_FOLDED_LINES:
 			o->folded_lines = true;
 			break;
-		case 'h':
-			fputs(usage_head, stdout);
-			sample_opts_usage(stdout, 25);
-			fputs(usage_tail, stdout);
-			exit(EXIT_OK);
-		default:
-			cli_bad_option(argv, short_options, long_options);
 		}
 	}
 	sample_opts_check(&o->samples);

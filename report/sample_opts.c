@@ -9,27 +9,29 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The help of each option: its words and what it does, wrapped to the --help width. */
-static const struct {
-	const char *words;
-	const char *help;
-} usage_rows[] = {
-    {"--inline[=MODE]", "callee: an inlined instruction's line is the inlined function's "
-			"(default); caller: its call site's; alone: callee, and call paths and "
-			"folded stacks show every inline frame (the nested ones too)"},
-    {"--debug-dir DIR", "look for separate debug info in DIR (DIR/.build-id/xx/..., debuglink "
-			"names) before /usr/lib/debug"},
-    {"--pid/--tid LIST", "only samples of these process / thread ids (comma-separated)"},
-    {"--comm LIST", "only samples of threads with these names"},
-    {"--dso LIST", "only samples in these mapped files (path or base name)"},
-    {"--function LIST", "only samples in these functions (a C++ function by its base name, "
-			"e.g. ns::work, or its linkage name)"},
-    {"--event NAME", "with several sampling events: the one to show (default: the first)"},
-    {"--kallsyms FILE", "kernel symbols (default /proc/kallsyms)"},
+const struct cli_option sample_opts_table[] = {
+    CLI_OPTIONAL(
+	SAMPLE_OPT_INLINE, "inline", "MODE",
+	"callee: an inlined instruction's line is the inlined function's (default); caller: its "
+	"call site's; alone: callee, and call paths and folded stacks show every inline frame "
+	"(the nested ones too)"),
+    CLI_VALUE(SAMPLE_OPT_DEBUG_DIR, "debug-dir", "DIR",
+	      "look for separate debug info in DIR (DIR/.build-id/xx/..., debuglink names) before "
+	      "/usr/lib/debug"),
+    CLI_VALUE(SAMPLE_OPT_PID, "pid", "LIST", "only samples of these process ids (comma-separated)"),
+    CLI_VALUE(SAMPLE_OPT_TID, "tid", "LIST", "only samples of these thread ids (comma-separated)"),
+    CLI_VALUE(SAMPLE_OPT_COMM, "comm", "LIST", "only samples of threads with these names"),
+    CLI_VALUE(SAMPLE_OPT_DSO, "dso", "LIST",
+	      "only samples in these mapped files (path or base name)"),
+    CLI_VALUE(
+	SAMPLE_OPT_FUNCTION, "function", "LIST",
+	"only samples in these functions (a C++ function by its base name, e.g. ns::work, or its "
+	"linkage name)"),
+    CLI_VALUE(SAMPLE_OPT_EVENT, "event", "NAME",
+	      "with several sampling events: the one to show (default: the first)"),
+    CLI_VALUE(SAMPLE_OPT_KALLSYMS, "kallsyms", "FILE", "kernel symbols (default /proc/kallsyms)"),
+    CLI_OPT_END,
 };
-
-/* The widest line of a --help text. */
-#define USAGE_COLUMNS 86
 
 void sample_opts_add_input(struct sample_opts *s, const char *file)
 {
@@ -117,30 +119,7 @@ void sample_opts_check(const struct sample_opts *s)
 
 void sample_opts_usage(FILE *f, int width)
 {
-	for (size_t i = 0; i < sizeof(usage_rows) / sizeof(usage_rows[0]); i++) {
-		const char *h = usage_rows[i].help;
-		int w = fprintf(f, "      %s", usage_rows[i].words);
-
-		if (w >= width - 1) {
-			fputc('\n', f);
-			w = 0;
-		}
-		/* Word by word: a line holds what fits after column WIDTH. */
-		while (*h) {
-			int room = USAGE_COLUMNS - 1 - width, len = 0;
-
-			for (int k = 0; h[k] && k <= room; k++)
-				if (h[k] == ' ' || !h[k + 1])
-					len = h[k] == ' ' ? k : k + 1;
-			if (!len)
-				len = (int)strcspn(h, " ");
-			fprintf(f, "%*s%.*s\n", width - w, "", len, h);
-			w = 0;
-			h += len;
-			while (*h == ' ')
-				h++;
-		}
-	}
+	cli_usage_options(f, sample_opts_table, width);
 }
 
 void sample_opts_release(struct sample_opts *s)

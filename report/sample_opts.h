@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli_options.h"
 #include "profile.h"
 
 /* The options' getopt codes: above any command's own (which start at 256). */
@@ -27,6 +28,9 @@ enum {
 	SAMPLE_OPT_KALLSYMS,
 	SAMPLE_OPT_EVENT,
 };
+
+/* The group's rows, for a command's table: CLI_OPT_GROUP(sample_opts_table). */
+extern const struct cli_option sample_opts_table[];
 
 /* The rows for a command's `struct option` table (no terminator). */
 #define SAMPLE_OPTS_LONG                                                                           \
