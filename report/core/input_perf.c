@@ -15,12 +15,13 @@
  * payload their size does not count (u64 size at byte 8, u32 size at byte 8, padded to 8).
  *
  * What becomes what: MMAP and MMAP2 of code (not MISC_MMAP_DATA, PROT_EXEC) -> MMAP, with
- * the build-id of the MMAP2 or else of the BUILD_ID feature; COMM, FORK, EXIT as they are;
+ * the build-id of the MMAP2 or else of the BUILD_ID feature, and of data (attr.mmap_data,
+ * perf record -d) when an event samples ADDR; COMM, FORK, EXIT as they are;
  * LOST and LOST_SAMPLES -> LOST; THROTTLE, UNTHROTTLE; SAMPLE -> SAMPLE, its callchain ->
  * STACK (each distinct one once, stackset.h); COMPRESSED (perf record -z) decompressed
  * into the records above. Every other type is skipped by its size.
- * Sample fields after the callchain (RAW, BRANCH_STACK, REGS_*, STACK_USER, WEIGHT,
- * DATA_SRC, ...) come last and are not needed, so they are not read.
+ * A sample's ADDR, WEIGHT (WEIGHT_STRUCT's latency) and DATA_SRC are read, the fields between
+ * them skipped; those after DATA_SRC (TRANSACTION, REGS_INTR, PHYS_ADDR, ...) are not needed.
  *
  * Only the byte order of this machine is read: the other one is refused by name. Nothing is
  * trusted: every size is checked against the bytes that are there; a record that does not
@@ -327,6 +328,69 @@ static size_t read_size(uint64_t fmt, const unsigned char *p, size_t avail)
 	return 8 + times + (size_t)nr * each;
 }
 
+#ifndef PERF_SAMPLE_BRANCH_COUNTERS
+#define PERF_SAMPLE_BRANCH_COUNTERS (1ull << 19) /* Linux 6.8: u64 counters[nr] after lbr[] */
+#endif
+
+/* Moves *P over the sample fields between the callchain and the weight (perf_event_open(2)'s
+ * order): RAW (u32 size, data[size], the two padded to 8 bytes), BRANCH_STACK (u64 nr, u64
+ * hw_idx with PERF_SAMPLE_BRANCH_HW_INDEX, nr entries of 3 u64, and nr u64 counters with
+ * PERF_SAMPLE_BRANCH_COUNTERS), REGS_USER (u64 abi, then a u64 per bit of sample_regs_user
+ * unless abi is NONE), STACK_USER (u64 size, then data[size] and u64 dyn_size when size is
+ * not 0). Returns 0 or -EBADMSG when they do not fit before END. */
+static int skip_to_weight(const struct perf_event_attr *a, const unsigned char **pp,
+			  const unsigned char *end)
+{
+	const unsigned char *p = *pp;
+	uint64_t t = a->sample_type, n;
+
+	if (t & PERF_SAMPLE_RAW) {
+		if (end - p < 4)
+			return -EBADMSG;
+		n = ((uint64_t)get32(p) + 4 + 7) & ~7ull;
+		if (n > (uint64_t)(end - p))
+			return -EBADMSG;
+		p += n;
+	}
+	if (t & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t each = 3 + !!(a->branch_sample_type & PERF_SAMPLE_BRANCH_COUNTERS);
+		if (end - p < 8)
+			return -EBADMSG;
+		n = get64(p);
+		p += 8;
+		if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) {
+			if (end - p < 8)
+				return -EBADMSG;
+			p += 8;
+		}
+		if (n > (uint64_t)(end - p) / 8 / each)
+			return -EBADMSG;
+		p += n * each * 8;
+	}
+	if (t & PERF_SAMPLE_REGS_USER) {
+		if (end - p < 8)
+			return -EBADMSG;
+		n = get64(p) == PERF_SAMPLE_REGS_ABI_NONE
+			? 0
+			: (uint64_t)__builtin_popcountll(a->sample_regs_user);
+		p += 8;
+		if (n > (uint64_t)(end - p) / 8)
+			return -EBADMSG;
+		p += n * 8;
+	}
+	if (t & PERF_SAMPLE_STACK_USER) {
+		if (end - p < 8)
+			return -EBADMSG;
+		n = get64(p);
+		p += 8;
+		if (n && (n > (uint64_t)(end - p) || (uint64_t)(end - p) - n < 8))
+			return -EBADMSG;
+		p += n ? n + 8 : 0;
+	}
+	*pp = p;
+	return 0;
+}
+
 /* A SAMPLE record (layout: perf_event_open(2), PERF_RECORD_SAMPLE) into *S and, with a
  * callchain, its stack id (a STACK record is added the first time a stack is seen). Returns
  * 0, -EBADMSG when the record is shorter than its sample_type says, or -ENOMEM. */
@@ -365,8 +429,9 @@ static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t
 		s->pid = get32(p), s->tid = get32(p + 4), p += 8;
 	if (t & PERF_SAMPLE_TIME)
 		s->time = get64(p), p += 8;
-	p += 8 * (size_t)(!!(t & PERF_SAMPLE_ADDR) + !!(t & PERF_SAMPLE_ID) +
-			  !!(t & PERF_SAMPLE_STREAM_ID));
+	if (t & PERF_SAMPLE_ADDR)
+		s->addr = get64(p), p += 8;
+	p += 8 * (size_t)(!!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID));
 	if (t & PERF_SAMPLE_CPU)
 		s->cpu = get32(p), p += 8;
 	r->stack_copies += (t & PERF_SAMPLE_STACK_USER) != 0;
@@ -406,6 +471,24 @@ static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t
 			if (ret < 0)
 				return ret;
 		}
+		p += nr * 8;
+	}
+	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC)) {
+		int ret = skip_to_weight(a, &p, end);
+		if (ret < 0)
+			return ret;
+		/* WEIGHT: u64; WEIGHT_STRUCT: u32 var1_dw (the latency), u16 var2_w, var3_w, in
+		 * that order in memory (union perf_sample_weight, little-endian). */
+		if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+			NEED(8);
+			s->weight = get64(p), p += 8;
+			if (t & PERF_SAMPLE_WEIGHT_STRUCT)
+				s->weight &= 0xffffffffu;
+		}
+		if (t & PERF_SAMPLE_DATA_SRC) {
+			NEED(8);
+			s->data_src = get64(p), p += 8;
+		}
 	}
 #undef NEED
 	return 0;
@@ -419,8 +502,9 @@ static const char *string_at(const unsigned char *p, const unsigned char *end)
 
 /* MMAP (u32 pid, tid; u64 addr, len, pgoff; filename) and MMAP2 (the same, then u32 maj,
  * min, u64 ino, ino_generation - or u8 build-id size, 3 bytes, build_id[20] with
- * MISC_MMAP_BUILD_ID -, u32 prot, flags, filename) into *M. Returns 1 for code, 0 for a
- * mapping not kept (data, the kernel's), -EBADMSG. */
+ * MISC_MMAP_BUILD_ID -, u32 prot, flags, filename) into *M. Returns 1 for a mapping kept
+ * (code; data, without PROT_EXEC, when the samples have addresses), 0 for one not kept (data
+ * without addresses, the kernel's), -EBADMSG. */
 static int decode_mmap(const struct perf_reader *r, const unsigned char *rec, size_t len,
 		       uint16_t misc, bool v2, struct hwprof_rec_mmap *m)
 {
@@ -432,7 +516,9 @@ static int decode_mmap(const struct perf_reader *r, const unsigned char *rec, si
 	m->pid = get32(p), m->tid = get32(p + 4);
 	m->start = get64(p + 8), m->len = get64(p + 16), m->pgoff = get64(p + 24);
 	p += 32;
-	m->prot = PROT_READ | PROT_EXEC;
+	/* MMAP has no prot: MISC_MMAP_DATA tells data (attr.mmap_data) from code. */
+	m->prot =
+	    misc & PERF_RECORD_MISC_MMAP_DATA ? PROT_READ | PROT_WRITE : PROT_READ | PROT_EXEC;
 	m->flags = MAP_PRIVATE;
 	if (v2) {
 		if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
@@ -449,9 +535,14 @@ static int decode_mmap(const struct perf_reader *r, const unsigned char *rec, si
 	m->filename = string_at(p, end);
 	if (!m->filename)
 		return -EBADMSG;
-	/* The kernel's own mappings (pid -1): its addresses are told apart by their value. */
-	if ((misc & PERF_RECORD_MISC_MMAP_DATA) || !(m->prot & PROT_EXEC) || m->pid == UINT32_MAX)
+	/* The kernel's own mappings (pid -1): its addresses are told apart by their value. Data
+	 * mappings go to the loader when the samples have addresses (header.data). */
+	if (m->pid == UINT32_MAX)
 		return 0;
+	if ((misc & PERF_RECORD_MISC_MMAP_DATA) || !(m->prot & PROT_EXEC)) {
+		m->prot &= ~(uint32_t)PROT_EXEC;
+		return r->m.h.data;
+	}
 	if (!m->build_id_size && (b = perf_meta_find_build_id(&r->m, m->filename))) {
 		m->build_id_size = b->size;
 		memcpy(m->build_id, b->id, b->size);

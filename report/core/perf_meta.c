@@ -310,6 +310,10 @@ int perf_meta_header(struct perf_meta *m)
 		e->exclude_user = a->exclude_user;
 		e->exclude_kernel = a->exclude_kernel;
 		e->exclude_hv = a->exclude_hv;
+		/* perf record -d (and the events that carry one): samples with a data address,
+		 * whose data mappings attr.mmap_data adds. */
+		if (e->sampling && (a->sample_type & PERF_SAMPLE_ADDR))
+			h->data = true;
 	}
 	return 0;
 }

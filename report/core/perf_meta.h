@@ -99,7 +99,8 @@ const struct perf_build_id *perf_meta_find_build_id(const struct perf_meta *m,
 						    const char *filename);
 
 /* Fills m->h, the loader's header (hwprof/sampfile.h), from what was read; events without a
- * name from the file get perf's. Returns 0 or -ENOMEM. */
+ * name from the file get perf's; h.data is set when a sampling event's sample_type has
+ * PERF_SAMPLE_ADDR. Returns 0 or -ENOMEM. */
 int perf_meta_header(struct perf_meta *m);
 
 /* Frees everything M owns and empties it. */

@@ -3,6 +3,9 @@ every first touch of a page is a sample at its exact address), then `report --so
 `data,line` and `cacheline` on wl_data.c's modes. The hot lines are found by their markers."""
 import json
 import os
+import re
+import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -13,6 +16,7 @@ HWPROF = os.environ["HWPROF"]
 WL = os.environ["WL_DATA"]
 SRC = os.environ["WL_DATA_SRC"]
 TMP = tempfile.mkdtemp(prefix="hwprof-data-")
+PERF = shutil.which("perf")
 # meson test sets MALLOC_PERTURB_: malloc would fill the buffers itself, in its memset.
 os.environ.pop("MALLOC_PERTURB_", None)
 
@@ -156,5 +160,124 @@ def test_real_pmu():
     check("some row has a data source", any(r["data"].get("served_from") for r in rs), rs[:3])
     check("some row has a latency", any(r["data"].get("latency_mean") for r in rs), rs[:3])
 
+
+def perf_recorded(mode, *args):
+    """perf record -d -e page-faults -c 1 of MODE: its perf.data, or exit 77 (skip) when perf
+    is missing or cannot record here."""
+    if not PERF:
+        print("skip: no perf on this host (Debian: linux-perf)")
+        sys.exit(77)
+    out = os.path.join(TMP, mode + ".perf")
+    p = run([PERF, "record", "-q", "-d", "-e", "page-faults", "-c", "1", "-o", out, WL, mode]
+            + list(args), timeout=60)
+    if p.returncode != 0 or not os.path.exists(out):
+        print("skip: perf record -d -e page-faults failed here: %s" % p.stderr.strip())
+        sys.exit(77)
+    return out
+
+
+def perf_samples(path):
+    """[(addr, ip)] of every sample of PATH (perf script -F addr,ip), and the MMAP2s as
+    {file: [(start, len, pgoff)]}."""
+    p = run([PERF, "script", "-i", path, "-F", "addr,ip", "--show-mmap-events"])
+    check("perf script exit 0", p.returncode == 0, p.stderr)
+    samples, maps = [], {}
+    for ln in p.stdout.splitlines():
+        m = re.search(r"PERF_RECORD_MMAP2 .*\[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) @ (0x[0-9a-f]+|0) "
+                      r".*\]: \S+ (\S+)$", ln)
+        if m:
+            maps.setdefault(m.group(4), []).append(tuple(int(x, 16) for x in m.groups()[:3]))
+            continue
+        t = ln.split()
+        if len(t) == 2 and all(re.fullmatch(r"[0-9a-f]+", x) for x in t):
+            samples.append((int(t[0], 16), int(t[1], 16)))
+    return samples, maps
+
+
+def symbol(name):
+    """(link-time address, size) of WL's symbol NAME (nm -S)."""
+    out = subprocess.run(["nm", "-S", WL], capture_output=True, text=True).stdout
+    for ln in out.splitlines():
+        t = ln.split()
+        if len(t) == 4 and t[3] == name:
+            return int(t[0], 16), int(t[1], 16)
+    check("nm finds %s" % name, False, out[-300:])
+    return 0, 0
+
+
+def lowest_page():
+    """The page of WL's lowest PT_LOAD (readelf -lW): 0 in a PIE."""
+    out = subprocess.run(["readelf", "-lW", WL], capture_output=True, text=True).stdout
+    return min(int(ln.split()[2], 16) for ln in out.splitlines()
+               if ln.split()[:1] == ["LOAD"]) & ~0xfff
+
+
+def objects(path, fn):
+    """{object: samples} of --sort data --function FN."""
+    return {r["data"]["object"]: r["samples"] for r in rows(path, "-s", "data", "--function", fn)}
+
+
+def offsets_in(path, base):
+    """{offset from BASE: samples} of --sort cacheline --cacheline-size 1 (each address)."""
+    out = {}
+    for r in rows(path, "-s", "cacheline", "--cacheline-size", "1"):
+        if r["data"]["base"] == base:
+            out[r["data"]["line_offset"]] = out.get(r["data"]["line_offset"], 0) + r["samples"]
+    return out
+
+
+def perf_case(mode, fn, args, exact):
+    """MODE recorded by perf record -d and by hwprof: the objects of FN's samples are the same
+    (EXACT: the same counts; else the same top object, its count within 2 %). Returns the
+    perf.data."""
+    pd = perf_recorded(mode, *args)
+    mine = objects(recorded(mode, *args), fn)
+    theirs = objects(pd, fn)
+    if exact:
+        check(f"{mode}: perf.data gives hwprof's objects {mine}", theirs == mine, theirs)
+    else:
+        top = max(mine, key=mine.get, default=None)
+        check(f"{mode}: perf.data's top object is hwprof's {top}",
+              max(theirs, key=theirs.get, default=None) == top, theirs)
+        a, b = theirs.get(top, 0), mine.get(top, 0)
+        check(f"{mode}: {top} {a} samples, hwprof's own {b}", abs(a - b) <= max(2, b // 50))
+    return pd
+
+
+def test_perf_data_variables():
+    """perf record -d's perf.data (PERF_SAMPLE_ADDR, its mmap_data mappings): report --sort
+    data gives the variables, fields and file offsets of hwprof's own recording of the same
+    run, and their addresses are those perf script prints."""
+    for mode in ("struct", "array"):
+        pd = perf_case(mode, "touch_" + mode, [], True)
+        samples, maps = perf_samples(pd)
+        var = "g" if mode == "struct" else "table"
+        link, size = symbol(var)
+        # The image's first mapping (file offset 0) is its lowest segment's page.
+        start = min(m[0] for m in maps[WL] if m[2] == 0) - lowest_page()
+        want = {}
+        for a, _ in samples:
+            if start + link <= a < start + link + size:
+                want[a - start - link] = want.get(a - start - link, 0) + 1
+        got = offsets_in(pd, var)
+        check(f"{mode}: {var}'s addresses are perf script's {sorted(want)}",
+              got == want and len(want) >= 4, sorted(got.items()))
+    path = os.path.join(TMP, "perf-mapped.bin")
+    pd = perf_case("file", "touch_file", [path], True)
+    # perf's addresses in the file's mapping, as file offsets: the row's range.
+    samples, maps = perf_samples(pd)
+    start, length, pgoff = maps[path][0]
+    offs = sorted(a - start + pgoff for a, _ in samples if start <= a < start + length)
+    d = [r["data"] for r in rows(pd, "-s", "data") if r["data"]["key"] == path]
+    check(f"file: perf's offsets {[hex(o) for o in offs]} are the row's",
+          len(offs) == 8 and len(d) == 1 and d[0]["elem_low"] == offs[0]
+          and d[0]["elem_high"] == offs[-1], d)
+
+
+def test_perf_data_regions():
+    """The same for the heap, a large malloc ([anon]) and the stack: the same top object."""
+    perf_case("heap", "touch_heap", [], False)
+    perf_case("bigheap", "touch_heap", [], False)
+    perf_case("stack", "touch_stack", [], False)
 
 run_cases(globals())

@@ -1,5 +1,6 @@
 /* fixture.c - tests/report's shared helpers (see fixture.h). */
 #include "fixture.h"
+#include "rows_data.h"
 
 #include <criterion/criterion.h>
 
@@ -149,4 +150,15 @@ struct profile *finish(struct builder *b, char *err, size_t len, int want)
 	cr_assert_eq(builder_finish(b, &p, err, len), want, "%s", err);
 	builder_free(b);
 	return p;
+}
+
+const struct profile_row *data_row_named(const struct profile_row *rows, size_t n,
+					 const char *label)
+{
+	char buf[512];
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(row_data_label(&rows[i], buf, sizeof(buf)), label))
+			return &rows[i];
+	return NULL;
 }

@@ -47,6 +47,11 @@ uint64_t samples_of_dso(const struct profile *p, const char *dso);
 /* Whether one of P's warnings contains A and (unless B is NULL) B. */
 bool has_warning(const struct profile *p, const char *a, const char *b);
 
+/* The row of ROWS (N of them, --sort data) whose data label (row_data_label()) is LABEL, or
+ * NULL. */
+const struct profile_row *data_row_named(const struct profile_row *rows, size_t n,
+					 const char *label);
+
 /* Starts input NAME in B with one sampling event, page-faults at period 1. */
 void begin(struct builder *b, const char *name);
 

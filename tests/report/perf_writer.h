@@ -7,6 +7,7 @@
 #define HWPROF_TESTS_PERF_WRITER_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,17 +107,44 @@ static inline void pw_sample(struct pw *b, uint64_t ip, uint32_t pid, uint64_t t
 	pw_end(b, at);
 }
 
-static inline void pw_mmap2(struct pw *b, uint32_t pid, uint64_t start, uint64_t len,
-			    uint64_t pgoff, const char *file, uint64_t time, uint64_t id)
+/* An MMAP2 of PROT (PROT_* bits; without PROT_EXEC it has PERF_RECORD_MISC_MMAP_DATA, as the
+ * kernel writes a data mapping of attr.mmap_data), MAP_PRIVATE. */
+static inline void pw_mmap2_prot(struct pw *b, uint32_t pid, uint64_t start, uint64_t len,
+				 uint64_t pgoff, uint32_t prot, const char *file, uint64_t time,
+				 uint64_t id)
 {
-	size_t at = pw_begin(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	size_t at = pw_begin(b, PERF_RECORD_MMAP2,
+			     PERF_RECORD_MISC_USER | (prot & 4 ? 0 : PERF_RECORD_MISC_MMAP_DATA));
 	static const uint8_t zero[8];
 
 	pw_u32(b, pid), pw_u32(b, pid);
 	pw_u64(b, start), pw_u64(b, len), pw_u64(b, pgoff);
 	pw_u32(b, 8), pw_u32(b, 1);    /* maj, min */
 	pw_u64(b, 1234), pw_u64(b, 0); /* ino, ino_generation */
-	pw_u32(b, 5 /* PROT_READ | PROT_EXEC */), pw_u32(b, 2 /* MAP_PRIVATE */);
+	pw_u32(b, prot), pw_u32(b, 2 /* MAP_PRIVATE */);
+	pw_put(b, file, strlen(file) + 1);
+	pw_put(b, zero, (8 - (b->len - at) % 8) % 8);
+	pw_sample_id(b, pid, pid, time, id);
+	pw_end(b, at);
+}
+
+/* An MMAP2 of code (PROT_READ | PROT_EXEC). */
+static inline void pw_mmap2(struct pw *b, uint32_t pid, uint64_t start, uint64_t len,
+			    uint64_t pgoff, const char *file, uint64_t time, uint64_t id)
+{
+	pw_mmap2_prot(b, pid, start, len, pgoff, 5 /* PROT_READ | PROT_EXEC */, file, time, id);
+}
+
+/* A PERF_RECORD_MMAP (no prot: MISC_MMAP_DATA when DATA). */
+static inline void pw_mmap(struct pw *b, bool data, uint32_t pid, uint64_t start, uint64_t len,
+			   uint64_t pgoff, const char *file, uint64_t time, uint64_t id)
+{
+	size_t at = pw_begin(b, PERF_RECORD_MMAP,
+			     PERF_RECORD_MISC_USER | (data ? PERF_RECORD_MISC_MMAP_DATA : 0));
+	static const uint8_t zero[8];
+
+	pw_u32(b, pid), pw_u32(b, pid);
+	pw_u64(b, start), pw_u64(b, len), pw_u64(b, pgoff);
 	pw_put(b, file, strlen(file) + 1);
 	pw_put(b, zero, (8 - (b->len - at) % 8) % 8);
 	pw_sample_id(b, pid, pid, time, id);

@@ -136,17 +136,6 @@ static void mem_sample(struct builder *b, uint64_t ip, uint64_t addr, uint64_t s
 	cr_assert_eq(builder_add(b, &r), 0);
 }
 
-static const struct profile_row *row_named(const struct profile_row *rows, size_t n,
-					   const char *label)
-{
-	char buf[512];
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(row_data_label(&rows[i], buf, sizeof(buf)), label))
-			return &rows[i];
-	return NULL;
-}
-
 #define L1  (S(OP, LOAD) | S(LVL, HIT) | S(LVL, L1) | S(TLB, HIT))
 #define RAM (S(OP, LOAD) | S(LVL, MISS) | S(LVL, LOC_RAM) | S(TLB, MISS))
 
@@ -185,7 +174,7 @@ Test(data, regions_sources_and_latency_per_row)
 	size_t n;
 	cr_assert_eq(profile_rows_by(p, &req, &rows, &n, NULL), 0);
 	cr_assert_eq(n, 5);
-	const struct profile_row *r = row_named(rows, n, "[heap]");
+	const struct profile_row *r = data_row_named(rows, n, "[heap]");
 	cr_assert_not_null(r);
 	cr_assert_eq(r, &rows[0], "the largest row first");
 	cr_assert_eq(r->samples, 10);
@@ -198,19 +187,19 @@ Test(data, regions_sources_and_latency_per_row)
 			   (4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 300) / 10.0, 1e-9);
 	cr_assert_float_eq(r->data->weight_p90, 12, 1e-9, "nearest rank: the 9th of 10");
 	cr_assert_eq(r->data->srclines, 1);
-	r = row_named(rows, n, "/data/table.bin+0x2010-0x3ff8");
+	r = data_row_named(rows, n, "/data/table.bin+0x2010-0x3ff8");
 	cr_assert_not_null(r, "file offsets: pgoff 0x2000 + 0x10 and + 0x1ff8");
 	cr_assert_eq(r->data->level, DATA_LVL_LOCAL_RAM);
 	cr_assert_eq(r->data->tlb, DATA_TLB_MISS);
 	cr_assert_float_eq(r->data->weight_p90, 220, 1e-9);
-	r = row_named(rows, n, "[stack]");
+	r = data_row_named(rows, n, "[stack]");
 	cr_assert_not_null(r);
 	cr_assert_eq(r->samples, 2, "the grown stack's sample is the stack's too");
 	cr_assert_eq(r->data->weighted, 0);
-	r = row_named(rows, n, "[anon]");
+	r = data_row_named(rows, n, "[anon]");
 	cr_assert_not_null(r);
 	cr_assert_eq(r->data->src_samples, 0);
-	cr_assert_not_null(row_named(rows, n, "[unknown]"));
+	cr_assert_not_null(data_row_named(rows, n, "[unknown]"));
 	free(rows);
 
 	/* Cache lines: the heap's samples in two lines of 64 bytes (0x40.. and 0x100), the

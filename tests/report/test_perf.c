@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "datasrc.h"
 #include "fixture.h"
 #include "perf_writer.h"
 
@@ -250,6 +251,118 @@ Test(perf, other_types_are_skipped_by_their_size)
 	p = loaded(&f, "skip.perf", NULL);
 	cr_assert_eq(p->samples_read, 4);
 	cr_assert_not(has_warning(p, "perf.data", NULL), "the read went to the end");
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+/* ---- data addresses (perf record -d) ----------------------------------------------------- */
+
+#define DATA_TYPE                                                                                  \
+	(PW_SAMPLE_TYPE | PERF_SAMPLE_ADDR | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |             \
+	 PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |               \
+	 PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC)
+#define L1_SRC (PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, HIT) | PERF_MEM_S(LVL, L1))
+
+/* A sample of DATA_TYPE at IP touching ADDR, with every field between the callchain and the
+ * weight present (a 4-byte RAW, one branch with hw_idx, three user registers and a 16-byte
+ * stack copy), or, when BARE, the short forms (no registers: ABI_NONE, a stack copy of 0). */
+static void data_sample(struct pw *b, uint64_t ip, uint64_t addr, uint64_t weight, bool bare)
+{
+	size_t at = pw_begin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+
+	pw_u64(b, ip);
+	pw_u32(b, 42), pw_u32(b, 42);
+	pw_u64(b, 100);
+	pw_u64(b, addr);
+	pw_u64(b, 7);		    /* ID */
+	pw_u32(b, 0), pw_u32(b, 0); /* CPU */
+	pw_u64(b, 1);		    /* PERIOD */
+	pw_u64(b, 2);		    /* CALLCHAIN nr */
+	pw_u64(b, (uint64_t)PERF_CONTEXT_USER), pw_u64(b, ip);
+	pw_u32(b, 4), pw_u32(b, 0xaaaaaaaa); /* RAW: size 4, padded with it to 8 */
+	pw_u64(b, 1), pw_u64(b, 0);	     /* BRANCH_STACK: nr 1, hw_idx */
+	pw_u64(b, ip), pw_u64(b, ip + 8), pw_u64(b, 0);
+	if (bare) {
+		pw_u64(b, PERF_SAMPLE_REGS_ABI_NONE);
+		pw_u64(b, 0); /* STACK_USER: size 0, no dyn_size */
+	} else {
+		pw_u64(b, PERF_SAMPLE_REGS_ABI_64);
+		pw_u64(b, 1), pw_u64(b, 2), pw_u64(b, 3);
+		pw_u64(b, 16), pw_u64(b, 0), pw_u64(b, 0), pw_u64(b, 8);
+	}
+	pw_u64(b, 0xbeef00000000ull | weight); /* WEIGHT_STRUCT: var2_w, var3_w above var1_dw */
+	pw_u64(b, L1_SRC);
+	pw_end(b, at);
+}
+
+/* perf record -d: the samples' ADDR, DATA_SRC and WEIGHT_STRUCT, after RAW, BRANCH_STACK,
+ * REGS_USER and STACK_USER, and the data mappings (MMAP2 and MMAP with MISC_MMAP_DATA). */
+Test(perf, data_addresses_and_their_mappings)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+
+	ev.attr.sample_type = DATA_TYPE;
+	ev.attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;
+	ev.attr.sample_regs_user = 0x7;
+	ev.attr.sample_stack_user = 16;
+	ev.attr.mmap_data = 1;
+	pw_comm(&d, 42, "prog", 10, 7);
+	pw_mmap2(&d, 42, BASE, 0x1000, 0, PROG, 11, 7);
+	pw_mmap2_prot(&d, 42, 0x10000, 0x21000, 0, 3 /* PROT_READ | PROT_WRITE */, "[heap]", 12, 7);
+	pw_mmap(&d, true, 42, 0x7f0000000000, 0x4000, 0x2000, "/data/table.bin", 13, 7);
+	data_sample(&d, BASE + 0x100, 0x10040, 10, false);
+	data_sample(&d, BASE + 0x100, 0x10048, 20, true);
+	data_sample(&d, BASE + 0x100, 0x10050, 30, false);
+	data_sample(&d, BASE + 0x200, 0x7f0000000010, 40, true);
+	data_sample(&d, BASE + 0x200, 0x1234, 0, false);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "data.perf", NULL);
+	cr_assert(p->header.data, "ADDR in sample_type: a recording with data addresses");
+	cr_assert_eq(p->samples_read, 5);
+	cr_assert_eq(samples_of_dso(p, PROG), 5, "the data mappings are not code");
+	cr_assert_eq(p->data_samples, 5);
+	cr_assert(p->data_has_src);
+	cr_assert(p->data_weighted);
+
+	enum profile_key keys[] = {PROFILE_KEY_DATA};
+	struct profile_rows_req req = {.keys = keys, .nkeys = 1};
+	struct profile_row *rows;
+	size_t n;
+	cr_assert_eq(profile_rows_by(p, &req, &rows, &n, NULL), 0);
+	cr_assert_eq(n, 3);
+	const struct profile_row *r = data_row_named(rows, n, "[heap]");
+	cr_assert_not_null(r);
+	cr_assert_eq(r->samples, 3);
+	cr_assert_eq(r->data->level, DATA_LVL_L1);
+	cr_assert_float_eq(r->data->weight_mean, 20, 1e-9, "var1_dw only");
+	r = data_row_named(rows, n, "/data/table.bin+0x2010");
+	cr_assert_not_null(r, "MMAP's pgoff 0x2000 + 0x10");
+	cr_assert_eq(r->samples, 1);
+	cr_assert_float_eq(r->data->weight_mean, 40, 1e-9);
+	cr_assert_not_null(data_row_named(rows, n, "[unknown]"));
+	free(rows);
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+/* Without ADDR a data mapping is not read: no recording with data, its range not code. */
+Test(perf, data_mappings_without_addresses_are_left_out)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+
+	pw_mmap2_prot(&d, 42, BASE, 0x1000, 0, 3, "/data/x.bin", 11, 7);
+	pw_sample(&d, BASE + 0x100, 42, 100, 7, 1, NULL, 0);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "nodata.perf", NULL);
+	cr_assert_not(p->header.data);
+	cr_assert_eq(samples_of_dso(p, "/data/x.bin"), 0);
+	cr_assert_eq(p->ndata, 0);
 	profile_free(p);
 	free(d.p);
 	free(f.p);
