@@ -18,8 +18,8 @@
  * the build-id of the MMAP2 or else of the BUILD_ID feature, and of data (attr.mmap_data,
  * perf record -d) when an event samples ADDR; COMM, FORK, EXIT as they are;
  * LOST and LOST_SAMPLES -> LOST; THROTTLE, UNTHROTTLE; SAMPLE -> SAMPLE, its callchain ->
- * STACK (each distinct one once, stackset.h); COMPRESSED (perf record -z) decompressed
- * into the records above. Every other type is skipped by its size.
+ * STACK (each distinct one once, stackset.h); COMPRESSED and COMPRESSED2 (perf record -z)
+ * decompressed into the records above. Every other type is skipped by its size.
  * A sample's ADDR, WEIGHT (WEIGHT_STRUCT's latency) and DATA_SRC are read, the fields between
  * them skipped; those after DATA_SRC (TRANSACTION, REGS_INTR, PHYS_ADDR, ...) are not needed.
  *
@@ -794,7 +794,8 @@ static int flush_queue(struct perf_reader *r, uint64_t upto)
 
 /* ---- perf record -z ----------------------------------------------------------------------
  *
- * A COMPRESSED record (perf's type 81: header, then zstd bytes) holds a piece of one zstd
+ * A COMPRESSED record (perf's type 81: header, then zstd bytes; or type 83, COMPRESSED2 of
+ * newer perfs: header, u64 data_size, the zstd bytes, padding to 8) holds a piece of one zstd
  * stream that runs through all of them; the stream decompresses to kernel records as perf
  * read them from its ring buffers, a record's bytes possibly split between two COMPRESSED
  * records. They are held and given in time order like the others, from a copy. */
@@ -913,6 +914,13 @@ static int one_record(struct perf_reader *r, const unsigned char *rec, size_t le
 	case PERF_USER_COMPRESSED:
 		ret = begin(r);
 		return ret ? ret : decompress(r, rec + 8, len - 8, at);
+	case PERF_USER_COMPRESSED2:
+		/* u64 data_size, then the zstd bytes; the record's size counts the padding after
+		 * them (tools/perf/Documentation/perf.data-file-format.txt). */
+		if (len < 16 || get64(rec + 8) > len - 16)
+			return -EBADMSG;
+		ret = begin(r);
+		return ret ? ret : decompress(r, rec + 16, (size_t)get64(rec + 8), at);
 	case PERF_USER_FINISHED_INIT:
 		return begin(r);
 	case PERF_USER_FINISHED_ROUND: {

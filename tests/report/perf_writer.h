@@ -185,8 +185,9 @@ static inline void pw_lost_samples(struct pw *b, uint64_t id, uint64_t lost, uin
 /* perf record -z's data: the kernel's records of D as one zstd stream into OUT, cut into
  * NPIECES (or more, to fit a record's size) COMPRESSED records (type 81) at arbitrary bytes, so
  * that a record goes on in the next. Not padded to 8: perf 6.1's size is the header's and the zstd
- * bytes'. */
-static inline void pw_compressed(struct pw *out, const struct pw *d, int npieces)
+ * bytes'. With V2, COMPRESSED2 records (type 83, newer perfs): the header, u64 data_size (the
+ * zstd bytes), the bytes, zeros to 8 that the header's size counts. */
+static inline void pw_compressed_v(struct pw *out, const struct pw *d, int npieces, bool v2)
 {
 	size_t cap = ZSTD_compressBound(d->len), n;
 	unsigned char *z = malloc(cap);
@@ -201,12 +202,23 @@ static inline void pw_compressed(struct pw *out, const struct pw *d, int npieces
 	for (int i = 0; i < npieces; i++) {
 		size_t from = n * (size_t)i / (size_t)npieces;
 		size_t to = n * (size_t)(i + 1) / (size_t)npieces;
-		struct perf_event_header h = {.type = 81 /* COMPRESSED */,
-					      .size = (uint16_t)(sizeof(h) + to - from)};
+		static const uint8_t zero[8];
+		size_t pad = v2 ? (8 - (to - from) % 8) % 8 : 0;
+		struct perf_event_header h = {
+		    .type = v2 ? 83 /* COMPRESSED2 */ : 81 /* COMPRESSED */,
+		    .size = (uint16_t)(sizeof(h) + (v2 ? 8 : 0) + to - from + pad)};
 		pw_put(out, &h, sizeof(h));
+		if (v2)
+			pw_u64(out, to - from);
 		pw_put(out, z + from, to - from);
+		pw_put(out, zero, pad);
 	}
 	free(z);
+}
+
+static inline void pw_compressed(struct pw *out, const struct pw *d, int npieces)
+{
+	pw_compressed_v(out, d, npieces, false);
 }
 
 /* An event of the tests' layout: software TYPE/CONFIG at PERIOD, sample_id_all. */

@@ -572,24 +572,49 @@ Test(perf, a_stream_keeps_records_held_across_rounds)
 Test(perf, compressed_records_are_decompressed)
 {
 	/* The same recording as a_file_reads_as_perf_wrote_it, its records in three COMPRESSED
-	 * ones, then a FINISHED_ROUND outside them as perf writes it; as a file and as a
-	 * stream. */
+	 * ones (or COMPRESSED2, newer perfs': a u64 data_size before the zstd bytes, padded to
+	 * 8 after them), then a FINISHED_ROUND outside them as perf writes it; as a file and as
+	 * a stream. */
+	for (int v2 = 0; v2 < 2; v2++) {
+		struct pw d = {0}, z = {0}, f = {0};
+		struct pw_event ev = page_faults(7, "page-faults");
+		struct profile *p;
+
+		data_of(&d, 7, 10);
+		pw_compressed_v(&z, &d, 3, v2);
+		finished_round(&z);
+		pw_file(&f, &ev, 1, &z);
+		p = loaded(&f, "z.perf", NULL);
+		cr_assert_eq(p->samples_read, 11, "v2 %d", v2);
+		cr_assert_eq(samples_of_dso(p, PROG), 11, "the MMAP2 inside maps the samples");
+		cr_assert(!has_warning(p, "perf.data", NULL), "%s",
+			  p->nwarnings ? p->warnings[0] : "");
+		profile_free(p);
+		pw_pipe(&f, &ev, 1, &z);
+		p = loaded_from_pipe(&f);
+		cr_assert_eq(samples_of_dso(p, PROG), 11, "the same from a stream");
+		profile_free(p);
+		free(d.p);
+		free(z.p);
+		free(f.p);
+	}
+}
+
+/* A data_size beyond the record: damaged, the read stops there with a warning. */
+Test(perf, compressed2_data_size_beyond_its_record)
+{
 	struct pw d = {0}, z = {0}, f = {0};
 	struct pw_event ev = page_faults(7, "page-faults");
 	struct profile *p;
+	uint64_t big = 1 << 20;
 
 	data_of(&d, 7, 10);
-	pw_compressed(&z, &d, 3);
-	finished_round(&z);
+	pw_compressed_v(&z, &d, 1, true);
+	memcpy(z.p + 8, &big, 8);
 	pw_file(&f, &ev, 1, &z);
-	p = loaded(&f, "z.perf", NULL);
-	cr_assert_eq(p->samples_read, 11);
-	cr_assert_eq(samples_of_dso(p, PROG), 11, "the MMAP2 inside maps the samples to PROG");
-	cr_assert(!has_warning(p, "perf.data", NULL), "%s", p->nwarnings ? p->warnings[0] : "");
-	profile_free(p);
-	pw_pipe(&f, &ev, 1, &z);
-	p = loaded_from_pipe(&f);
-	cr_assert_eq(samples_of_dso(p, PROG), 11, "the same from a stream");
+	p = loaded(&f, "z2bad.perf", NULL);
+	cr_assert_eq(p->samples_read, 0);
+	cr_assert(has_warning(p, "type 83", "damaged"), "%s", p->nwarnings ? p->warnings[0] : "");
 	profile_free(p);
 	free(d.p);
 	free(z.p);
