@@ -2,6 +2,7 @@
  * content, each change tested against sampling noise. */
 #include "builtin.h"
 #include "cli.h"
+#include "cli_options.h"
 #include "diff.h"
 #include "diff_view.h"
 #include "diff_output.h"
@@ -42,47 +43,6 @@ struct diff_options {
 	enum diff_norm norm;
 };
 
-static const char usage_head[] =
-    "usage: hwprof diff [--base FILE]... [--new FILE]... [-s line|function|dso[,...]]\n"
-    "                   [-n N] [--percent-limit P] [-f text|csv|json] [-o FILE]\n"
-    "                   [--alpha A] [--fail-if-worse P]\n"
-    "                   [--normalize share|instructions|time|run]\n"
-    "                   [--inline[=callee|caller]] [--debug-dir DIR]... [--pid LIST]\n"
-    "                   [--tid LIST] [--comm LIST] [--dso LIST] [--function LIST]\n"
-    "                   [--event NAME] [--kallsyms FILE] [BASE NEW]\n"
-    "\n"
-    "Which source lines, functions or DSOs took a larger or smaller share of the samples\n"
-    "from one recording (BASE) to another (NEW), and which of those changes the samples\n"
-    "show to be real. Rows match by name and source text, so a rebuild that moved a line\n"
-    "still matches it.\n"
-    "\n"
-    "  BASE NEW               the two sample files (default hwprof.data.old hwprof.data,\n"
-    "                         the file record kept and the one it wrote)\n"
-    "      --base FILE        a base sample file, instead of BASE; several are merged\n"
-    "      --new FILE         a new sample file, instead of NEW; several are merged\n"
-    "  -s, --sort KEYS        match rows by line (default), function, dso, or a list\n"
-    "  -n, --limit N          print the first N rows (text default 40; 0 = all)\n"
-    "      --percent-limit P  leave out rows under P percent of the samples on both sides\n"
-    "  -f, --format FMT       text (default), csv or json\n"
-    "  -o, --output FILE      write to FILE instead of standard output\n"
-    "      --alpha A          significance level (default 0.05): the chance that any\n"
-    "                         unchanged row is called significant (Holm's correction)\n"
-    "      --fail-if-worse P  exit 1 when a row's share grew significantly by P points or\n"
-    "                         more (--normalize: by P in the rate's unit)\n"
-    "      --normalize WHAT   share (default): each side's shares of its own samples;\n"
-    "                         instructions: events per 1000 instructions (both recordings\n"
-    "                         counted instructions); time: events per second (task-clock\n"
-    "                         counted, else the recording's duration); run: events per\n"
-    "                         recording (both sides did the same work)\n";
-
-static const char usage_tail[] =
-    "  -h, --help             this text\n"
-    "\n"
-    "Rows are sorted significant first, then by the size of the change. A row is\n"
-    "significant when a two-proportion z-test on its samples, Holm-corrected over all the\n"
-    "rows compared, rejects 'no change' at --alpha. Exit status: 0 ok, 1 a regression\n"
-    "(--fail-if-worse) or a partial input, 2 error, 64 usage.\n";
-
 enum {
 	OPT_BASE = 256,
 	OPT_NEW,
@@ -92,20 +52,57 @@ enum {
 	OPT_NORMALIZE,
 };
 
-static const struct option long_options[] = {
-    {"base", required_argument, NULL, OPT_BASE},
-    {"new", required_argument, NULL, OPT_NEW},
-    {"sort", required_argument, NULL, 's'},
-    {"limit", required_argument, NULL, 'n'},
-    {"percent-limit", required_argument, NULL, OPT_PERCENT},
-    {"format", required_argument, NULL, 'f'},
-    {"output", required_argument, NULL, 'o'},
-    {"alpha", required_argument, NULL, OPT_ALPHA},
-    {"fail-if-worse", required_argument, NULL, OPT_FAIL_IF_WORSE},
-    {"normalize", required_argument, NULL, OPT_NORMALIZE},
-    SAMPLE_OPTS_LONG,
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+static const struct cli_option options[] = {
+    CLI_OPERAND(
+	"BASE NEW",
+	"the two sample files (default hwprof.data.old hwprof.data, the file record kept and the "
+	"one it wrote)"),
+    CLI_VALUE(OPT_BASE, "base", "FILE", "a base sample file, instead of BASE; several are merged"),
+    CLI_VALUE(OPT_NEW, "new", "FILE", "a new sample file, instead of NEW; several are merged"),
+    CLI_VALUE('s', "sort", "KEYS", "match rows by line (default), function, dso, or a list"),
+    CLI_VALUE('n', "limit", "N", "print the first N rows (text default 40; 0 = all)"),
+    CLI_VALUE(OPT_PERCENT, "percent-limit", "P",
+	      "leave out rows under P percent of the samples on both sides"),
+    CLI_VALUE('f', "format", "FMT", "text (default), csv or json"),
+    CLI_VALUE('o', "output", "FILE", "write to FILE instead of standard output"),
+    CLI_VALUE(OPT_ALPHA, "alpha", "A",
+	      "significance level (default 0.05): the chance that any unchanged row is called "
+	      "significant (Holm's correction)"),
+    CLI_VALUE(OPT_FAIL_IF_WORSE, "fail-if-worse", "P",
+	      "exit 1 when a row's share grew significantly by P points or more (--normalize: by P "
+	      "in the rate's unit)"),
+    CLI_VALUE(
+	OPT_NORMALIZE, "normalize", "WHAT",
+	"share (default): each side's shares of its own samples; instructions: events per "
+	"1000 instructions (both recordings counted instructions); time: events per second "
+	"(task-clock counted, else the recording's duration); run: events per recording (both "
+	"sides did the same work)"),
+    CLI_OPT_GROUP(sample_opts_table),
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static const struct cli_command command = {
+    .usage = "usage: hwprof diff [--base FILE]... [--new FILE]... [-s line|function|dso[,...]]\n"
+	     "                   [-n N] [--percent-limit P] [-f text|csv|json] [-o FILE]\n"
+	     "                   [--alpha A] [--fail-if-worse P]\n"
+	     "                   [--normalize share|instructions|time|run]\n"
+	     "                   [--inline[=callee|caller]] [--debug-dir DIR]... [--pid LIST]\n"
+	     "                   [--tid LIST] [--comm LIST] [--dso LIST] [--function LIST]\n"
+	     "                   [--event NAME] [--kallsyms FILE] [BASE NEW]\n"
+	     "\n"
+	     "Which source lines, functions or DSOs took a larger or smaller share of the samples\n"
+	     "from one recording (BASE) to another (NEW), and which of those changes the samples\n"
+	     "show to be real. Rows match by name and source text, so a rebuild that moved a line\n"
+	     "still matches it.\n"
+	     "\n",
+    .options = options,
+    .footer =
+	"\n"
+	"Rows are sorted significant first, then by the size of the change. A row is\n"
+	"significant when a two-proportion z-test on its samples, Holm-corrected over all the\n"
+	"rows compared, rejects 'no change' at --alpha. Exit status: 0 ok, 1 a regression\n"
+	"(--fail-if-worse) or a partial input, 2 error, 64 usage.\n",
 };
 
 static enum diff_norm parse_norm(const char *arg)
@@ -142,10 +139,9 @@ static void positional(struct diff_options *o, int argc, char **argv)
 
 static void parse_options(int argc, char **argv, struct diff_options *o)
 {
-	static const char short_options[] = "s:n:f:o:h";
 	int c;
 
-	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+	while ((c = cli_next_option(&command, argc, argv)) != -1) {
 		if (sample_opts_parse(&o->samples, c, argc, argv))
 			continue;
 		switch (c) {
@@ -182,13 +178,6 @@ static void parse_options(int argc, char **argv, struct diff_options *o)
 		case OPT_NORMALIZE:
 			o->norm = parse_norm(optarg);
 			break;
-		case 'h':
-			fputs(usage_head, stdout);
-			sample_opts_usage(stdout, 25);
-			fputs(usage_tail, stdout);
-			exit(EXIT_OK);
-		default:
-			cli_bad_option(argv, short_options, long_options);
 		}
 	}
 	sample_opts_check(&o->samples);
