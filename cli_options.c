@@ -146,7 +146,7 @@ static void usage_rows(FILE *f, const struct cli_option *t, int col, char *seen,
 		else if (t->code && t->arg == CLI_OPTIONAL_ARG)
 			w += snprintf(words + w, sizeof(words) - (size_t)w, "[=%s]", t->argname);
 		fputs(words, f);
-		if (w >= col - 1) {
+		if (w >= col) { /* at least one space before the help */
 			fputc('\n', f);
 			w = 0;
 		}

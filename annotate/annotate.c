@@ -1,6 +1,7 @@
 /* annotate.c - `hwprof annotate`: the source view of a sample file, in a TUI or as text. */
 #include "builtin.h"
 #include "cli.h"
+#include "cli_options.h"
 #include "diff_view.h"
 #include "lines.h"
 #include "profile.h"
@@ -30,39 +31,6 @@ struct annotate_options {
 	const char *diff_files[2]; /* BASE, NEW */
 };
 
-static const char usage_head[] =
-    "usage: hwprof annotate [-i FILE]... [--stdio] [--source-dir DIR]...\n"
-    "                       [--prefix-map OLD=NEW]... [--limit N] [--asm | --no-source]\n"
-    "                       [-f text|json] [--inline[=callee|caller]] [--debug-dir DIR]...\n"
-    "                       [--pid LIST] [--tid LIST] [--comm LIST] [--dso LIST]\n"
-    "                       [--function LIST] [--event NAME] [--kallsyms FILE] [FUNCTION]\n"
-    "       hwprof annotate --diff [OPTIONS] BASE NEW FUNCTION\n"
-    "\n"
-    "Shows the source lines of the sampled functions with their share of the samples: a\n"
-    "terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
-    "\n"
-    "  -i, --input FILE         sample file (default hwprof.data; - reads standard\n"
-    "                           input); several are merged. perf.data is read too,\n"
-    "                           and with -i - perf's pipe stream (perf record -o -)\n"
-    "      --stdio              print plain text: the header, then functions hottest first\n"
-    "      --source-dir DIR     look for source files under DIR (by their trailing path)\n"
-    "      --prefix-map OLD=NEW read sources recorded under OLD from NEW\n"
-    "      --limit N            --stdio: the N hottest functions (default 20, 0: all)\n"
-    "      --asm                each source line followed by its instructions, each with\n"
-    "                           its samples (instructions only without line information)\n"
-    "      --no-source          instructions only, named by symbol + offset\n"
-    "  -f, --format FMT         --stdio output: text (default) or json\n"
-    "      --diff               FUNCTION's lines in two sample files, BASE and NEW, as\n"
-    "                           text: both shares, the change, '*' when significant\n"
-    "                           (hwprof diff's matching and test)\n";
-
-static const char usage_tail[] =
-    "  FUNCTION                 its name as report prints it, or a C++ function's base\n"
-    "                           name (ns::work) or linkage name (_Z...)\n"
-    "  -h, --help               this text\n"
-    "\n"
-    "Without a terminal (or one smaller than 40x12) annotate prints --stdio output.\n";
-
 enum {
 	OPT_STDIO = 256,
 	OPT_SOURCE_DIR,
@@ -73,26 +41,54 @@ enum {
 	OPT_DIFF,
 };
 
+static const struct cli_option options[] = {
+    CLI_VALUE('i', "input", "FILE",
+	      "sample file (default hwprof.data; - reads standard input); several are merged. "
+	      "perf.data is read too, and with -i - perf's pipe stream (perf record -o -)"),
+    CLI_FLAG(OPT_STDIO, "stdio", "print plain text: the header, then functions hottest first"),
+    CLI_VALUE(OPT_SOURCE_DIR, "source-dir", "DIR",
+	      "look for source files under DIR (by their trailing path)"),
+    CLI_VALUE(OPT_PREFIX_MAP, "prefix-map", "OLD=NEW", "read sources recorded under OLD from NEW"),
+    CLI_VALUE(OPT_LIMIT, "limit", "N", "--stdio: the N hottest functions (default 20, 0: all)"),
+    CLI_FLAG(OPT_ASM, "asm",
+	     "each source line followed by its instructions, each with its samples (instructions "
+	     "only without line information)"),
+    CLI_FLAG(OPT_NO_SOURCE, "no-source", "instructions only, named by symbol + offset"),
+    CLI_VALUE('f', "format", "FMT", "--stdio output: text (default) or json"),
+    CLI_FLAG(OPT_DIFF, "diff",
+	     "FUNCTION's lines in two sample files, BASE and NEW, as text: both shares, the "
+	     "change, '*' when significant (hwprof diff's matching and test)"),
+    CLI_OPT_GROUP(sample_opts_table),
+    CLI_OPERAND("FUNCTION", "its name as report prints it, or a C++ function's base name "
+			    "(ns::work) or linkage name (_Z...)"),
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static const struct cli_command command = {
+    .usage =
+	"usage: hwprof annotate [-i FILE]... [--stdio] [--source-dir DIR]...\n"
+	"                       [--prefix-map OLD=NEW]... [--limit N] [--asm | --no-source]\n"
+	"                       [-f text|json] [--inline[=callee|caller]] [--debug-dir DIR]...\n"
+	"                       [--pid LIST] [--tid LIST] [--comm LIST] [--dso LIST]\n"
+	"                       [--function LIST] [--event NAME] [--kallsyms FILE] [FUNCTION]\n"
+	"       hwprof annotate --diff [OPTIONS] BASE NEW FUNCTION\n"
+	"\n"
+	"Shows the source lines of the sampled functions with their share of the samples: a\n"
+	"terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
+	"\n",
+    .options = options,
+    .help_column = 27,
+    .footer = "\n"
+	      "Without a terminal (or one smaller than 40x12) annotate prints --stdio output.\n",
+    .more_help = ann_tui_keys_usage,
+};
+
 static void parse_options(struct annotate_options *o, int argc, char **argv)
 {
-	static const char short_options[] = "i:f:h";
-	static const struct option longopts[] = {
-	    {"input", required_argument, NULL, 'i'},
-	    {"stdio", no_argument, NULL, OPT_STDIO},
-	    {"source-dir", required_argument, NULL, OPT_SOURCE_DIR},
-	    {"prefix-map", required_argument, NULL, OPT_PREFIX_MAP},
-	    {"limit", required_argument, NULL, OPT_LIMIT},
-	    {"asm", no_argument, NULL, OPT_ASM},
-	    {"no-source", no_argument, NULL, OPT_NO_SOURCE},
-	    {"format", required_argument, NULL, 'f'},
-	    {"diff", no_argument, NULL, OPT_DIFF},
-	    SAMPLE_OPTS_LONG,
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
+	while ((c = cli_next_option(&command, argc, argv)) != -1) {
 		if (sample_opts_parse(&o->samples, c, argc, argv))
 			continue;
 		switch (c) {
@@ -129,14 +125,6 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 				die_usage("--format '%s': not text or json", optarg);
 			o->json = !strcmp(optarg, "json");
 			break;
-		case 'h':
-			fputs(usage_head, stdout);
-			sample_opts_usage(stdout, 27);
-			fputs(usage_tail, stdout);
-			ann_tui_keys_usage(stdout);
-			exit(EXIT_OK);
-		default:
-			cli_bad_option(argv, short_options, longopts);
 		}
 	}
 	sample_opts_check(&o->samples);

@@ -5,6 +5,7 @@
 #include "filter.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,11 +116,6 @@ void sample_opts_check(const struct sample_opts *s)
 	check_filter("--comm", s->po.comms, false);
 	check_filter("--dso", s->po.dsos, false);
 	check_filter("--function", s->po.functions, false);
-}
-
-void sample_opts_usage(FILE *f, int width)
-{
-	cli_usage_options(f, sample_opts_table, width);
 }
 
 void sample_opts_release(struct sample_opts *s)

@@ -1,15 +1,15 @@
 /* sample_opts.h - the "which samples" options every command that loads a profile takes
  * (report, annotate, diff), declared once: --inline, --debug-dir, --pid, --tid, --comm,
- * --dso, --function, --event, --kallsyms. Each command puts SAMPLE_OPTS_LONG in its
- * getopt_long table, hands every option code getopt returns to sample_opts_parse() first,
- * prints sample_opts_usage() in its --help and calls sample_opts_check() after the loop.
+ * --dso, --function, --event, --kallsyms. Each command puts CLI_OPT_GROUP(sample_opts_table)
+ * in its option table (cli_options.h), which lists them in its --help too, hands every code
+ * cli_next_option() returns to sample_opts_parse() first and calls sample_opts_check() after
+ * the loop.
  *
  * CLI code: errors are usage errors through cli.h (die_usage() exits 64).
  */
 #ifndef HWPROF_REPORT_SAMPLE_OPTS_H
 #define HWPROF_REPORT_SAMPLE_OPTS_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -31,20 +31,6 @@ enum {
 
 /* The group's rows, for a command's table: CLI_OPT_GROUP(sample_opts_table). */
 extern const struct cli_option sample_opts_table[];
-
-/* The rows for a command's `struct option` table (no terminator). */
-#define SAMPLE_OPTS_LONG                                                                           \
-	{"inline", optional_argument, NULL, SAMPLE_OPT_INLINE},                                    \
-	    {"debug-dir", required_argument, NULL, SAMPLE_OPT_DEBUG_DIR},                          \
-	    {"pid", required_argument, NULL, SAMPLE_OPT_PID},                                      \
-	    {"tid", required_argument, NULL, SAMPLE_OPT_TID},                                      \
-	    {"comm", required_argument, NULL, SAMPLE_OPT_COMM},                                    \
-	    {"dso", required_argument, NULL, SAMPLE_OPT_DSO},                                      \
-	    {"function", required_argument, NULL, SAMPLE_OPT_FUNCTION},                            \
-	    {"kallsyms", required_argument, NULL, SAMPLE_OPT_KALLSYMS},                            \
-	{                                                                                          \
-		"event", required_argument, NULL, SAMPLE_OPT_EVENT                                 \
-	}
 
 /* What the options chose. Start from SAMPLE_OPTS_INIT. */
 struct sample_opts {
@@ -68,9 +54,6 @@ void sample_opts_add_input(struct sample_opts *s, const char *file);
 /* After the getopt loop: a malformed filter list (a bad or too large id, an empty value) is a
  * usage error, found by the parser profile_load() uses. */
 void sample_opts_check(const struct sample_opts *s);
-
-/* The group's lines of a --help text, each option's help starting at column WIDTH. */
-void sample_opts_usage(FILE *f, int width);
 
 /* Frees the lists S allocated (not the strings, which are argv's). */
 void sample_opts_release(struct sample_opts *s);

@@ -13,7 +13,7 @@
 enum { OPT_STDIO = 256, OPT_SHARED };
 
 static const struct cli_option shared[] = {
-    CLI_VALUE(OPT_SHARED, "shared", "LIST", "a row of a group that several commands include"),
+    CLI_VALUE(OPT_SHARED, "shared", "LIST1", "a row of a group that several commands include"),
     CLI_OPT_END,
 };
 
@@ -36,7 +36,7 @@ static const struct cli_option options[] = {
 static const struct cli_command command = {
     .usage = "usage: hwprof test [OPTIONS] FILE\n\n",
     .options = options,
-    .help_column = 20, /* "  -i, --input FILE" fits before it, "--mode[=MODE]" not */
+    .help_column = 20, /* "  -m, --mode[=MODE]" fits before it, "--shared LIST1" not */
     .footer = "\nfooter\n",
 };
 
@@ -107,9 +107,8 @@ Test(cli_options, usage_lists_every_listed_row_once)
 			 "wrapped at the width\n"
 			 "                    of a --help text, word by word\n"
 			 "                    and broken where a newline stands\n"
-			 "  -m, --mode[=MODE]\n"
-			 "                    an optional value\n"
-			 "      --shared LIST\n"
+			 "  -m, --mode[=MODE] an optional value\n"
+			 "      --shared LIST1\n"
 			 "                    a row of a group that several commands include\n"
 			 "  -h, --help        this text\n"
 			 "\n"
