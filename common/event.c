@@ -1289,7 +1289,7 @@ static int parse_group(struct parser *p)
 	return 0;
 }
 
-int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *err, size_t errlen)
+static int events_parse(const char *spec, struct hwprof_event_list *out, char *err, size_t errlen)
 {
 	struct parser p = {.s = spec ? spec : "", .out = out, .err = err, .errlen = errlen};
 	memset(out, 0, sizeof(*out));
@@ -1356,6 +1356,13 @@ out:
 	if (r < 0)
 		hwprof_events_free(out);
 	return r;
+}
+
+int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *err, size_t errlen)
+{
+	/* The parser writes its one line into the thread's message (hwprof_strerror_last()),
+	 * and ERR gets a copy. */
+	return see_finish(events_parse(spec, out, see_msg(), SEE_MSG_MAX), err, errlen);
 }
 
 void hwprof_events_free(struct hwprof_event_list *list)

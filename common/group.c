@@ -32,13 +32,11 @@ struct hwprof_group {
 	size_t buflen;	 /* bytes */
 };
 
-static _Thread_local char last_error[1024];
-
 int count_fail(int err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	hwprof_vmsgf(last_error, sizeof(last_error), err, fmt, ap);
+	hwprof_vmsgf(see_msg(), SEE_MSG_MAX, err, fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -72,13 +70,8 @@ void count_log(const char *fmt, ...)
 
 void count_clear_error(void)
 {
-	last_error[0] = '\0';
+	see_msg()[0] = '\0';
 	see_set(HWPROF_SEE_NONE);
-}
-
-const char *hwprof_strerror_last(void)
-{
-	return last_error;
 }
 
 /* Context switches and migrations are raised by the scheduler, inside the kernel (with the

@@ -1140,7 +1140,7 @@ static int read_header(struct hwprof_reader *r, const char *path, char *err, siz
 	return 0;
 }
 
-int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, size_t errlen)
+static int reader_open(struct hwprof_reader **out, const char *path, char *err, size_t errlen)
 {
 	struct hwprof_reader *r;
 	const char *kind;
@@ -1197,6 +1197,12 @@ int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, 
 fail:
 	hwprof_reader_close(r);
 	return ret;
+}
+
+int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, size_t errlen)
+{
+	/* As hwprof_events_parse(): the thread's message, and a copy in ERR. */
+	return see_finish(reader_open(out, path, see_msg(), SEE_MSG_MAX), err, errlen);
 }
 
 const struct hwprof_file_header *hwprof_reader_header(const struct hwprof_reader *r)

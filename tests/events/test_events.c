@@ -1026,6 +1026,25 @@ Test(events_real, real_paranoid_as_nobody)
 	}
 }
 
+/* hwprof_strerror_last() holds the parser's line, with or without an ERR buffer, and is ""
+ * after a success (hwprof/event.h). */
+Test(events, parse_error_text_through_strerror_last)
+{
+	struct hwprof_event_list l = {0};
+	char err[256] = "";
+
+	cr_assert_eq(hwprof_events_parse("cyclez", &l, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "unknown event 'cyclez'"), "%s", err);
+	cr_assert_str_eq(hwprof_strerror_last(), err);
+	cr_assert_eq(hwprof_events_parse("page-faults", &l, err, sizeof(err)), 0);
+	cr_assert_str_eq(hwprof_strerror_last(), "");
+	cr_assert_str_eq(err, "");
+	hwprof_events_free(&l);
+	cr_assert_eq(hwprof_events_parse("{page-faults", &l, NULL, 0), -EINVAL);
+	cr_assert_not_null(strstr(hwprof_strerror_last(), "unclosed '{'"), "%s",
+			   hwprof_strerror_last());
+}
+
 Test(events, group_modifiers_show_in_each_member_spec)
 {
 	struct hwprof_event_list l = {0};

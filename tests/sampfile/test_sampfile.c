@@ -983,6 +983,10 @@ Test(sampfile, open_errors)
 	cr_assert_eq(open_err("/nonexistent/hwprof.data", err, sizeof(err)), -ENOENT);
 	cr_assert_str_eq(err, "/nonexistent/hwprof.data: no such file");
 	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_RECORDING);
+	/* The one way to the text (hwprof/event.h), with or without an ERR buffer. */
+	cr_assert_str_eq(hwprof_strerror_last(), "/nonexistent/hwprof.data: no such file");
+	cr_assert_eq(open_err("/nonexistent/other.data", NULL, 0), -ENOENT);
+	cr_assert_str_eq(hwprof_strerror_last(), "/nonexistent/other.data: no such file");
 	write_bytes(path, "", 0);
 	cr_assert_eq(open_err(path, err, sizeof(err)), -ENODATA);
 	cr_assert(strstr(err, "empty file"), "%s", err);

@@ -99,14 +99,23 @@ enum hwprof_see {
 	HWPROF_SEE_RECORDING,  /* how to make a sample file (none there, or not one) */
 };
 
+/* The one way to get a failure's text: one line about the calling thread's last failure of
+ * hwprof_events_parse(), hwprof_reader_open() or a group or region function (hwprof.h),
+ * naming the culprit and a way out; "" after one of them succeeded. (The sample-file writer's
+ * -errno values say all there is: strerror() them.) Owned by the library, per thread, valid
+ * until that thread's next call of one of those functions. The ERR buffers that
+ * hwprof_events_parse() and hwprof_reader_open() take receive a copy of the same line. */
+const char *hwprof_strerror_last(void);
+
 /* The kind of the calling thread's last message from hwprof_events_parse(),
  * hwprof_open_advice(), the group functions (hwprof_strerror_last()) or hwprof_reader_open():
  * each resets it when called, and sets it with its message. */
 enum hwprof_see hwprof_see_last(void);
 
 /* Parses SPEC (see above) into OUT (zeroed first). Returns 0, or -EINVAL for a malformed spec
- * or unknown event, -ENOENT for a PMU that does not exist in sysfs, -ENOMEM. On error ERR
- * (ERRLEN bytes, may be NULL) holds one line naming the culprit and a way out, e.g.
+ * or unknown event, -ENOENT for a PMU that does not exist in sysfs, -ENOMEM. On error
+ * hwprof_strerror_last() and ERR (ERRLEN bytes, may be NULL) hold one line naming the culprit
+ * and a way out, e.g.
  * "unknown event 'cyclez' (did you mean 'cycles'?)"; hwprof_see_last() says where the names
  * that do exist can be found (HWPROF_SEE_EVENTS, HWPROF_SEE_PMU_EVENTS). */
 int hwprof_events_parse(const char *spec, struct hwprof_event_list *out, char *err, size_t errlen);

@@ -101,9 +101,6 @@ int hwprof_region_begin(const char *name);
  * innermost open region. */
 int hwprof_region_end(const char *name);
 
-/* One line about the last failure of the calling thread ("" when none). Owned by the library. */
-const char *hwprof_strerror_last(void);
-
 /* Receives a message the library has for a person when no caller is there to return it to
  * (today one: the region table at exit could not be written to $HWPROF_OUTPUT). MSG is one
  * line without a newline, valid only during the call; ARG is hwprof_set_log()'s. Called on

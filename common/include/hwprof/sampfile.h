@@ -257,7 +257,8 @@ enum hwprof_read_status {
 /* Opens PATH and reads the preamble and header records. Returns 0 and *OUT, or -errno:
  * ENOENT/EACCES (from open), ENODATA (empty file), EPROTO (not a hwprof file: bad magic),
  * EPROTONOSUPPORT (a newer major version), EBADMSG (header corrupt or cut short), ENOMEM.
- * On error ERR (ERRLEN bytes, may be NULL) holds one line naming the cause and a way out;
+ * On error hwprof_strerror_last() (hwprof/event.h) and ERR (ERRLEN bytes, may be NULL) hold one
+ * line naming the cause and a way out;
  * hwprof_see_last() (hwprof/event.h) is HWPROF_SEE_RECORDING when there is no sample file to
  * read (ENOENT, EPROTO). */
 int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, size_t errlen);
