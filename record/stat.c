@@ -6,6 +6,7 @@
  */
 #include "builtin.h"
 #include "cli.h"
+#include "cli_options.h"
 #include "attach.h"
 #include "launch.h"
 #include "pmu.h"
@@ -91,30 +92,42 @@ struct stat_run {
 	bool one_by_one;
 };
 
-static const char usage_text[] =
-    "usage: hwprof stat [-e EVENTS] [-M METRICS] [-r N] [-p PID | -a] [-f text|csv|json]\n"
-    "                   [-o FILE]\n"
-    "                   [--] [CMD [ARGS...]]\n"
-    "\n"
-    "Counts events while CMD runs (or PID, or the whole system with -a, until CMD ends or\n"
-    "Ctrl-C), and prints each count scaled for multiplexing, the share of time it was\n"
-    "counted, the spread over runs and the derived metrics (IPC, miss rates, MPKI).\n"
-    "\n"
-    "  -e, --event EVENTS   event list, e.g. 'cycles,{instructions,branches}:u' (see\n"
-    "                       'hwprof list'); default: the host's default set\n"
-    "  -M, --metrics LIST   metrics by name, e.g. 'IPC,branch-miss-rate' (the events\n"
-    "                       they need are added); one that cannot be derived says why\n"
-    "  -r, --repeat N       run CMD N times; print mean, stddev %, min and max\n"
-    "  -p, --pid PID        count an existing process (and its threads); a kernel thread\n"
-    "                       has kernel work only (task-clock, :k events as root)\n"
-    "  -a, --all-cpus       count every CPU (perf_event_paranoid <= 0 or CAP_PERFMON)\n"
-    "  -f, --format FMT     text (default), csv or json\n"
-    "  -o, --output FILE    write the counts to FILE instead of stderr (- stdout)\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "The exit status is CMD's (128+N when a signal N ended it; 127 when it could not be\n"
-    "executed). A signal N that interrupts -r N stops the runs: the counts are of the\n"
-    "completed runs, and the exit status is 128+N.\n";
+static const struct cli_option options[] = {
+    CLI_VALUE('e', "event", "EVENTS",
+	      "event list, e.g. 'cycles,{instructions,branches}:u' (see 'hwprof list'); default: "
+	      "the host's default set"),
+    CLI_VALUE('M', "metrics", "LIST",
+	      "metrics by name, e.g. 'IPC,branch-miss-rate' (the events they need are added); one "
+	      "that cannot be derived says why"),
+    CLI_VALUE('r', "repeat", "N", "run CMD N times; print mean, stddev %, min and max"),
+    CLI_VALUE('p', "pid", "PID",
+	      "count an existing process (and its threads); a kernel thread has kernel work only "
+	      "(task-clock, :k events as root)"),
+    CLI_FLAG('a', "all-cpus", "count every CPU (perf_event_paranoid <= 0 or CAP_PERFMON)"),
+    CLI_VALUE('f', "format", "FMT", "text (default), csv or json"),
+    CLI_VALUE('o', "output", "FILE", "write the counts to FILE instead of stderr (- stdout)"),
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static const struct cli_command command = {
+    .usage =
+	"usage: hwprof stat [-e EVENTS] [-M METRICS] [-r N] [-p PID | -a] [-f text|csv|json]\n"
+	"                   [-o FILE]\n"
+	"                   [--] [CMD [ARGS...]]\n"
+	"\n"
+	"Counts events while CMD runs (or PID, or the whole system with -a, until CMD ends or\n"
+	"Ctrl-C), and prints each count scaled for multiplexing, the share of time it was\n"
+	"counted, the spread over runs and the derived metrics (IPC, miss rates, MPKI).\n"
+	"\n",
+    .options = options,
+    .help_column = 23,
+    .footer = "\n"
+	      "The exit status is CMD's (128+N when a signal N ended it; 127 when it could not be\n"
+	      "executed). A signal N that interrupts -r N stops the runs: the counts are of the\n"
+	      "completed runs, and the exit status is 128+N.\n",
+    .stop_at_operand = true,
+};
 
 static volatile sig_atomic_t stop_requested, stop_signal;
 /* Where the handler forwards a stop request: -PGID of a launched target in a group of its own,
@@ -140,21 +153,9 @@ static void on_stop(int sig, siginfo_t *info, void *uc)
 
 static void parse_args(int argc, char **argv, struct stat_opts *o)
 {
-	static const char short_options[] = "+e:M:r:p:af:o:h";
-	static const struct option longopts[] = {
-	    {"event", required_argument, NULL, 'e'},
-	    {"repeat", required_argument, NULL, 'r'},
-	    {"metrics", required_argument, NULL, 'M'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"all-cpus", no_argument, NULL, 'a'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
+	while ((c = cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'e':
 			o->events = optarg;
@@ -177,11 +178,6 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(EXIT_OK);
-		default:
-			cli_bad_option(argv, short_options, longopts);
 		}
 	}
 	if (optind < argc) {
