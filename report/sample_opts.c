@@ -31,6 +31,9 @@ const struct cli_option sample_opts_table[] = {
     CLI_VALUE(SAMPLE_OPT_EVENT, "event", "NAME",
 	      "with several sampling events: the one to show (default: the first)"),
     CLI_VALUE(SAMPLE_OPT_KALLSYMS, "kallsyms", "FILE", "kernel symbols (default /proc/kallsyms)"),
+    CLI_FLAG(SAMPLE_OPT_NO_CACHE, "no-cache",
+	     "symbolize every address again: neither read nor write the symbol cache "
+	     "($XDG_CACHE_HOME/hwprof, default ~/.cache/hwprof)"),
     CLI_OPT_END,
 };
 
@@ -87,6 +90,9 @@ bool sample_opts_parse(struct sample_opts *s, int c, int argc, char **argv)
 		break;
 	case SAMPLE_OPT_EVENT:
 		s->po.event = optarg;
+		break;
+	case SAMPLE_OPT_NO_CACHE:
+		s->po.use_cache = false;
 		break;
 	default:
 		return false;

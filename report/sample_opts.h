@@ -1,9 +1,9 @@
 /* sample_opts.h - the "which samples" options every command that loads a profile takes
  * (report, annotate, diff), declared once: --inline, --debug-dir, --pid, --tid, --comm,
- * --dso, --function, --event, --kallsyms. Each command puts CLI_OPT_GROUP(sample_opts_table)
- * in its option table (cli_options.h), which lists them in its --help too, hands every code
- * cli_next_option() returns to sample_opts_parse() first and calls sample_opts_check() after
- * the loop.
+ * --dso, --function, --event, --kallsyms, --no-cache. Each command puts
+ * CLI_OPT_GROUP(sample_opts_table) in its option table (cli_options.h), which lists them in
+ * its --help too, hands every code cli_next_option() returns to sample_opts_parse() first and
+ * calls sample_opts_check() after the loop.
  *
  * CLI code: errors are usage errors through cli.h (die_usage() exits 64).
  */
@@ -27,6 +27,7 @@ enum {
 	SAMPLE_OPT_FUNCTION,
 	SAMPLE_OPT_KALLSYMS,
 	SAMPLE_OPT_EVENT,
+	SAMPLE_OPT_NO_CACHE,
 };
 
 /* The group's rows, for a command's table: CLI_OPT_GROUP(sample_opts_table). */
@@ -40,7 +41,7 @@ struct sample_opts {
 
 #define SAMPLE_OPTS_INIT                                                                           \
 	{                                                                                          \
-		.po = {.inline_mode = INLINE_CALLEE }                                              \
+		.po = {.inline_mode = INLINE_CALLEE, .use_cache = true }                           \
 	}
 
 /* Takes getopt_long's answer C (with optarg, and ARGC/ARGV for "--inline MODE" given as two

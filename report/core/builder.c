@@ -16,6 +16,7 @@
 #include "stacks.h"
 #include "strpool.h"
 #include "symbolize.h"
+#include "symcache.h"
 #include "values.h"
 
 #include <errno.h>
@@ -832,28 +833,6 @@ static int warn_no_dwarf(const struct dso *d, bool has_dwarf, const char *why, u
 	return 0;
 }
 
-/* Checks D against the recording and opens its symbols. Returns 0 or -ENOMEM. */
-static int open_dso(struct builder *b, struct dso *d, uint64_t samples, uint64_t total,
-		    char **warning)
-{
-	char why[768];
-	bool has_dwarf = false;
-
-	if (dso_check(d, why, sizeof(why)) < 0)
-		return job_warning(warning,
-				   "%s; its %" PRIu64 " samples are shown as '[unknown] "
-				   "%s+0xOFFSET', not attributed to the file's lines now "
-				   "(record again to profile the current build)",
-				   why, samples, d->path);
-	/* Focused, a DSO's DWARF is read by its first lookup that needs it, if any. */
-	if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, b->focused ? NULL : &has_dwarf,
-			 why, sizeof(why)) < 0) {
-		d->state = DSO_NOT_ELF;
-		return job_warning(warning, "%s; its samples are shown as '[unknown]'", why);
-	}
-	return b->focused ? 0 : warn_no_dwarf(d, has_dwarf, why, samples, total, warning);
-}
-
 /* What one DSO's symbolization found wanting, for its warnings. */
 struct dso_notes {
 	uint64_t shadowed; /* samples whose line a discarded function hides */
@@ -903,11 +882,12 @@ static bool in_focus(const struct builder *b, const struct sym_result *r)
 		fn_query_match(&b->focus, r->chain[0].linkage) != FN_MATCH_NONE);
 }
 
-/* Resolves E into LOC, its inline chain into CHAINS; adds E's samples to NOTES when its line
- * could not be told from a discarded function's (dwarf_index.h), or its split DWARF is
- * missing. */
+/* Resolves E into LOC, its inline chain into CHAINS, through CACHE (may be NULL) first; adds
+ * E's samples to NOTES when its line could not be told from a discarded function's
+ * (dwarf_index.h), or its split DWARF is missing. */
 static int resolve(struct builder *b, const struct agg_entry *e, struct profile_loc *loc,
-		   const struct kallsyms *ks, struct dso_notes *notes, struct chain_buf *chains)
+		   const struct kallsyms *ks, struct symcache *cache, struct dso_notes *notes,
+		   struct chain_buf *chains)
 {
 	struct dso *d = &b->dsos.v[e->dso];
 	struct sym_result r;
@@ -938,9 +918,11 @@ static int resolve(struct builder *b, const struct agg_entry *e, struct profile_
 	loc->addr = vaddr;
 	if (b->focused)
 		dso_sym_lookup_symbol(d, vaddr, b->p->strings, &r);
-	if ((!b->focused || in_focus(b, &r)) &&
-	    dso_sym_lookup(d, vaddr, b->opt->inline_mode, b->p->strings, &r) < 0)
-		return -ENOMEM;
+	if ((!b->focused || in_focus(b, &r)) && !symcache_get(cache, vaddr, b->p->strings, &r)) {
+		if (dso_sym_lookup(d, vaddr, b->opt->inline_mode, b->p->strings, &r) < 0 ||
+		    (cache && symcache_put(cache, vaddr, &r) < 0))
+			return -ENOMEM;
+	}
 	loc->function = r.function;
 	loc->inlined_into = r.inlined_into;
 	loc->file = r.file;
@@ -1044,8 +1026,9 @@ static struct dso *data_dso(void *ctx, const char *path)
 		struct dso *d = &b->dsos.v[i];
 		if (strcmp(d->path, path))
 			continue;
-		if (d->state == DSO_UNCHECKED &&
-		    (dso_check(d, why, sizeof(why)) < 0 ||
+		/* Checked but not opened: its code addresses were all answered by the cache. */
+		if ((d->state == DSO_UNCHECKED && dso_check(d, why, sizeof(why)) < 0) ||
+		    (d->state == DSO_OK && !dso_sym_module(d) &&
 		     dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, &has_dwarf, why,
 				  sizeof(why)) < 0))
 			d->state = d->state == DSO_OK ? DSO_NOT_ELF : d->state;
@@ -1134,18 +1117,63 @@ struct sym_jobs {
 	size_t n;
 };
 
+/* Whether CACHE answers every address of D's entries V[ORDER[FIRST .. FIRST + N)). */
+static bool cached_all(struct symcache *cache, const struct dso *d, const struct agg_entry *v,
+		       const size_t *order, size_t first, size_t n)
+{
+	uint64_t vaddr;
+
+	for (size_t i = first; i < first + n; i++)
+		if (dso_offset_to_vaddr(d, v[order[i]].offset, &vaddr) &&
+		    !symcache_has(cache, vaddr))
+			return false;
+	return true;
+}
+
+/* Checks D against the recording and opens its symbols, unless its cache (*CACHE, opened
+ * here when the options allow) answers all of JOB's addresses. Returns 0 or -ENOMEM. */
+static int open_dso(struct builder *b, struct dso *d, const struct sym_jobs *w,
+		    const struct dso_job *job, struct symcache **cache, char **warning)
+{
+	char why[768];
+	bool has_dwarf = false;
+	uint64_t samples = w->dso_samples[job->dso], total = w->total;
+
+	if (dso_check(d, why, sizeof(why)) < 0)
+		return job_warning(warning,
+				   "%s; its %" PRIu64 " samples are shown as '[unknown] "
+				   "%s+0xOFFSET', not attributed to the file's lines now "
+				   "(record again to profile the current build)",
+				   why, samples, d->path);
+	/* A focused profile reads little DWARF and is not cached. */
+	if (b->opt->use_cache && !b->focused &&
+	    (*cache =
+		 symcache_open(d, b->opt->inline_mode, b->opt->debug_dirs, b->opt->ndebug_dirs)) &&
+	    cached_all(*cache, d, b->agg.v, w->order, job->first, job->n))
+		return 0;
+	/* Focused, a DSO's DWARF is read by its first lookup that needs it, if any. */
+	if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, b->focused ? NULL : &has_dwarf,
+			 why, sizeof(why)) < 0) {
+		d->state = DSO_NOT_ELF;
+		return job_warning(warning, "%s; its samples are shown as '[unknown]'", why);
+	}
+	return b->focused ? 0 : warn_no_dwarf(d, has_dwarf, why, samples, total, warning);
+}
+
 static void symbolize_dso(void *ctx, size_t k)
 {
 	struct sym_jobs *w = ctx;
 	struct dso_job *job = &w->v[w->schedule[k]];
 	struct builder *b = w->b;
 	struct dso *d = &b->dsos.v[job->dso];
+	struct symcache *cache = NULL;
 
 	if (job->dso > DSO_ID_KERNEL && d->state != DSO_PSEUDO)
-		job->err = open_dso(b, d, w->dso_samples[job->dso], w->total, &job->warning);
+		job->err = open_dso(b, d, w, job, &cache, &job->warning);
 	for (size_t i = job->first; i < job->first + job->n && !job->err; i++)
-		job->err = resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks,
+		job->err = resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks, cache,
 				   &job->notes, &job->chains);
+	symcache_close(cache, job->err ? NULL : d);
 	if (b->focused && !job->err && !job->warning) {
 		char why[768];
 

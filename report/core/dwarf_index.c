@@ -153,6 +153,7 @@ static const struct cu_functions *functions_of(struct dwarf_index *x, Dwarf_Die 
 	 * went into a .dwp package, which libdw reads only from 0.190 on. */
 	if (dwarf_cu_info(cu->cu, NULL, &unit_type, NULL, &split, NULL, NULL, NULL) == 0 &&
 	    unit_type == DW_UT_skeleton) {
+		x->split = true;
 		if (dwarf_tag(&split) == DW_TAG_compile_unit)
 			body = &split;
 		else if (!(missing = dwarf_formstring(dwarf_attr(cu, DW_AT_dwo_name, &a))) &&

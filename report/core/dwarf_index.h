@@ -41,6 +41,8 @@ struct dwarf_index {
 	bool cus_built;
 	struct cu_functions *tab; /* open addressing by CU offset */
 	size_t cap, n;		  /* slots in TAB (a power of two, or 0), CUs indexed */
+	bool split;		  /* a CU indexed was a split DWARF skeleton: its answers
+				   * depend on a .dwo file too */
 };
 
 /* Prepares X for MOD, which must outlive X (the Dwfl owns it); nothing is read until the

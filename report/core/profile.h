@@ -42,6 +42,8 @@ struct profile_options {
 			       * inline frames, and a DSO none of whose sampled addresses
 			       * may be in it has its DWARF never read; NULL = every
 			       * address in full */
+	bool use_cache;	      /* answers kept on disk between reports (symcache.h); not
+			       * for a focused profile */
 };
 
 /* ---- the tables, shaped like pprof's profile.proto -------------------------------------

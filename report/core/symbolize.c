@@ -9,6 +9,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <stddef.h>
@@ -571,6 +572,24 @@ bool dso_sym_dwarf_missing(struct dso *d, char *why, size_t whylen)
 	if (!s || s->dwarf >= 0)
 		return false;
 	explain_no_dwarf(s, s->dirs, s->ndirs, why, whylen);
+	return true;
+}
+
+bool dso_sym_dwarf_origin(struct dso *d, const char **debugfile)
+{
+	struct dso_sym *s = d->sym;
+	const char *mainfile = NULL, *dbg = NULL, *alt;
+	const void *altid;
+	Dwarf_Addr bias;
+	Dwarf *dw;
+
+	*debugfile = NULL;
+	if (!s || s->dwarf <= 0 || s->index.split || !(dw = dwfl_module_getdwarf(s->mod, &bias)) ||
+	    dwelf_dwarf_gnu_debugaltlink(dw, &alt, &altid) != 0)
+		return false;
+	dwfl_module_info(s->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &dbg);
+	if (dbg && (!mainfile || strcmp(dbg, mainfile)))
+		*debugfile = dbg;
 	return true;
 }
 

@@ -96,6 +96,13 @@ Elf *dso_sym_elf(struct dso *d, uint64_t *bias);
  * D is not opened. */
 Dwfl_Module *dso_sym_module(struct dso *d);
 
+/* Whether the answers dso_sym_lookup() gave for D so far come from D's file and at most one
+ * separate debug file: D's DWARF was read and found, with no dwz supplementary file and no
+ * split DWARF unit among those looked in. *DEBUGFILE is then the separate debug file's path
+ * (owned by D's Dwfl), or NULL when the DWARF is D's own file's. False when D is not opened
+ * or its DWARF was not read or not found. */
+bool dso_sym_dwarf_origin(struct dso *d, const char **debugfile);
+
 /* Frees S (the Dwfl and its files). Accepts NULL. */
 void dso_sym_free(struct dso_sym *s);
 
