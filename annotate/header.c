@@ -153,6 +153,8 @@ static void event_topic(struct topic *t, const struct profile *p)
 		topic_add(t, true, "(skid: a sample's line may follow the one that caused it)");
 	/* Every sampling event of the recording, when there are several (one is shown). */
 	if (profile_events_label(p, evs, sizeof(evs)) > 1) {
+		size_t empty = 0;
+
 		topic_begin(t, "events recorded: ");
 		for (uint32_t i = 0; i < p->header.nevents; i++) {
 			const struct hwprof_file_event *x = &p->header.events[i];
@@ -160,10 +162,17 @@ static void event_topic(struct topic *t, const struct profile *p)
 
 			if (!x->sampling && i != p->event)
 				continue;
+			if (!profile_event_listed(p, i)) {
+				empty++;
+				continue;
+			}
 			topic_add(t, false, "%s (%s%llu sample%s)", x->name,
 				  i == p->event ? "shown, " : "", (unsigned long long)k,
 				  k == 1 ? "" : "s");
 		}
+		if (empty)
+			topic_add(t, false, "and %zu event%s with no samples", empty,
+				  empty == 1 ? "" : "s");
 		topic_add(t, false, "--event NAME shows another");
 	}
 }

@@ -89,8 +89,14 @@ const char *path_base(const char *path);
 /* The sampling event shown (NULL when the file lists none). */
 const struct hwprof_file_event *profile_sampling_event(const struct profile *p);
 
-/* The sampling events of P's recording, for headers: "cpu-clock (shown), page-faults (5
- * samples)" into BUF (LEN bytes). Returns how many sampling events the file names. */
+/* Whether header event I of P is listed by name in headers: the shown one, and the sampling
+ * events that have samples (the others are counted in one line, as perf report skips
+ * them). */
+bool profile_event_listed(const struct profile *p, uint32_t i);
+
+/* The sampling events of P's recording, for headers: "cpu-clock (shown, 9 samples),
+ * page-faults (5 samples), and 297 events with no samples" into BUF (LEN bytes). Returns how
+ * many sampling events the file names, listed or not. */
 size_t profile_events_label(const struct profile *p, char *buf, size_t len);
 
 #endif

@@ -450,7 +450,7 @@ static void add_comments(struct pprof *w)
 	const struct hwprof_file_header *h = &p->header;
 	int64_t v[64];
 	size_t n = 0;
-	char evs[1024], num[64];
+	char evs[4096], num[64];
 
 	if (h->hostname[0] || h->cpu_model[0] || h->kernel[0])
 		v[n++] = str_idf(&w->s, "host: %s, %s, %u CPUs, Linux %s", h->hostname,

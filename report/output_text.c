@@ -45,7 +45,7 @@ static int print_header(FILE *f, const struct profile *p)
 	}
 	/* Every sampling event of the recording, when there are several (one is shown). */
 	{
-		char evs[1024];
+		char evs[4096];
 		if (profile_events_label(p, evs, sizeof(evs)) > 1)
 			fprintf(f, "# events recorded: %s; --event NAME shows another\n", evs);
 	}

@@ -101,6 +101,7 @@ struct builder {
 	size_t cap_frames;
 	struct data_collect data; /* data addresses and mappings (data.h) */
 	bool input_data;	  /* the current input recorded them (header.data) */
+	uint32_t default_event;	  /* builder_default_event()'s + 1, 0: none */
 };
 
 #define add_warning(p, ...) profile_push_line(&(p)->warnings, &(p)->nwarnings, __VA_ARGS__)
@@ -166,6 +167,9 @@ static int pick_event(const struct builder *b, const struct hwprof_file_header *
 {
 	const char *want = b->opt->event ? b->opt->event : b->shown_set ? b->shown : NULL;
 
+	if (!want && b->default_event && b->default_event <= h->nevents &&
+	    h->events[b->default_event - 1].sampling)
+		return (int)b->default_event - 1;
 	for (uint32_t i = 0; i < h->nevents; i++)
 		if (h->events[i].sampling && (!want || !strcmp(h->events[i].name, want)))
 			return (int)i;
@@ -275,6 +279,7 @@ int builder_begin_input(struct builder *b, const char *name,
 	b->input_ncpus = header->ncpus;
 	b->vdso_id_size = vdso_build_id(header->hostname, header->kernel, b->vdso_id);
 	b->input_event = pick_event(b, header);
+	b->default_event = 0;
 	if (b->input_event >= 0 && !b->shown_set) {
 		snprintf(b->shown, sizeof(b->shown), "%s", header->events[b->input_event].name);
 		b->shown_sampling = header->events[b->input_event].sampling;
@@ -292,6 +297,11 @@ int builder_begin_input(struct builder *b, const char *name,
 	if (ret == 0 && b->input_event >= 0)
 		p->event = b->input_map[b->input_event];
 	return ret;
+}
+
+void builder_default_event(struct builder *b, uint32_t event)
+{
+	b->default_event = event + 1;
 }
 
 int builder_input_event(const struct builder *b, const char **name)

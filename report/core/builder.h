@@ -26,9 +26,15 @@ int builder_new(struct builder **out, const struct profile_options *opt, char *e
 int builder_begin_input(struct builder *b, const char *name,
 			const struct hwprof_file_header *header);
 
+/* For the next builder_begin_input() only: show header event EVENT when no --event is given
+ * and no earlier input chose the event (it must be a sampling event; else the first sampling
+ * event is shown, as without the call). */
+void builder_default_event(struct builder *b, uint32_t event);
+
 /* The event shown of the current input (after builder_begin_input): its index in the
  * input's header.events, or -1 when the input lacks it. The inputs are one event at a time,
- * matched by name: --event, else the first input's first sampling event. *NAME (NAME may be
+ * matched by name: --event, else the first input's first sampling event (or the one
+ * builder_default_event() named). *NAME (NAME may be
  * NULL) gets that event's name, NULL while no input has given it. */
 int builder_input_event(const struct builder *b, const char **name);
 

@@ -1105,6 +1105,56 @@ static int read_features(struct perf_reader *r, uint64_t data_end)
 	return 0;
 }
 
+/* perf report shows first the first event of the file's order that has samples (it skips
+ * the empty ones, --skip-empty; perf record -e 'syscalls:sys_enter_*' makes hundreds of
+ * them). With several sampling events the SAMPLE records of the data from START to END are
+ * counted per event, a walk over their headers, and that event is named to the loader.
+ * Samples inside COMPRESSED records are not counted (without any, the loader's default
+ * stays). Returns 0 or -ENOMEM. */
+static int name_default_event(struct perf_reader *r, uint64_t start, uint64_t end)
+{
+	const unsigned char *b = r->src.base;
+	uint32_t nsampling = 0, first = UINT32_MAX;
+	uint64_t pos = start, *n;
+	int ret = perf_meta_header(&r->m);
+
+	if (ret < 0)
+		return ret;
+	for (uint32_t i = 0; i < r->m.nev; i++)
+		if (r->m.hev[i].sampling && nsampling++ == 0)
+			first = i;
+	if (nsampling < 2)
+		return 0;
+	n = calloc(r->m.nev, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	while (end - pos >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		memcpy(&h, b + pos, sizeof(h));
+		if (h.size < sizeof(h) || h.size > end - pos)
+			break;
+		if (h.type == PERF_RECORD_SAMPLE) {
+			int k = event_index(r, b + pos, h.size, true);
+			n[k < 0 ? 0 : k]++;
+		} else if (h.type == PERF_USER_AUXTRACE && h.size >= 16) {
+			uint64_t extra = get64(b + pos + 8);
+			if (extra > end - pos - h.size)
+				break;
+			pos += extra;
+		}
+		pos += h.size;
+	}
+	for (uint32_t i = 0; i < r->m.nev; i++) {
+		if (!r->m.hev[i].sampling || !n[i])
+			continue;
+		if (i != first)
+			input_default_event(r->in, i);
+		break;
+	}
+	free(n);
+	return 0;
+}
+
 static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 {
 	const unsigned char *b = r->src.base;
@@ -1140,7 +1190,9 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 			return ret;
 	}
 	r->src.pos = data.offset;
-	ret = begin(r);
+	ret = name_default_event(r, data.offset, end);
+	if (ret == 0)
+		ret = begin(r);
 	if (ret == 0)
 		ret = read_records(r, end);
 	if (ret == 0 && r->status == HWPROF_READ_OK && end != data.offset + data.size) {

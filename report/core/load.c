@@ -181,6 +181,11 @@ static int seen_before(struct loader *l, const char *path, const struct stat *st
 	return 0;
 }
 
+void input_default_event(struct input *in, uint32_t event)
+{
+	builder_default_event(in->l->b, event);
+}
+
 int input_begin(struct input *in, const struct hwprof_file_header *h)
 {
 	struct loader *l = in->l;

@@ -24,6 +24,12 @@ struct input;
  * before any record. Returns 0 or -ENOMEM. */
 int input_begin(struct input *in, const struct hwprof_file_header *h);
 
+/* Before input_begin(): the event (an index in the header's events) to show when the user
+ * names none and no earlier input has chosen one. A producer that knows each event's samples
+ * before it gives them names the first event that has samples (perf report, skipping the
+ * empty ones, shows it first); without a call, the first sampling event is shown. */
+void input_default_event(struct input *in, uint32_t event);
+
 /* Adds record REC (copied as needed: REC may be reused after the call). A SAMPLE of another
  * event than the one shown is counted for the warning that says so, and left out. Returns 0
  * or -ENOMEM. */

@@ -219,6 +219,34 @@ def test_events_and_annotate(d):
           a.stdout[:2000])
 
 
+
+def test_many_tracepoints(d):
+    """perf record -e 'syscalls:sys_enter_*': some 350 events, most without a sample. The event
+    shown is perf report's first (it skips the empty ones), and the text header counts the
+    empty ones on one line."""
+    data = os.path.join(d, "sc.data")
+    p = run([PERF, "record", "-q", "-e", "syscalls:sys_enter_*", "-o", data, HOTLOOP, "1000"])
+    if p.returncode != 0 or not os.path.exists(data):
+        print("skip: perf record -e 'syscalls:sys_enter_*' failed here: %s" % p.stderr.strip())
+        sys.exit(77)
+    rep = run([PERF, "report", "-i", data, "--stdio", "--no-children"]).stdout
+    sections = re.findall(r"^# Samples: (\d+)\s+of event '([^']+)'", rep, re.M)
+    every = run([PERF, "report", "-i", data, "--stdio", "--no-skip-empty"]).stdout
+    nevents = len(re.findall(r"^# Samples: \d+\s+of event", every, re.M))
+    check("perf shows events with samples: %r" % sections[:3], len(sections) >= 2)
+    _, h = hwprof_rows(data)
+    check("shown: perf report's first event %r, hwprof %r" % (sections[0], h.get("event")),
+          h.get("event") == sections[0][1] and h.get("samples") == int(sections[0][0]))
+    t = run([HWPROF, "report", "-i", data, "-n", "1"])
+    head = [ln for ln in t.stdout.splitlines() if ln.startswith("# events recorded:")]
+    empty = nevents - len(sections)
+    check("the header: %d events by name, 'and %d events with no samples'"
+          % (len(sections), empty),
+          len(head) == 1 and
+          len(re.findall(r" \((?:shown, )?\d+ samples?\)", head[0])) == len(sections) and
+          "and %d events with no samples" % empty in head[0], head)
+
+
 if not PERF:
     print("skip: no perf on this host (Debian: linux-perf)")
     sys.exit(77)

@@ -10,6 +10,7 @@
 
 #include "datasrc.h"
 #include "fixture.h"
+#include "output.h"
 #include "perf_writer.h"
 
 #define PROG "/nonexistent/perf-test-prog"
@@ -183,6 +184,47 @@ Test(perf, two_events_split_by_id)
 	profile_free(p);
 	p = loaded(&f, "two.perf", "minor-faults");
 	cr_assert_eq(samples_of_dso(p, PROG), 3);
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
+/* perf record -e 'syscalls:sys_enter_*': hundreds of events, most without a sample. As perf
+ * report (which skips the empty ones), the first event of the file's order that has samples
+ * is shown, and the header names the empty ones in one count. */
+Test(perf, the_first_event_with_samples_is_shown)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev[4] = {page_faults(7, "sys_enter_iopl"), page_faults(8, "sys_enter_mmap"),
+				 page_faults(9, "sys_enter_read"),
+				 page_faults(10, "sys_enter_kill")};
+	struct profile *p;
+	char label[512];
+
+	pw_comm(&d, 42, "prog", 10, 7);
+	pw_mmap2(&d, 42, BASE, 0x1000, 0, PROG, 11, 7);
+	for (int i = 0; i < 9; i++)
+		pw_sample(&d, BASE + 0x300, 42, 2000 + (uint64_t)i, 9, 1, NULL, 0);
+	for (int i = 0; i < 5; i++)
+		pw_sample(&d, BASE + 0x200, 42, 3000 + (uint64_t)i, 8, 1, NULL, 0);
+	pw_file(&f, ev, 4, &d);
+	p = loaded(&f, "many.perf", NULL);
+	cr_assert_str_eq(profile_sampling_event(p)->name, "sys_enter_mmap");
+	cr_assert_eq(p->samples, 5);
+	cr_assert_eq(profile_events_label(p, label, sizeof(label)), 4);
+	cr_assert_str_eq(label, "sys_enter_mmap (shown, 5 samples), sys_enter_read (9 samples), "
+				"and 2 events with no samples");
+	profile_events_label(p, label, 100);
+	cr_assert_str_eq(label,
+			 "sys_enter_mmap (shown, 5 samples), and 3 more events, 2 of them "
+			 "with no samples",
+			 "a buffer too short for every name: the rest counted");
+	profile_free(p);
+	p = loaded(&f, "many.perf", "sys_enter_kill");
+	cr_assert_eq(p->samples, 0, "--event still shows an empty one");
+	profile_events_label(p, label, sizeof(label));
+	cr_assert_str_eq(label, "sys_enter_mmap (5 samples), sys_enter_read (9 samples), "
+				"sys_enter_kill (shown, 0 samples), and 1 event with no samples");
 	profile_free(p);
 	free(d.p);
 	free(f.p);
