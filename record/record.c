@@ -8,6 +8,7 @@
  */
 #include "builtin.h"
 #include "cli.h"
+#include "cli_options.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -57,46 +58,6 @@ struct record_options {
 			      * itself for events that carry one (hwprof_event_data()) */
 	bool no_data;	     /* --no-data: not even for those */
 };
-
-static const char usage_text[] =
-    "usage: hwprof record [-e EVENT] [-c PERIOD | -F HZ] [-g | --call-graph dwarf[,SIZE]]\n"
-    "                     [--max-stack N] [--data | --no-data] [-m PAGES]\n"
-    "                     [-o FILE] [--count EVENTS | --no-count] [--] CMD [ARGS...]\n"
-    "       hwprof record [OPTIONS] -p PID\n"
-    "\n"
-    "Runs CMD and samples it (threads and children included) into a sample file.\n"
-    "\n"
-    "  -e, --event EVENT    sampling event(s), perf spelling (default: LLC-load-misses:P,\n"
-    "                       else cache-misses:P, else cpu-clock on hosts without a PMU)\n"
-    "  -c, --period PERIOD  one sample every PERIOD events\n"
-    "  -F, --freq HZ        about HZ samples per second (default 4000; the period varies;\n"
-    "                       tracepoints alone: -c 1, every hit)\n"
-    "  -g                   record each sample's callers (call graph by frame pointers)\n"
-    "      --call-graph fp  the same as -g\n"
-    "      --call-graph dwarf[,SIZE]\n"
-    "                       callers unwound from a copy of SIZE bytes of each sample's user\n"
-    "                       stack (default 8192, a multiple of 8 up to 65528) with the\n"
-    "                       files' CFI: for code built without frame pointers\n"
-    "      --max-stack N    callers kept at most, the sample's ip included (default 127,\n"
-    "                       and at most kernel.perf_event_max_stack); deeper ones are cut\n"
-    "                       and marked truncated\n"
-    "      --data           record each sample's data address and the data mappings (heap,\n"
-    "                       stack, anonymous, files), for report --sort data,cacheline; on\n"
-    "                       by itself for events that carry one (page-faults, mem-loads,\n"
-    "                       mem-stores, ibs_op); --no-data turns it off\n"
-    "  -m, --mmap-pages N   ring buffer data pages per CPU, a power of two (default 256;\n"
-    "                       2048 with --call-graph dwarf, whose samples carry their stack)\n"
-    "  -o, --output FILE    sample file (default hwprof.data; an existing one becomes\n"
-    "                       FILE.old)\n"
-    "      --count EVENTS   counting group recorded beside the samples (default as\n"
-    "                       'hwprof stat')\n"
-    "      --no-count       no counting group\n"
-    "  -p, --pid PID        sample a running process (its threads, and the threads and\n"
-    "                       children it creates) until it ends or ^C\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "Exit status: the command's own (128+N when it was killed by signal N; 127 when it\n"
-    "could not be executed; 0 with -p); 2 when recording failed, 64 for a usage error.\n";
 
 /* Everything one recording owns; freed by record_cleanup(). */
 struct recording {
@@ -189,41 +150,79 @@ static const char *add_events(const char *have, const char *more)
 	return v;
 }
 
+enum {
+	OPT_COUNT = 256,
+	OPT_NO_COUNT,
+	OPT_CALL_GRAPH,
+	OPT_MAX_STACK,
+	OPT_DATA,
+	OPT_NO_DATA,
+};
+
+static const struct cli_option options[] = {
+    CLI_VALUE('e', "event", "EVENT",
+	      "sampling event(s), perf spelling (default: LLC-load-misses:P, else cache-misses:P, "
+	      "else cpu-clock on hosts without a PMU)"),
+    CLI_VALUE('c', "period", "PERIOD", "one sample every PERIOD events"),
+    CLI_VALUE('c', "count-period", "PERIOD", NULL),
+    CLI_VALUE('F', "freq", "HZ",
+	      "about HZ samples per second (default 4000; the period varies; tracepoints alone: "
+	      "-c 1, every hit)"),
+    CLI_FLAG('g', NULL, "record each sample's callers (call graph by frame pointers)"),
+    CLI_VALUE(OPT_CALL_GRAPH, "call-graph", "MODE",
+	      "fp: the same as -g\n"
+	      "dwarf[,SIZE]: callers unwound from a copy of SIZE bytes of each sample's user stack "
+	      "(default 8192, a multiple of 8 up to 65528) with the files' CFI: for code built "
+	      "without frame pointers"),
+    CLI_VALUE(OPT_MAX_STACK, "max-stack", "N",
+	      "callers kept at most, the sample's ip included (default 127, and at most "
+	      "kernel.perf_event_max_stack); deeper ones are cut and marked truncated"),
+    CLI_FLAG(OPT_DATA, "data",
+	     "record each sample's data address and the data mappings (heap, stack, anonymous, "
+	     "files), for report --sort data,cacheline; on by itself for events that carry one "
+	     "(page-faults, mem-loads, mem-stores, ibs_op)"),
+    CLI_FLAG(OPT_NO_DATA, "no-data", "no data addresses, not even for those events"),
+    CLI_VALUE('m', "mmap-pages", "N",
+	      "ring buffer data pages per CPU, a power of two (default 256; 2048 with "
+	      "--call-graph dwarf, whose samples carry their stack)"),
+    CLI_VALUE('o', "output", "FILE",
+	      "sample file (default hwprof.data; an existing one becomes FILE.old)"),
+    CLI_VALUE(OPT_COUNT, "count", "EVENTS",
+	      "counting group recorded beside the samples (default as 'hwprof stat')"),
+    CLI_FLAG(OPT_NO_COUNT, "no-count", "no counting group"),
+    CLI_VALUE('p', "pid", "PID",
+	      "sample a running process (its threads, and the threads and children it creates) "
+	      "until it ends or ^C"),
+    /* perf's system-wide spellings: known, so that they are refused with a reason. */
+    CLI_FLAG('a', "all-cpus", NULL),
+    CLI_VALUE('C', "cpu", "CPUS", NULL),
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static const struct cli_command command = {
+    .usage =
+	"usage: hwprof record [-e EVENT] [-c PERIOD | -F HZ] [-g | --call-graph dwarf[,SIZE]]\n"
+	"                     [--max-stack N] [--data | --no-data] [-m PAGES]\n"
+	"                     [-o FILE] [--count EVENTS | --no-count] [--] CMD [ARGS...]\n"
+	"       hwprof record [OPTIONS] -p PID\n"
+	"\n"
+	"Runs CMD and samples it (threads and children included) into a sample file.\n"
+	"\n",
+    .options = options,
+    .help_column = 23,
+    .footer = "\n"
+	      "Exit status: the command's own (128+N when it was killed by signal N; 127 when it\n"
+	      "could not be executed; 0 with -p); 2 when recording failed, 64 for a usage error.\n",
+    .stop_at_operand = true, /* the command's own options are not ours */
+};
+
 static void parse_options(struct record_options *o, int argc, char **argv)
 {
-	static const char short_options[] = "+ae:c:C:F:gm:o:p:h";
-	enum {
-		OPT_COUNT = 256,
-		OPT_NO_COUNT,
-		OPT_CALL_GRAPH,
-		OPT_MAX_STACK,
-		OPT_DATA,
-		OPT_NO_DATA
-	};
-	static const struct option longopts[] = {
-	    {"event", required_argument, NULL, 'e'},
-	    {"period", required_argument, NULL, 'c'},
-	    {"count-period", required_argument, NULL, 'c'},
-	    {"freq", required_argument, NULL, 'F'},
-	    {"mmap-pages", required_argument, NULL, 'm'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"count", required_argument, NULL, OPT_COUNT},
-	    {"no-count", no_argument, NULL, OPT_NO_COUNT},
-	    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
-	    {"max-stack", required_argument, NULL, OPT_MAX_STACK},
-	    {"data", no_argument, NULL, OPT_DATA},
-	    {"no-data", no_argument, NULL, OPT_NO_DATA},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"all-cpus", no_argument, NULL, 'a'},
-	    {"cpu", required_argument, NULL, 'C'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	bool fp_asked = false;
 	int c;
 
-	/* '+': stop at the command, so its own options are not ours. */
-	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
+	while ((c = cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'e':
 			o->event = add_events(o->event, optarg);
@@ -280,11 +279,6 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 			    "or attach with -p PID; 'perf record -a' files are read by "
 			    "'hwprof report -i perf.data')",
 			    c == 'a' ? "-a" : "-C");
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(EXIT_OK);
-		default:
-			cli_bad_option(argv, short_options, longopts);
 		}
 	}
 	if (o->period && o->freq)
