@@ -50,7 +50,9 @@ int output_json(FILE *f, const struct profile *p, const struct profile_row *rows
 		const struct output_opts *o);
 /* Brendan Gregg's folded stacks: one line per distinct stack, its frames outermost first
  * joined by ';', a space and its period ("main;work;memcpy 123"). Ignores ROWS: every stack
- * that passed the filters (a profile without stacks: each sampled address alone). */
+ * that passed the filters (a profile without stacks: each sampled address alone). With the
+ * data key in O->KEYS: the data samples, each instruction's inline chain and its object as a
+ * leaf frame ("main;touch;[data:g.b] 4"). */
 int output_folded(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		  const struct output_opts *o);
 

@@ -65,6 +65,38 @@ static char *fold(const struct cg_frames *fr, bool lines)
 	return str;
 }
 
+/* --sort data: data sample group D as one line's text, the instruction's frames (its inline
+ * chain, outermost first; data samples keep no callers) then the object as a leaf frame,
+ * "[data:g.b]" (an array's elements as one: "[data:table.entries[].key]"). A malloc'd
+ * string, NULL on ENOMEM. */
+static char *fold_data(const struct profile *p, const struct profile_data *d, bool inline_all,
+		       bool lines)
+{
+	struct cg_frame chain[CG_MAX_CHAIN], leaf = {0};
+	size_t k = cg_loc_chain(p, &p->locations[d->loc], inline_all, chain, CG_MAX_CHAIN);
+	char name[4096], *str = NULL;
+	size_t len = 0, cap = 0;
+
+	snprintf(name, sizeof(name), "[data:%s]", d->object ? d->object : "[unknown]");
+	leaf.function = name;
+	while (k--)
+		if (put_frame(&str, &len, &cap, &chain[k], lines) < 0)
+			goto fail;
+	if (put_frame(&str, &len, &cap, &leaf, false) == 0)
+		return str;
+fail:
+	free(str);
+	return NULL;
+}
+
+static bool has_data_key(const struct output_opts *o)
+{
+	for (size_t i = 0; i < o->nkeys; i++)
+		if (o->keys[i] == PROFILE_KEY_DATA)
+			return true;
+	return false;
+}
+
 static int by_text(const void *a, const void *b)
 {
 	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
@@ -73,7 +105,8 @@ static int by_text(const void *a, const void *b)
 int output_folded(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		  const struct output_opts *o)
 {
-	size_t nstacks = cg_stacks_count(p), m = 0;
+	bool data = has_data_key(o);
+	size_t nstacks = data ? p->ndata : cg_stacks_count(p), m = 0;
 	struct line *v = calloc(nstacks ? nstacks : 1, sizeof(*v));
 	struct cg_frames fr = {0};
 	uint64_t samples;
@@ -83,7 +116,13 @@ int output_folded(FILE *f, const struct profile *p, const struct profile_row *ro
 	(void)n;
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < nstacks; i++) {
+	for (size_t i = 0; i < nstacks && data; i++) {
+		v[m].period = p->data[i].period;
+		if (!(v[m].text = fold_data(p, &p->data[i], o->inline_frames, o->folded_lines)))
+			goto out;
+		m++;
+	}
+	for (size_t i = 0; i < nstacks && !data; i++) {
 		if (cg_stack_frames(p, i, o->inline_frames, &fr, &samples, &v[m].period) < 0 ||
 		    !(v[m].text = fold(&fr, o->folded_lines)))
 			goto out;

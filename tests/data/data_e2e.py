@@ -102,6 +102,22 @@ def test_file():
     check("label file+0xLO-0xHI", d.get("object") == f"{path}+0x4064-0xb064", d)
 
 
+def test_folded():
+    """-f folded with --sort data: the instruction's functions, then the object as a leaf
+    frame, all of an array's elements as one."""
+    for mode, leaf, n in (("struct", "touch_struct;[data:g.b]", 4),
+                          ("array", "touch_array;[data:table.entries[].key]", 8)):
+        p = run([HWPROF, "report", "-i", recorded(mode), "-s", "data", "-f", "folded",
+                 "--function", "touch_" + mode])
+        check(f"{mode}: folded exit 0", p.returncode == 0, p.stderr)
+        lines = [ln for ln in p.stdout.splitlines() if leaf in ln]
+        check(f"{mode}: one line '...;{leaf} {n}'", len(lines) == 1 and
+              lines[0].endswith(f"{leaf} {n}") and lines[0].startswith("main;"), p.stdout)
+        check(f"{mode}: every line ends in a data frame",
+              all(";[data:" in ln or ln.startswith("[data:") for ln in p.stdout.splitlines()),
+              p.stdout)
+
+
 def lines_of(path, size):
     return rows(path, "-s", "cacheline", "--cacheline-size", str(size),
                 "--function", "writer_a,writer_b")
