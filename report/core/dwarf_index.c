@@ -3,6 +3,8 @@
 
 #include <dwarf.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +44,7 @@ static int add_ranges(struct vec *vec, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Addr
 			vec->v = v;
 			vec->cap = cap;
 		}
-		vec->v[vec->n++] = (struct dw_range){lo + bias, hi + bias, *die, *cu, bias};
+		vec->v[vec->n++] = (struct dw_range){lo + bias, hi + bias, *die, *cu, bias, NULL};
 	}
 	return 0;
 }
@@ -176,8 +178,156 @@ static const struct cu_functions *functions_of(struct dwarf_index *x, Dwarf_Die 
 	return &x->tab[i];
 }
 
+/* A function's DIE tree, as much of it as the lookups need: each node the blocks and inlined
+ * calls directly under it (in DIE order, the other children left out) with their ranges.
+ * Walking libdw's children costs a dwarf_siblingof() per child, which skips the child's
+ * whole subtree, and a dwarf_ranges() walk per dwarf_haspc(): in sqlite's large functions,
+ * with thousands of inlined calls, that walk was most of a report's time when it was done
+ * again for every address. A node's children are read once, on the first lookup that
+ * reaches it. */
+struct dw_span {
+	Dwarf_Addr lo, hi; /* DWARF addresses */
+};
+
+struct dw_node {
+	Dwarf_Die die;
+	bool inlined;  /* DW_TAG_inlined_subroutine (else a block) */
+	bool expanded; /* KIDS read */
+	uint32_t nspans, nkids;
+	struct dw_span *spans;
+	struct dw_node *kids;
+};
+
+struct dw_chunk {
+	struct dw_chunk *next;
+	max_align_t data[];
+};
+
+#define ARENA_CHUNK (256u << 10)
+
+/* LEN bytes (aligned for any type) from A, or NULL on ENOMEM. */
+static void *arena_alloc(struct dw_arena *a, size_t len)
+{
+	void *p;
+
+	len = (len + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (!a->chunks || a->used + len > a->size) {
+		size_t size = len > ARENA_CHUNK ? len : ARENA_CHUNK;
+		struct dw_chunk *c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->next = a->chunks;
+		a->chunks = c;
+		a->used = 0;
+		a->size = size;
+	}
+	p = (char *)a->chunks->data + a->used;
+	a->used += len;
+	return p;
+}
+
+static void arena_release(struct dw_arena *a)
+{
+	while (a->chunks) {
+		struct dw_chunk *next = a->chunks->next;
+		free(a->chunks);
+		a->chunks = next;
+	}
+	memset(a, 0, sizeof(*a));
+}
+
+/* N's ranges (dwarf_haspc()'s: those dwarf_ranges() gives before any error). */
+static int read_spans(struct dw_arena *a, struct dw_node *n)
+{
+	struct dw_span buf[64], *v = buf;
+	size_t cnt = 0, cap = 64;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int ret = 0;
+
+	while ((off = dwarf_ranges(&n->die, off, &base, &lo, &hi)) > 0) {
+		if (cnt == cap) {
+			struct dw_span *w = malloc(cap * 2 * sizeof(*w));
+			if (!w) {
+				ret = -ENOMEM;
+				break;
+			}
+			memcpy(w, v, cnt * sizeof(*v));
+			if (v != buf)
+				free(v);
+			v = w;
+			cap *= 2;
+		}
+		v[cnt++] = (struct dw_span){lo, hi};
+	}
+	n->spans = cnt && ret == 0 ? arena_alloc(a, cnt * sizeof(*v)) : NULL;
+	if (n->spans)
+		memcpy(n->spans, v, cnt * sizeof(*v));
+	else if (cnt)
+		ret = -ENOMEM;
+	n->nspans = n->spans ? (uint32_t)cnt : 0;
+	if (v != buf)
+		free(v);
+	return ret;
+}
+
+/* N's block and inlined-call children with their ranges. */
+static int expand(struct dw_arena *a, struct dw_node *n)
+{
+	struct dw_node buf[32], *v = buf;
+	size_t cnt = 0, cap = 32;
+	Dwarf_Die child;
+	int ret = 0;
+
+	n->expanded = true;
+	if (dwarf_child(&n->die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+			continue;
+		if (cnt == cap) {
+			struct dw_node *w = malloc(cap * 2 * sizeof(*w));
+			if (!w) {
+				ret = -ENOMEM;
+				break;
+			}
+			memcpy(w, v, cnt * sizeof(*v));
+			if (v != buf)
+				free(v);
+			v = w;
+			cap *= 2;
+		}
+		v[cnt] =
+		    (struct dw_node){.die = child, .inlined = tag == DW_TAG_inlined_subroutine};
+		if (read_spans(a, &v[cnt]) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		cnt++;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	n->kids = cnt && ret == 0 ? arena_alloc(a, cnt * sizeof(*v)) : NULL;
+	if (n->kids)
+		memcpy(n->kids, v, cnt * sizeof(*v));
+	else if (cnt)
+		ret = -ENOMEM;
+	n->nkids = n->kids ? (uint32_t)cnt : 0;
+	if (v != buf)
+		free(v);
+	return ret;
+}
+
+static bool has_pc(const struct dw_node *n, Dwarf_Addr pc)
+{
+	for (uint32_t i = 0; i < n->nspans; i++)
+		if (pc >= n->spans[i].lo && pc < n->spans[i].hi)
+			return true;
+	return false;
+}
+
 /* The range of V holding ADDR; among nested ones the innermost (the last that starts). */
-static const struct dw_range *find(const struct dw_range *v, size_t n, Dwarf_Addr addr)
+static struct dw_range *find(struct dw_range *v, size_t n, Dwarf_Addr addr)
 {
 	size_t lo = 0, hi = n;
 
@@ -198,8 +348,9 @@ int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames
 		       Dwarf_Die **cu, Dwarf_Addr *bias, bool *shadowed, const char **missing_dwo)
 {
 	const struct cu_functions *cf;
-	const struct dw_range *fn, *c;
-	Dwarf_Die cur, child, chain[64];
+	struct dw_range *fn, *c;
+	struct dw_node *cur;
+	Dwarf_Die chain[64];
 	Dwarf_Addr pc;
 	int n = 0;
 
@@ -249,25 +400,21 @@ int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames
 	if (!fn)
 		return 0;
 	pc = addr - fn->bias;
-	cur = fn->die;
-	chain[n++] = cur;
-	/* Down the tree: at each level at most one block or inlined call holds PC. */
-	while (n < (int)(sizeof(chain) / sizeof(chain[0])) && dwarf_child(&cur, &child) == 0) {
-		bool found = false;
-		do {
-			int tag = dwarf_tag(&child);
-			if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
-			     tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
-			    dwarf_haspc(&child, pc) > 0) {
-				if (tag == DW_TAG_inlined_subroutine)
-					chain[n++] = child;
-				cur = child;
-				found = true;
-				break;
-			}
-		} while (dwarf_siblingof(&child, &child) == 0);
-		if (!found)
+	chain[n++] = fn->die;
+	if (!fn->tree && (fn->tree = arena_alloc(&x->arena, sizeof(*fn->tree))))
+		*fn->tree = (struct dw_node){.die = fn->die};
+	/* Down the tree: at each level at most one block or inlined call holds PC (the first
+	 * in DIE order that does). Out of memory ends the chain where it is. */
+	for (cur = fn->tree; cur && n < (int)(sizeof(chain) / sizeof(chain[0]));) {
+		struct dw_node *next = NULL;
+		if (!cur->expanded && expand(&x->arena, cur) < 0)
 			break;
+		for (uint32_t i = 0; i < cur->nkids && !next; i++)
+			if (has_pc(&cur->kids[i], pc))
+				next = &cur->kids[i];
+		if (next && next->inlined)
+			chain[n++] = next->die;
+		cur = next;
 	}
 	/* Innermost first. */
 	for (int i = 0; i < n && i < max; i++)
@@ -281,5 +428,6 @@ void dwarf_index_release(struct dwarf_index *x)
 		free(x->tab[i].v);
 	free(x->tab);
 	free(x->cus);
+	arena_release(&x->arena);
 	memset(x, 0, sizeof(*x));
 }

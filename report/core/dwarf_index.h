@@ -15,11 +15,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct dw_node;
+
 struct dw_range {
 	Dwarf_Addr lo, hi; /* [lo, hi), module addresses */
 	Dwarf_Die die;	   /* the subprogram, or the CU for cu ranges */
 	Dwarf_Die cu;
-	Dwarf_Addr bias; /* module address = DWARF address + bias */
+	Dwarf_Addr bias;      /* module address = DWARF address + bias */
+	struct dw_node *tree; /* a function's blocks and inlined calls, read on its first
+			       * lookup (dwarf_index.c); NULL until then */
+};
+
+/* Memory for the function trees, freed at once. */
+struct dw_arena {
+	struct dw_chunk *chunks;
+	size_t used, size; /* bytes of the first chunk */
 };
 
 /* The functions of one CU, indexed the first time an address falls in it. */
@@ -43,6 +53,7 @@ struct dwarf_index {
 	size_t cap, n;		  /* slots in TAB (a power of two, or 0), CUs indexed */
 	bool split;		  /* a CU indexed was a split DWARF skeleton: its answers
 				   * depend on a .dwo file too */
+	struct dw_arena arena;	  /* the functions' trees */
 };
 
 /* Prepares X for MOD, which must outlive X (the Dwfl owns it); nothing is read until the

@@ -30,8 +30,19 @@ struct dso_sym {
 	size_t ndirs;
 	struct scoped_name *scoped; /* qualified names made by scoped_name(), by DIE offset */
 	size_t nscoped;
-	struct fn_info *fns; /* function DIEs' names, by DIE (fn_info()): open addressing */
-	size_t nfns, capfns; /* capfns a power of two, or 0 */
+	struct fn_info *fns;	 /* function DIEs' names, by DIE (fn_info()): open addressing */
+	size_t nfns, capfns;	 /* capfns a power of two, or 0 */
+	struct path_memo *paths; /* source_path()'s answers (joined_path()): open addressing */
+	size_t npaths, cappaths; /* cappaths a power of two, or 0 */
+};
+
+/* source_path(DIR, FILE) kept: libdw's strings (a line table's file names, DW_AT_comp_dir)
+ * stay put while the Dwarf lives, so their pointers are the key, and the join and fold of the
+ * same few paths was a sixth of a report's time. */
+struct path_memo {
+	const char *dir, *file; /* FILE NULL: an empty slot */
+	const struct strpool *pool;
+	const char *path;
 };
 
 /* A function DIE's names and declaration, kept: most addresses share their functions, and a
@@ -55,6 +66,7 @@ void dso_sym_free(struct dso_sym *s)
 		return;
 	free(s->scoped);
 	free(s->fns);
+	free(s->paths);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	symtab_release(&s->symtab);
@@ -230,6 +242,53 @@ static const char *source_path(const char *dir, const char *file, struct strpool
 	return r;
 }
 
+static size_t path_slot(const char *dir, const char *file, size_t cap)
+{
+	uint64_t h = ((uintptr_t)file ^ ((uint64_t)(uintptr_t)dir << 17)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 24) & (cap - 1);
+}
+
+/* source_path() through S's memo (best effort: out of memory only skips the keeping). */
+static const char *joined_path(struct dso_sym *s, const char *dir, const char *file,
+			       struct strpool *pool)
+{
+	const char *r;
+	size_t i;
+
+	if (!file)
+		return NULL;
+	if ((s->npaths + 1) * 2 > s->cappaths) {
+		size_t cap = s->cappaths ? s->cappaths * 2 : 256;
+		struct path_memo *v = calloc(cap, sizeof(*v));
+		for (size_t k = 0; v && k < s->cappaths; k++) {
+			if (!s->paths[k].file)
+				continue;
+			size_t j = path_slot(s->paths[k].dir, s->paths[k].file, cap);
+			while (v[j].file)
+				j = (j + 1) & (cap - 1);
+			v[j] = s->paths[k];
+		}
+		if (v) {
+			free(s->paths);
+			s->paths = v;
+			s->cappaths = cap;
+		}
+	}
+	if (!s->cappaths || (s->npaths + 1) * 2 > s->cappaths)
+		return source_path(dir, file, pool);
+	for (i = path_slot(dir, file, s->cappaths); s->paths[i].file;
+	     i = (i + 1) & (s->cappaths - 1))
+		if (s->paths[i].file == file && s->paths[i].dir == dir && s->paths[i].pool == pool)
+			return s->paths[i].path;
+	r = source_path(dir, file, pool);
+	if (r) {
+		s->paths[i] = (struct path_memo){dir, file, pool, r};
+		s->npaths++;
+	}
+	return r;
+}
+
 /* The declaration an inline or concrete DIE stands for: its DW_AT_abstract_origin, then
  * that one's DW_AT_specification (an out-of-class definition names the member declared in
  * the class). */
@@ -358,8 +417,8 @@ static const char *die_name(struct dso_sym *s, Dwarf_Die *die, struct strpool *p
 }
 
 /* The call site (DW_AT_call_file / DW_AT_call_line) of an inlined_subroutine DIE. */
-static void call_site(Dwarf_Die *inl, Dwarf_Die *cu, struct strpool *pool, const char **file,
-		      int *line)
+static void call_site(struct dso_sym *s, Dwarf_Die *inl, Dwarf_Die *cu, struct strpool *pool,
+		      const char **file, int *line)
 {
 	Dwarf_Attribute a, dir;
 	Dwarf_Word idx, ln;
@@ -372,14 +431,14 @@ static void call_site(Dwarf_Die *inl, Dwarf_Die *cu, struct strpool *pool, const
 		*line = (int)ln;
 	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &idx) == 0 &&
 	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && idx < nfiles)
-		*file = source_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &dir)),
+		*file = joined_path(s, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &dir)),
 				    dwarf_filesrc(files, idx, NULL, NULL), pool);
 }
 
 /* The file DIE is declared in (DW_AT_decl_file), or NULL. The index is into the file list of
  * the unit holding the attribute, which for an abstract origin may not be CU (the unit the
  * lookup found). Not dwarf_decl_file(): libdw 0.188 asserts on a split unit's DIE. */
-static const char *decl_file(Dwarf_Die *die, Dwarf_Die *cu, struct strpool *pool)
+static const char *decl_file(struct dso_sym *s, Dwarf_Die *die, Dwarf_Die *cu, struct strpool *pool)
 {
 	Dwarf_Attribute a, dir;
 	Dwarf_Word idx;
@@ -396,7 +455,7 @@ static const char *decl_file(Dwarf_Die *die, Dwarf_Die *cu, struct strpool *pool
 	}
 	if (dwarf_getsrcfiles(u, &files, &nfiles) != 0 || idx >= nfiles)
 		return NULL;
-	return source_path(dwarf_formstring(dwarf_attr(u, DW_AT_comp_dir, &dir)),
+	return joined_path(s, dwarf_formstring(dwarf_attr(u, DW_AT_comp_dir, &dir)),
 			   dwarf_filesrc(files, idx, NULL, NULL), pool);
 }
 
@@ -439,7 +498,7 @@ static void fn_info(struct dso_sym *s, Dwarf_Die *die, Dwarf_Die *cu, struct str
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
 		out->linkage = strpool_intern(pool, dwarf_formstring(&a));
-	out->decl_file = decl_file(die, cu, pool);
+	out->decl_file = decl_file(s, die, cu, pool);
 	if (dwarf_decl_line(die, &line) == 0)
 		out->decl_line = line;
 	if (s->capfns && (s->nfns + 1) * 2 <= s->capfns) {
@@ -470,7 +529,7 @@ static void fill_chain(struct dso_sym *s, Dwarf_Die *frames, int n, Dwarf_Die *c
 			f->file = row_file;
 			f->line = row_line;
 		} else {
-			call_site(&frames[i - 1], cu, pool, &f->file, &f->line);
+			call_site(s, &frames[i - 1], cu, pool, &f->file, &f->line);
 		}
 	}
 	r->nchain = n ? (n < SYM_MAX_FRAMES ? n : SYM_MAX_FRAMES) : 1;
@@ -511,8 +570,8 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 		dl = dwarf_getsrc_die(cu, addr - bias);
 		const char *f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
 		if (f && dwarf_lineno(dl, &line) == 0) {
-			row_file = source_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)),
-					       f, pool);
+			row_file = joined_path(
+			    s, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)), f, pool);
 			row_line = line;
 		}
 	}
