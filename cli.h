@@ -90,7 +90,8 @@ _Noreturn void die_errno(int err, const char *fmt, ...) __attribute__((format(pr
 /* Prints "PREFIX: error: MSG\n" plus "try 'hwprof CMD --help'" and exits with EXIT_USAGE. */
 _Noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* For getopt_long's '?' answer (hwprof.c sets opterr = 0, so getopt itself prints nothing):
+/* For getopt_long's '?' answer, given by cli_next_option() (cli_options.h) for every
+ * command (hwprof.c sets opterr = 0, so getopt itself prints nothing):
  * prints "PREFIX: error: '--bogus': unknown option" (or "'--sort': missing its value",
  * "'-e': missing its value", "'--no-count': takes no value") plus the --help hint, and exits
  * with EXIT_USAGE. ARGV is the subcommand's argv (uses optind/optopt); SHORT_OPTIONS the

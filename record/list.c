@@ -1,6 +1,7 @@
 /* list.c - `hwprof list`: the events this host can count, found by opening each one. */
 #include "builtin.h"
 #include "cli.h"
+#include "cli_options.h"
 #include "json.h"
 #include "list_vendor.h"
 #include "pmu.h"
@@ -39,27 +40,39 @@ struct list_options {
 	struct hwprof_jw jw; /* the JSON being written (json) */
 };
 
-static const char usage_text[] =
-    "usage: hwprof list [hw|cache|sw|pmu|papi|tracepoint [PATTERN]|vendor [PATTERN]]...\n"
-    "                   [-f text|json]\n"
-    "\n"
-    "The events this host can count, each tried with perf_event_open(2): available,\n"
-    "not supported, or no permission. Also the sysfs PMUs with their events and\n"
-    "encodings, the highest precise_ip the core PMU accepts, perf_event_paranoid and\n"
-    "the CPU model.\n"
-    "\n"
-    "  hw | cache | sw | pmu  only generic hardware, hardware cache, software events,\n"
-    "                         or sysfs PMUs (default: all); several kinds at once\n"
-    "  tracepoint [PATTERN]   the kernel's tracepoints (sys:event, from tracefs), those\n"
-    "                         matching PATTERN ('sched:*', or a word they contain)\n"
-    "  papi                   PAPI preset names and the generic events they stand for\n"
-    "  vendor [PATTERN]       the CPU's own events (libpfm4) with their raw encodings,\n"
-    "                         those whose name contains PATTERN ('L3_MISS')\n"
-    "  -f, --format FMT       text (default) or json: one JSON object (--json is\n"
-    "                         the same as -f json)\n"
-    "  -h, --help             this text\n"
-    "\n"
-    "The sysfs root is /sys, or $HWPROF_SYSFS_ROOT. Event spelling: docs/events.md.\n";
+enum { OPT_JSON = 256 };
+
+static const struct cli_option options[] = {
+    CLI_OPERAND("hw | cache | sw | pmu", "only generic hardware, hardware cache, software "
+					 "events, or sysfs PMUs (default: all); several kinds "
+					 "at once"),
+    CLI_OPERAND("tracepoint [PATTERN]", "the kernel's tracepoints (sys:event, from tracefs), "
+					"those matching PATTERN ('sched:*', or a word they "
+					"contain)"),
+    CLI_OPERAND("papi", "PAPI preset names and the generic events they stand for"),
+    CLI_OPERAND("vendor [PATTERN]", "the CPU's own events (libpfm4) with their raw encodings, "
+				    "those whose name contains PATTERN ('L3_MISS')"),
+    CLI_VALUE('f', "format", "FMT",
+	      "text (default) or json: one JSON object (--json is the same as -f json)"),
+    CLI_FLAG(OPT_JSON, "json", NULL), /* the spelling before -f, kept */
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static const struct cli_command command = {
+    .usage = "usage: hwprof list [hw|cache|sw|pmu|papi|tracepoint [PATTERN]|vendor "
+	     "[PATTERN]]...\n"
+	     "                   [-f text|json]\n"
+	     "\n"
+	     "The events this host can count, each tried with perf_event_open(2): available,\n"
+	     "not supported, or no permission. Also the sysfs PMUs with their events and\n"
+	     "encodings, the highest precise_ip the core PMU accepts, perf_event_paranoid and\n"
+	     "the CPU model.\n"
+	     "\n",
+    .options = options,
+    .footer = "\n"
+	      "The sysfs root is /sys, or $HWPROF_SYSFS_ROOT. Event spelling: docs/events.md.\n",
+};
 
 /* What opening an event told us. */
 struct probe {
@@ -497,30 +510,18 @@ static int print_pmus(struct list_options *o)
 
 int cmd_list(int argc, char **argv)
 {
-	static const char short_options[] = "f:h";
 	struct list_options o = {.what = LIST_ALL, .json = false};
-	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	int c;
-	while ((c = getopt_long(argc, argv, short_options, longopts, NULL)) != -1) {
+	while ((c = cli_next_option(&command, argc, argv)) != -1) {
 		switch (c) {
 		case 'f':
 			if (cli_parse_format(optarg) == CLI_FORMAT_CSV)
 				die_usage("--format '%s': hwprof list writes text or json", optarg);
 			o.json = cli_parse_format(optarg) == CLI_FORMAT_JSON;
 			break;
-		case 'j':
+		case OPT_JSON:
 			o.json = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			cli_bad_option(argv, short_options, longopts);
 		}
 	}
 	if (optind < argc) {
