@@ -406,7 +406,8 @@ int symcache_put(struct symcache *c, uint64_t addr, const struct sym_result *r)
 		c->fv = v;
 		c->capfv = cap;
 	}
-	memcpy(c->fv + c->nfv, r->chain, n * sizeof(*r->chain));
+	if (n) /* an address without inline frames has no chain (NULL) */
+		memcpy(c->fv + c->nfv, r->chain, n * sizeof(*r->chain));
 	c->adds[c->nadds++] = (struct new_ent){addr,
 					       r->function,
 					       r->inlined_into,
