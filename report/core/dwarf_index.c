@@ -237,6 +237,40 @@ static void arena_release(struct dw_arena *a)
 }
 
 /* N's ranges (dwarf_haspc()'s: those dwarf_ranges() gives before any error). */
+/* V, which holds CNT SIZE-byte elements of *CAP and starts as the caller's stack buffer BUF,
+ * with room for one more: V itself, or a heap copy with twice the room (a heap V is freed).
+ * NULL when out of memory (V unchanged). */
+static void *room_for_one(void *v, void *buf, size_t cnt, size_t *cap, size_t size)
+{
+	void *w;
+
+	if (cnt < *cap)
+		return v;
+	if (!(w = malloc(*cap * 2 * size)))
+		return NULL;
+	memcpy(w, v, cnt * size);
+	if (v != buf)
+		free(v);
+	*cap *= 2;
+	return w;
+}
+
+/* The CNT SIZE-byte elements of V (BUF or a heap copy, freed here) kept in A; NULL when
+ * there are none, when *RET is already an error, or when A is full (then *RET = -ENOMEM). */
+static void *keep_in_arena(struct dw_arena *a, void *v, void *buf, size_t cnt, size_t size,
+			   int *ret)
+{
+	void *out = cnt && *ret == 0 ? arena_alloc(a, cnt * size) : NULL;
+
+	if (out)
+		memcpy(out, v, cnt * size);
+	else if (cnt && *ret == 0)
+		*ret = -ENOMEM;
+	if (v != buf)
+		free(v);
+	return out;
+}
+
 static int read_spans(struct dw_arena *a, struct dw_node *n)
 {
 	struct dw_span buf[64], *v = buf;
@@ -246,28 +280,16 @@ static int read_spans(struct dw_arena *a, struct dw_node *n)
 	int ret = 0;
 
 	while ((off = dwarf_ranges(&n->die, off, &base, &lo, &hi)) > 0) {
-		if (cnt == cap) {
-			struct dw_span *w = malloc(cap * 2 * sizeof(*w));
-			if (!w) {
-				ret = -ENOMEM;
-				break;
-			}
-			memcpy(w, v, cnt * sizeof(*v));
-			if (v != buf)
-				free(v);
-			v = w;
-			cap *= 2;
+		struct dw_span *w = room_for_one(v, buf, cnt, &cap, sizeof(*v));
+		if (!w) {
+			ret = -ENOMEM;
+			break;
 		}
+		v = w;
 		v[cnt++] = (struct dw_span){lo, hi};
 	}
-	n->spans = cnt && ret == 0 ? arena_alloc(a, cnt * sizeof(*v)) : NULL;
-	if (n->spans)
-		memcpy(n->spans, v, cnt * sizeof(*v));
-	else if (cnt)
-		ret = -ENOMEM;
+	n->spans = keep_in_arena(a, v, buf, cnt, sizeof(*v), &ret);
 	n->nspans = n->spans ? (uint32_t)cnt : 0;
-	if (v != buf)
-		free(v);
 	return ret;
 }
 
@@ -287,18 +309,12 @@ static int expand(struct dw_arena *a, struct dw_node *n)
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
 		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
 			continue;
-		if (cnt == cap) {
-			struct dw_node *w = malloc(cap * 2 * sizeof(*w));
-			if (!w) {
-				ret = -ENOMEM;
-				break;
-			}
-			memcpy(w, v, cnt * sizeof(*v));
-			if (v != buf)
-				free(v);
-			v = w;
-			cap *= 2;
+		struct dw_node *w = room_for_one(v, buf, cnt, &cap, sizeof(*v));
+		if (!w) {
+			ret = -ENOMEM;
+			break;
 		}
+		v = w;
 		v[cnt] =
 		    (struct dw_node){.die = child, .inlined = tag == DW_TAG_inlined_subroutine};
 		if (read_spans(a, &v[cnt]) < 0) {
@@ -307,14 +323,8 @@ static int expand(struct dw_arena *a, struct dw_node *n)
 		}
 		cnt++;
 	} while (dwarf_siblingof(&child, &child) == 0);
-	n->kids = cnt && ret == 0 ? arena_alloc(a, cnt * sizeof(*v)) : NULL;
-	if (n->kids)
-		memcpy(n->kids, v, cnt * sizeof(*v));
-	else if (cnt)
-		ret = -ENOMEM;
+	n->kids = keep_in_arena(a, v, buf, cnt, sizeof(*v), &ret);
 	n->nkids = n->kids ? (uint32_t)cnt : 0;
-	if (v != buf)
-		free(v);
 	return ret;
 }
 
