@@ -75,8 +75,9 @@ int dso_table_get(struct dso_table *t, struct strpool *pool, const char *path,
 		struct dso *d = &t->v[i];
 		if (d->path != ipath)
 			continue;
+		/* BUILD_ID may be NULL with a size of 0 (anonymous and JIT code). */
 		if (d->build_id_size == build_id_size &&
-		    !memcmp(d->build_id, build_id, build_id_size))
+		    (!build_id_size || !memcmp(d->build_id, build_id, build_id_size)))
 			return (int)i;
 		if (d->build_id_size && build_id_size && same_path_other_id)
 			*same_path_other_id = true;

@@ -453,3 +453,23 @@ Test(builder, value_vector_holds_every_sampling_event)
 		profile_free(p);
 	}
 }
+
+/* Two anonymous executable mappings (a JIT without a map file, as `record -a` meets in any
+ * process) share the anonymous DSO: the second lookup compares an empty build-id. */
+Test(builder, anonymous_code_mappings_share_one_dso)
+{
+	struct profile_options o = {0};
+	struct builder *b;
+	struct profile *p;
+	char err[256];
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_mmap(b, 30, 100, 0x7f0000000000, "//anon", 0);
+	add_mmap(b, 30, 110, 0x7f0000100000, "//anon", 0);
+	add_samples(b, 30, 30, 200, 0x7f0000000010, 2, false);
+	add_samples(b, 30, 30, 210, 0x7f0000100010, 3, false);
+	p = finish(b, err, sizeof(err), 0);
+	cr_expect_eq(samples_of_dso(p, "//anon"), 5);
+	profile_free(p);
+}
