@@ -50,8 +50,6 @@
 #define PERF_MAGIC_SWAPPED "2ELIFREP"
 #define FILE_HEADER_SIZE   104
 #define PIPE_HEADER_SIZE   16
-/* A pipe holding a file-format recording (seekable sections) is read whole, up to this. */
-#define SLURP_MAX (1ull << 30)
 
 static bool perf_probe(const unsigned char *head, size_t n)
 {
@@ -59,101 +57,47 @@ static bool perf_probe(const unsigned char *head, size_t n)
 	return n >= 8 && (!memcmp(head, PERF_MAGIC, 7) || !memcmp(head + 1, "ELIFREP", 7));
 }
 
-/* ---- the bytes: a mapped (or slurped) input, or a stream ------------------------------- */
+/* ---- the bytes: the whole input in memory ---------------------------------------------
+ *
+ * A regular file is mapped; a pipe (`perf record -o - | hwprof report -i -`) is copied as it
+ * comes into an unlinked temporary file, mapped when the stream ends (also a device, or a
+ * file whose size reads as 0). Both formats are then
+ * read from memory alone: the walk that counts each event's samples before the read (the
+ * event shown, name_default_event()) needs the whole data, in a pipe too. */
 
 struct src {
 	int fd;
-	const unsigned char *base; /* the whole input in memory, or NULL for a stream */
+	const unsigned char *base; /* the whole input in memory (NULL: empty) */
 	size_t size;
-	bool mapped;
-	unsigned char *buf; /* stream: the current record */
-	size_t cap;
 	uint64_t pos; /* offset of the next byte to read */
 };
 
-static ssize_t read_full(int fd, void *p, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, (char *)p + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
-/* The next record before END (a stream ignores END): *REC and its size. Returns the size,
- * 0 at the end, -ENODATA when the input ends inside a record, -EBADMSG for a size below the
- * header's, or -errno of read(2). */
+/* The next record before END: *REC and its size. Returns the size, 0 at the end, -ENODATA
+ * when the input ends inside a record, -EBADMSG for a size below the header's. */
 static ssize_t src_next(struct src *s, uint64_t end, const unsigned char **rec)
 {
 	struct perf_event_header h;
-	ssize_t r;
 
-	if (s->base) {
-		if (s->pos >= end)
-			return 0;
-		if (end - s->pos < sizeof(h))
-			return -ENODATA;
-		memcpy(&h, s->base + s->pos, sizeof(h));
-		if (h.size < sizeof(h))
-			return -EBADMSG;
-		if (h.size > end - s->pos)
-			return -ENODATA;
-		*rec = s->base + s->pos;
-		s->pos += h.size;
-		return h.size;
-	}
-	if (s->cap < 65536) {
-		unsigned char *b = realloc(s->buf, 65536);
-		if (!b)
-			return -ENOMEM;
-		s->buf = b;
-		s->cap = 65536;
-	}
-	r = read_full(s->fd, s->buf, sizeof(h));
-	if (r <= 0)
-		return r;
-	if ((size_t)r < sizeof(h))
+	if (s->pos >= end)
+		return 0;
+	if (end - s->pos < sizeof(h))
 		return -ENODATA;
-	memcpy(&h, s->buf, sizeof(h));
+	memcpy(&h, s->base + s->pos, sizeof(h));
 	if (h.size < sizeof(h))
 		return -EBADMSG;
-	r = read_full(s->fd, s->buf + sizeof(h), h.size - sizeof(h));
-	if (r < 0)
-		return r;
-	if ((size_t)r < h.size - sizeof(h))
+	if (h.size > end - s->pos)
 		return -ENODATA;
+	*rec = s->base + s->pos;
 	s->pos += h.size;
-	*rec = s->buf;
 	return h.size;
 }
 
-/* Skips N payload bytes after a record. Returns 0, -ENODATA or -errno. */
+/* Skips N payload bytes after a record. Returns 0 or -ENODATA. */
 static int src_skip(struct src *s, uint64_t end, uint64_t n)
 {
-	if (s->base) {
-		if (n > end - s->pos)
-			return -ENODATA;
-		s->pos += n;
-		return 0;
-	}
-	while (n) {
-		size_t k = n < s->cap ? (size_t)n : s->cap;
-		ssize_t r = read_full(s->fd, s->buf, k);
-		if (r < 0)
-			return (int)r;
-		if ((size_t)r < k)
-			return -ENODATA;
-		n -= k;
-		s->pos += k;
-	}
+	if (n > end - s->pos)
+		return -ENODATA;
+	s->pos += n;
 	return 0;
 }
 
@@ -173,7 +117,9 @@ struct perf_reader {
 	struct perf_meta m;
 	struct src src;
 	bool pipe;
-	bool begun; /* input_begin() called */
+	bool begun;	    /* input_begin() called */
+	uint64_t data_end;  /* where the records end (a file's data section, a pipe's end) */
+	uint64_t *counting; /* name_default_event(): decompressed SAMPLEs are counted here */
 	struct stackset stacks;
 	struct callchain_stack chain;
 	uint64_t records, samples, lost, throttles, late_build_ids;
@@ -183,7 +129,7 @@ struct perf_reader {
 	/* Kernel records waiting to be put in time order (see "time order" below). */
 	struct queued *q;
 	size_t nq, capq;
-	unsigned char *arena; /* a stream's waiting records, back to back */
+	unsigned char *arena; /* decompressed records waiting, back to back */
 	size_t narena, caparena;
 	uint64_t round_max, seen_max; /* newest time before the last round, and seen so far */
 	uint64_t bad_at;	      /* file offset of a held record that did not hold ... */
@@ -213,7 +159,11 @@ static uint32_t get32(const unsigned char *p)
 	return v;
 }
 
-static int begin(struct perf_reader *r)
+static int name_default_event(struct perf_reader *r, uint64_t start);
+
+/* Begins the input (once), before the record at offset AT, the first of the data: the walk
+ * of name_default_event() starts there. Returns 0, -EBADMSG (no event), -ENOMEM. */
+static int begin(struct perf_reader *r, uint64_t at)
 {
 	int ret;
 
@@ -222,6 +172,8 @@ static int begin(struct perf_reader *r)
 	if (!r->m.nev)
 		return -EBADMSG; /* no HEADER_ATTR before the data: reported by perf_read() */
 	ret = perf_meta_header(&r->m);
+	if (ret == 0)
+		ret = name_default_event(r, at);
 	if (ret < 0)
 		return ret;
 	r->begun = true;
@@ -692,8 +644,8 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Holds kernel record REC (LEN bytes at file offset AT), a copy of it when COPY or when the
- * input is a stream (its bytes are gone at the next record). Returns 0 or -ENOMEM. */
+/* Holds kernel record REC (LEN bytes at file offset AT), a copy of it when COPY (a
+ * decompressed record, whose bytes are gone at the next one). Returns 0 or -ENOMEM. */
 static int enqueue(struct perf_reader *r, const unsigned char *rec, size_t len, uint64_t at,
 		   bool copy)
 {
@@ -713,7 +665,7 @@ static int enqueue(struct perf_reader *r, const unsigned char *rec, size_t len, 
 			     .seq = r->nq,
 			     .pos = at,
 			     .len = (uint32_t)len,
-			     .copied = copy || !r->src.base};
+			     .copied = copy};
 	if (!e->copied) {
 		e->off = (size_t)(rec - r->src.base);
 	} else {
@@ -801,7 +753,8 @@ static int flush_queue(struct perf_reader *r, uint64_t upto)
  * records. They are held and given in time order like the others, from a copy. */
 
 /* The whole kernel records at the start of r->zbuf, held (AT: the COMPRESSED record's
- * offset, for messages); the rest of a record cut by the end of the output stays there.
+ * offset, for messages), or their SAMPLEs counted per event into r->counting when it is
+ * set; the rest of a record cut by the end of the output stays there.
  * Returns 0, -EILSEQ (a record size below 8) or -ENOMEM. */
 static int take_decompressed(struct perf_reader *r, uint64_t at)
 {
@@ -815,9 +768,13 @@ static int take_decompressed(struct perf_reader *r, uint64_t at)
 			return -EILSEQ;
 		if (h.size > r->nz - off)
 			break;
-		/* Only the kernel's records are in the ring buffers perf compresses. */
-		if (h.type < PERF_USER_HEADER_ATTR)
+		if (r->counting && h.type == PERF_RECORD_SAMPLE) {
+			int k = event_index(r, r->zbuf + off, h.size, true);
+			r->counting[k < 0 ? 0 : k]++;
+		} else if (!r->counting && h.type < PERF_USER_HEADER_ATTR) {
+			/* Only the kernel's records are in the ring buffers perf compresses. */
 			ret = enqueue(r, r->zbuf + off, h.size, at, true);
+		}
 		off += h.size;
 	}
 	memmove(r->zbuf, r->zbuf + off, r->nz - off);
@@ -863,8 +820,40 @@ static int decompress(struct perf_reader *r, const unsigned char *p, size_t n, u
 	return 0;
 }
 
-/* One record of the data (or of a pipe). Returns 0, -EBADMSG, -ENODATA (a payload cut
- * short), -ENOMEM or -errno. */
+/* The bytes that follow record REC (LEN bytes) outside its size: AUXTRACE's payload (u64 size
+ * at byte 8) and TRACING_DATA's (u32 size at byte 8, padded to 8). -1 when REC is too short
+ * to say, 0 for every other type. */
+static int64_t payload_size(const unsigned char *rec, size_t len)
+{
+	switch (get32(rec)) {
+	case PERF_USER_HEADER_TRACING_DATA:
+		return len < 12 ? -1 : (int64_t)(((uint64_t)get32(rec + 8) + 7) & ~7ull);
+	case PERF_USER_AUXTRACE:
+		return len < 16 || get64(rec + 8) > INT64_MAX ? -1 : (int64_t)get64(rec + 8);
+	default:
+		return 0;
+	}
+}
+
+/* The zstd bytes of COMPRESSED record REC (LEN bytes: the header, then the bytes) or of
+ * COMPRESSED2 (header, u64 data_size, the bytes, then padding the record's size counts;
+ * tools/perf/Documentation/perf.data-file-format.txt) into *P[*N]. Returns 0, or -EBADMSG
+ * for a data_size beyond the record. */
+static int compressed_bytes(const unsigned char *rec, size_t len, const unsigned char **p,
+			    size_t *n)
+{
+	if (get32(rec) == PERF_USER_COMPRESSED) {
+		*p = rec + 8, *n = len - 8;
+		return 0;
+	}
+	if (len < 16 || get64(rec + 8) > len - 16)
+		return -EBADMSG;
+	*p = rec + 16, *n = (size_t)get64(rec + 8);
+	return 0;
+}
+
+/* One record of the data (or of a pipe), at offset AT. Returns 0, -EBADMSG, -ENODATA (a
+ * payload cut short), -ENOMEM or -errno. */
 static int one_record(struct perf_reader *r, const unsigned char *rec, size_t len, uint64_t end,
 		      uint64_t at)
 {
@@ -872,7 +861,7 @@ static int one_record(struct perf_reader *r, const unsigned char *rec, size_t le
 	int ret;
 
 	if (type < PERF_USER_HEADER_ATTR) {
-		ret = begin(r);
+		ret = begin(r, at);
 		return ret ? ret : enqueue(r, rec, len, at, false);
 	}
 	switch (type) {
@@ -904,25 +893,21 @@ static int one_record(struct perf_reader *r, const unsigned char *rec, size_t le
 		ret = perf_meta_build_id(&r->m, rec, len);
 		return ret == -ENOMEM ? ret : 0;
 	case PERF_USER_HEADER_TRACING_DATA:
-		if (len < 12)
-			return -EBADMSG;
-		return src_skip(&r->src, end, ((uint64_t)get32(rec + 8) + 7) & ~7ull);
-	case PERF_USER_AUXTRACE:
-		if (len < 16)
-			return -EBADMSG;
-		return src_skip(&r->src, end, get64(rec + 8));
+	case PERF_USER_AUXTRACE: {
+		int64_t n = payload_size(rec, len);
+		return n < 0 ? -EBADMSG : src_skip(&r->src, end, (uint64_t)n);
+	}
 	case PERF_USER_COMPRESSED:
-		ret = begin(r);
-		return ret ? ret : decompress(r, rec + 8, len - 8, at);
-	case PERF_USER_COMPRESSED2:
-		/* u64 data_size, then the zstd bytes; the record's size counts the padding after
-		 * them (tools/perf/Documentation/perf.data-file-format.txt). */
-		if (len < 16 || get64(rec + 8) > len - 16)
+	case PERF_USER_COMPRESSED2: {
+		const unsigned char *z;
+		size_t nz;
+		if (compressed_bytes(rec, len, &z, &nz) < 0)
 			return -EBADMSG;
-		ret = begin(r);
-		return ret ? ret : decompress(r, rec + 16, (size_t)get64(rec + 8), at);
+		ret = begin(r, at);
+		return ret ? ret : decompress(r, z, nz, at);
+	}
 	case PERF_USER_FINISHED_INIT:
-		return begin(r);
+		return begin(r, at);
 	case PERF_USER_FINISHED_ROUND: {
 		uint64_t upto = r->round_max;
 		r->round_max = r->seen_max;
@@ -1107,44 +1092,53 @@ static int read_features(struct perf_reader *r, uint64_t data_end)
 
 /* perf report shows first the first event of the file's order that has samples (it skips
  * the empty ones, --skip-empty; perf record -e 'syscalls:sys_enter_*' makes hundreds of
- * them). With several sampling events the SAMPLE records of the data from START to END are
- * counted per event, a walk over their headers, and that event is named to the loader.
- * Samples inside COMPRESSED records are not counted (without any, the loader's default
- * stays). Returns 0 or -ENOMEM. */
-static int name_default_event(struct perf_reader *r, uint64_t start, uint64_t end)
+ * them). With several sampling events the SAMPLE records of the data from START to its end
+ * are counted per event, a walk over their headers (those inside COMPRESSED records
+ * decompressed once for it), and that event is named to the loader. Returns 0 or -ENOMEM. */
+static int name_default_event(struct perf_reader *r, uint64_t start)
 {
 	const unsigned char *b = r->src.base;
 	uint32_t nsampling = 0, first = UINT32_MAX;
-	uint64_t pos = start, *n;
-	int ret = perf_meta_header(&r->m);
+	uint64_t pos = start, end = r->data_end, *n;
+	int ret = 0;
 
-	if (ret < 0)
-		return ret;
 	for (uint32_t i = 0; i < r->m.nev; i++)
 		if (r->m.hev[i].sampling && nsampling++ == 0)
 			first = i;
-	if (nsampling < 2)
+	if (nsampling < 2 || !b || end > r->src.size)
 		return 0;
 	n = calloc(r->m.nev, sizeof(*n));
 	if (!n)
 		return -ENOMEM;
-	while (end - pos >= sizeof(struct perf_event_header)) {
+	r->counting = n;
+	while (pos <= end && end - pos >= sizeof(struct perf_event_header) && ret == 0) {
 		struct perf_event_header h;
+		int64_t extra;
+
 		memcpy(&h, b + pos, sizeof(h));
 		if (h.size < sizeof(h) || h.size > end - pos)
 			break;
 		if (h.type == PERF_RECORD_SAMPLE) {
 			int k = event_index(r, b + pos, h.size, true);
 			n[k < 0 ? 0 : k]++;
-		} else if (h.type == PERF_USER_AUXTRACE && h.size >= 16) {
-			uint64_t extra = get64(b + pos + 8);
-			if (extra > end - pos - h.size)
+		} else if (h.type == PERF_USER_COMPRESSED || h.type == PERF_USER_COMPRESSED2) {
+			const unsigned char *z;
+			size_t nz;
+			/* Bytes that do not decompress end the count; the read says why. */
+			if (compressed_bytes(b + pos, h.size, &z, &nz) < 0 ||
+			    (ret = decompress(r, z, nz, pos)) == -EILSEQ)
 				break;
-			pos += extra;
 		}
-		pos += h.size;
+		extra = payload_size(b + pos, h.size);
+		if (extra < 0 || (uint64_t)extra > end - pos - h.size)
+			break;
+		pos += h.size + (uint64_t)extra;
 	}
-	for (uint32_t i = 0; i < r->m.nev; i++) {
+	r->counting = NULL;
+	ZSTD_freeDStream(r->zd);
+	r->zd = NULL;
+	r->nz = 0;
+	for (uint32_t i = 0; i < r->m.nev && ret == 0; i++) {
 		if (!r->m.hev[i].sampling || !n[i])
 			continue;
 		if (i != first)
@@ -1152,7 +1146,7 @@ static int name_default_event(struct perf_reader *r, uint64_t start, uint64_t en
 		break;
 	}
 	free(n);
-	return 0;
+	return ret == -ENOMEM ? ret : 0;
 }
 
 static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
@@ -1190,9 +1184,8 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 			return ret;
 	}
 	r->src.pos = data.offset;
-	ret = name_default_event(r, data.offset, end);
-	if (ret == 0)
-		ret = begin(r);
+	r->data_end = end;
+	ret = begin(r, data.offset);
 	if (ret == 0)
 		ret = read_records(r, end);
 	if (ret == 0 && r->status == HWPROF_READ_OK && end != data.offset + data.size) {
@@ -1209,79 +1202,98 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 
 /* ---- opening ---------------------------------------------------------------------------- */
 
-/* Reads all of FD (a pipe holding a file-format recording) after the HEAD bytes already
- * read. Returns 0 or -errno (EFBIG past SLURP_MAX). */
-static int slurp(struct src *s, const unsigned char *head, size_t nhead)
+/* Copies all of *FD (a pipe) into an unlinked temporary file in $TMPDIR, else /tmp (*DIR),
+ * which replaces *FD. Returns 0 or -errno (of open, read or write: ENOSPC when it is full). */
+static int spool(int *fd, const char **dir)
 {
-	size_t cap = 1 << 20, n = nhead;
+	const char *env = getenv("TMPDIR");
+	size_t cap = 1 << 20;
 	unsigned char *buf = malloc(cap);
+	int out, e = 0;
 
+	*dir = env && *env ? env : "/tmp";
 	if (!buf)
 		return -ENOMEM;
-	memcpy(buf, head, nhead);
-	for (;;) {
-		ssize_t r;
-		if (n == cap) {
-			unsigned char *v = cap >= SLURP_MAX ? NULL : realloc(buf, cap * 2);
-			if (!v) {
-				free(buf);
-				return cap >= SLURP_MAX ? -EFBIG : -ENOMEM;
-			}
-			buf = v;
-			cap *= 2;
-		}
-		r = read(s->fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = -errno;
-			free(buf);
-			return e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
+	out = open(*dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (out < 0) {
+		/* A file system without O_TMPFILE. */
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/hwprof-pipe-XXXXXX", *dir);
+		out = mkostemp(path, O_CLOEXEC);
+		if (out >= 0)
+			unlink(path);
 	}
-	s->buf = buf;
-	s->cap = cap;
-	s->base = buf;
-	s->size = n;
+	if (out < 0)
+		e = -errno;
+	while (!e) {
+		ssize_t n = read(*fd, buf, cap);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n < 0 ? -errno : 0;
+			break;
+		}
+		for (ssize_t w = 0, k; w < n && !e; w += k > 0 ? k : 0) {
+			k = write(out, buf + w, (size_t)(n - w));
+			if (k < 0 && errno != EINTR)
+				e = -errno;
+		}
+	}
+	free(buf);
+	if (e) {
+		if (out >= 0)
+			close(out);
+		return e;
+	}
+	close(*fd);
+	*fd = out;
 	return 0;
 }
 
-/* Opens PATH into R->src: a regular file mapped, a pipe as a stream (pipe format) or read
- * whole (file format). Sets R->pipe. Returns 0 or -errno with ERR. */
+/* Opens PATH into R->src: a regular file mapped, a pipe copied into a temporary file and
+ * mapped (see "the bytes" above). Sets R->pipe. Returns 0 or -errno with ERR. */
 static int open_src(struct perf_reader *r, char *err, size_t errlen)
 {
 	struct src *s = &r->src;
-	unsigned char head[16];
+	unsigned char head[16] = {0};
 	struct stat st;
-	ssize_t n;
+	const char *dir;
+	size_t n;
 	uint64_t size;
+	int e;
 
 	s->fd = open(r->path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0 || fstat(s->fd, &st) < 0) {
-		int e = -errno;
+		e = -errno;
 		hwprof_msgf(err, errlen, e, "%s: %m", r->path);
 		return e;
 	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
+		/* A pipe, a device, a file whose size reads as 0 (/proc). */
+		e = spool(&s->fd, &dir);
+		if (e == 0 && fstat(s->fd, &st) < 0)
+			e = -errno;
+		if (e < 0) {
+			hwprof_msgf(err, errlen, e,
+				    "%s: %m, copying the stream to a temporary file in %s (hwprof "
+				    "reads a pipe whole); set TMPDIR to a directory with room",
+				    r->path, dir);
+			return e;
+		}
+	}
+	if (st.st_size > 0) {
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
 		if (p == MAP_FAILED) {
-			int e = -errno;
+			e = -errno;
 			hwprof_msgf(err, errlen, e, "%s: mmap: %m", r->path);
 			return e;
 		}
 		s->base = p;
 		s->size = (size_t)st.st_size;
-		s->mapped = true;
-		n = s->size < sizeof(head) ? (ssize_t)s->size : (ssize_t)sizeof(head);
-		memcpy(head, s->base, (size_t)n);
-	} else {
-		n = read_full(s->fd, head, sizeof(head));
-		if (n < 0)
-			return hwprof_msgf(err, errlen, (int)n, "%s: %m", r->path), (int)n;
 	}
+	n = s->size < sizeof(head) ? s->size : sizeof(head);
+	if (n)
+		memcpy(head, s->base, n);
 	if (n >= 8 && !memcmp(head, PERF_MAGIC_SWAPPED, 8)) {
 		snprintf(err, errlen,
 			 "%s: a perf.data of the other byte order (recorded on a big-endian "
@@ -1298,7 +1310,7 @@ static int open_src(struct perf_reader *r, char *err, size_t errlen)
 	}
 	if (n < 16) {
 		snprintf(err, errlen,
-			 "%s: perf.data cut short in its header (%zd bytes): perf record was "
+			 "%s: perf.data cut short in its header (%zu bytes): perf record was "
 			 "interrupted; record again",
 			 r->path, n);
 		return -EBADMSG;
@@ -1312,21 +1324,7 @@ static int open_src(struct perf_reader *r, char *err, size_t errlen)
 		return -EPROTONOSUPPORT;
 	}
 	r->pipe = size == PIPE_HEADER_SIZE;
-	if (s->base) {
-		s->pos = size;
-		return 0;
-	}
-	if (r->pipe) {
-		s->pos = PIPE_HEADER_SIZE;
-		return 0;
-	}
-	n = slurp(s, head, sizeof(head));
-	if (n < 0)
-		return hwprof_msgf(err, errlen, (int)n,
-				   "%s: %m (a perf.data file read from a pipe is read whole, "
-				   "up to 1 GiB; give its path instead)",
-				   r->path),
-		       (int)n;
+	s->pos = size;
 	return 0;
 }
 
@@ -1349,7 +1347,7 @@ static int finish(struct perf_reader *r)
 	t.lost = r->lost > r->lost_samples ? r->lost : r->lost_samples;
 	t.throttles = r->throttles;
 	t.duration_ns = last > first ? last - first : 0;
-	ret = begin(r);
+	ret = begin(r, r->src.pos);
 	if (ret == -EBADMSG)
 		return 0; /* no event: perf_read() says so */
 	if (ret == 0 && r->stack_copies)
@@ -1382,9 +1380,10 @@ static int perf_read(struct input *in, const char *path, char *err, size_t errle
 	r->path = path;
 	r->src.fd = -1;
 	ret = open_src(r, err, errlen);
-	if (ret == 0 && r->pipe)
-		ret = read_records(r, r->src.base ? r->src.size : UINT64_MAX);
-	else if (ret == 0)
+	if (ret == 0 && r->pipe) {
+		r->data_end = r->src.size;
+		ret = read_records(r, r->data_end);
+	} else if (ret == 0)
 		ret = read_file_format(r, err, errlen);
 	if (ret == 0)
 		ret = finish(r);
@@ -1395,10 +1394,8 @@ static int perf_read(struct input *in, const char *path, char *err, size_t errle
 			 path);
 		ret = -EBADMSG;
 	}
-	if (r->src.mapped)
+	if (r->src.base)
 		munmap((void *)r->src.base, r->src.size);
-	else
-		free(r->src.buf);
 	if (r->src.fd >= 0)
 		close(r->src.fd);
 	stackset_release(&r->stacks);

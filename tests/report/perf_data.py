@@ -220,6 +220,58 @@ def test_events_and_annotate(d):
 
 
 
+def test_default_event_pipe(d):
+    """Two events, the first without samples (major-faults: none here), in pipe mode: shown is
+    perf report's first event with samples, as for a file, live and from a file of the stream."""
+    data = os.path.join(d, "pipe2.data")
+    with open(data, "wb") as f:
+        p = subprocess.run([PERF, "record", "-q", "-e", "major-faults", "-e", "page-faults",
+                            "-c", "1", "-o", "-", HOTLOOP, STEPS], stdout=f,
+                           stderr=subprocess.PIPE, timeout=180)
+    if p.returncode:
+        print("skip: perf record -o - failed here: %s" % p.stderr.decode().strip())
+        sys.exit(77)
+    n = run([PERF, "script", "-i", data, "-F", "event"]).stdout.split().count("page-faults:")
+    with open(data, "rb") as f:
+        rows, h = hwprof_rows("-", stdin=f)
+    check("pipe: page-faults shown: %r, %r samples (perf script %d)"
+          % (h.get("event"), h.get("samples"), n),
+          h.get("event") == "page-faults" and h.get("samples") == n and n > 0)
+    same_top("pipe, first event empty", by_line(rows), perf_lines(data), 2, True)
+    _, h2 = hwprof_rows(data)
+    check("the stream as a file: page-faults: %r" % h2.get("event"),
+          h2.get("event") == "page-faults")
+    _, h3 = hwprof_rows("-", "--event", "major-faults", stdin=open(data, "rb"))
+    check("--event major-faults still picks it: %r" % h3.get("event"),
+          h3.get("event") == "major-faults" and h3.get("samples") == 0)
+
+
+def test_default_event_compressed(d):
+    """perf record -z with two events, the first without samples: its samples are all inside
+    COMPRESSED records, and still the first event with samples is shown."""
+    data = os.path.join(d, "z2.data")
+    perf_record(data, "-z", "-e", "major-faults", "-e", "page-faults", "-c", "1")
+    stats = run([PERF, "report", "-i", data, "--stats"]).stdout
+    if not re.search(r"COMPRESSED events:\s+[1-9]", stats):
+        print("skip: perf record -z wrote no COMPRESSED record here (perf built without zstd?)")
+        sys.exit(77)
+    n = run([PERF, "script", "-i", data, "-F", "event"]).stdout.split().count("page-faults:")
+    rows, h = hwprof_rows(data)
+    check("-z: page-faults shown: %r, %r samples (perf script %d)"
+          % (h.get("event"), h.get("samples"), n),
+          h.get("event") == "page-faults" and h.get("samples") == n and n > 0)
+    same_top("-z, first event empty", by_line(rows), perf_lines(data), 2, True)
+    with open(data + ".pipe", "wb") as f:
+        p = subprocess.run([PERF, "record", "-q", "-z", "-e", "major-faults", "-e",
+                            "page-faults", "-c", "1", "-o", "-", HOTLOOP, STEPS], stdout=f,
+                           stderr=subprocess.PIPE, timeout=180)
+    check("perf record -z -o - exit 0", p.returncode == 0, p.stderr)
+    with open(data + ".pipe", "rb") as f:
+        _, h2 = hwprof_rows("-", stdin=f)
+    check("-z in pipe mode: page-faults shown: %r" % h2.get("event"),
+          h2.get("event") == "page-faults" and h2.get("samples", 0) > 0)
+
+
 def test_many_tracepoints(d):
     """perf record -e 'syscalls:sys_enter_*': some 350 events, most without a sample. The event
     shown is perf report's first (it skips the empty ones), and the text header counts the
