@@ -6,6 +6,9 @@
   nodebug    a copy without debug info: instructions only, by symbol + offset, with shares
   stripped   a copy without symbols: no instructions, and a note saying why
   two        HOT: two's load and store: each its own share (about half)
+  loads      HOT: loads, two loads on one line from two arrays: each about half
+  jumps      store_pages' loop: its backward jump lands on the store, marked > as a hot
+             jump's target (JSON: hot_jump_target), the jump's text naming the target
   libc       memset in libc (no source): instructions with their shares
   skid       hand-made files (gen_case) of a hardware event, precise_ip 0 and 1, samples on the
              instruction after the store: the store marked as the likely cause, or "exact"
@@ -135,6 +138,44 @@ def test_two():
     for r in mem:
         check(f"{r['memory']} {r['text']}: about half of copy_pages",
               0.45 <= r["share_function"] <= 0.55, r["share_function"])
+
+
+def test_loads():
+    line = hot_line("loads")
+    doc, fn = annotate_json(recording(WORK), "load_pages", "--asm")
+    mem = [r for r in insns(fn) if r["memory"] and r["line"] == line and r["samples"]]
+    check("HOT: loads has two sampled loads", [r["memory"] for r in mem] == ["read", "read"],
+          [(r["text"], r["samples"]) for r in insns(fn) if r["samples"]])
+    check("they are two instructions", len({r["address"] for r in mem}) == 2, mem)
+    for r in mem:
+        check(f"load {r['text']}: about half of load_pages",
+              0.45 <= r["share_function"] <= 0.55, r["share_function"])
+    p = run([HWPROF, "annotate", "-i", recording(WORK), "--stdio", "--asm", "load_pages"])
+    for r in mem:
+        shown = [ln for ln in p.stdout.splitlines() if re.search(r"\b%s\s" % r["address"][2:], ln)]
+        check(f"the text shows {r['address']} with its own samples",
+              shown and re.search(r"\b%d\b" % r["samples"], shown[0]), p.stdout)
+
+
+def test_jumps():
+    doc, fn = annotate_json(recording(WORK), "store_pages", "--asm")
+    rows = insns(fn)
+    store = max(rows, key=lambda r: r["samples"])
+    back = [r for r in rows if r["text"].startswith("j") and
+            r["text"].endswith("store_pages+0x%x" % store["offset"])]
+    check("a jump of the loop names the store as its target", back,
+          [r["text"] for r in rows])
+    check("the store is a hot jump's target", store["jump_target"] and
+          store["hot_jump_target"], store)
+    cold = [r for r in rows if r["jump_target"] and not r["hot_jump_target"]]
+    check("no other target is hot", all(r["samples"] == 0 for r in cold), cold)
+    check("only jump targets are marked", all(r["jump_target"] for r in rows
+                                             if r["hot_jump_target"]))
+    p = run([HWPROF, "annotate", "-i", recording(WORK), "--stdio", "--asm", "store_pages"])
+    mark = [ln for ln in p.stdout.splitlines() if re.search(r">\s+%s\s" % store["address"][2:], ln)]
+    check("the text marks the store with >", mark, p.stdout)
+    plain = [ln for ln in p.stdout.splitlines() if re.search(r">\s+[0-9a-f]+\s", ln)]
+    check("and nothing else", len(plain) == 1, plain)
 
 
 def test_libc():

@@ -4,9 +4,11 @@
  *   store_pages   one store per page (a mov to memory): N samples on the store line
  *   copy_pages    a load from one array and a store to another on one line: the
  *                 read faults in b's page (the zero page), the write a's: N samples each
+ *   load_pages    two loads on one line, from two fresh arrays: each read faults in its
+ *                 array's page (the zero page), N samples each
  *   fill_libc     memset on fresh pages: the faults in libc, a function without source
- *   run           one page of its own, then calls store_pages and copy_pages (the TUI
- *                 opens them from the calls)
+ *   run           one page of its own, then calls store_pages, copy_pages and load_pages
+ *                 (the TUI opens them from the calls)
  *
  *   asm_work [PAGES]     (default 2000)
  */
@@ -14,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+volatile int sink;
 
 static char *fresh(size_t pages)
 {
@@ -40,6 +44,15 @@ __attribute__((noinline)) void copy_pages(volatile char *a, volatile char *b, si
 		a[i * 4096] = (char)(b[i * 4096] + 1); /* HOT: two */
 }
 
+__attribute__((noinline)) int load_pages(volatile char *a, volatile char *b, size_t pages)
+{
+	int sum = 0;
+
+	for (size_t i = 0; i < pages; i++)
+		sum += a[i * 4096] + b[i * 4096]; /* HOT: loads */
+	return sum;
+}
+
 __attribute__((noinline)) void fill_libc(char *c, size_t pages)
 {
 	memset(c, 1, pages * 4096); /* HOT: libc */
@@ -50,6 +63,7 @@ __attribute__((noinline)) void run(size_t pages)
 	*(volatile char *)fresh(1) = 1;		       /* HOT: run_own */
 	store_pages(fresh(pages), pages);	       /* HOT: call_store */
 	copy_pages(fresh(pages), fresh(pages), pages); /* HOT: call_copy */
+	sink = load_pages(fresh(pages), fresh(pages), pages);
 	fill_libc(fresh(pages), pages);
 }
 
