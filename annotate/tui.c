@@ -479,7 +479,7 @@ static const char *const actions[ACT_COUNT] = {
     [ACT_PREV_HOT] = "previous hot line",
     [ACT_NEXT_MATCH] = "next / previous search match, else hot line",
     [ACT_SEARCH] = "search the source text (or names in the list)",
-    [ACT_FUNCTIONS] = "function list; Enter on a call instruction: the callee",
+    [ACT_FUNCTIONS] = "function list; Enter on a call / jump: its callee / target",
     [ACT_VIEW] = "view: source -> source+instructions -> instructions",
     [ACT_NEXT_HOT_INSN] = "next / previous hot instruction",
     [ACT_SHARE] = "share of the function <-> share of all samples",
@@ -737,10 +737,29 @@ static bool open_callee(struct tui *t, const char *callee)
 	return false;
 }
 
+/* On a jump within the function: the cursor to the instruction it lands on. */
+static void follow_jump(struct tui *t, const struct ann_insn *in)
+{
+	const struct ann_insn *to = &t->view->insns.v[in->jump_to];
+
+	for (size_t i = 0; i < t->view->nrows; i++)
+		if (t->view->rows[i].kind == ANN_ROW_INSN && t->view->rows[i].insn == to) {
+			t->cur = i;
+			follow(t->cur, &t->top, t->view->nrows, body_rows(t), true);
+			snprintf(t->msg, sizeof(t->msg), " jumped to %s+0x%llx",
+				 to->sym ? to->sym : "?", (unsigned long long)to->off);
+			return;
+		}
+}
+
 static void source_enter(struct tui *t)
 {
 	const struct ann_row *r = t->view->nrows ? &t->view->rows[t->cur] : NULL;
 
+	if (r && r->kind == ANN_ROW_INSN && r->insn->jump_to != (size_t)-1) {
+		follow_jump(t, r->insn);
+		return;
+	}
 	if (r && r->kind == ANN_ROW_INSN && (r->insn->flags & DISASM_CALL)) {
 		if (!r->insn->callee)
 			snprintf(t->msg, sizeof(t->msg),

@@ -14,7 +14,7 @@
              instruction after the store: the store marked as the likely cause, or "exact"
   sort_addr  report --sort addr and sym,addr: a row per instruction with annotate's text
   tui        under tmux: v cycles the views, i goes to the next hot instruction, Enter on a
-             call opens the callee
+             call opens the callee, Enter on a jump goes to its target
 
 usage: asm_test.py HWPROF ASM_WORK ASM_WORK_NODEBUG GEN_CASE ASM_WORK_STRIPPED [--case NAME]
 """
@@ -318,6 +318,12 @@ def test_tui():
         s = wait_for(r"store_pages\+0x[0-9a-f]+\s+hot 1/", "i: the next hot instruction")
         cur = [ln for ln in s.splitlines() if re.search(r"mov\S*\s+%\w+, \(", ln)]
         check("the hot instruction shown is the store", cur, s)
+        tmux("send-keys", "-t", "t", "/", "jne", "Enter")
+        s = wait_for(r"store_pages\+0x[0-9a-f]+\s+hot 0/", "the search lands on the jump")
+        tmux("send-keys", "-t", "t", "Enter")
+        s = wait_for(r"jumped to store_pages\+0x", "Enter on the jump goes to its target")
+        cur = [ln for ln in s.splitlines() if re.search(r">\s+[0-9a-f]+\s+mov\S*\s+%\w+, \(", ln)]
+        check("the target shown is the store, marked >", cur, s)
         tmux("send-keys", "-t", "t", "v")
         s = wait_for(r"\[view: instructions\]", "v again: the instructions view")
         check("labels by symbol + offset", re.search(r"store_pages\+0x[0-9a-f]+\s+mov", s), s)
