@@ -234,8 +234,8 @@ void ann_asm_build(struct ann_asm *a, struct ann_code *c, const struct ann_model
 		if (!code_symbol(slot->f, addr, &off)) {
 			if (!a->why[0])
 				snprintf(a->why, sizeof(a->why),
-					 "no function symbol holds 0x%llx in %s (a stripped file "
-					 "has none for its static functions)",
+					 "no function symbol and no call frame information holds "
+					 "0x%llx in %s",
 					 (unsigned long long)addr, fn->dso);
 			continue;
 		}

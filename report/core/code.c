@@ -115,12 +115,56 @@ static int read_bytes(struct code_file *f, uint64_t addr, uint8_t *buf, size_t l
 	return -ENODATA;
 }
 
+/* The range [*START, *START + *SIZE) of the call frame information entry (an FDE of
+ * .eh_frame, else of .debug_frame) holding ADDR. A stripped file has no symbol for its
+ * functions but keeps their FDEs for unwinding, and an FDE spans one function (or one part
+ * of it: a .cold part has its own). */
+static bool cfi_range(struct code_file *f, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	Dwfl_Module *mod = dso_sym_module(f->d);
+
+	for (int pass = 0; mod && pass < 2; pass++) {
+		Dwarf_Addr bias = 0, lo, hi;
+		Dwarf_CFI *cfi =
+		    pass ? dwfl_module_dwarf_cfi(mod, &bias) : dwfl_module_eh_cfi(mod, &bias);
+		Dwarf_Frame *frame = NULL;
+
+		if (!cfi || addr < bias || dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0)
+			continue;
+		if (dwarf_frame_info(frame, &lo, &hi, NULL) < 0 || hi <= lo) {
+			free(frame);
+			continue;
+		}
+		free(frame);
+		*start = lo + bias;
+		*size = hi - lo;
+		return true;
+	}
+	return false;
+}
+
+/* The function symbol holding ADDR, else its call frame entry's range named "sub_ADDR" (the
+ * name disassemblers give a function without a symbol). */
+static bool find_function(struct code_file *f, uint64_t addr, const char **name, uint64_t *start,
+			  uint64_t *size)
+{
+	char buf[32];
+
+	if (dso_sym_symbol(f->d, addr, f->pool, name, start, size))
+		return true;
+	if (!cfi_range(f, addr, start, size))
+		return false;
+	snprintf(buf, sizeof(buf), "sub_%" PRIx64, *start);
+	*name = strpool_intern(f->pool, buf);
+	return *name != NULL;
+}
+
 const char *code_symbol(struct code_file *f, uint64_t addr, uint64_t *off)
 {
 	const char *name;
 	uint64_t start, size;
 
-	if (!dso_sym_symbol(f->d, addr, f->pool, &name, &start, &size))
+	if (!find_function(f, addr, &name, &start, &size))
 		return NULL;
 	*off = addr - start;
 	return name;
@@ -154,8 +198,10 @@ int code_function(struct code_file *f, uint64_t addr, struct code_func *out, cha
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!dso_sym_symbol(f->d, addr, f->pool, &out->name, &out->start, &out->size)) {
-		snprintf(why, whylen, "%s: no function symbol holds 0x%" PRIx64, f->d->path, addr);
+	if (!find_function(f, addr, &out->name, &out->start, &out->size)) {
+		snprintf(why, whylen,
+			 "%s: no function symbol and no call frame information holds 0x%" PRIx64,
+			 f->d->path, addr);
 		return -ENOENT;
 	}
 	if (!out->size || out->size > CODE_MAX_FUNCTION) {

@@ -46,7 +46,9 @@ int code_open(struct code_file **out, const struct profile_mapping *m, const cha
 	      size_t ndirs, char *why, size_t whylen);
 
 /* The instructions of the function symbol holding link-time address ADDR into *OUT (release
- * with code_func_release()). Returns 0, or with WHY: -ENOENT when no symbol holds ADDR,
+ * with code_func_release()); without a symbol (a stripped file), of the call frame
+ * information entry holding ADDR (.eh_frame, else .debug_frame), named "sub_START" (START in
+ * hex). Returns 0, or with WHY: -ENOENT when neither holds ADDR,
  * -ENODATA when its bytes are not in the file (a NOBITS section), -ENOMEM. */
 int code_function(struct code_file *f, uint64_t addr, struct code_func *out, char *why,
 		  size_t whylen);
@@ -58,8 +60,9 @@ void code_func_release(struct code_func *fn);
  * function, inline chain and file:line. Strings owned by F. Returns 0 or -ENOMEM. */
 int code_lookup(struct code_file *f, uint64_t addr, enum inline_mode mode, struct sym_result *r);
 
-/* The name of the function symbol holding ADDR and ADDR's offset in it (*OFF), owned by F;
- * NULL when none holds it. */
+/* The name of the function symbol holding ADDR and ADDR's offset in it (*OFF), owned by F,
+ * else of its call frame information entry as code_function() names it; NULL when none
+ * holds it. */
 const char *code_symbol(struct code_file *f, uint64_t addr, uint64_t *off);
 
 /* Frees F. Accepts NULL. */
