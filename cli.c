@@ -489,6 +489,7 @@ const char *cli_see(const char *msg)
 	    [HWPROF_SEE_EVENTS] = "see 'hwprof list'",
 	    [HWPROF_SEE_PMU_EVENTS] = "see 'hwprof list pmu'",
 	    [HWPROF_SEE_RECORDING] = "record one with 'hwprof record -- PROGRAM'",
+	    [HWPROF_SEE_VENDOR_EVENTS] = "see 'hwprof list vendor'",
 	};
 	static char buf[1200];
 	enum hwprof_see see = hwprof_see_last();

@@ -32,8 +32,9 @@ enum {
 /* MSG, a message of libhwprof (which names no command), with hwprof's way out for the kind
  * hwprof_see_last() gives added: "see 'hwprof list'" (HWPROF_SEE_EVENTS), "see 'hwprof list
  * pmu'" (HWPROF_SEE_PMU_EVENTS), "record one with 'hwprof record -- PROGRAM'"
- * (HWPROF_SEE_RECORDING). Call it right after the library call that wrote MSG. Returns MSG
- * itself for HWPROF_SEE_NONE, else a buffer of cli.c's that the next call overwrites. */
+ * (HWPROF_SEE_RECORDING), "see 'hwprof list vendor'" (HWPROF_SEE_VENDOR_EVENTS). Call it right
+ * after the library call that wrote MSG. Returns MSG itself for HWPROF_SEE_NONE, else a buffer of
+ * cli.c's that the next call overwrites. */
 const char *cli_see(const char *msg);
 
 /* Sets the prefix of every message, e.g. "hwprof record". The string is not copied. */

@@ -91,23 +91,18 @@ static const struct papi_preset papi_presets[] = {
     {"PAPI_RES_STL", "stalled-cycles-backend", NULL},
     {"PAPI_L2_TCM", NULL,
      "no generic event counts L2 misses (perf's caches are L1-dcache, L1-icache and LLC); "
-     "name the CPU's own, e.g. L2_RQSTS.MISS ('hwprof list vendor L2')"},
-    {"PAPI_L2_DCM", NULL,
-     "no generic event counts L2 data misses; name the CPU's own ('hwprof list vendor L2')"},
-    {"PAPI_L2_TCA", NULL,
-     "no generic event counts L2 accesses; name the CPU's own ('hwprof list vendor L2')"},
+     "name the CPU's own L2 event, e.g. L2_RQSTS.MISS"},
+    {"PAPI_L2_DCM", NULL, "no generic event counts L2 data misses; name the CPU's own L2 event"},
+    {"PAPI_L2_TCA", NULL, "no generic event counts L2 accesses; name the CPU's own L2 event"},
     {"PAPI_FP_OPS", NULL,
      "no generic event counts floating-point operations; name the CPU's own, e.g. "
-     "FP_ARITH_INST_RETIRED.* ('hwprof list vendor FP')"},
+     "FP_ARITH_INST_RETIRED.*"},
     {"PAPI_FP_INS", NULL,
-     "no generic event counts floating-point instructions; name the CPU's own ('hwprof "
-     "list vendor FP')"},
-    {"PAPI_VEC_INS", NULL,
-     "no generic event counts vector instructions; name the CPU's own ('hwprof list "
-     "vendor')"},
+     "no generic event counts floating-point instructions; name the CPU's own FP event"},
+    {"PAPI_VEC_INS", NULL, "no generic event counts vector instructions; name the CPU's own"},
     {"PAPI_BR_CN", NULL,
      "no generic event counts conditional branches alone (branches counts all); name the "
-     "CPU's own ('hwprof list vendor BR')"},
+     "CPU's own BR event"},
 };
 
 int hwprof_papi_preset_at(size_t i, const char **name, const char **event, const char **why)
@@ -635,7 +630,7 @@ static int resolve_vendor(struct parser *p, struct hwprof_event *ev, const char 
 	if (r == -ENOENT || r == -ENODEV)
 		return 0;
 	if (r < 0)
-		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL, "%s", msg);
+		return fail_see(p, HWPROF_SEE_VENDOR_EVENTS, -EINVAL, "%s", msg);
 	ev->type = v.type;
 	ev->config = v.config;
 	ev->config1 = v.config1;
@@ -672,15 +667,15 @@ static int resolve_named(struct parser *p, struct hwprof_event *ev, const char *
 			if (strcasecmp(name, papi_presets[i].name))
 				continue;
 			if (!papi_presets[i].event)
-				return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
+				return fail_see(p, HWPROF_SEE_VENDOR_EVENTS, -EINVAL,
 						"PAPI preset '%s': %s", name, papi_presets[i].why);
 			name = papi_presets[i].event;
 			break;
 		}
 		if (name == ev->name)
 			return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
-					"unknown PAPI preset '%s' (the presets hwprof maps to "
-					"generic events are in 'hwprof list')",
+					"unknown PAPI preset '%s' (hwprof takes the presets that "
+					"a generic event counts)",
 					name);
 	}
 	if (lookup(hw_events, sizeof(hw_events) / sizeof(*hw_events), name, &c)) {
@@ -1344,10 +1339,10 @@ static int events_parse(const char *spec, struct hwprof_event_list *out, char *e
 	for (size_t i = 0; i < out->n; i++) {
 		const struct hwprof_event *ev = &out->ev[i];
 		if (ev->precise_ip > ev->precise_limit || (ev->precise_max && !ev->precise_limit)) {
-			r = fail_see(&p, HWPROF_SEE_EVENTS, -EINVAL,
+			r = fail_see(&p, HWPROF_SEE_VENDOR_EVENTS, -EINVAL,
 				     "'%s': libpfm4 says this %s event cannot be sampled "
 				     "precisely (no PEBS for it): drop the 'p'/'P' modifier, or "
-				     "choose an event 'hwprof list vendor' marks precise",
+				     "choose an event marked precise",
 				     ev->spec, ev->vendor);
 			goto out;
 		}

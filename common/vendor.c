@@ -163,8 +163,8 @@ int vendor_encode(const char *name, const char *attrs, struct vendor_event *out,
 	/* The name is an event of some active PMU (else NOTFOUND): a umask or attribute is
 	 * wrong. */
 	snprintf(err, errlen,
-		 "'%s': libpfm4 refuses it: %s (its umasks and attributes: 'hwprof list vendor "
-		 "%.*s')",
+		 "'%s': libpfm4 refuses it: %s (its umasks and attributes are listed under "
+		 "%.*s)",
 		 spec, pfm_strerror(r + 1000), (int)strcspn(name, ".:"), name);
 	return -EINVAL;
 }

@@ -146,6 +146,28 @@ Test(cli, see_adds_the_command_to_a_library_message)
 			 "empty event list (name an event, e.g. 'cpu-clock'; see 'hwprof list')");
 	cr_expect_str_eq(see_of(".x/event=1/", err, sizeof(err)),
 			 "bad PMU name '.x' in '.x/event=1/' (see 'hwprof list pmu')");
+	cr_expect_str_eq(see_of("PAPI_L2_DCM", err, sizeof(err)),
+			 "PAPI preset 'PAPI_L2_DCM': no generic event counts L2 data misses; name "
+			 "the CPU's own L2 event (see 'hwprof list vendor')");
+	cr_expect_str_eq(see_of("PAPI_NOPE", err, sizeof(err)),
+			 "unknown PAPI preset 'PAPI_NOPE' (hwprof takes the presets that a generic "
+			 "event counts; see 'hwprof list')");
 	/* Nothing to add: the message itself. */
 	cr_expect_eq(see_of("{cycles}:x", err, sizeof(err)), err);
+}
+
+/* The library names no hwprof command: each way out is the CLI's. */
+Test(cli, library_messages_name_no_command)
+{
+	struct hwprof_event_list l;
+	const char *name, *event, *why;
+	char err[256];
+
+	for (size_t i = 0; hwprof_papi_preset_at(i, &name, &event, &why) == 0; i++)
+		cr_expect(!why || !strstr(why, "hwprof "), "%s: %s", name, why);
+	cr_assert_lt(hwprof_events_parse("PAPI_NOPE", &l, err, sizeof(err)), 0);
+	cr_expect_null(strstr(err, "hwprof list"), "%s", err);
+	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_EVENTS);
+	cr_assert_lt(hwprof_events_parse("PAPI_FP_OPS", &l, err, sizeof(err)), 0);
+	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_VENDOR_EVENTS);
 }

@@ -97,6 +97,8 @@ enum hwprof_see {
 	HWPROF_SEE_EVENTS,     /* the event names this host has (an unknown or unsupported one) */
 	HWPROF_SEE_PMU_EVENTS, /* a sysfs PMU's events and fields (an unknown PMU or term) */
 	HWPROF_SEE_RECORDING,  /* how to make a sample file (none there, or not one) */
+	HWPROF_SEE_VENDOR_EVENTS, /* the CPU's own events through libpfm4: their umasks,
+				   * attributes and precise ones */
 };
 
 /* The one way to get a failure's text: one line about the calling thread's last failure of
