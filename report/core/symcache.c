@@ -406,7 +406,7 @@ int symcache_put(struct symcache *c, uint64_t addr, const struct sym_result *r)
 		c->fv = v;
 		c->capfv = cap;
 	}
-	if (n) /* an address without inline frames has no chain (NULL) */
+	if (n) /* no frames (no symbol there): c->fv may still be NULL */
 		memcpy(c->fv + c->nfv, r->chain, n * sizeof(*r->chain));
 	c->adds[c->nadds++] = (struct new_ent){addr,
 					       r->function,

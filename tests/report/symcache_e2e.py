@@ -3,6 +3,7 @@
 gives the very output a miss and --no-cache give, a hit is really read, another build-id
 misses, a truncated or corrupt file is ignored and rewritten, --no-cache neither reads nor
 writes, concurrent reports leave one valid file, the directory stays under its bound."""
+import json
 import os
 import shutil
 import struct
@@ -82,6 +83,38 @@ def test_hit_same_output(tmp):
         check("the output names the workload's lines (%s)" % args, "wl_inline.c" in want,
               want[:400])
         shutil.rmtree(os.path.join(cache, "hwprof"))
+
+
+def gap_after_init(binary):
+    """A file offset of BINARY's code that no symbol covers: the padding after .init."""
+    out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True).stdout
+    sec = {}
+    for ln in out.splitlines():
+        f = ln.replace("[ ", "[").split()
+        if len(f) > 5 and f[1] in (".init", ".plt"):
+            sec[f[1]] = (int(f[4], 16), int(f[5], 16))
+    off = sec[".init"][0] + sec[".init"][1] if ".init" in sec else 0
+    check("a gap after .init: %r" % sec, ".plt" in sec and off < sec[".plt"][0])
+    return off
+
+
+def test_no_frames_on_empty_cache(tmp):
+    """The first answer stored in an empty cache has no frames at all (an address no
+    symbol covers): nothing to copy into a frame array not yet allocated."""
+    prog = os.path.join(tmp, "prog")
+    shutil.copy(os.environ["RPT_INLINE"], prog)
+    data = gen_case(os.path.join(tmp, "prog.data"), prog,
+                    "at=%d:3000" % gap_after_init(prog))
+    cache = os.path.join(tmp, "cache")
+    want = report(cache, "--no-cache", "-i", data, "-f", "json")
+    rows = json.loads(want)["rows"]
+    check("one row, no file:line: %r" % rows[:1],
+          len(rows) == 1 and rows[0]["file"] is None and rows[0]["samples"] == 3000)
+    miss = report(cache, "-i", data, "-f", "json")
+    check("a miss writes one file", len(files(cache)) == 1, files(cache))
+    check("miss output == --no-cache output", miss == want, miss[:400])
+    hit = report(cache, "-i", data, "-f", "json")
+    check("hit output == --no-cache output", hit == want, hit[:400])
 
 
 def poison(path, line):
