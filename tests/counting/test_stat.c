@@ -16,70 +16,29 @@
 #include "builtin.h"
 #include "cli.h"
 #include "fake_kernel.h"
-
-static char root[96];
-
-static void put(const char *rel, const char *text)
-{
-	char path[512], cmd[600];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	cr_assert_eq(system(cmd), 0);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
-}
+#include "fixture.h"
 
 /* An Intel-like machine: core PMU "cpu" with 4 counters, uncore_imc on CPU 0. */
 static void intel_fixture(void)
 {
-	snprintf(root, sizeof(root), "/tmp/hwprof-stat-sysfs-%d", (int)getpid());
-	put("bus/event_source/devices/cpu/type", "4\n");
-	put("bus/event_source/devices/cpu/caps/num_counters", "4\n");
-	put("bus/event_source/devices/cpu/caps/max_precise", "3\n");
-	put("bus/event_source/devices/cpu/format/event", "config:0-7\n");
-	put("bus/event_source/devices/cpu/format/umask", "config:8-15\n");
-	put("bus/event_source/devices/uncore_imc/type", "13\n");
-	put("bus/event_source/devices/uncore_imc/cpumask", "0\n");
-	put("bus/event_source/devices/uncore_imc/format/event", "config:0-7\n");
-	put("bus/event_source/devices/uncore_imc/format/umask", "config:8-15\n");
-	put("bus/event_source/devices/uncore_imc/events/cas_count_read", "event=0x04,umask=0x03\n");
-	put("bus/event_source/devices/uncore_imc/events/cas_count_read.scale", "6.103515625e-5\n");
-	put("bus/event_source/devices/uncore_imc/events/cas_count_read.unit", "MiB\n");
-	setenv("HWPROF_SYSFS_ROOT", root, 1);
+	fixture_new();
+	fixture_pmu("cpu", 4, NULL);
+	fixture_put("bus/event_source/devices/cpu/caps/num_counters", "4\n");
+	fixture_put("bus/event_source/devices/cpu/caps/max_precise", "3\n");
+	fixture_pmu("uncore_imc", 13, "0");
+	fixture_pmu_event("uncore_imc", "cas_count_read", "event=0x04,umask=0x03", "6.103515625e-5",
+			  "MiB");
 }
 
 /* Removes the fixture tree after each test (.fini). */
 static void cleanup(void)
 {
-	char cmd[160];
-
-	if (!root[0])
-		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd) != 0)
-		fprintf(stderr, "test_stat: could not remove %s\n", root);
+	fixture_remove();
 }
 
 static void quiet_stderr(void)
 {
 	cr_redirect_stderr();
-}
-
-static char *slurp(const char *path)
-{
-	static char buf[65536];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	cr_assert_not_null(f, "%s", path);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
 }
 
 static int run_stat(int argc, char **argv)
@@ -97,7 +56,7 @@ Test(stat, pmu_machine_metrics_with_formulas, .fini = cleanup)
 	char *json;
 
 	intel_fixture();
-	snprintf(out, sizeof(out), "%s/out.json", root);
+	snprintf(out, sizeof(out), "%s/out.json", fixture_root());
 	cfg.nr_counters = 8; /* no multiplexing here */
 	fake_kernel_install(&cfg);
 	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 3000000);
@@ -107,7 +66,7 @@ Test(stat, pmu_machine_metrics_with_formulas, .fini = cleanup)
 	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 300000);
 	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 9000);
 	cr_assert_eq(run_stat(7, argv), 0);
-	json = slurp(out);
+	json = fixture_slurp(out);
 	/* The default set on a PMU machine, each with its exact count. */
 	cr_assert_not_null(strstr(json, "\"event\": \"instructions:u\", \"mean\": 3000000,"), "%s",
 			   json);
@@ -150,12 +109,12 @@ Test(stat, multiplexing_warned_and_flagged, .init = quiet_stderr, .fini = cleanu
 	char *text;
 
 	intel_fixture();
-	snprintf(out, sizeof(out), "%s/out.txt", root);
+	snprintf(out, sizeof(out), "%s/out.txt", fixture_root());
 	cfg.nr_counters = 4;
 	fake_kernel_install(&cfg);
 	fake_kernel_set_count(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 3000000);
 	cr_assert_eq(run_stat(7, argv), 0);
-	text = slurp(out);
+	text = fixture_slurp(out);
 	/* 4 counters for 6 events: each counted 66.7% of the time, scaled back. */
 	cr_assert_not_null(strstr(text, "multiplexed: counted 66.7% of the time (< 90%)"), "%s",
 			   text);
@@ -197,13 +156,13 @@ Test(stat, uncore_scale_unit_bandwidth_on_its_cpu, .fini = cleanup)
 	size_t opens = 0;
 
 	intel_fixture();
-	snprintf(out, sizeof(out), "%s/out.json", root);
+	snprintf(out, sizeof(out), "%s/out.json", fixture_root());
 	cfg.privileged = true;
 	fake_kernel_install(&cfg);
 	/* 16384000 CAS of 64 bytes = 1000 MiB. */
 	fake_kernel_set_count(13, 0x0304, 16384000);
 	cr_assert_eq(run_stat(10, argv), 0);
-	json = slurp(out);
+	json = fixture_slurp(out);
 	cr_assert_not_null(strstr(json, "\"mean\": 1000,"), "%s", json);
 	cr_assert_not_null(strstr(json, "\"unit\": \"MiB\""), "%s", json);
 	{
@@ -289,17 +248,16 @@ Test(stat, kernel_work_not_counted_with_the_reason, .init = quiet_stderr, .fini 
 	char *argv_json[] = {"stat", "--format", "json", "-o", json_out, "--", "true", NULL};
 	char *text;
 
-	snprintf(root, sizeof(root), "/tmp/hwprof-stat-sysfs-%d", (int)getpid());
-	put("bus/event_source/devices/software/type", "1\n");
-	setenv("HWPROF_SYSFS_ROOT", root, 1);
-	snprintf(out, sizeof(out), "%s/out.txt", root);
-	snprintf(json_out, sizeof(json_out), "%s/out.json", root);
+	fixture_new();
+	fixture_put("bus/event_source/devices/software/type", "1\n");
+	snprintf(out, sizeof(out), "%s/out.txt", fixture_root());
+	snprintf(json_out, sizeof(json_out), "%s/out.json", fixture_root());
 	cfg.has_pmu = false;
 	fake_kernel_install(&cfg);
 	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 4242);
 	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0);
 	cr_assert_eq(run_stat(5, argv), 0);
-	text = slurp(out);
+	text = fixture_slurp(out);
 	cr_assert_not_null(strstr(text, "<not counted>  context-switches:u       (kernel work; "
 					"needs perf_event_paranoid <= 1 or CAP_PERFMON)"),
 			   "%s", text);
@@ -307,7 +265,7 @@ Test(stat, kernel_work_not_counted_with_the_reason, .init = quiet_stderr, .fini 
 			   "%s", text);
 	cr_assert_not_null(strstr(text, "4,242  page-faults"), "%s", text);
 	cr_assert_eq(run_stat(7, argv_json), 0);
-	text = slurp(json_out);
+	text = fixture_slurp(json_out);
 	cr_assert_not_null(strstr(text, "{\"event\": \"context-switches:u\", \"mean\": null, "),
 			   "%s", text);
 	cr_assert_not_null(strstr(text, "\"counted\": false, \"supported\": true, \"group\": 0}"),
@@ -328,13 +286,13 @@ Test(stat, unsupported_events_shown_others_counted, .init = quiet_stderr, .fini 
 	char *json;
 
 	intel_fixture();
-	snprintf(out, sizeof(out), "%s/out.json", root);
+	snprintf(out, sizeof(out), "%s/out.json", fixture_root());
 	cfg.has_pmu = false;
 	fake_kernel_install(&cfg);
 	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 4242);
 	fake_kernel_set_count(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 5000);
 	cr_assert_eq(run_stat(9, argv), 0);
-	json = slurp(out);
+	json = fixture_slurp(out);
 	cr_assert_not_null(strstr(json, "{\"event\": \"cycles:u\", \"mean\": null, \"stddev_pct\": "
 					"null, \"min\": null, \"max\": null, \"running_pct\": 0, "
 					"\"unit\": \"\", \"counted\": false, \"supported\": false, "
