@@ -5,7 +5,8 @@
  * only; <sysfs> is hwprof_sysfs_root(), so tests use fixture trees). Type 17 layout (DMTF
  * DSP0134 "Memory Device"): 0x0A data width in bits (WORD; 0xFFFF unknown), 0x0C size (WORD;
  * 0 no module installed, 0xFFFF unknown, bit 15 set: KiB units else MiB, 0x7FFF: the DWORD
- * extended size in MiB at 0x1C), 0x10 device locator (string number), 0x15 speed in MT/s
+ * extended size in MiB at 0x1C), 0x10 device locator (string number), 0x11 bank locator
+ * (string number), 0x15 speed in MT/s
  * (WORD, 0 unknown), 0x20 configured memory speed in MT/s (SMBIOS 2.7, WORD); the strings
  * follow the formatted area. Functions return 0 or -errno and never print.
  */
@@ -18,6 +19,7 @@
 /* One populated memory device (DIMM). */
 struct dmi_dimm {
 	char locator[64];    /* "DIMM_A1", "" when none */
+	char bank[64];	     /* the bank locator: "P0 CHANNEL A", "BANK 0", "" when none */
 	unsigned speed_mts;  /* configured speed, else the rated speed; 0 unknown */
 	unsigned width_bits; /* data width (64 for a DDR4 DIMM without ECC bits) */
 	uint64_t size_mib;
@@ -40,5 +42,10 @@ int dmi_dimm_parse(const uint8_t *raw, size_t len, struct dmi_dimm *d);
  * are no type-17 entries (no SMBIOS table exported); -EACCES when they are root's; -ENODATA
  * when no device is populated or a populated one has no speed or width (M->peak_bps 0). */
 int dmi_memory_read(struct dmi_memory *m);
+
+/* The configuration the peak of M comes from, as one phrase into BUF (LEN bytes): the DIMMs
+ * by speed and width, then their locators, "6 x 2933 MT/s x 64 bit (CPU0_DIMM_A1,
+ * CPU0_DIMM_B1, ...)". */
+void dmi_memory_describe(const struct dmi_memory *m, char *buf, size_t len);
 
 #endif

@@ -133,3 +133,34 @@ int hwprof_read_number(const char *path, long long *out)
 	*out = v;
 	return 0;
 }
+
+int hwprof_host_cpu_id(char *vendor, size_t len, unsigned *family, unsigned *model)
+{
+	char rooted[4096], line[512];
+	unsigned found = 0;
+	FILE *f = fopen(proc_path("/proc/cpuinfo", rooted, sizeof(rooted)), "re");
+
+	if (!f)
+		return -errno;
+	/* The first CPU's block ends at its blank line. */
+	while (found != 7 && fgets(line, sizeof(line), f) && line[0] != '\n') {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		v[strcspn(v, "\n")] = '\0';
+		if (!strncmp(line, "vendor_id", 9)) {
+			snprintf(vendor, len, "%s", v);
+			found |= 1;
+		} else if (!strncmp(line, "cpu family", 10)) {
+			*family = (unsigned)strtoul(v, NULL, 10);
+			found |= 2;
+		} else if (!strncmp(line, "model", 5) && line[5 + strspn(line + 5, " \t")] == ':') {
+			*model = (unsigned)strtoul(v, NULL, 10);
+			found |= 4;
+		}
+	}
+	fclose(f);
+	return found == 7 ? 0 : -ENOENT;
+}

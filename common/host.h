@@ -24,4 +24,11 @@ int hwprof_read_number(const char *path, long long *out);
  * -EINVAL when its value is no hexadecimal number; *OUT is then unchanged. */
 int hwprof_read_keyed_hex(const char *path, const char *key, unsigned long long *out);
 
+/* The x86 identity of the first CPU in /proc/cpuinfo (under $HWPROF_PROC_ROOT as for
+ * hwprof_read_number()): its vendor_id ("AuthenticAMD", "GenuineIntel") into VENDOR (LEN
+ * bytes), its "cpu family" and "model" (decimal, as the kernel prints them) into *FAMILY and
+ * *MODEL. Returns 0, the -errno of fopen(3), or -ENOENT when a field is missing (another
+ * architecture). */
+int hwprof_host_cpu_id(char *vendor, size_t len, unsigned *family, unsigned *model);
+
 #endif

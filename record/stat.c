@@ -11,6 +11,7 @@
 #include "launch.h"
 #include "pmu.h"
 #include "sampler.h"
+#include "stat_bandwidth.h"
 #include "host.h"
 #include "json.h"
 #include "textfmt.h"
@@ -38,6 +39,7 @@ struct stat_opts {
 	long long runs;	     /* -r */
 	pid_t pid;	     /* -p, -1: none */
 	bool system_wide;    /* -a */
+	bool bandwidth;	     /* --bandwidth */
 	enum cli_format format;
 	const char *output; /* -o, NULL: stderr, "-": stdout */
 	char **argv;	    /* the command, NULL-terminated; NULL: none */
@@ -92,6 +94,8 @@ struct stat_run {
 	bool one_by_one;
 };
 
+enum { OPT_BANDWIDTH = 256 };
+
 static const struct cli_option options[] = {
     CLI_VALUE('e', "event", "EVENTS",
 	      "event list, e.g. 'cycles,{instructions,branches}:u' (see 'hwprof list'); default: "
@@ -104,6 +108,9 @@ static const struct cli_option options[] = {
 	      "count an existing process (and its threads); a kernel thread has kernel work only "
 	      "(task-clock, :k events as root)"),
     CLI_FLAG('a', "all-cpus", "count every CPU (perf_event_paranoid <= 0 or CAP_PERFMON)"),
+    CLI_FLAG(OPT_BANDWIDTH, "bandwidth",
+	     "with -a: the memory controllers' read and write bandwidth against the platform's "
+	     "peak (SMBIOS memory devices)"),
     CLI_VALUE('f', "format", "FMT", "text (default), csv or json"),
     CLI_VALUE('o', "output", "FILE", "write the counts to FILE instead of stderr (- stdout)"),
     CLI_OPT_HELP,
@@ -112,8 +119,8 @@ static const struct cli_option options[] = {
 
 static const struct cli_command command = {
     .usage =
-	"usage: hwprof stat [-e EVENTS] [-M METRICS] [-r N] [-p PID | -a] [-f text|csv|json]\n"
-	"                   [-o FILE]\n"
+	"usage: hwprof stat [-e EVENTS] [-M METRICS] [-r N] [-p PID | -a [--bandwidth]]\n"
+	"                   [-f text|csv|json] [-o FILE]\n"
 	"                   [--] [CMD [ARGS...]]\n"
 	"\n"
 	"Counts events while CMD runs (or PID, or the whole system with -a, until CMD ends or\n"
@@ -171,6 +178,9 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 			break;
 		case 'a':
 			o->system_wide = true;
+			break;
+		case OPT_BANDWIDTH:
+			o->bandwidth = true;
 			break;
 		case 'f':
 			o->format = cli_parse_format(optarg);
@@ -740,22 +750,6 @@ static char *command_line(const struct stat_opts *o)
 	return s;
 }
 
-/* Bytes per unit of a sysfs .unit, 0 when not a byte unit. */
-static double unit_bytes(const char *unit)
-{
-	static const struct {
-		const char *u;
-		double b;
-	} units[] = {
-	    {"B", 1},		{"bytes", 1}, {"KiB", 1024.0},	     {"KB", 1e3},
-	    {"MiB", 1048576.0}, {"MB", 1e6},  {"GiB", 1073741824.0}, {"GB", 1e9},
-	};
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(unit, units[i].u))
-			return units[i].b;
-	return 0;
-}
-
 struct metric_out {
 	struct hwprof_metric m;
 	const char *unit; /* after the value: "" or "GB/s" */
@@ -787,7 +781,7 @@ static size_t derive_rates(const struct hwprof_event_list *list, const struct ev
 	for (size_t i = 0; i < list->n && k < max; i++) {
 		struct metric_out *mo;
 
-		if (i == tc || !st[i].counted_runs || unit_bytes(list->ev[i].unit) ||
+		if (i == tc || !st[i].counted_runs || bw_unit_bytes(list->ev[i].unit) ||
 		    !strcmp(hwprof_event_unit(&list->ev[i]), "ns"))
 			continue;
 		mo = &out[k++];
@@ -906,8 +900,10 @@ static char *with_metric_events(const char *events, const char *metrics)
 	return spec;
 }
 
+/* The metrics of the counts; the events from BW_FIRST on are --bandwidth's (their sum is
+ * printed instead of a bandwidth each: list->n when none). */
 static size_t derive(const struct hwprof_event_list *list, const struct ev_stat *st, double elapsed,
-		     struct metric_out *out, size_t max)
+		     size_t bw_first, struct metric_out *out, size_t max)
 {
 	struct hwprof_metric_input *in = xcalloc(list->n, sizeof(*in));
 	struct hwprof_metric m[64];
@@ -922,8 +918,8 @@ static size_t derive(const struct hwprof_event_list *list, const struct ev_stat 
 		out[k++] = (struct metric_out){m[i], ""};
 	k += derive_rates(list, st, elapsed, out + k, max - k);
 	/* Bandwidth of byte-unit events (uncore CAS counts scaled to MiB by their .scale). */
-	for (size_t i = 0; i < list->n && k < max && elapsed > 0; i++) {
-		double b = unit_bytes(list->ev[i].unit);
+	for (size_t i = 0; i < bw_first && k < max && elapsed > 0; i++) {
+		double b = bw_unit_bytes(list->ev[i].unit);
 		if (!b || !st[i].counted_runs)
 			continue;
 		struct metric_out *mo = &out[k++];
@@ -972,7 +968,7 @@ static void print_groups(FILE *f, const struct hwprof_event_list *list, const st
 static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
 		       const struct run_times *t, const char *cpu, const char *cmd,
-		       const struct stat_opts *o)
+		       const struct stat_opts *o, const struct stat_bw *bw)
 {
 	char a[64], b[64], c[64];
 
@@ -1048,6 +1044,8 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 				m[i].unit, x->name, x->formula);
 		}
 	}
+	if (bw)
+		stat_bw_text(f, bw);
 	fprintf(f, "\n %20.6f seconds time elapsed", t->elapsed);
 	if (rd->kept > 1)
 		fprintf(f, " ( +- %5.2f%% )", t->elapsed_sd);
@@ -1085,7 +1083,8 @@ static void json_messages(struct hwprof_jw *j)
 
 static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
 		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
-		       const struct run_times *t, const char *cpu, const struct stat_opts *o)
+		       const struct run_times *t, const char *cpu, const struct stat_opts *o,
+		       const struct stat_bw *bw)
 {
 	struct hwprof_jw j;
 
@@ -1125,12 +1124,15 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 	for (size_t i = 0; i < nm; i++)
 		hwprof_jw_metric(&j, &m[i].m, 15);
 	hwprof_jw_end(&j);
+	if (bw)
+		stat_bw_json(&j, bw);
 	json_messages(&j);
 	hwprof_jw_end(&j);
 	fputc('\n', f);
 }
 
-static void print_csv(FILE *f, const struct hwprof_event_list *list, const struct ev_stat *st)
+static void print_csv(FILE *f, const struct hwprof_event_list *list, const struct ev_stat *st,
+		      const struct stat_bw *bw)
 {
 	fputs("event,mean,stddev_pct,min,max,running_pct,unit,counted,supported\n", f);
 	for (size_t i = 0; i < list->n; i++) {
@@ -1147,6 +1149,8 @@ static void print_csv(FILE *f, const struct hwprof_event_list *list, const struc
 		fprintf(f, ",%s,%s\n", s->counted_runs ? "true" : "false",
 			s->unsupported ? "false" : "true");
 	}
+	if (bw)
+		stat_bw_csv(f, bw);
 }
 
 /* ---- the command ----------------------------------------------------------------------- */
@@ -1254,7 +1258,8 @@ int cmd_stat(int argc, char **argv)
 	struct sigaction sa = {.sa_sigaction = on_stop, .sa_flags = SA_SIGINFO}, old_int, old_term;
 	struct runs_done rd = {0};
 	char err[256] = "", cpu[256], msg[PATH_MAX + 256], *cmd = NULL, *text = NULL;
-	char *metric_spec = NULL;
+	char *metric_spec = NULL, *bw_spec = NULL;
+	struct stat_bw *bw = NULL;
 	double el_sum = 0, el_sumsq = 0, user_sum = 0, sys_sum = 0, elapsed;
 	struct run_times times = {.have_cpu = false};
 	bool one_by_one = false;
@@ -1285,6 +1290,20 @@ int cmd_stat(int argc, char **argv)
 		metric_spec = with_metric_events(o.events, o.metrics);
 		o.events = metric_spec;
 	}
+	/* The host's memory controllers first: on a host without them, that is the news. */
+	if (o.bandwidth) {
+		bw = xcalloc(1, sizeof(*bw));
+		bw_spec = stat_bw_events(bw, o.events);
+		if (!bw_spec) {
+			free(bw);
+			free(metric_spec);
+			return EXIT_FATAL;
+		}
+		if (!o.system_wide)
+			die_usage("--bandwidth counts the memory controllers of the whole machine, "
+				  "not a process: add -a");
+		o.events = bw_spec;
+	}
 	if (!o.events) {
 		bool pmu = hwprof_host_has_pmu();
 		o.events = hwprof_count_default_spec(pmu);
@@ -1299,6 +1318,8 @@ int cmd_stat(int argc, char **argv)
 	if (r < 0) /* a PMU that does not exist is a spelling to fix too: 64, as in record */
 		die_usage("-e '%s': %s", o.events, err[0] ? cli_see(err) : "malformed event spec");
 	warn_multiplexing(&list);
+	if (bw)
+		stat_bw_locate(bw, &list);
 	out_fd = open_counts(&o);
 	if (out_fd < 0) {
 		hwprof_events_free(&list);
@@ -1380,18 +1401,30 @@ int cmd_stat(int argc, char **argv)
 	if (one_by_one)
 		note("the kernel refused inherit with PERF_FORMAT_GROUP (an older kernel): group "
 		     "members were read one by one");
-	nm = derive(&list, st, elapsed, metrics, 64);
+	nm = derive(&list, st, elapsed, bw ? bw->first : list.n, metrics, 64);
 	metrics_why_not(&o, &list, st, metrics, nm, false);
+	if (bw) {
+		double *mean = xcalloc(list.n, sizeof(*mean));
+		bool *counted = xcalloc(list.n, sizeof(*counted));
+
+		for (size_t i = 0; i < list.n; i++) {
+			mean[i] = mean_of(&st[i]);
+			counted[i] = st[i].counted_runs > 0;
+		}
+		stat_bw_finish(bw, &list, mean, counted, elapsed);
+		free(counted);
+		free(mean);
+	}
 
 	out = open_memstream(&text, &text_len);
 	if (!out)
 		die("out of memory");
 	if (o.format == CLI_FORMAT_JSON)
-		print_json(out, &rd, &list, st, metrics, nm, &times, cpu, &o);
+		print_json(out, &rd, &list, st, metrics, nm, &times, cpu, &o, bw);
 	else if (o.format == CLI_FORMAT_CSV)
-		print_csv(out, &list, st);
+		print_csv(out, &list, st, bw);
 	else
-		print_text(out, &rd, &list, st, metrics, nm, &times, cpu, cmd, &o);
+		print_text(out, &rd, &list, st, metrics, nm, &times, cpu, cmd, &o, bw);
 	if (fclose(out) != 0)
 		die("out of memory");
 	if (o.format == CLI_FORMAT_JSON && counts_on_stderr(&o))
@@ -1419,6 +1452,8 @@ out:
 	free(st);
 	free(cmd);
 	free(metric_spec);
+	free(bw_spec);
+	free(bw);
 	hwprof_events_free(&list);
 	return rc;
 }

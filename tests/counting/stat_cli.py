@@ -449,4 +449,20 @@ rc, _, err = stat("-e", "PAPI_L2_TCM", "--", "true")
 check(f"PAPI_L2_TCM refused with the reason: {err!r}",
       rc == 64 and "PAPI preset 'PAPI_L2_TCM': no generic event counts L2 misses" in err)
 
+# --bandwidth on a host without memory-controller counters: one line, the cause and what works
+# here (the counting itself is tests/counting/test_stat_bandwidth.c's, on fixture trees, and
+# bandwidth_host.py's where the counters exist).
+devices = "/sys/bus/event_source/devices"
+controllers = [d for d in (os.listdir(devices) if os.path.isdir(devices) else [])
+               if d.startswith("uncore_imc") or d == "amd_df"]
+if controllers:
+    print(f"skip: --bandwidth's no-controller error (this host has {controllers})")
+else:
+    rc, _, err = stat("--bandwidth", "-a", "--", "true")
+    check(f"--bandwidth without a memory controller: rc {rc}, one line: {err!r}",
+          rc == 2 and err.count("\n") == 1 and
+          err.startswith("hwprof stat: error: --bandwidth: no memory-controller PMU "
+                         "(uncore_imc_N, uncore_imc or amd_df) in /sys/bus/event_source/devices")
+          and "what works here: software events" in err)
+
 finish()
