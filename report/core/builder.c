@@ -81,15 +81,21 @@ struct builder {
 	size_t nseen_comms, nseen_pids, nseen_tids;
 	bool more_comms, more_pids, more_tids; /* more than SEEN_MAX: the lists are cut */
 	/* The current input's stacks as recorded: its stack id -> index in in_stacks, whose
-	 * addresses are in_ips[first .. first + nr). */
+	 * addresses are in_ips[first .. first + nr). in_locs[first .. first + nloc) are their
+	 * callers' location ids (b->agg) as last located, for process PID while the maps are of
+	 * generation GEN, right for sample times in [lo, hi) (stack_callers()). */
 	struct u32_map in_stack_ids;
 	struct in_stack {
 		size_t first;
 		uint32_t nr, nr_kernel;
 		bool truncated;
+		bool located; /* in_locs holds them */
+		uint32_t pid, nloc;
+		uint64_t gen, lo, hi;
 	} * in_stacks;
 	size_t nin_stacks, cap_in_stacks;
 	uint64_t *in_ips;
+	uint32_t *in_locs; /* as many as in_ips */
 	size_t nin_ips, cap_in_ips;
 	uint64_t missing_stack;	   /* samples of this input naming a stack it never gave */
 	struct stack_table stacks; /* of every input, in location ids (b->agg) */
@@ -378,9 +384,10 @@ static void seen_id(uint32_t *v, size_t *n, bool *more, uint32_t id)
 }
 
 /* Where IP of PID at TIME lies: *DSO and *OFFSET (file offset in it; the address itself in
- * [kernel] and [unknown]). */
+ * [kernel] and [unknown]). With LO (and HI), [*LO, *HI) narrowed to the times the answer
+ * holds for (maps_find_span()). */
 static void locate(struct builder *b, uint32_t pid, uint64_t ip, uint64_t time, bool kernel,
-		   uint32_t *dso, uint64_t *offset)
+		   uint32_t *dso, uint64_t *offset, uint64_t *lo, uint64_t *hi)
 {
 	const struct map *mp;
 
@@ -389,23 +396,55 @@ static void locate(struct builder *b, uint32_t pid, uint64_t ip, uint64_t time, 
 		*dso = DSO_ID_KERNEL, *offset = ip;
 		return;
 	}
-	mp = maps_find(b->maps, pid, ip, time);
+	mp =
+	    lo ? maps_find_span(b->maps, pid, ip, time, lo, hi) : maps_find(b->maps, pid, ip, time);
 	if (!mp)
 		*dso = DSO_ID_UNKNOWN, *offset = ip;
 	else
 		*dso = mp->dso, *offset = ip - mp->start + mp->pgoff;
 }
 
+/* Recorded stack ST's callers as location ids for a sample of PID at TIME, into
+ * b->in_locs[st->first .. + st->nloc). A caller's entry is a return address: the call
+ * instruction ends just before it, so its location is the address 1 byte before (the call
+ * site's line, not the line after the call). Located again only when the process, the maps
+ * or the span of times the last answer holds for differ: samples of one stack add its
+ * addresses once, not per sample. Returns 0 or -ENOMEM. */
+static int stack_callers(struct builder *b, struct in_stack *st, uint32_t pid, uint64_t time)
+{
+	uint64_t gen = maps_generation(b->maps), lo = 0, hi = UINT64_MAX;
+	uint32_t n = 0;
+
+	if (st->located && st->pid == pid && st->gen == gen && time >= st->lo && time < st->hi)
+		return 0;
+	st->located = false;
+	for (uint32_t i = 0; i < st->nr; i++) {
+		uint64_t ip = b->in_ips[st->first + i], off;
+		uint32_t dso;
+		int ret;
+
+		if (!ip)
+			continue;
+		locate(b, pid, ip - 1, time, i < st->nr_kernel, &dso, &off, &lo, &hi);
+		ret = agg_intern(&b->agg, dso, off, &b->in_locs[st->first + n++]);
+		if (ret < 0)
+			return ret;
+	}
+	st->located = true;
+	st->pid = pid, st->nloc = n, st->gen = gen, st->lo = lo, st->hi = hi;
+	return 0;
+}
+
 /* Sample S's stack as location ids into b->frames[0 .. *N): LEAF (its own address), then
- * the callers of recorded stack STACK_ID (none when 0). A caller's entry is a return address:
- * the call instruction ends just before it, so its location is the address 1 byte before (the
- * call site's line, not the line after the call). *MISSING when the input never gave
- * STACK_ID: the sample counts, its callers are unknown (the stack is marked *TRUNCATED). */
+ * the callers of recorded stack STACK_ID (none when 0; stack_callers()). *MISSING when the
+ * input never gave STACK_ID: the sample counts, its callers are unknown (the stack is marked
+ * *TRUNCATED). */
 static int sample_frames(struct builder *b, const struct hwprof_rec_sample *s, uint32_t leaf,
 			 uint32_t stack_id, uint32_t *n, bool *truncated, bool *missing)
 {
-	const struct in_stack *st = NULL;
+	struct in_stack *st = NULL;
 	uint32_t k, nr = 0;
+	int ret;
 
 	*n = 1;
 	*truncated = *missing = false;
@@ -425,18 +464,14 @@ static int sample_frames(struct builder *b, const struct hwprof_rec_sample *s, u
 		b->cap_frames = nr + 1;
 	}
 	b->frames[0] = leaf;
-	for (uint32_t i = 0; i < nr; i++) {
-		uint64_t ip = b->in_ips[st->first + i], off;
-		uint32_t dso;
-		int ret;
-
-		if (!ip)
-			continue;
-		locate(b, s->pid, ip - 1, s->time, i < st->nr_kernel, &dso, &off);
-		ret = agg_intern(&b->agg, dso, off, &b->frames[(*n)++]);
-		if (ret < 0)
-			return ret;
-	}
+	if (!st)
+		return 0;
+	ret = stack_callers(b, st, s->pid, s->time);
+	if (ret < 0)
+		return ret;
+	if (st->nloc) /* in_locs is NULL while every stack is empty */
+		memcpy(b->frames + 1, b->in_locs + st->first, st->nloc * sizeof(*b->frames));
+	*n += st->nloc;
 	return 0;
 }
 
@@ -472,7 +507,7 @@ int builder_add_sample(struct builder *b, const struct hwprof_rec_sample *s, uin
 		if (!filter_str(&b->comms, c ? c->comm : NULL))
 			return 0;
 	}
-	locate(b, s->pid, s->ip, s->time, s->kernel, &dso, &off);
+	locate(b, s->pid, s->ip, s->time, s->kernel, &dso, &off, NULL, NULL);
 	ret = shown ? agg_add(&b->agg, dso, off, s->period, &leaf)
 		    : agg_intern(&b->agg, dso, off, &leaf);
 	if (ret == 0 && shown && s->addr)
@@ -507,16 +542,24 @@ int builder_add_stack(struct builder *b, uint32_t id, const uint64_t *ips, uint3
 	if (b->nin_ips + nr > b->cap_in_ips) {
 		size_t cap = b->cap_in_ips ? b->cap_in_ips : 4096;
 		uint64_t *v;
+		uint32_t *locs;
 		while (cap < b->nin_ips + nr)
 			cap *= 2;
 		v = realloc(b->in_ips, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		b->in_ips = v;
+		locs = realloc(b->in_locs, cap * sizeof(*locs));
+		if (!locs)
+			return -ENOMEM;
+		b->in_locs = locs;
 		b->cap_in_ips = cap;
 	}
 	st = &b->in_stacks[b->nin_stacks];
-	*st = (struct in_stack){b->nin_ips, nr, nr_kernel < nr ? nr_kernel : nr, truncated};
+	*st = (struct in_stack){.first = b->nin_ips,
+				.nr = nr,
+				.nr_kernel = nr_kernel < nr ? nr_kernel : nr,
+				.truncated = truncated};
 	if (nr)
 		memcpy(b->in_ips + b->nin_ips, ips, nr * sizeof(*ips));
 	b->nin_ips += nr;
@@ -1478,6 +1521,7 @@ void builder_free(struct builder *b)
 	u32_map_release(&b->in_stack_ids);
 	free(b->in_stacks);
 	free(b->in_ips);
+	free(b->in_locs);
 	stack_table_release(&b->stacks);
 	for (uint32_t i = 0; i < b->nev_stacks; i++)
 		stack_table_release(&b->ev_stacks[i]);

@@ -17,7 +17,8 @@ struct proc {
 
 struct maps {
 	struct proc *procs;
-	size_t cap, n; /* cap a power of two */
+	size_t cap, n;	     /* cap a power of two */
+	uint64_t generation; /* maps_generation() */
 };
 
 struct maps *maps_new(void)
@@ -138,6 +139,7 @@ int maps_mmap(struct maps *m, uint32_t pid, uint64_t start, uint64_t len, uint64
 {
 	struct proc *p = get(m, pid);
 
+	m->generation++;
 	if (!p)
 		return -ENOMEM;
 	return insert(p, (struct map){start, start + len, pgoff, time, UINT64_MAX, dso});
@@ -150,6 +152,7 @@ int maps_fork(struct maps *m, uint32_t pid, uint32_t ppid, uint64_t time)
 
 	if (pid == ppid)
 		return 0;
+	m->generation++;
 	p = get(m, pid);
 	if (!p)
 		return -ENOMEM;
@@ -178,6 +181,7 @@ void maps_exec(struct maps *m, uint32_t pid, uint64_t time)
 {
 	struct proc *p = get(m, pid);
 
+	m->generation++;
 	if (!p)
 		return;
 	if (time > p->exec_time)
@@ -213,4 +217,39 @@ const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t ip, uint64_t 
 			any = mp;
 	}
 	return any;
+}
+
+/* Every mapping of P holding IP, newest first, is tried as maps_find() does; those not valid
+ * at TIME bound the span from the side TIME is not on, and the answer's own validity bounds
+ * it too. */
+const struct map *maps_find_span(struct maps *m, uint32_t pid, uint64_t ip, uint64_t time,
+				 uint64_t *lo, uint64_t *hi)
+{
+	struct proc *p = lookup(m, pid);
+	const struct map *any = NULL;
+
+	if (!p)
+		return NULL;
+	for (size_t i = p->n; i-- > 0;) {
+		const struct map *mp = &p->v[i];
+		if (ip < mp->start || ip >= mp->end)
+			continue;
+		if (time >= mp->begin && time < mp->until) {
+			*lo = mp->begin > *lo ? mp->begin : *lo;
+			*hi = mp->until < *hi ? mp->until : *hi;
+			return mp;
+		}
+		if (mp->until <= time)
+			*lo = mp->until > *lo ? mp->until : *lo;
+		else
+			*hi = mp->begin < *hi ? mp->begin : *hi;
+		if (!any)
+			any = mp;
+	}
+	return any;
+}
+
+uint64_t maps_generation(const struct maps *m)
+{
+	return m->generation;
 }

@@ -43,4 +43,14 @@ void maps_exec(struct maps *m, uint32_t pid, uint64_t time);
  * record without time), the newest one holding IP. */
 const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t ip, uint64_t time);
 
+/* maps_find()'s answer, found by a full search, that also narrows [*LO, *HI) (ns; start from
+ * [0, UINT64_MAX)) to times around TIME at which PID's answer for IP is the same: a caller
+ * may keep the answer for another time in [*LO, *HI) of PID while maps_generation() stays
+ * the same. */
+const struct map *maps_find_span(struct maps *m, uint32_t pid, uint64_t ip, uint64_t time,
+				 uint64_t *lo, uint64_t *hi);
+
+/* A number that changes whenever M's mappings do (maps_mmap(), maps_fork(), maps_exec()). */
+uint64_t maps_generation(const struct maps *m);
+
 #endif

@@ -49,13 +49,12 @@ static void add_fork(struct builder *b, uint32_t pid, uint32_t ppid, uint64_t t)
 	cr_assert_eq(builder_add(b, &r), 0);
 }
 
-/* Records from per-CPU buffers come out of time order: a sample taken before an exec can be
- * read after it, and must still resolve to the old image. */
-Test(builder, mmap_replay_follows_time_fork_and_exec)
+/* A builder whose process 10 mapped /nonexistent/old at 0x400000 at time 100, exec'ed at
+ * 500 and mapped /nonexistent/new there at 600. */
+static struct builder *old_exec_new(void)
 {
-	struct profile_options o = {0};
+	static const struct profile_options o = {0};
 	struct builder *b;
-	struct profile *p;
 	char err[256];
 
 	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
@@ -63,6 +62,17 @@ Test(builder, mmap_replay_follows_time_fork_and_exec)
 	add_mmap(b, 10, 100, 0x400000, "/nonexistent/old", 0);
 	add_comm(b, 10, 10, 500, "new", true);
 	add_mmap(b, 10, 600, 0x400000, "/nonexistent/new", 0);
+	return b;
+}
+
+/* Records from per-CPU buffers come out of time order: a sample taken before an exec can be
+ * read after it, and must still resolve to the old image. */
+Test(builder, mmap_replay_follows_time_fork_and_exec)
+{
+	struct builder *b = old_exec_new();
+	struct profile *p;
+	char err[256];
+
 	add_samples(b, 10, 10, 400, 0x400010, 3, false); /* before the exec */
 	add_samples(b, 10, 10, 700, 0x400010, 5, false); /* after */
 	add_fork(b, 11, 10, 800);
@@ -323,6 +333,45 @@ Test(builder, stacks_interned_with_call_sites_and_stackless_samples)
 	cr_expect_eq(frame(p, s, 2)->offset, 0xff);
 	cr_expect_eq(frame(p, s, 2)->id, s->locs[2]);
 	cr_expect(!has_warning(p, "name a stack", NULL));
+	profile_free(p);
+}
+
+/* Samples of the two-frame stacks of P whose caller lies in DSO. */
+static uint64_t caller_samples(const struct profile *p, const char *dso)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++)
+		if (p->stacks[i].n == 2 && !strcmp(frame(p, &p->stacks[i], 1)->dso, dso))
+			n += p->stacks[i].samples;
+	return n;
+}
+
+/* One recorded stack's callers are located for each sample's own process and time: another
+ * process, a sample read after a later exec or mmap, a process without mappings. */
+Test(builder, one_stack_resolves_per_sample_process_and_time)
+{
+	const uint64_t ips[] = {0x400201};
+	struct builder *b = old_exec_new();
+	struct profile *p;
+	char err[256];
+
+	add_mmap(b, 12, 1, 0x400000, "/nonexistent/other", 0);
+	cr_assert_eq(builder_add_stack(b, 1, ips, 1, 0, false), 0);
+	add_stack_samples(b, 10, 700, 0x400010, 2, 1);
+	add_stack_samples(b, 10, 400, 0x400010, 3, 1); /* read late: before the exec */
+	add_stack_samples(b, 12, 700, 0x400010, 4, 1);
+	add_stack_samples(b, 10, 700, 0x400010, 1, 1);
+	add_stack_samples(b, 13, 700, 0x400010, 5, 1); /* no mappings */
+	add_mmap(b, 10, 800, 0x400000, "/nonexistent/newer", 0);
+	add_stack_samples(b, 10, 900, 0x400010, 6, 1);
+	add_stack_samples(b, 10, 750, 0x400010, 7, 1); /* read late: before the mmap */
+	p = finish(b, err, sizeof(err), 0);
+	cr_expect_eq(caller_samples(p, "/nonexistent/old"), 3);
+	cr_expect_eq(caller_samples(p, "/nonexistent/new"), 10);
+	cr_expect_eq(caller_samples(p, "/nonexistent/other"), 4);
+	cr_expect_eq(caller_samples(p, "[unknown]"), 5);
+	cr_expect_eq(caller_samples(p, "/nonexistent/newer"), 6);
 	profile_free(p);
 }
 
