@@ -952,22 +952,30 @@ static bool generic_name(const char *name, size_t n)
 }
 
 /* Whether "SYS:EVENT" (SYS the N bytes at SYS) is meant as a tracepoint: tracefs has the
- * system, or EVENT looks like a tracepoint's name (a '_' or a pattern: "sched_switch",
- * "sys_enter_*"), so that "cyclez:q" stays an unknown event and "nosys:foo_bar" is an
+ * system; or else EVENT looks like a tracepoint's name (a '_' or a pattern: "sched_switch",
+ * "sys_enter_*") and libpfm4 does not take "SYS:EVENT" for its own EVENT:UMASK spelling
+ * ("INST_RETIRED:ANY_P"). So "cyclez:q" stays an unknown event and "nosys:foo_bar" is an
  * unknown tracepoint. */
 static bool tracepoint_system(const char *sys, size_t n, const char *event)
 {
 	const char *root = hwprof_tracefs_root();
 	size_t len = strspn(event, tp_chars);
-	char path[PATH_MAX];
+	char path[PATH_MAX], name[256], msg[256];
+	struct vendor_event v;
 	struct stat st;
+	int r;
 
-	if (memchr(event, '_', len) || memchr(event, '*', len) || memchr(event, '?', len))
-		return true;
-	if (!root)
+	if (root) {
+		snprintf(path, sizeof(path), "%s/events/%.*s", root, (int)n, sys);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return true;
+	}
+	if (!memchr(event, '_', len) && !memchr(event, '*', len) && !memchr(event, '?', len))
 		return false;
-	snprintf(path, sizeof(path), "%s/events/%.*s", root, (int)n, sys);
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	/* libpfm4 knows the event SYS when it encodes it, or refuses only its umask. */
+	snprintf(name, sizeof(name), "%.*s", (int)n, sys);
+	r = vendor_encode(name, "", &v, msg, sizeof(msg));
+	return r != 0 && r != -EINVAL;
 }
 
 /* Appends tracepoint NAME ("sys:event") of GROUP with modifiers text MODS (may be "") to P's

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* One published encoding: the spelling, config and config1 (perf_event_attr of the core PMU,
  * PERF_TYPE_RAW), and whether it samples precisely (PEBS). */
@@ -180,6 +181,35 @@ Test(vendor, modifiers, .init = force_skl)
 	bad("cycles:u:k", "unexpected ':'");
 	bad("cycles:c=1", "unknown modifier 'c'");
 	bad("cyclez", "did you mean 'cycles'");
+}
+
+/* libpfm4's own EVENT:UMASK spelling, with a '_' in the umask, is a vendor event, not a
+ * tracepoint "group:name": tracefs has no INST_RETIRED group (the test points tracefs at an
+ * empty directory, so nothing of this host's answers). */
+Test(vendor, colon_umask_with_underscore_is_libpfm4s, .init = force_skl)
+{
+	char tracefs[PATH_MAX] = "/tmp/hwprof-vendor-tracefs-XXXXXX";
+	struct hwprof_event ev;
+
+	char events[PATH_MAX + 8];
+
+	cr_assert_not_null(mkdtemp(tracefs));
+	snprintf(events, sizeof(events), "%s/events", tracefs);
+	cr_assert_eq(mkdir(events, 0755), 0);
+	setenv("HWPROF_TRACEFS_ROOT", tracefs, 1);
+	ev = one("INST_RETIRED:ANY_P");
+	cr_assert_eq(ev.kind, HWPROF_EV_RAW);
+	cr_assert_eq(ev.config, 0x00c0, "C0H umask 00H: 0x%llx", (unsigned long long)ev.config);
+	cr_assert_str_eq(ev.vendor, "skl");
+	ev = one("MEM_LOAD_RETIRED:L3_MISS:u");
+	cr_assert_eq(ev.config, 0x20d1);
+	cr_assert(!ev.exclude_user && ev.exclude_kernel);
+	ev = one("BR_MISP_RETIRED:ALL_BRANCHES");
+	cr_assert_eq(ev.config, 0x00c5);
+	/* Not an event libpfm4 knows either: still an unknown tracepoint. */
+	bad("nosys:foo_bar", "unknown tracepoint 'nosys:foo_bar'");
+	rmdir(events);
+	rmdir(tracefs);
 }
 
 Test(vendor, code_text)
