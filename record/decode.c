@@ -122,9 +122,9 @@ static int take_callchain(const struct decode_ctx *ctx, struct cur *c, uint64_t 
 /* PERF_SAMPLE_REGS_USER: u64 abi, then u64 regs[weight(sample_regs_user)] unless abi is
  * PERF_SAMPLE_REGS_ABI_NONE. PERF_SAMPLE_STACK_USER: u64 size, then (size > 0) char data[size]
  * and u64 dyn_size, the bytes really copied (linux/perf_event.h). */
-static int take_ustack(const struct decode_ctx *ctx, struct cur *c, struct decode_ustack *u)
+static int take_ustack(const struct decode_ctx *ctx, struct cur *c, struct unwind_ustack *u)
 {
-	struct decode_ustack tmp;
+	struct unwind_ustack tmp;
 	uint64_t size;
 
 	if (!u)
@@ -135,6 +135,7 @@ static int take_ustack(const struct decode_ctx *ctx, struct cur *c, struct decod
 		if (c->err)
 			return -EBADMSG;
 		if (u->abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			u->mask = ctx->regs_user;
 			u->nregs = (uint32_t)__builtin_popcountll(ctx->regs_user);
 			if ((size_t)(c->end - c->p) / 8 < u->nregs)
 				return -EBADMSG;

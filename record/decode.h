@@ -17,6 +17,7 @@
 
 #include "callchain.h"
 #include "hwprof/sampfile.h"
+#include "unwind.h"
 
 /* The sample_type bits decode understands. */
 #define DECODE_SAMPLE_TYPES                                                                        \
@@ -28,19 +29,6 @@
 
 /* The most registers PERF_SAMPLE_REGS_USER may carry (one per bit of sample_regs_user). */
 #define DECODE_REGS_MAX 64
-
-/* A sample's user-space state (PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER,
- * perf_event_open(2)): the registers the task had in user mode and a copy of its user stack
- * from the stack pointer up. Pointers go into the record decoded, valid as long as it is. */
-struct decode_ustack {
-	uint64_t abi;		    /* PERF_SAMPLE_REGS_ABI_*; NONE (0): no user state (a kernel
-				     * thread), then NREGS is 0 */
-	uint32_t nregs;		    /* registers in REGS: one per bit of sample_regs_user */
-	const unsigned char *regs;  /* NREGS u64 values, in the bit order of sample_regs_user
-				     * (not aligned: read with memcpy) */
-	const unsigned char *stack; /* the copy: SIZE bytes from the user stack pointer up */
-	uint64_t size;		    /* bytes really copied (dyn_size; <= attr.sample_stack_user) */
-};
 
 /* How the records of one recording are shaped, and which event an id belongs to. */
 struct decode_ctx {
@@ -62,7 +50,7 @@ struct decode_ctx {
 	 * sample carries); with it or PERF_SAMPLE_STACK_USER, where a sample's user state goes
 	 * (NULL: skipped). */
 	uint64_t regs_user;
-	struct decode_ustack *ustack;
+	struct unwind_ustack *ustack;
 	/* record --data (attr.mmap_data): keep the MMAP2 records of data mappings (heap, stack,
 	 * anonymous, file-backed) too; else only executable ones are kept. */
 	bool data_mmaps;

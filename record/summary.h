@@ -12,7 +12,7 @@
 #include "hwprof/hwprof.h"
 #include "hwprof/sampfile.h"
 #include "sampler.h"
-#include "unwind.h"
+#include "unwind_summary.h"
 
 /* Counted by record as records pass from the rings to the file. */
 struct record_tally {

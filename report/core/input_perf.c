@@ -33,6 +33,7 @@
 #include "perf_meta.h"
 #include "stackset.h"
 #include "textfmt.h"
+#include "unwind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -122,6 +123,10 @@ struct perf_reader {
 	uint64_t *counting; /* name_default_event(): decompressed SAMPLEs are counted here */
 	struct stackset stacks;
 	struct callchain_stack chain;
+	/* perf record --call-graph dwarf: the samples' stack copies unwound (unwind.h), fed
+	 * the records in time order; NULL when no event copies stacks, or on another arch. */
+	struct unwind *unwind;
+	struct callchain_stack unwound;
 	uint64_t records, samples, lost, throttles, late_build_ids;
 	uint64_t lost_samples; /* the sum of LOST_SAMPLES records (lost: of LOST records) */
 	uint64_t stack_copies; /* samples with a user stack copy (--call-graph dwarf) */
@@ -174,6 +179,11 @@ static int begin(struct perf_reader *r, uint64_t at)
 	ret = perf_meta_header(&r->m);
 	if (ret == 0)
 		ret = name_default_event(r, at);
+	for (uint32_t i = 0; i < r->m.nev && ret == 0 && !r->unwind && unwind_supported(); i++)
+		if ((r->m.ev[i].attr.sample_type &
+		     (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) ==
+		    (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+			ret = unwind_new(&r->unwind);
 	if (ret < 0)
 		return ret;
 	r->begun = true;
@@ -289,9 +299,10 @@ static size_t read_size(uint64_t fmt, const unsigned char *p, size_t avail)
  * hw_idx with PERF_SAMPLE_BRANCH_HW_INDEX, nr entries of 3 u64, and nr u64 counters with
  * PERF_SAMPLE_BRANCH_COUNTERS), REGS_USER (u64 abi, then a u64 per bit of sample_regs_user
  * unless abi is NONE), STACK_USER (u64 size, then data[size] and u64 dyn_size when size is
- * not 0). Returns 0 or -EBADMSG when they do not fit before END. */
+ * not 0), the last two into *US (zeroed first). Returns 0 or -EBADMSG when they do not fit
+ * before END, or a dyn_size exceeds its size. */
 static int skip_to_weight(const struct perf_event_attr *a, const unsigned char **pp,
-			  const unsigned char *end)
+			  const unsigned char *end, struct unwind_ustack *us)
 {
 	const unsigned char *p = *pp;
 	uint64_t t = a->sample_type, n;
@@ -319,15 +330,20 @@ static int skip_to_weight(const struct perf_event_attr *a, const unsigned char *
 			return -EBADMSG;
 		p += n * each * 8;
 	}
+	memset(us, 0, sizeof(*us));
 	if (t & PERF_SAMPLE_REGS_USER) {
 		if (end - p < 8)
 			return -EBADMSG;
-		n = get64(p) == PERF_SAMPLE_REGS_ABI_NONE
+		us->abi = get64(p);
+		n = us->abi == PERF_SAMPLE_REGS_ABI_NONE
 			? 0
 			: (uint64_t)__builtin_popcountll(a->sample_regs_user);
 		p += 8;
 		if (n > (uint64_t)(end - p) / 8)
 			return -EBADMSG;
+		us->mask = a->sample_regs_user;
+		us->nregs = (uint32_t)n;
+		us->regs = p;
 		p += n * 8;
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
@@ -337,23 +353,53 @@ static int skip_to_weight(const struct perf_event_attr *a, const unsigned char *
 		p += 8;
 		if (n && (n > (uint64_t)(end - p) || (uint64_t)(end - p) - n < 8))
 			return -EBADMSG;
+		if (n) {
+			us->stack = p;
+			us->size = get64(p + n);
+			if (us->size > n)
+				return -EBADMSG;
+		}
 		p += n ? n + 8 : 0;
 	}
 	*pp = p;
 	return 0;
 }
 
+/* ST's id into *ID, a STACK record added the first time it is seen. Returns 0, -EBADMSG (more
+ * stacks than ids) or -ENOMEM. */
+static int intern_stack(struct perf_reader *r, const struct callchain_stack *st, uint32_t *id)
+{
+	int ret = stackset_intern(&r->stacks, st->ips, st->nr, st->nr_kernel, st->truncated, id);
+
+	if (ret < 0)
+		return ret == -EOVERFLOW ? -EBADMSG : ret;
+	if (ret == 1) {
+		struct hwprof_record rec = {.type = HWPROF_REC_STACK};
+		rec.stack = (struct hwprof_rec_stack){.id = *id,
+						      .nr = st->nr,
+						      .nr_kernel = st->nr_kernel,
+						      .truncated = st->truncated,
+						      .ips = st->ips};
+		ret = input_record(r->in, &rec);
+	}
+	return ret < 0 ? ret : 0;
+}
+
 /* A SAMPLE record (layout: perf_event_open(2), PERF_RECORD_SAMPLE) into *S and, with a
- * callchain, its stack id (a STACK record is added the first time a stack is seen). Returns
- * 0, -EBADMSG when the record is shorter than its sample_type says, or -ENOMEM. */
+ * callchain or a user stack copy (unwound), its stack id (a STACK record is added the first
+ * time a stack is seen). Returns 0, -EBADMSG when the record is shorter than its
+ * sample_type says, or -ENOMEM. */
 static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t len,
 			 struct hwprof_rec_sample *s)
 {
 	int k = event_index(r, rec, len, true);
 	const struct perf_event_attr *a;
 	const unsigned char *p = rec + 8, *end = rec + len;
+	const struct callchain_stack *st = NULL;
+	struct unwind_ustack us = {0};
 	uint64_t t;
 	uint16_t misc;
+	int ret;
 
 #define NEED(n)                                                                                    \
 	do {                                                                                       \
@@ -400,7 +446,6 @@ static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t
 	}
 	if (t & PERF_SAMPLE_CALLCHAIN) {
 		uint64_t nr;
-		int ret;
 
 		NEED(8);
 		nr = get64(p);
@@ -408,25 +453,12 @@ static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t
 		if (nr > (uint64_t)(end - p) / 8)
 			return -EBADMSG;
 		callchain_callers(p, nr, s->ip, a->sample_max_stack, &r->chain);
-		ret = stackset_intern(&r->stacks, r->chain.ips, r->chain.nr, r->chain.nr_kernel,
-				      r->chain.truncated, &s->stack_id);
-		if (ret < 0)
-			return ret == -EOVERFLOW ? -EBADMSG : ret;
-		if (ret == 1) {
-			struct hwprof_record st = {.type = HWPROF_REC_STACK};
-			st.stack = (struct hwprof_rec_stack){.id = s->stack_id,
-							     .nr = r->chain.nr,
-							     .nr_kernel = r->chain.nr_kernel,
-							     .truncated = r->chain.truncated,
-							     .ips = r->chain.ips};
-			ret = input_record(r->in, &st);
-			if (ret < 0)
-				return ret;
-		}
+		st = &r->chain;
 		p += nr * 8;
 	}
-	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC)) {
-		int ret = skip_to_weight(a, &p, end);
+	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC |
+		 PERF_SAMPLE_STACK_USER)) {
+		ret = skip_to_weight(a, &p, end, &us);
 		if (ret < 0)
 			return ret;
 		/* WEIGHT: u64; WEIGHT_STRUCT: u32 var1_dw (the latency), u16 var2_w, var3_w, in
@@ -443,7 +475,13 @@ static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t
 		}
 	}
 #undef NEED
-	return 0;
+	if (r->unwind && (t & PERF_SAMPLE_REGS_USER) && (t & PERF_SAMPLE_STACK_USER)) {
+		/* --call-graph dwarf: perf's callchain holds the kernel part only
+		 * (exclude_callchain_user); the user part is unwound from the copy. */
+		unwind_sample_state(r->unwind, s, st, &us, HWPROF_STACK_MAX, &r->unwound);
+		st = &r->unwound;
+	}
+	return st ? intern_stack(r, st, &s->stack_id) : 0;
 }
 
 /* The NUL-terminated string at P, before END, or NULL. */
@@ -597,6 +635,9 @@ static int kernel_record(struct perf_reader *r, const unsigned char *rec, size_t
 		r->throttles += h.type == PERF_RECORD_THROTTLE;
 		break;
 	}
+	/* The unwinder follows each process's code mappings, in time order as its samples. */
+	if (r->unwind && (ret = unwind_track(r->unwind, &out)) < 0)
+		return ret;
 	return input_record(r->in, &out);
 }
 
@@ -1328,6 +1369,55 @@ static int open_src(struct perf_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
+struct no_cfi {
+	struct perf_reader *r;
+	unsigned named, more;
+	int ret;
+};
+
+static void warn_no_cfi(const char *path, uint64_t stacks, void *arg)
+{
+	struct no_cfi *n = arg;
+
+	if (n->named == 5 || n->ret < 0) {
+		n->more++;
+		return;
+	}
+	n->named++;
+	n->ret = input_warning(n->r->in,
+			       "%s: %" PRIu64
+			       " stack%s stopped in its code without CFI " UNWIND_NO_CFI_ADVICE,
+			       path, stacks, stacks == 1 ? "" : "s");
+}
+
+/* perf record --call-graph dwarf: how many of the stacks unwound are cut, and why (the
+ * header counts them, callgraph views show [truncated] at their outer end). Returns 0 or
+ * -ENOMEM. */
+static int unwind_warnings(struct perf_reader *r)
+{
+	const struct unwind_stats *s = unwind_stats(r->unwind);
+	uint32_t copy = 0;
+	struct no_cfi files = {.r = r};
+	char why[640];
+
+	if (!s->truncated)
+		return 0;
+	for (uint32_t i = 0; i < r->m.nev; i++)
+		if (r->m.ev[i].attr.sample_stack_user > copy)
+			copy = r->m.ev[i].attr.sample_stack_user;
+	unwind_cut_causes(r->unwind, copy, why, sizeof(why));
+	files.ret = input_warning(
+	    r->in,
+	    "%s: %" PRIu64 " of %" PRIu64 " user stacks (perf record "
+	    "--call-graph dwarf, %" PRIu32 "-byte copies) unwound only in part%s%s%s",
+	    r->path, s->truncated, s->samples, copy, *why ? " (" : "", why, *why ? ")" : "");
+	unwind_each_file_without_cfi(r->unwind, warn_no_cfi, &files);
+	if (files.ret == 0 && files.more)
+		files.ret =
+		    input_warning(r->in, "%s: %u more files without CFI", r->path, files.more);
+	return files.ret;
+}
+
 static int finish(struct perf_reader *r)
 {
 	struct hwprof_file_trailer t = {.exit_status = INT32_MIN};
@@ -1350,14 +1440,15 @@ static int finish(struct perf_reader *r)
 	ret = begin(r, r->src.pos);
 	if (ret == -EBADMSG)
 		return 0; /* no event: perf_read() says so */
-	if (ret == 0 && r->stack_copies)
+	if (ret == 0 && r->stack_copies && !r->unwind)
 		ret = input_warning(
 		    r->in,
 		    "%s: %" PRIu64 " samples carry a copy of the user stack (perf record "
-		    "--call-graph dwarf) that hwprof does not unwind: their user-space "
-		    "callers are missing; perf report unwinds them, or record with "
-		    "--call-graph fp, or with hwprof record --call-graph dwarf",
+		    "--call-graph dwarf) that hwprof does not unwind on this machine: their "
+		    "user-space callers are missing; record with --call-graph fp",
 		    r->path, r->stack_copies);
+	if (ret == 0 && r->unwind)
+		ret = unwind_warnings(r);
 	if (ret == 0 && r->late_build_ids)
 		ret = input_note(r->in,
 				 "%s: %" PRIu64 " build-ids came after the samples (perf's pipe "
@@ -1399,6 +1490,7 @@ static int perf_read(struct input *in, const char *path, char *err, size_t errle
 	if (r->src.fd >= 0)
 		close(r->src.fd);
 	stackset_release(&r->stacks);
+	unwind_free(r->unwind);
 	perf_meta_release(&r->m);
 	ZSTD_freeDStream(r->zd);
 	free(r->zbuf);

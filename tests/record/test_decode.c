@@ -505,7 +505,7 @@ static const struct perf_event_header *ustack_sample(struct rec *r, uint64_t abi
 Test(decode, user_registers_and_stack_copy)
 {
 	static struct callchain_stack st;
-	static struct decode_ustack us;
+	static struct unwind_ustack us;
 	struct decode_ctx c = ctx;
 	struct rec r;
 	struct hwprof_record out;
@@ -542,7 +542,7 @@ Test(decode, user_registers_and_stack_copy)
 
 Test(decode, user_stack_copy_that_does_not_fit_is_refused)
 {
-	static struct decode_ustack us;
+	static struct unwind_ustack us;
 	struct decode_ctx c = ctx;
 	struct rec r;
 	struct hwprof_record out;

@@ -48,13 +48,34 @@ Test(unwind, perf_registers_map_to_dwarf_numbers)
 	cr_assert(unwind_supported());
 	cr_assert_eq(n, 17, "the mask asks for the 16 general registers and ip, got %u", n);
 	cr_assert_eq(unwind_regs_mask() & (1ull << PERF_REG_X86_FLAGS), 0);
-	cr_assert_eq(unwind_regs_to_dwarf(regs, n, dwarf), 0);
+	cr_assert_eq(unwind_regs_to_dwarf(regs, n, unwind_regs_mask(), dwarf), 0);
 	for (int i = 0; i < UNWIND_DWARF_REGS; i++)
 		cr_assert_eq(dwarf[i], 1000 + (uint64_t)want[i], "DWARF register %d", i);
 	cr_assert_eq(unwind_dwarf_sp(dwarf), 1000 + PERF_REG_X86_SP);
 	cr_assert_eq(unwind_dwarf_pc(dwarf), 1000 + PERF_REG_X86_IP);
-	cr_assert_eq(unwind_regs_to_dwarf(regs, n - 1, dwarf), -EINVAL);
-	cr_assert_eq(unwind_regs_to_dwarf(regs, 0, dwarf), -EINVAL);
+	cr_assert_eq(unwind_regs_to_dwarf(regs, n - 1, unwind_regs_mask(), dwarf), -EINVAL);
+	cr_assert_eq(unwind_regs_to_dwarf(regs, 0, unwind_regs_mask(), dwarf), -EINVAL);
+	/* perf record's mask holds the flags and segment registers too: they are skipped. */
+	{
+		uint64_t wide = unwind_regs_mask() | 1ull << PERF_REG_X86_FLAGS |
+				1ull << PERF_REG_X86_CS | 1ull << PERF_REG_X86_SS;
+		unsigned char w[64 * 8];
+		uint32_t nw = 0;
+
+		for (int bit = 0; bit < 64; bit++) {
+			uint64_t v = 1000 + (uint64_t)bit;
+			if (wide & (1ull << bit))
+				memcpy(w + 8 * nw++, &v, 8);
+		}
+		cr_assert_eq(unwind_regs_to_dwarf(w, nw, wide, dwarf), 0);
+		for (int i = 0; i < UNWIND_DWARF_REGS; i++)
+			cr_assert_eq(dwarf[i], 1000 + (uint64_t)want[i], "wide mask, reg %d", i);
+		cr_assert_eq(unwind_regs_to_dwarf(w, nw - 1, wide, dwarf), -EINVAL);
+		/* A mask without the stack pointer cannot be unwound. */
+		cr_assert_eq(
+		    unwind_regs_to_dwarf(w, nw - 1, wide & ~(1ull << PERF_REG_X86_SP), dwarf),
+		    -EINVAL);
+	}
 }
 
 Test(unwind, memory_reads_stay_inside_the_copy)
@@ -210,7 +231,8 @@ static void *pack(const struct snap *s, uint64_t stack_size, size_t *len)
 	for (int bit = 0; bit < 64; bit++)
 		if (mask & (1ull << bit))
 			memcpy(regs + 8 * n++, &s->perf[bit], 8);
-	struct decode_ustack u = {.abi = PERF_SAMPLE_REGS_ABI_64,
+	struct unwind_ustack u = {.abi = PERF_SAMPLE_REGS_ABI_64,
+				  .mask = mask,
 				  .nregs = n,
 				  .regs = regs,
 				  .stack = s->stack,
@@ -348,7 +370,8 @@ Test(unwind, the_kernel_part_comes_first)
 	for (int bit = 0; bit < 64; bit++)
 		if (mask & (1ull << bit))
 			memcpy(regs + 8 * n++, &snap.perf[bit], 8);
-	struct decode_ustack us = {.abi = PERF_SAMPLE_REGS_ABI_64,
+	struct unwind_ustack us = {.abi = PERF_SAMPLE_REGS_ABI_64,
+				   .mask = mask,
 				   .nregs = n,
 				   .regs = regs,
 				   .stack = snap.stack,

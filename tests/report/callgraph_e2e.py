@@ -8,10 +8,16 @@ line, the qsort comparator shows under qsort, and annotate names leaf's callers.
 With 'dwarf': `record --call-graph dwarf` on rpt_calls_nofp (-O2, no frame pointers), a
 smaller run (each sample carries 8 KiB of stack; the workload works a while on each page,
 more on each retry while samples were lost), and the comparator's stacks reach main through
-libc's sort code (unwound with libc's .eh_frame)."""
+libc's sort code (unwound with libc's .eh_frame).
+
+With 'perf-dwarf': the same run recorded by perf (`perf record -e page-faults:u -c 1
+--call-graph dwarf`), its stack copies unwound by hwprof report; the same checks, and the top
+five call paths (function names, root to leaf, with their samples) are perf report's
+(`--no-children -g folded,0,caller,count`) on the same file."""
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 
@@ -20,7 +26,12 @@ import hwprof_test  # noqa: E402
 from hwprof_test import check, finish  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
-DWARF = sys.argv[2:3] == ["dwarf"]
+MODE = sys.argv[2] if len(sys.argv) > 2 else "fp"
+DWARF = MODE in ("dwarf", "perf-dwarf")
+PERF = shutil.which("perf") if MODE == "perf-dwarf" else None
+if MODE == "perf-dwarf" and not PERF:
+    print("skip: no perf on this host (Debian: linux-perf)")
+    sys.exit(77)
 SRC = os.environ["RPT_SRC"]
 CALLS = os.environ["RPT_CALLS_NOFP" if DWARF else "RPT_CALLS"]
 N = 300 if DWARF else 2000  # leaf's pages through path_a; 3 N through path_b
@@ -36,13 +47,54 @@ def run(*args):
     return hwprof_test.run([HWPROF, *args], timeout=120)
 
 
+def record(data, spin):
+    """The recording of CALLS into DATA by hwprof, or by perf; the stderr that says whether
+    samples were lost (" 0 lost," when none was)."""
+    if not PERF:
+        mode = ["--call-graph", "dwarf"] if DWARF else ["-g"]
+        return run("record", *mode, "-e", "page-faults", "-c", "1", "-o", data, "--", CALLS,
+                   str(N), *([str(spin)] if DWARF else []))
+    p = hwprof_test.run([PERF, "record", "-q", "-e", "page-faults:u", "-c", "1",
+                         "--call-graph", "dwarf", "-o", data, CALLS, str(N), str(spin)],
+                        timeout=120)
+    if p.returncode != 0:
+        print("skip: perf record --call-graph dwarf failed here: %s" % p.stderr.strip())
+        sys.exit(77)
+    h = json.loads(run("report", "-i", data, "-f", "json", "--limit", "1").stdout)["header"]
+    p.stderr = " %d lost, " % h.get("lost", 0)
+    return p
+
+
+def normal(fn):
+    """A function name as both tools can agree on it: perf marks inlined frames and names
+    glibc's internal aliases (__GI___qsort_r, __libc_start_main_impl), hwprof gives the
+    symbol's versioned name (__libc_start_main@@GLIBC_2.34) and gcc's clones (.part.0)."""
+    fn = re.sub(r" \(inlined\)$", "", fn).split("@")[0]
+    fn = re.sub(r"\.(part|isra|constprop|cold)\.\d+$", "", fn)
+    return re.sub(r"_impl$", "", re.sub(r"^__GI_", "", fn)).lstrip("_")
+
+
+def top_paths(lines, n):
+    """The N heaviest of folded LINES ("f1;f2;... COUNT", or "COUNT f1;f2;..." with first)
+    as [(count, (normal names...))], names normalized, equal paths merged."""
+    paths = {}
+    for ln in lines:
+        m = re.match(r"^(\d+) (.+)$", ln) or re.match(r"^(.+) (\d+)$", ln)
+        if not m or ln.startswith("#"):
+            continue
+        a, b = m.groups()
+        count, frames = (int(a), b) if a.isdigit() else (int(b), a)
+        key = tuple(normal(f) for f in frames.split(";"))
+        paths[key] = paths.get(key, 0) + count
+    return sorted(((c, k) for k, c in paths.items()), key=lambda x: (-x[0], x[1]))[:n]
+
+
 with tempfile.TemporaryDirectory() as d:
     data = os.path.join(d, "calls.data")
     mode = ["--call-graph", "dwarf"] if DWARF else ["-g"]
     spin = 20000
     for attempt in range(4 if DWARF else 1):
-        rec = run("record", *mode, "-e", "page-faults", "-c", "1", "-o", data, "--", CALLS,
-                  str(N), *([str(spin)] if DWARF else []))
+        rec = record(data, spin)
         if " 0 lost," in rec.stderr or rec.returncode != 0:
             break
         spin *= 4
@@ -109,5 +161,21 @@ with tempfile.TemporaryDirectory() as d:
     # annotate: leaf's callers.
     r = run("annotate", "-i", data, "--stdio", "leaf")
     check("annotate names leaf's callers", "called from" in r.stdout and "path_b" in r.stdout)
+
+    if PERF:
+        p = hwprof_test.run([PERF, "report", "-i", data, "--no-children", "--stdio",
+                             "-g", "folded,0,caller,count"], timeout=120)
+        check("perf report -g folded: exit 0", p.returncode == 0, p.stderr)
+        theirs = top_paths(p.stdout.splitlines(), 5)
+        mine = top_paths(folded, 5)
+        check("perf report has five call paths: %r" % theirs, len(theirs) == 5)
+        for (a, pa), (b, pb) in zip(mine, theirs):
+            check("call path %d samples (perf %d): %s" % (a, b, ";".join(pa)[-120:]),
+                  pa == pb and abs(a - b) <= max(2, b // 100), ";".join(pb)[-120:])
+        warn = [w for w in json.loads(run("report", "-i", data, "-f", "json", "--limit", "1")
+                                      .stdout)["header"].get("warnings", [])
+                if "--call-graph dwarf" in w]
+        check("no warning that the stacks are not unwound: %r" % warn,
+              not any("not unwind" in w for w in warn))
 
 finish()

@@ -181,15 +181,45 @@ def test_pipe(d):
 
 
 def test_dwarf_stacks(d):
-    """--call-graph dwarf: the samples' IPs read (perf's counts), the stack copies not
-    unwound, and one warning that says so."""
+    """--call-graph dwarf: the stack copies unwound at report time, so the samples' callers
+    reach main (the full call paths are checked against perf report in callgraph_e2e.py
+    perf-dwarf), with perf's counts per line. A copy too small for the stack (dwarf,64): the
+    stacks cut are counted in one warning that names the cause and the way out, and shown as
+    [truncated] at their outer end."""
     data = os.path.join(d, "dwarf.data")
     perf_record(data, "--call-graph", "dwarf", "-e", "page-faults", "-c", "1")
     rows, h = hwprof_rows(data)
-    warn = [w for w in h.get("warnings", []) if "--call-graph dwarf" in w]
-    check("one warning names the stack copies: %r" % h.get("warnings"),
-          len(warn) == 1 and "not unwind" in warn[0])
+    check("no warning that the stacks are not unwound: %r" % h.get("warnings"),
+          not any("not unwind" in w for w in h.get("warnings", [])))
     same_top("page-faults dwarf", by_line(rows), perf_lines(data, "--no-children"), 2, True)
+    folded = run([HWPROF, "report", "-i", data, "-f", "folded"]).stdout.splitlines()
+    count = {}
+    for ln in folded:
+        path, n = ln.rsplit(" ", 1)
+        count[path] = int(n)
+    fault = sum(n for p, n in count.items() if p.endswith(";touch_pages.constprop.0") or
+                p.endswith(";touch_pages"))
+    under = sum(n for p, n in count.items() if re.search(r"^_start;.*;main;touch_pages", p))
+    check("touch_pages' samples reach _start through main: %d of %d" % (under, fault),
+          fault > 0 and under >= 0.99 * fault)
+
+    small = os.path.join(d, "dwarf64.data")
+    perf_record(small, "--call-graph", "dwarf,64", "-e", "page-faults", "-c", "1")
+    p = run([HWPROF, "report", "-i", small, "-f", "json", "--limit", "1"])
+    d64 = json.loads(p.stdout)
+    h = d64["header"]
+    warn = [w for w in h.get("warnings", []) if "--call-graph dwarf, 64-byte" in w]
+    m = re.search(r"(\d+) of (\d+) user stacks .* unwound only in part \((\d+) stack copy "
+                  r"too small \(try --call-graph dwarf,128\)", warn[0] if warn else "")
+    check("one warning counts the cut stacks and says why: %r" % h.get("warnings"),
+          len(warn) == 1 and m and int(m.group(2)) == h.get("samples") and
+          int(m.group(1)) >= int(m.group(3)) > int(m.group(2)) // 2)
+    check("the header counts them: %r of %r" % (d64.get("truncated_samples"), m and m.group(1)),
+          m and d64.get("truncated_samples") == int(m.group(1)))
+    out = run([HWPROF, "report", "-i", small, "-f", "folded"]).stdout
+    check("folded: [truncated] at the outer end of the cut stacks",
+          sum(int(ln.rsplit(" ", 1)[1]) for ln in out.splitlines()
+              if ln.startswith("[truncated];")) == (int(m.group(1)) if m else -1))
 
 
 def test_compressed(d):

@@ -20,11 +20,15 @@
 
 #include <errno.h>
 #include <elfutils/libdwfl.h>
+#include <linux/perf_event.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The queued copy (unwind_pack): this head, then u64 kernel[nr_kernel], then the registers
@@ -33,6 +37,7 @@ struct blob_head {
 	uint32_t nr_kernel;
 	uint32_t nregs;
 	uint64_t abi;
+	uint64_t mask;
 	uint64_t stack_size;
 };
 
@@ -73,13 +78,14 @@ struct unwind {
 
 /* ---- the queued copy ---------------------------------------------------------------------- */
 
-int unwind_pack(const struct callchain_stack *kernel, const struct decode_ustack *u, void **out,
+int unwind_pack(const struct callchain_stack *kernel, const struct unwind_ustack *u, void **out,
 		size_t *len)
 {
 	struct blob_head h = {
 	    .nr_kernel = kernel ? kernel->nr_kernel : 0,
 	    .nregs = u->nregs,
 	    .abi = u->abi,
+	    .mask = u->mask,
 	    .stack_size = u->stack ? u->size : 0,
 	};
 	size_t n = sizeof(h) + (size_t)h.nr_kernel * 8 + (size_t)h.nregs * 8 + h.stack_size;
@@ -173,13 +179,19 @@ static void free_proc(struct unwind *u, uint32_t pid)
  * cannot be read or no PT_LOAD holds PGOFF. */
 static int file_bias(const char *path, uint64_t start, uint64_t pgoff, uint64_t *bias)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+	/* Not blocking: a name from a perf.data file may be a FIFO's. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), ret = -1;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), n;
+	struct stat st;
 	GElf_Ehdr eh;
 	Elf *elf;
 
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || !gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n) < 0)
 		goto out;
@@ -520,42 +532,38 @@ static int cut(struct unwind *u, struct callchain_stack *out, uint64_t *why)
 	return 0;
 }
 
-int unwind_sample(struct unwind *u, const struct hwprof_rec_sample *s, const void *blob, size_t len,
-		  uint32_t max_callers, struct callchain_stack *out)
+/* The callers of S from US, after the NR_KERNEL kernel entries KIPS (u64 each, unaligned),
+ * into OUT (see unwind_sample()). Returns 0. */
+static int unwind_state(struct unwind *u, const struct hwprof_rec_sample *s,
+			const unsigned char *kips, uint32_t nr_kernel,
+			const struct unwind_ustack *us, uint32_t max_callers,
+			struct callchain_stack *out)
 {
-	const unsigned char *b = blob;
 	uint64_t dwarf[UNWIND_DWARF_REGS];
-	struct blob_head h;
 	struct uproc *p;
 	struct walk w;
 	int ret;
 
-	if (len < sizeof(h))
-		return -EINVAL;
-	memcpy(&h, b, sizeof(h));
-	if (h.nr_kernel > HWPROF_STACK_MAX ||
-	    len != sizeof(h) + (size_t)h.nr_kernel * 8 + (size_t)h.nregs * 8 + h.stack_size)
-		return -EINVAL;
 	if (max_callers > HWPROF_STACK_MAX)
 		max_callers = HWPROF_STACK_MAX;
 	u->stats.samples++;
-	out->nr = out->nr_kernel = h.nr_kernel < max_callers ? h.nr_kernel : max_callers;
-	memcpy(out->ips, b + sizeof(h), (size_t)out->nr * 8);
+	out->nr = out->nr_kernel = nr_kernel < max_callers ? nr_kernel : max_callers;
+	if (out->nr)
+		memcpy(out->ips, kips, (size_t)out->nr * 8);
 	out->truncated = false;
-	if (h.nr_kernel > max_callers)
+	if (nr_kernel > max_callers)
 		return cut(u, out, &u->stats.cut_depth);
-	if (h.abi == PERF_SAMPLE_REGS_ABI_NONE && s->kernel)
+	if (us->abi == PERF_SAMPLE_REGS_ABI_NONE && s->kernel)
 		return 0; /* a kernel thread: no user part, the stack is whole */
 	p = find_proc(u, s->pid);
 	if (!p || !p->nmods)
 		return cut(u, out, &u->stats.cut_map);
-	if (h.abi == PERF_SAMPLE_REGS_ABI_NONE ||
-	    unwind_regs_to_dwarf(b + sizeof(h) + (size_t)h.nr_kernel * 8, h.nregs, dwarf) < 0 ||
-	    !ready(u, p))
+	if (us->abi == PERF_SAMPLE_REGS_ABI_NONE ||
+	    unwind_regs_to_dwarf(us->regs, us->nregs, us->mask, dwarf) < 0 || !ready(u, p))
 		return cut(u, out, &u->stats.cut_other);
 	p->dwarf = dwarf;
-	p->stack = b + sizeof(h) + (size_t)h.nr_kernel * 8 + (size_t)h.nregs * 8;
-	p->stack_size = h.stack_size;
+	p->stack = us->stack;
+	p->stack_size = us->stack ? us->size : 0;
 	p->sp = unwind_dwarf_sp(dwarf);
 	p->read_outside = false;
 	w = (struct walk){
@@ -571,6 +579,40 @@ int unwind_sample(struct unwind *u, const struct hwprof_rec_sample *s, const voi
 	p->dwarf = NULL;
 	p->stack = NULL;
 	return 0;
+}
+
+int unwind_sample(struct unwind *u, const struct hwprof_rec_sample *s, const void *blob, size_t len,
+		  uint32_t max_callers, struct callchain_stack *out)
+{
+	const unsigned char *b = blob;
+	struct unwind_ustack us;
+	struct blob_head h;
+
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, b, sizeof(h));
+	if (h.nr_kernel > HWPROF_STACK_MAX || h.nregs > 64 ||
+	    len != sizeof(h) + (size_t)h.nr_kernel * 8 + (size_t)h.nregs * 8 + h.stack_size)
+		return -EINVAL;
+	us = (struct unwind_ustack){
+	    .abi = h.abi,
+	    .mask = h.mask,
+	    .nregs = h.nregs,
+	    .regs = b + sizeof(h) + (size_t)h.nr_kernel * 8,
+	    .stack = b + sizeof(h) + (size_t)h.nr_kernel * 8 + (size_t)h.nregs * 8,
+	    .size = h.stack_size,
+	};
+	return unwind_state(u, s, b + sizeof(h), h.nr_kernel, &us, max_callers, out);
+}
+
+int unwind_sample_state(struct unwind *u, const struct hwprof_rec_sample *s,
+			const struct callchain_stack *kernel, const struct unwind_ustack *us,
+			uint32_t max_callers, struct callchain_stack *out)
+{
+	uint32_t nk = kernel ? kernel->nr_kernel : 0;
+
+	return unwind_state(u, s, nk ? (const unsigned char *)kernel->ips : NULL, nk, us,
+			    max_callers, out);
 }
 
 /* ---- the rest ----------------------------------------------------------------------------- */
@@ -614,6 +656,38 @@ const struct unwind_stats *unwind_stats(const struct unwind *u)
 	return &u->stats;
 }
 
+/* Appends "N WHAT" to BUF[LEN] (at *AT) when N > 0. */
+static void cause(char *buf, size_t len, size_t *at, uint64_t n, const char *what)
+{
+	int w;
+
+	if (!n || *at >= len)
+		return;
+	w = snprintf(buf + *at, len - *at, "%s%" PRIu64 " %s", *at ? "; " : "", n, what);
+	if (w > 0)
+		*at += (size_t)w;
+}
+
+void unwind_cut_causes(const struct unwind *u, uint32_t stack_user, char *buf, size_t len)
+{
+	const struct unwind_stats *s = &u->stats;
+	char copy[96];
+	size_t at = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (stack_user < 65528)
+		snprintf(copy, sizeof(copy), "stack copy too small (try --call-graph dwarf,%u)",
+			 stack_user * 2 <= 65528 ? stack_user * 2 : 65528);
+	else
+		snprintf(copy, sizeof(copy), "stack deeper than the largest copy, 65528 bytes");
+	cause(buf, len, &at, s->cut_copy, copy);
+	cause(buf, len, &at, s->cut_cfi, "in code without CFI");
+	cause(buf, len, &at, s->cut_map, "at an address in no mapped file");
+	cause(buf, len, &at, s->cut_depth, "deeper than --max-stack");
+	cause(buf, len, &at, s->cut_other, "other unwinding errors");
+}
+
 static int by_stacks(const void *a, const void *b)
 {
 	const struct nocfi *x = a, *y = b;
@@ -628,5 +702,6 @@ void unwind_each_file_without_cfi(struct unwind *u,
 	if (u->nnocfi)
 		qsort(u->nocfi, u->nnocfi, sizeof(*u->nocfi), by_stacks);
 	for (size_t i = 0; i < u->nnocfi; i++)
-		fn(u->nocfi[i].path, u->nocfi[i].stacks, arg);
+		if (u->nocfi[i].stacks * 100 >= u->stats.samples)
+			fn(u->nocfi[i].path, u->nocfi[i].stacks, arg);
 }

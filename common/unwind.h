@@ -1,9 +1,12 @@
-/* unwind.h - the callers of a sample from its copied user stack (`record --call-graph dwarf`).
+/* unwind.h - the callers of a sample from its copied user stack (`--call-graph dwarf`): the one
+ * unwinder, used by `hwprof record` while it records (record/record.c) and by the perf.data
+ * reader for perf's recordings (report/core/input_perf.c). Internal: not installed, and not
+ * in libhwprof (it needs libdw): its own static library, common/meson.build's unwind_dep.
  *
  * With PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER (perf_event_open(2)) the kernel puts
  * into each sample the user-mode registers of the task and a copy of its user stack from the
- * stack pointer up. record unwinds that copy at once, with libdwfl and the CFI (.eh_frame,
- * else .debug_frame) of the files the process has mapped, and stores only the return
+ * stack pointer up. The copy is unwound with libdwfl and the CFI (.eh_frame, else
+ * .debug_frame) of the files the process has mapped; record stores only the return
  * addresses, so the file keeps the size of a frame-pointer recording.
  *
  * The unwinder keeps, per process, the executable mappings that MMAP records announced (and
@@ -14,15 +17,29 @@
  *
  * One thread at a time per struct unwind.
  */
-#ifndef HWPROF_RECORD_UNWIND_H
-#define HWPROF_RECORD_UNWIND_H
+#ifndef HWPROF_UNWIND_H
+#define HWPROF_UNWIND_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode.h"
+#include "callchain.h"
 #include "hwprof/sampfile.h"
+
+/* A sample's user-space state (PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER,
+ * perf_event_open(2)): the registers the task had in user mode and a copy of its user stack
+ * from the stack pointer up. Pointers go into the record decoded, valid as long as it is. */
+struct unwind_ustack {
+	uint64_t abi;		    /* PERF_SAMPLE_REGS_ABI_*; NONE (0): no user state (a kernel
+				     * thread), then NREGS is 0 */
+	uint64_t mask;		    /* attr.sample_regs_user: which registers REGS holds */
+	uint32_t nregs;		    /* registers in REGS: one per bit of MASK */
+	const unsigned char *regs;  /* NREGS u64 values, in the bit order of MASK (not
+				     * aligned: read with memcpy) */
+	const unsigned char *stack; /* the copy: SIZE bytes from the user stack pointer up */
+	uint64_t size;		    /* bytes really copied (dyn_size; <= attr.sample_stack_user) */
+};
 
 /* ---- the registers (the one architecture-dependent part) ---------------------------------- */
 
@@ -37,10 +54,11 @@ bool unwind_supported(void);
  * of enum perf_event_x86_regs (asm/perf_regs.h). 0 when !unwind_supported(). */
 uint64_t unwind_regs_mask(void);
 
-/* Maps NREGS registers REGS (u64 each, unaligned, in the bit order of unwind_regs_mask(), as
- * PERF_SAMPLE_REGS_USER lays them out) to DWARF[UNWIND_DWARF_REGS]. Returns 0, or -EINVAL
- * when NREGS is not the number of bits of unwind_regs_mask(). */
-int unwind_regs_to_dwarf(const unsigned char *regs, uint32_t nregs, uint64_t *dwarf);
+/* Maps NREGS registers REGS (u64 each, unaligned, in the bit order of MASK, as
+ * PERF_SAMPLE_REGS_USER lays out those of attr.sample_regs_user MASK: perf's own mask holds
+ * more than unwind_regs_mask()) to DWARF[UNWIND_DWARF_REGS]. Returns 0, or -EINVAL when
+ * NREGS is not the number of bits of MASK or MASK lacks a bit of unwind_regs_mask(). */
+int unwind_regs_to_dwarf(const unsigned char *regs, uint32_t nregs, uint64_t mask, uint64_t *dwarf);
 
 /* The stack pointer and the instruction pointer among DWARF (as filled above). */
 uint64_t unwind_dwarf_sp(const uint64_t *dwarf);
@@ -57,7 +75,7 @@ bool unwind_stack_word(const unsigned char *stack, uint64_t sp, uint64_t size, u
  * for merge_add_blob(): the kernel part of its callchain (KERNEL, may be NULL; only its
  * kernel entries are kept) and its user registers and stack copy U (the copied bytes only).
  * Returns 0 or -ENOMEM. */
-int unwind_pack(const struct callchain_stack *kernel, const struct decode_ustack *u, void **out,
+int unwind_pack(const struct callchain_stack *kernel, const struct unwind_ustack *u, void **out,
 		size_t *len);
 
 /* ---- the unwinder ------------------------------------------------------------------------- */
@@ -97,20 +115,31 @@ int unwind_track(struct unwind *u, const struct hwprof_record *rec);
 int unwind_sample(struct unwind *u, const struct hwprof_rec_sample *s, const void *blob, size_t len,
 		  uint32_t max_callers, struct callchain_stack *out);
 
+/* The same from the sample's own fields, with no copy: its user state US and the kernel part
+ * of its callchain KERNEL (may be NULL; only its first nr_kernel entries are used; not OUT).
+ * Returns 0. */
+int unwind_sample_state(struct unwind *u, const struct hwprof_rec_sample *s,
+			const struct callchain_stack *kernel, const struct unwind_ustack *us,
+			uint32_t max_callers, struct callchain_stack *out);
+
 /* The counts so far. */
 const struct unwind_stats *unwind_stats(const struct unwind *u);
 
-/* Calls FN for each file in which some stack stopped because it has no CFI, with the number
- * of stacks that stopped there, most first. */
+/* Writes into BUF[LEN] why U's stacks were cut, one "N cause" per cause counted, joined by
+ * "; ", with the way out ("N stack copy too small (try --call-graph dwarf,SIZE)"; "" when
+ * none was). STACK_USER is the copy's size in bytes (attr.sample_stack_user). */
+void unwind_cut_causes(const struct unwind *u, uint32_t stack_user, char *buf, size_t len);
+
+/* The way out for a file in which stacks stopped for want of CFI: a message's tail. */
+#define UNWIND_NO_CFI_ADVICE                                                                       \
+	"(.eh_frame or .debug_frame; build it with -fasynchronous-unwind-tables, or record it "    \
+	"with -g and -fno-omit-frame-pointer)"
+
+/* Calls FN for each file in which at least 1 % of the stacks unwound stopped because it has
+ * no CFI (a few samples in some start-up code of the dynamic loader are no cause for a
+ * rebuild), with the number of stacks that stopped there, most first. */
 void unwind_each_file_without_cfi(struct unwind *u,
 				  void (*fn)(const char *path, uint64_t stacks, void *arg),
 				  void *arg);
-
-/* ---- hwprof record's summary (unwind_summary.c) ------------------------------------------- */
-
-/* Prints to stderr how many stacks U cut and why, with the way out for each cause, and a
- * warning per file without CFI. STACK_USER is the stack copy's size in bytes, MAX_STACK the
- * --max-stack in effect. */
-void unwind_summary(struct unwind *u, uint32_t stack_user, long long max_stack);
 
 #endif

@@ -36,11 +36,11 @@ uint64_t unwind_regs_mask(void)
 	return mask;
 }
 
-int unwind_regs_to_dwarf(const unsigned char *regs, uint32_t nregs, uint64_t *dwarf)
+int unwind_regs_to_dwarf(const unsigned char *regs, uint32_t nregs, uint64_t mask, uint64_t *dwarf)
 {
-	uint64_t mask = unwind_regs_mask();
+	uint64_t need = unwind_regs_mask();
 
-	if (nregs != (uint32_t)__builtin_popcountll(mask))
+	if (nregs != (uint32_t)__builtin_popcountll(mask) || (mask & need) != need)
 		return -EINVAL;
 	for (int i = 0; i < UNWIND_DWARF_REGS; i++) {
 		/* The sample holds the masked registers in bit order: the position of perf
@@ -75,10 +75,11 @@ uint64_t unwind_regs_mask(void)
 	return 0;
 }
 
-int unwind_regs_to_dwarf(const unsigned char *regs, uint32_t nregs, uint64_t *dwarf)
+int unwind_regs_to_dwarf(const unsigned char *regs, uint32_t nregs, uint64_t mask, uint64_t *dwarf)
 {
 	(void)regs;
 	(void)nregs;
+	(void)mask;
 	(void)dwarf;
 	return -EINVAL;
 }
