@@ -2,27 +2,13 @@
 #include "rows_data.h"
 
 #include "datasrc.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 256;
-	while (c < need)
-		c *= 2;
-	void *p = realloc(*v, c * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
 
 static int by_srcline(const void *a, const void *b)
 {
@@ -46,7 +32,7 @@ int rows_data_stats(const struct profile *p, const size_t *items, size_t n,
 	uint64_t levels[DATA_NLEVELS] = {0}, tlbs[DATA_NTLBS] = {0}, nw = 0;
 	double wsum = 0;
 
-	if (grow((void **)&s->lines, &s->cap_lines, n, sizeof(*s->lines)) < 0)
+	if (hwprof_grow((void **)&s->lines, &s->cap_lines, n, sizeof(*s->lines)) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_data *d = &p->data[items[i]];
@@ -61,8 +47,8 @@ int rows_data_stats(const struct profile *p, const size_t *items, size_t n,
 		}
 		if (!p->data_weights)
 			continue;
-		if (grow((void **)&s->weights, &s->cap_weights, nw + d->samples,
-			 sizeof(*s->weights)) < 0)
+		if (hwprof_grow((void **)&s->weights, &s->cap_weights, nw + d->samples,
+				sizeof(*s->weights)) < 0)
 			return -ENOMEM;
 		for (uint64_t j = 0; j < d->samples; j++) {
 			uint32_t w = p->data_weights[d->first_weight + j];

@@ -10,6 +10,7 @@
 #include "filter.h"
 #include "funcname.h"
 #include "functions.h"
+#include "grow.h"
 #include "jobs.h"
 #include "kallsyms.h"
 #include "maps.h"
@@ -531,14 +532,10 @@ int builder_add_stack(struct builder *b, uint32_t id, const uint64_t *ips, uint3
 
 	if (!id)
 		return -EINVAL;
-	if (b->nin_stacks == b->cap_in_stacks) {
-		size_t cap = b->cap_in_stacks ? b->cap_in_stacks * 2 : 256;
-		struct in_stack *v = realloc(b->in_stacks, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		b->in_stacks = v;
-		b->cap_in_stacks = cap;
-	}
+	if (hwprof_grow((void **)&b->in_stacks, &b->cap_in_stacks, b->nin_stacks + 1,
+			sizeof(*b->in_stacks)) < 0)
+		return -ENOMEM;
+	/* in_ips and in_locs share one capacity: grown together by hand. */
 	if (b->nin_ips + nr > b->cap_in_ips) {
 		size_t cap = b->cap_in_ips ? b->cap_in_ips : 4096;
 		uint64_t *v;
@@ -906,16 +903,8 @@ static int keep_chain(struct chain_buf *c, const struct sym_frame *f, int n,
 {
 	if (n <= 0)
 		return 0;
-	if (c->n + (size_t)n > c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		while (cap < c->n + (size_t)n)
-			cap *= 2;
-		struct sym_frame *v = realloc(c->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (hwprof_grow((void **)&c->v, &c->cap, c->n + (size_t)n, sizeof(*c->v)) < 0)
+		return -ENOMEM;
 	memcpy(c->v + c->n, f, (size_t)n * sizeof(*f));
 	loc->first_line = (uint32_t)c->n;
 	loc->nlines = (uint32_t)n;

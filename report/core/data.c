@@ -3,6 +3,7 @@
 
 #include "datavars.h"
 #include "dso.h"
+#include "grow.h"
 #include "maps.h"
 #include "strpool.h"
 
@@ -63,14 +64,9 @@ static int region_of(struct data_collect *d, struct strpool *pool, enum profile_
 			return 0;
 		}
 	}
-	if (d->nregions == d->cap_regions) {
-		size_t cap = d->cap_regions ? d->cap_regions * 2 : 16;
-		struct data_region *v = realloc(d->regions, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		d->regions = v;
-		d->cap_regions = cap;
-	}
+	if (hwprof_grow((void **)&d->regions, &d->cap_regions, d->nregions + 1,
+			sizeof(*d->regions)) < 0)
+		return -ENOMEM;
 	d->regions[d->nregions] = (struct data_region){kind, s, image};
 	*out = (uint32_t)d->nregions++;
 	return 0;
@@ -88,14 +84,8 @@ static struct data_proc *proc_of(struct data_collect *d, uint32_t pid, bool crea
 			return &d->procs[i];
 	if (!create)
 		return NULL;
-	if (d->nprocs == d->cap_procs) {
-		size_t cap = d->cap_procs ? d->cap_procs * 2 : 16;
-		struct data_proc *v = realloc(d->procs, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		d->procs = v;
-		d->cap_procs = cap;
-	}
+	if (hwprof_grow((void **)&d->procs, &d->cap_procs, d->nprocs + 1, sizeof(*d->procs)) < 0)
+		return NULL;
 	d->procs[d->nprocs] = (struct data_proc){.pid = pid};
 	return &d->procs[d->nprocs++];
 }
@@ -198,14 +188,8 @@ int data_sample(struct data_collect *d, const struct hwprof_rec_sample *s, uint3
 	const struct map *mp = d->maps ? maps_find(d->maps, s->pid, s->addr, s->time) : NULL;
 	struct data_raw *r;
 
-	if (d->nraw == d->cap_raw) {
-		size_t cap = d->cap_raw ? d->cap_raw * 2 : 4096;
-		struct data_raw *v = realloc(d->raw, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		d->raw = v;
-		d->cap_raw = cap;
-	}
+	if (hwprof_grow((void **)&d->raw, &d->cap_raw, d->nraw + 1, sizeof(*d->raw)) < 0)
+		return -ENOMEM;
 	r = &d->raw[d->nraw++];
 	*r = (struct data_raw){.region = NO_REGION,
 			       .loc = loc,

@@ -4,6 +4,7 @@
 #include "textfmt.h"
 #include "vdso.h"
 
+#include "grow.h"
 #include "strpool.h"
 #include "symbolize.h"
 
@@ -25,14 +26,8 @@ static int push(struct dso_table *t, struct strpool *pool, const char *path,
 {
 	struct dso *d;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct dso *v = realloc(t->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (hwprof_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
+		return -ENOMEM;
 	d = &t->v[t->n];
 	memset(d, 0, sizeof(*d));
 	d->path = strpool_intern(pool, path);

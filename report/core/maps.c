@@ -1,4 +1,5 @@
 /* maps.c - per-process mapping lists: a pid hash, each list searched newest first. */
+#include "grow.h"
 #include "maps.h"
 
 #include <errno.h>
@@ -104,14 +105,8 @@ static struct proc *get(struct maps *m, uint32_t pid)
 
 static int push(struct proc *p, const struct map *mp)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct map *v = realloc(p->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		p->v = v;
-		p->cap = cap;
-	}
+	if (hwprof_grow((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v)) < 0)
+		return -ENOMEM;
 	p->v[p->n++] = *mp;
 	return 0;
 }

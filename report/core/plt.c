@@ -1,6 +1,8 @@
 /* plt.c - PLT slots named from the GOT relocations they jump through (plt.h). */
 #include "plt.h"
 
+#include "grow.h"
+
 #include <errno.h>
 #include <gelf.h>
 #include <stdint.h>
@@ -11,23 +13,6 @@ struct got_name {
 	GElf_Addr at; /* the GOT slot (ELF address) */
 	const char *name;
 };
-
-/* Room in *V (CAP elements of SIZE bytes) for element N: doubles CAP when full. Returns 0 or
- * -ENOMEM (*V left as it was). */
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t more = *cap ? 2 * *cap : 32;
-	void *w;
-
-	if (n < *cap)
-		return 0;
-	w = realloc(*v, more * size);
-	if (!w)
-		return -ENOMEM;
-	*v = w;
-	*cap = more;
-	return 0;
-}
 
 static int by_at(const void *a, const void *b)
 {
@@ -67,7 +52,7 @@ static ssize_t got_names(Elf *elf, struct got_name **out)
 			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
 			    !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) || !name[0])
 				continue;
-			if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+			if (hwprof_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
 				free(v);
 				return -ENOMEM;
 			}
@@ -134,7 +119,7 @@ ssize_t plt_slots(Dwfl_Module *mod, struct plt_slot **out)
 				   : NULL;
 			if (!g)
 				continue;
-			if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+			if (hwprof_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
 				free(v);
 				free(gots);
 				return -ENOMEM;

@@ -2,6 +2,7 @@
 #include "stacks.h"
 
 #include "fnv.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -43,22 +44,6 @@ static int rehash(struct stack_table *t)
 	return 0;
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 256;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	if (c >= UINT32_MAX / 2 || !(nv = realloc(*v, c * size)))
-		return -ENOMEM;
-	*v = nv;
-	*cap = c;
-	return 0;
-}
-
 int stack_table_add(struct stack_table *t, const uint32_t *ids, uint32_t n, bool truncated,
 		    uint64_t samples, double period)
 {
@@ -84,8 +69,10 @@ int stack_table_intern(struct stack_table *t, const uint32_t *ids, uint32_t n, b
 		}
 		i = (i + 1) & (t->icap - 1);
 	}
-	if (grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0 ||
-	    grow((void **)&t->ids, &t->capids, t->nids + n, sizeof(*t->ids)) < 0)
+	/* Stack ids and index slots are uint32_t. */
+	if (t->n + 1 >= UINT32_MAX / 2 || t->nids + n >= UINT32_MAX / 2 ||
+	    hwprof_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0 ||
+	    hwprof_grow((void **)&t->ids, &t->capids, t->nids + n, sizeof(*t->ids)) < 0)
 		return -ENOMEM;
 	memcpy(t->ids + t->nids, ids, n * sizeof(*ids));
 	t->v[t->n] = (struct stack_entry){t->nids, n, truncated, samples, period};

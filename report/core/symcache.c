@@ -16,6 +16,7 @@
 
 #include "dso.h"
 #include "fnv.h"
+#include "grow.h"
 #include "strpool.h"
 #include "symbolize.h"
 
@@ -388,24 +389,9 @@ int symcache_put(struct symcache *c, uint64_t addr, const struct sym_result *r)
 {
 	size_t n = r->nchain > 0 ? (size_t)r->nchain : 0;
 
-	if (c->nadds == c->capadds) {
-		size_t cap = c->capadds ? c->capadds * 2 : 256;
-		struct new_ent *v = realloc(c->adds, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		c->adds = v;
-		c->capadds = cap;
-	}
-	if (c->nfv + n > c->capfv) {
-		size_t cap = c->capfv ? c->capfv * 2 : 256;
-		while (cap < c->nfv + n)
-			cap *= 2;
-		struct sym_frame *v = realloc(c->fv, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		c->fv = v;
-		c->capfv = cap;
-	}
+	if (hwprof_grow((void **)&c->adds, &c->capadds, c->nadds + 1, sizeof(*c->adds)) < 0 ||
+	    hwprof_grow((void **)&c->fv, &c->capfv, c->nfv + n, sizeof(*c->fv)) < 0)
+		return -ENOMEM;
 	if (n) /* no frames (no symbol there): c->fv may still be NULL */
 		memcpy(c->fv + c->nfv, r->chain, n * sizeof(*r->chain));
 	c->adds[c->nadds++] = (struct new_ent){addr,
