@@ -3,6 +3,7 @@
 
 #include "hwprof/event.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +64,66 @@ int dmi_dimm_parse(const uint8_t *raw, size_t len, struct dmi_dimm *d)
 	return 1;
 }
 
+/* The channel S names, into KEY (LEN bytes): S up to a "channel" word and its id ("P0
+ * CHANNEL A", "P0_Node0_Channel0", "ChannelA"), or up to a "DIMM" word and the one letter
+ * before the slot number at S's end ("CPU0_DIMM_A", "P1-DIMMA"). Returns whether S names
+ * one. */
+static bool channel_in(const char *s, char *key, size_t len)
+{
+	const char *c = strcasestr(s, "channel"), *d = strcasestr(s, "dimm"), *p;
+
+	if (c) {
+		p = c + strlen("channel");
+		p += *p == ' ' || *p == '_';
+		while (isalnum((unsigned char)*p))
+			p++;
+		if (p > c + strlen("channel") + 1 || isalnum((unsigned char)p[-1])) {
+			snprintf(key, len, "%.*s", (int)(p - s), s);
+			return true;
+		}
+	}
+	if (d) {
+		p = d + strlen("dimm");
+		p += *p == ' ' || *p == '_' || *p == '-';
+		if (isalpha((unsigned char)p[0]) && isdigit((unsigned char)p[1]) &&
+		    strspn(p + 1, "0123456789") == strlen(p + 1)) {
+			snprintf(key, len, "%.*s", (int)(p + 1 - s), s);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Sets each DIMM's channel, M->channels and M->peak_bps (see dmi_memory_read()). */
+static void group_channels(struct dmi_memory *m)
+{
+	char keys[64][64];
+	unsigned speed[64] = {0}, width[64] = {0};
+
+	m->channels = 0;
+	m->peak_bps = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		struct dmi_dimm *d = &m->dimm[i];
+		char key[64];
+		size_t c;
+
+		if (!channel_in(d->bank, key, sizeof(key)) &&
+		    !channel_in(d->locator, key, sizeof(key)))
+			snprintf(key, sizeof(key), "#%zu", i); /* a channel of its own */
+		for (c = 0; c < m->channels && strcmp(keys[c], key); c++)
+			;
+		if (c == m->channels)
+			snprintf(keys[m->channels++], sizeof(keys[0]), "%s", key);
+		d->channel = (unsigned)c;
+		if (d->speed_mts > speed[c])
+			speed[c] = d->speed_mts;
+		if (d->width_bits > width[c])
+			width[c] = d->width_bits;
+	}
+	for (size_t c = 0; c < m->channels; c++)
+		m->peak_bps += (double)speed[c] * 1e6 * width[c] / 8;
+}
+
 /* The instance number N of an entry "17-N", for the firmware's order. */
 static long entry_number(const char *name)
 {
@@ -119,10 +180,10 @@ int dmi_memory_read(struct dmi_memory *m)
 		if (m->n < sizeof(m->dimm) / sizeof(*m->dimm))
 			m->dimm[m->n++] = d;
 		unknown |= !d.speed_mts || !d.width_bits;
-		m->peak_bps += (double)d.speed_mts * 1e6 * d.width_bits / 8;
 	}
 	if (r < 0)
 		return r;
+	group_channels(m);
 	if (!m->n || unknown) {
 		m->peak_bps = 0;
 		return -ENODATA;
@@ -146,29 +207,57 @@ static void cat(char *buf, size_t len, size_t *at, const char *fmt, ...)
 	*at = n < 0 ? len : *at + (size_t)n;
 }
 
+/* The fastest speed and widest width of channel C's DIMMs. */
+static void channel_rate(const struct dmi_memory *m, unsigned c, unsigned *speed, unsigned *width)
+{
+	*speed = *width = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->dimm[i].channel != c)
+			continue;
+		if (m->dimm[i].speed_mts > *speed)
+			*speed = m->dimm[i].speed_mts;
+		if (m->dimm[i].width_bits > *width)
+			*width = m->dimm[i].width_bits;
+	}
+}
+
 void dmi_memory_describe(const struct dmi_memory *m, char *buf, size_t len)
 {
+	bool shared = m->channels < m->n;
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < m->n; i++) {
+	for (unsigned c = 0; c < m->channels; c++) {
+		unsigned sp, wd, s2, w2;
 		size_t same = 0;
 		bool seen = false;
 
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = m->dimm[k].speed_mts == m->dimm[i].speed_mts &&
-			       m->dimm[k].width_bits == m->dimm[i].width_bits;
+		channel_rate(m, c, &sp, &wd);
+		for (unsigned k = 0; k < c && !seen; k++) {
+			channel_rate(m, k, &s2, &w2);
+			seen = s2 == sp && w2 == wd;
+		}
 		if (seen)
 			continue;
-		for (size_t k = i; k < m->n; k++)
-			same += m->dimm[k].speed_mts == m->dimm[i].speed_mts &&
-				m->dimm[k].width_bits == m->dimm[i].width_bits;
-		cat(buf, len, &at, "%s%zu x %u MT/s x %u bit", at ? " + " : "", same,
-		    m->dimm[i].speed_mts, m->dimm[i].width_bits);
+		for (unsigned k = c; k < m->channels; k++) {
+			channel_rate(m, k, &s2, &w2);
+			same += s2 == sp && w2 == wd;
+		}
+		cat(buf, len, &at, "%s%zu%s x %u MT/s x %u bit", at ? " + " : "", same,
+		    shared ? " channels" : "", sp, wd);
 	}
-	for (size_t i = 0; i < m->n; i++)
-		cat(buf, len, &at, "%s%s", i ? ", " : " (",
-		    m->dimm[i].locator[0] ? m->dimm[i].locator : "?");
+	if (shared)
+		cat(buf, len, &at, " (%zu DIMMs: ", m->n);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct dmi_dimm *d = &m->dimm[i];
+
+		cat(buf, len, &at, "%s%s%s%s",
+		    i	     ? ", "
+		    : shared ? ""
+			     : " (",
+		    shared && d->bank[0] ? d->bank : "", shared && d->bank[0] ? " " : "",
+		    d->locator[0] ? d->locator : "?");
+	}
 	if (m->n)
 		cat(buf, len, &at, ")");
 	if (at >= len && len > 4)

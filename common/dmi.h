@@ -23,14 +23,17 @@ struct dmi_dimm {
 	unsigned speed_mts;  /* configured speed, else the rated speed; 0 unknown */
 	unsigned width_bits; /* data width (64 for a DDR4 DIMM without ECC bits) */
 	uint64_t size_mib;
+	unsigned channel; /* the memory channel it is on: an index into dmi_memory's channels */
 };
 
 struct dmi_memory {
 	struct dmi_dimm dimm[64];
 	size_t n;	 /* populated devices found */
 	size_t empty;	 /* slots without a module */
-	double peak_bps; /* sum over the DIMMs of speed * width / 8, bytes per second; 0 when
-			  * a DIMM's speed or width is unknown */
+	size_t channels; /* memory channels the DIMMs are on (dmi_memory_read()) */
+	double peak_bps; /* sum over the channels of the fastest speed * the widest width / 8
+			  * of their DIMMs, bytes per second; 0 when a DIMM's speed or width
+			  * is unknown */
 };
 
 /* Decodes one type-17 record RAW (LEN bytes: formatted area and strings) into *D. Returns 1
@@ -38,14 +41,23 @@ struct dmi_memory {
  * type 17. */
 int dmi_dimm_parse(const uint8_t *raw, size_t len, struct dmi_dimm *d);
 
-/* Reads every <sysfs>/firmware/dmi/entries/17-N/raw into *M. Returns 0; -ENOENT when there
- * are no type-17 entries (no SMBIOS table exported); -EACCES when they are root's; -ENODATA
- * when no device is populated or a populated one has no speed or width (M->peak_bps 0). */
+/* Reads every <sysfs>/firmware/dmi/entries/17-N/raw into *M, in the firmware's order, and
+ * groups the DIMMs into channels: DIMMs that share a channel share its bandwidth. The
+ * channel is read from the bank locator, else the locator: the text up to a "channel" word
+ * and its id ("P0 CHANNEL A" of "P0 CHANNEL A"/"DIMM 1", "P0_Node0_Channel0" of
+ * "P0_Node0_Channel0_Dimm1", "ChannelA" of "ChannelA-DIMM1"), else a DIMM word and one
+ * letter before the slot number ("CPU0_DIMM_A" of "CPU0_DIMM_A2", "P1-DIMMA" of
+ * "P1-DIMMA2"); a DIMM whose strings say neither (Dell's "A1") is a channel of its own. Returns 0;
+ * -ENOENT when there are no type-17 entries (no SMBIOS table exported); -EACCES when they are
+ * root's; -ENODATA when no device is populated or a populated one has no speed or width
+ * (M->peak_bps 0). */
 int dmi_memory_read(struct dmi_memory *m);
 
-/* The configuration the peak of M comes from, as one phrase into BUF (LEN bytes): the DIMMs
- * by speed and width, then their locators, "6 x 2933 MT/s x 64 bit (CPU0_DIMM_A1,
- * CPU0_DIMM_B1, ...)". */
+/* The configuration the peak of M comes from, as one phrase into BUF (LEN bytes): the
+ * channels by speed and width, then the DIMMs' locators: "6 x 2933 MT/s x 64 bit
+ * (CPU0_DIMM_A1, CPU0_DIMM_B1, ...)" with one DIMM per channel, "2 channels x 3200 MT/s x 64
+ * bit (3 DIMMs: P0 CHANNEL A DIMM 0, P0 CHANNEL A DIMM 1, P0 CHANNEL B DIMM 0)" (bank locator
+ * and locator) when DIMMs share channels. */
 void dmi_memory_describe(const struct dmi_memory *m, char *buf, size_t len);
 
 #endif

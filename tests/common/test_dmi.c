@@ -76,3 +76,69 @@ Test(dmi, unknown_when_missing_or_speedless, .init = new_root, .fini = fixture_r
 	cr_assert_eq(m.n, 1);
 	cr_assert_eq(m.peak_bps, 0);
 }
+
+/* DIMMs that share a channel share its bandwidth: the peak counts each channel once, at its
+ * speed, grouped by the bank locator or locator strings the boards write. */
+struct board {
+	const char *loc, *bank;
+};
+
+static void channels_of(const struct board *b, size_t n, size_t want, const char *what)
+{
+	struct dmi_memory m;
+
+	fixture_new();
+	for (size_t i = 0; i < n; i++)
+		fixture_dimm((int)i, 3200, b[i].loc, b[i].bank);
+	cr_assert_eq(dmi_memory_read(&m), 0, "%s", what);
+	cr_assert_eq(m.n, n, "%s", what);
+	cr_assert_eq(m.channels, want, "%s: %zu channels", what, m.channels);
+	cr_assert_float_eq(m.peak_bps, want * 3200e6 * 8, 1, "%s", what);
+	fixture_remove();
+}
+
+Test(dmi, dimms_sharing_a_channel_count_once)
+{
+	static const struct board amd[] = {{"DIMM 0", "P0 CHANNEL A"},
+					   {"DIMM 1", "P0 CHANNEL A"},
+					   {"DIMM 0", "P0 CHANNEL B"},
+					   {"DIMM 1", "P0 CHANNEL B"}};
+	static const struct board supermicro[] = {{"P1-DIMMA1", "P0_Node0_Channel0_Dimm0"},
+						  {"P1-DIMMA2", "P0_Node0_Channel0_Dimm1"},
+						  {"P1-DIMMB1", "P0_Node0_Channel1_Dimm0"}};
+	static const struct board client[] = {{"ChannelA-DIMM0", "BANK 0"},
+					      {"ChannelA-DIMM1", "BANK 1"},
+					      {"ChannelB-DIMM0", "BANK 2"},
+					      {"ChannelB-DIMM1", "BANK 3"}};
+	static const struct board intel[] = {{"CPU0_DIMM_A1", NULL},
+					     {"CPU0_DIMM_A2", NULL},
+					     {"CPU0_DIMM_B1", NULL},
+					     {"CPU1_DIMM_A1", NULL}};
+	/* Dell's A1..A4 say nothing of channels: each is counted as one. */
+	static const struct board dell[] = {{"A1", "Not Specified"},
+					    {"A2", "Not Specified"},
+					    {"A3", "Not Specified"},
+					    {"A4", "Not Specified"}};
+
+	channels_of(amd, 4, 2, "AMD: bank locator P0 CHANNEL A/B, DIMM 0/1");
+	channels_of(supermicro, 3, 2, "Supermicro: P0_Node0_Channel0_Dimm0");
+	channels_of(client, 4, 2, "client: ChannelA-DIMM0");
+	channels_of(intel, 4, 3, "Intel: CPU0_DIMM_A1, CPU0_DIMM_A2");
+	channels_of(dell, 4, 4, "Dell: A1..A4");
+}
+
+Test(dmi, describe_names_channels)
+{
+	struct dmi_memory m;
+	char buf[512];
+
+	fixture_new();
+	fixture_dimm(0, 3200, "DIMM 0", "P0 CHANNEL A");
+	fixture_dimm(1, 3200, "DIMM 1", "P0 CHANNEL A");
+	fixture_dimm(2, 3200, "DIMM 0", "P0 CHANNEL B");
+	cr_assert_eq(dmi_memory_read(&m), 0);
+	dmi_memory_describe(&m, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "2 channels x 3200 MT/s x 64 bit (3 DIMMs: P0 CHANNEL A DIMM 0, "
+			      "P0 CHANNEL A DIMM 1, P0 CHANNEL B DIMM 0)");
+	fixture_remove();
+}
