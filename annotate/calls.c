@@ -14,11 +14,6 @@ static const char *charged_to(const struct profile_loc *l)
 	return l->function ? l->function : "[unknown]";
 }
 
-static bool in_func(const struct profile_loc *l, const struct ann_func *f)
-{
-	return !strcmp(l->dso ? l->dso : "", f->dso) && !strcmp(charged_to(l), f->name);
-}
-
 /* F's own line of location L: its line, or for inlined code the line of F that inlined it. */
 static void own_line(const struct profile_loc *l, const char **file, int *line)
 {
@@ -58,7 +53,7 @@ static int caller_cmp(const void *pa, const void *pb)
 void ann_calls_build(const struct ann_model *m, size_t func, struct ann_calls *c)
 {
 	const struct profile *p = m->profile;
-	const struct ann_func *f = &m->funcs[func];
+	const size_t *fn = m->func_of_location;
 	size_t ccap = 0, lcap = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -66,14 +61,14 @@ void ann_calls_build(const struct ann_model *m, size_t func, struct ann_calls *c
 		const struct profile_stack *s = &p->stacks[i];
 		uint32_t j = 0, k;
 
-		while (j < s->n && !in_func(&p->locations[s->locs[j]], f))
+		while (j < s->n && fn[s->locs[j]] != func)
 			j++;
 		if (j == s->n)
 			continue;
 		c->samples += s->samples;
 		c->period += s->period;
 		/* The caller: the first frame outside F's innermost run of frames. */
-		for (k = j + 1; k < s->n && in_func(&p->locations[s->locs[k]], f); k++)
+		for (k = j + 1; k < s->n && fn[s->locs[k]] == func; k++)
 			;
 		{
 			const struct profile_loc *l = k < s->n ? &p->locations[s->locs[k]] : NULL;
@@ -90,7 +85,7 @@ void ann_calls_build(const struct ann_model *m, size_t func, struct ann_calls *c
 			const char *file;
 			int line;
 
-			if (!in_func(l, f))
+			if (fn[s->locs[k]] != func)
 				continue;
 			own_line(l, &file, &line);
 			lc = (struct ann_line_calls *)ann_calls_at(c, file, line);

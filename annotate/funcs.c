@@ -84,6 +84,15 @@ struct ann_model *ann_model_build(const struct profile *p)
 	qsort(m->funcs, m->nfuncs, sizeof(*m->funcs), func_cmp);
 	keymap_release(&inl);
 	keymap_release(&funcs);
+	/* Each location's function once, for the stacks' walks (calls.c). */
+	keymap_init(&funcs, m->nfuncs);
+	for (size_t f = 0; f < m->nfuncs; f++)
+		keymap_get_or_add(&funcs, m->funcs[f].dso, m->funcs[f].name, NULL, f);
+	m->func_of_location = xmalloc((p->nlocations ? p->nlocations : 1) * sizeof(size_t));
+	for (size_t i = 0; i < p->nlocations; i++)
+		m->func_of_location[i] =
+		    keymap_find(&funcs, p->locations[i].dso, outer_name(&p->locations[i]), NULL);
+	keymap_release(&funcs);
 	free(fill);
 	free(func_of);
 	return m;
@@ -95,6 +104,7 @@ void ann_model_free(struct ann_model *m)
 		return;
 	free(m->funcs);
 	free(m->locs);
+	free(m->func_of_location);
 	free(m);
 }
 

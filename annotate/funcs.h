@@ -31,6 +31,9 @@ struct ann_model {
 	struct ann_func *funcs; /* hottest first (period, then samples, then name) */
 	size_t nfuncs;
 	const struct profile_loc **locs; /* the profile's locations grouped by function */
+	/* Per location id (profile.locations, nlocations of them): the index in funcs of the
+	 * function it is charged to, or KEYMAP_NONE (keymap.h) when that has no samples. */
+	size_t *func_of_location;
 };
 
 /* Builds the function list of P (time linear in P's locations, plus sorting the functions).
