@@ -28,6 +28,8 @@ static int cmp_frame(const struct flame_node *a, const struct flame_node *b)
 		c = (int)a->inlined - (int)b->inlined;
 	if (!c)
 		c = (int)a->group - (int)b->group;
+	if (!c)
+		c = (int)a->data - (int)b->data;
 	return c;
 }
 
@@ -190,21 +192,51 @@ static int collect(const struct profile *p, size_t i, enum flame_order order, bo
 	return 0;
 }
 
-int flame_build(const struct profile *p, enum flame_order order, bool inline_all, struct flame *fl)
+/* Data sample group I of P as a stack into B (see flame_build_data()). */
+static int collect_data(const struct profile *p, size_t i, enum flame_order order, bool inline_all,
+			struct build *b)
 {
-	size_t n = cg_stacks_count(p);
+	const struct profile_data *d = &p->data[i];
+	struct cg_frame chain[CG_MAX_CHAIN];
+	size_t k = cg_loc_chain(p, &p->locations[d->loc], inline_all, chain, CG_MAX_CHAIN);
+	struct flame_node leaf = {.name = d->object ? d->object : "[unknown]", .data = true};
+	struct stack_ref *s = &b->stacks[i];
+
+	s->samples = d->samples;
+	s->period = d->period;
+	s->first = b->n;
+	if (order == FLAME_LEAVES_OUT && push(b, &leaf) < 0)
+		return -ENOMEM;
+	/* CHAIN is innermost first. */
+	for (size_t j = 0; j < k; j++) {
+		struct flame_node node = node_of(&chain[order == FLAME_ROOTS_OUT ? k - 1 - j : j]);
+		if (push(b, &node) < 0)
+			return -ENOMEM;
+	}
+	if (order == FLAME_ROOTS_OUT && push(b, &leaf) < 0)
+		return -ENOMEM;
+	s->n = b->n - s->first;
+	return 0;
+}
+
+static int build(const struct profile *p, enum flame_order order, bool inline_all, bool data,
+		 struct flame *fl)
+{
+	size_t n = data ? p->ndata : cg_stacks_count(p);
 	struct build b = {0};
 	struct cg_frames fr = {0};
 	int ret = -ENOMEM;
 
 	if (flame_start(fl) < 0)
 		return -ENOMEM;
-	fl->no_stacks = !p->nstacks;
+	fl->no_stacks = !data && !p->nstacks;
+	fl->data = data;
 	b.stacks = calloc(n ? n : 1, sizeof(*b.stacks));
 	if (!b.stacks)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		if (collect(p, i, order, inline_all, &fr, &b) < 0)
+		if ((data ? collect_data(p, i, order, inline_all, &b)
+			  : collect(p, i, order, inline_all, &fr, &b)) < 0)
 			goto out;
 	qsort_r(b.stacks, n, sizeof(*b.stacks), by_frames, b.frames);
 	for (size_t i = 0; i < n; i++)
@@ -219,6 +251,17 @@ out:
 	if (ret < 0)
 		flame_release(fl);
 	return ret;
+}
+
+int flame_build(const struct profile *p, enum flame_order order, bool inline_all, struct flame *fl)
+{
+	return build(p, order, inline_all, false, fl);
+}
+
+int flame_build_data(const struct profile *p, enum flame_order order, bool inline_all,
+		     struct flame *fl)
+{
+	return build(p, order, inline_all, true, fl);
 }
 
 void flame_release(struct flame *fl)

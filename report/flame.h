@@ -23,6 +23,8 @@ struct flame_node {
 	bool inlined;	  /* inlined code (the frame under it is the function it went into) */
 	bool unknown;	  /* nothing known but the DSO: NAME is its base name */
 	bool group;	  /* no stacks: a DSO's or a file's box, not a function's */
+	bool data;	  /* --sort data: a data object, NAME its key (profile_data.object),
+			   * drawn "[data:NAME]" */
 	uint32_t parent;  /* index into flame.v; the root (v[0]) is its own parent */
 	uint32_t depth;	  /* 0 for the root ("all"), 1 for the outermost frames */
 	double x;	  /* start, in the profile's period units */
@@ -37,6 +39,7 @@ struct flame {
 	uint32_t max_depth; /* of any node */
 	bool no_stacks;	    /* the profile has no call stacks: each location alone under
 			     * its DSO and file (stacks DSO;file;function) */
+	bool data;	    /* flame_build_data()'s: the leaves are data objects */
 	uint32_t *path;	    /* flame_add()'s: the last stack's nodes, path[0] the root */
 	size_t npath, path_cap;
 };
@@ -51,6 +54,12 @@ enum flame_order {
  * whole inline chain (cg_loc_chain()). Returns 0 (release FL with flame_release()) or
  * -ENOMEM. */
 int flame_build(const struct profile *p, enum flame_order order, bool inline_all, struct flame *fl);
+
+/* The same from P's data sample groups (profile.data, --sort data): each a stack of its
+ * instruction's frames (the inline chain, cg_loc_chain(); data samples keep no callers) and
+ * the object it touched as the leaf (a node with DATA set). Returns 0 or -ENOMEM. */
+int flame_build_data(const struct profile *p, enum flame_order order, bool inline_all,
+		     struct flame *fl);
 
 /* Starts FL empty (the root alone). Returns 0 or -ENOMEM. */
 int flame_start(struct flame *fl);

@@ -89,14 +89,6 @@ fail:
 	return NULL;
 }
 
-static bool has_data_key(const struct output_opts *o)
-{
-	for (size_t i = 0; i < o->nkeys; i++)
-		if (o->keys[i] == PROFILE_KEY_DATA)
-			return true;
-	return false;
-}
-
 static int by_text(const void *a, const void *b)
 {
 	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
@@ -105,7 +97,7 @@ static int by_text(const void *a, const void *b)
 int output_folded(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		  const struct output_opts *o)
 {
-	bool data = has_data_key(o);
+	bool data = output_has_key(o, PROFILE_KEY_DATA);
 	size_t nstacks = data ? p->ndata : cg_stacks_count(p), m = 0;
 	struct line *v = calloc(nstacks ? nstacks : 1, sizeof(*v));
 	struct cg_frames fr = {0};

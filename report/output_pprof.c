@@ -21,6 +21,12 @@
  *   samples and their summed period, rounded to integers (pprof's are int64): every
  *   sampling event's from the value vector (profile.h) when several have samples, else the
  *   shown event's.
+ * - --sort data: one Sample per data sample group (profile.data), of the shown event alone:
+ *   its leaf a Location of its own with no Mapping, whose one Line names a Function
+ *   "[data:OBJ]" (the object touched, as the folded output names it), then the
+ *   instruction's Location (data samples keep no callers); and a label data=OBJ. So `go tool
+ *   pprof -top` lists the objects as functions, -traces shows each above its instruction's
+ *   function, -lines the instruction's line, -tagfocus data=... picks one object.
  */
 #include "functions.h"
 #include "output.h"
@@ -151,6 +157,17 @@ struct pprof {
 	pb_function *functions;
 	pb_function **function_ptrs;
 	int64_t *comments;
+	bool data;	    /* --sort data: samples of profile.data */
+	uint64_t *data_loc; /* by string-table index: the object's pseudo-Location id, 0 */
+	size_t ndata_loc;   /* room in DATA_LOC */
+	pb_label *labels;   /* data: each sample's data=OBJ */
+	pb_label **label_ptrs;
+	pb_location *dlocations; /* data: the pseudo-Locations, one per object ... */
+	pb_line *dlines;	 /* ... each with one Line ... */
+	pb_line **dline_ptrs;
+	pb_function *dfunctions; /* ... of its Function "[data:OBJ]" */
+	pb_function **dfunction_ptrs;
+	size_t nobjects;
 };
 
 /* The unit pprof reads for EV's period: what the event counts (hwprof_event_unit()),
@@ -163,18 +180,18 @@ static const char *period_unit(const struct hwprof_file_event *ev)
 	return !strcmp(u, "ns") ? "nanoseconds" : u[0] ? u : "count";
 }
 
-/* The events of the sample types: every sampled one with the value vector, else the shown
- * one. */
-static uint32_t ncolumns(const struct profile *p)
+/* The events of the sample types: every sampled one with the value vector, else (and for
+ * --sort data, whose groups hold the shown event's samples) the shown one. */
+static uint32_t ncolumns(const struct pprof *w)
 {
-	return p->nvalues ? p->nvalues : 1;
+	return w->p->nvalues && !w->data ? w->p->nvalues : 1;
 }
 
-static const struct hwprof_file_event *column_event(const struct profile *p, uint32_t c)
+static const struct hwprof_file_event *column_event(const struct pprof *w, uint32_t c)
 {
-	if (p->nvalues)
-		return &p->header.events[p->value_event[c]];
-	return profile_sampling_event(p);
+	if (w->p->nvalues && !w->data)
+		return &w->p->header.events[w->p->value_event[c]];
+	return profile_sampling_event(w->p);
 }
 
 /* Sample types: per event, its samples and its period. With one event they are "samples" and
@@ -183,13 +200,13 @@ static void add_types(struct pprof *w)
 {
 	const struct profile *p = w->p;
 	const struct hwprof_file_event *shown = profile_sampling_event(p);
-	uint32_t nc = ncolumns(p);
+	uint32_t nc = ncolumns(w);
 	pb_value_type *t;
 
 	w->types = xcalloc(2 * nc + 1, sizeof(*w->types));
 	w->type_ptrs = xcalloc(2 * nc, sizeof(*w->type_ptrs));
 	for (uint32_t c = 0; c < nc; c++) {
-		const struct hwprof_file_event *ev = column_event(p, c);
+		const struct hwprof_file_event *ev = column_event(w, c);
 		const char *name = ev ? ev->name : "events";
 
 		t = &w->types[2 * c];
@@ -248,13 +265,72 @@ static const uint32_t *sample_of(const struct profile *p, size_t i, uint32_t *n,
 	return &p->locs[i].id;
 }
 
+/* The pseudo-Location id of data object OBJ (pprof ids after the profile's locations). */
+static uint64_t data_location(struct pprof *w, const char *obj)
+{
+	int64_t k = str_id(&w->s, obj ? obj : "[unknown]");
+
+	if ((size_t)k >= w->ndata_loc) {
+		size_t cap = (size_t)k * 2 + 16;
+		w->data_loc = xrealloc(w->data_loc, cap * sizeof(*w->data_loc));
+		memset(w->data_loc + w->ndata_loc, 0, (cap - w->ndata_loc) * sizeof(*w->data_loc));
+		w->ndata_loc = cap;
+	}
+	if (!w->data_loc[k])
+		w->data_loc[k] = w->p->nlocations + 1 + w->nobjects++;
+	return w->data_loc[k];
+}
+
+/* --sort data: a sample per data group, [data:OBJ] then its instruction. */
+static void add_data_samples(struct pprof *w)
+{
+	const struct profile *p = w->p;
+	size_t n = p->ndata;
+
+	w->samples = xcalloc(n ? n : 1, sizeof(*w->samples));
+	w->sample_ptrs = xcalloc(n ? n : 1, sizeof(*w->sample_ptrs));
+	w->ids = xcalloc(n ? 2 * n : 1, sizeof(*w->ids));
+	w->vals = xcalloc(n ? 2 * n : 1, sizeof(*w->vals));
+	w->labels = xcalloc(n ? n : 1, sizeof(*w->labels));
+	w->label_ptrs = xcalloc(n ? n : 1, sizeof(*w->label_ptrs));
+	w->used = xcalloc(p->nlocations ? p->nlocations : 1, sizeof(*w->used));
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_data *d = &p->data[i];
+		pb_sample *s = &w->samples[i];
+
+		perftools__profiles__sample__init(s);
+		w->ids[2 * i] = data_location(w, d->object);
+		w->ids[2 * i + 1] = (uint64_t)d->loc + 1;
+		w->used[d->loc] = true;
+		s->location_id = w->ids + 2 * i;
+		s->n_location_id = 2;
+		w->vals[2 * i] = (int64_t)d->samples;
+		w->vals[2 * i + 1] = llround(d->period);
+		s->value = w->vals + 2 * i;
+		s->n_value = 2;
+		perftools__profiles__label__init(&w->labels[i]);
+		w->labels[i].key = str_id(&w->s, "data");
+		w->labels[i].str = str_id(&w->s, d->object ? d->object : "[unknown]");
+		w->label_ptrs[i] = &w->labels[i];
+		s->label = &w->label_ptrs[i];
+		s->n_label = 1;
+		w->sample_ptrs[i] = s;
+	}
+	w->prof.sample = w->sample_ptrs;
+	w->prof.n_sample = n;
+}
+
 /* The samples: one per stack, or one per sampled address without stacks. */
 static void add_samples(struct pprof *w)
 {
 	const struct profile *p = w->p;
 	size_t n = p->nvalues ? p->nvsamples : p->nstacks ? p->nstacks : p->nlocs, nids = 0;
-	uint32_t nv = 2 * ncolumns(p);
+	uint32_t nv = 2 * ncolumns(w);
 
+	if (w->data) {
+		add_data_samples(w);
+		return;
+	}
 	for (size_t i = 0; i < p->nvsamples && p->nvalues; i++)
 		nids += p->vsamples[i].n;
 	for (size_t i = 0; i < p->nstacks && !p->nvalues; i++)
@@ -377,6 +453,38 @@ static void add_mappings(struct pprof *w)
 	free(files);
 }
 
+/* --sort data: each object's pseudo-Location (after the NLOC Locations) and its Function
+ * "[data:OBJ]" (after the NFN Functions). */
+static void add_data_locations(struct pprof *w, size_t nloc, size_t nfn)
+{
+	size_t j = 0;
+
+	w->dlocations = xcalloc(w->nobjects + 1, sizeof(*w->dlocations));
+	w->dlines = xcalloc(w->nobjects + 1, sizeof(*w->dlines));
+	w->dline_ptrs = xcalloc(w->nobjects + 1, sizeof(*w->dline_ptrs));
+	w->dfunctions = xcalloc(w->nobjects + 1, sizeof(*w->dfunctions));
+	for (size_t k = 0; k < w->ndata_loc; k++) {
+		pb_location *o = &w->dlocations[j];
+		pb_function *f = &w->dfunctions[j];
+
+		if (!w->data_loc[k])
+			continue;
+		perftools__profiles__function__init(f);
+		f->id = nfn + j + 1;
+		f->name = f->system_name = str_idf(&w->s, "[data:%s]", w->s.v[k]);
+		perftools__profiles__line__init(&w->dlines[j]);
+		w->dlines[j].function_id = f->id;
+		w->dline_ptrs[j] = &w->dlines[j];
+		perftools__profiles__location__init(o);
+		o->id = w->data_loc[k];
+		o->line = &w->dline_ptrs[j];
+		o->n_line = 1;
+		w->location_ptrs[nloc + j] = o;
+		w->function_ptrs[nfn + j] = f;
+		j++;
+	}
+}
+
 /* The Locations the samples name, each with its whole inline chain as Lines; the Functions
  * they name. */
 static void add_locations(struct pprof *w)
@@ -387,7 +495,7 @@ static void add_locations(struct pprof *w)
 	if (fn_table_init(&w->fns) < 0)
 		die("out of memory");
 	w->locations = xcalloc(p->nlocations + 1, sizeof(*w->locations));
-	w->location_ptrs = xcalloc(p->nlocations + 1, sizeof(*w->location_ptrs));
+	w->location_ptrs = xcalloc(p->nlocations + 1 + w->nobjects, sizeof(*w->location_ptrs));
 	w->lines = xcalloc(p->nlines + 1, sizeof(*w->lines));
 	w->line_ptrs = xcalloc(p->nlines + 1, sizeof(*w->line_ptrs));
 	for (size_t i = 0; i < p->nlocations; i++) {
@@ -422,11 +530,9 @@ static void add_locations(struct pprof *w)
 		}
 		w->location_ptrs[n++] = o;
 	}
-	w->prof.location = w->location_ptrs;
-	w->prof.n_location = n;
 	/* fns.v[0] is the unknown function: a Line of it names Function 0, none. */
 	w->functions = xcalloc(w->fns.n, sizeof(*w->functions));
-	w->function_ptrs = xcalloc(w->fns.n, sizeof(*w->function_ptrs));
+	w->function_ptrs = xcalloc(w->fns.n + w->nobjects, sizeof(*w->function_ptrs));
 	for (size_t i = 1; i < w->fns.n; i++) {
 		const struct profile_function *f = &w->fns.v[i];
 		pb_function *o = &w->functions[i - 1];
@@ -439,8 +545,11 @@ static void add_locations(struct pprof *w)
 		o->start_line = f->start_line;
 		w->function_ptrs[i - 1] = o;
 	}
+	add_data_locations(w, n, w->fns.n - 1);
+	w->prof.location = w->location_ptrs;
+	w->prof.n_location = n + w->nobjects;
 	w->prof.function = w->function_ptrs;
-	w->prof.n_function = w->fns.n - 1;
+	w->prof.n_function = w->fns.n - 1 + w->nobjects;
 }
 
 /* Comments: lines for people, as the text report's header says them. */
@@ -514,14 +623,13 @@ static int write_gzip(FILE *f, const uint8_t *buf, size_t n)
 int output_pprof(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		 const struct output_opts *o)
 {
-	struct pprof w = {.p = p};
+	struct pprof w = {.p = p, .data = output_has_key(o, PROFILE_KEY_DATA)};
 	uint8_t *buf;
 	size_t len;
 	int ret;
 
 	(void)rows;
 	(void)n;
-	(void)o;
 	perftools__profiles__profile__init(&w.prof);
 	str_id(&w.s, "");
 	add_types(&w);
@@ -558,5 +666,12 @@ int output_pprof(FILE *f, const struct profile *p, const struct profile_row *row
 	free(w.functions);
 	free(w.function_ptrs);
 	free(w.comments);
+	free(w.data_loc);
+	free(w.labels);
+	free(w.label_ptrs);
+	free(w.dlocations);
+	free(w.dlines);
+	free(w.dline_ptrs);
+	free(w.dfunctions);
 	return ret;
 }

@@ -111,10 +111,15 @@ static void xml_str(FILE *f, const char *s)
 	}
 }
 
-/* The box's name: the function, "[libc.so.6]" when only the DSO is known. */
+/* The box's name: the function, "[libc.so.6]" when only the DSO is known, "[data:g.b]" for
+ * a data object (--sort data, as the folded output names it). */
 static void node_name(const struct flame_node *n, char *buf, size_t len)
 {
-	snprintf(buf, len, n->unknown ? "[%s]" : "%s", n->name ? n->name : "[unknown]");
+	snprintf(buf, len,
+		 n->data      ? "[data:%s]"
+		 : n->unknown ? "[%s]"
+			      : "%s",
+		 n->name ? n->name : "[unknown]");
 }
 
 /* What the box shows: as much of NAME as fits in W px, ".." marking a cut. */
@@ -286,8 +291,8 @@ int output_svg(FILE *f, const struct profile *p, const struct profile_row *rows,
 
 	(void)rows;
 	(void)n;
-	if (flame_build(p, o->inverted ? FLAME_LEAVES_OUT : FLAME_ROOTS_OUT, o->inline_frames,
-			&fl) < 0)
+	if ((output_has_key(o, PROFILE_KEY_DATA) ? flame_build_data : flame_build)(
+		p, o->inverted ? FLAME_LEAVES_OUT : FLAME_ROOTS_OUT, o->inline_frames, &fl) < 0)
 		return -ENOMEM;
 	height = TOP + (int)(fl.max_depth + 1) * FRAME_H + BOTTOM;
 	fprintf(f,
@@ -317,6 +322,11 @@ int output_svg(FILE *f, const struct profile *p, const struct profile_row *rows,
 	fprintf(f, "<text class=\"small\" x=\"%d\" y=\"42\">%s</text>\n", PAD,
 		fl.no_stacks ? "no call stacks in this recording (record with -g or --call-graph): "
 			       "functions grouped by DSO and file"
+		: fl.data && o->inverted
+		    ? "the data objects touched at the top ([data:NAME], --sort data), the "
+		      "instructions' functions below; click to zoom, Esc to reset"
+		: fl.data     ? "the instructions' functions below, the data objects they touched "
+				"above ([data:NAME], --sort data); click to zoom, Esc to reset"
 		: o->inverted ? "the sampled functions at the top, their callers below; "
 				"width = share of samples; click to zoom, Esc to reset"
 			      : "callers below, the functions they call above; width = share of "

@@ -144,6 +144,18 @@ static const struct cli_command command = {
 	      "over 1% of the samples lost, a DSO rebuilt or deleted since), 2 error, 64 usage.\n",
 };
 
+/* Whether --sort SORT holds the data key (a bad SORT is reported later). */
+static bool sort_has_data(const char *sort)
+{
+	enum profile_key keys[MAX_KEYS];
+	char err[256];
+	int n = profile_parse_sort(sort, keys, MAX_KEYS, err, sizeof(err));
+
+	for (int i = 0; i < n; i++)
+		if (keys[i] == PROFILE_KEY_DATA)
+			return true;
+	return false;
+}
 static void parse_options(int argc, char **argv, struct report_options *o)
 {
 	bool stdio = false;
@@ -244,11 +256,14 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			  "(drop -G)",
 			  o->format->name);
 	/* pprof sorts, cuts and folds inline frames itself: the file holds every stack whole,
-	 * each location with its whole inline chain. */
-	if (o->row_option && o->format->write == output_pprof)
-		die_usage("%s shapes report's rows; -f pprof holds every sample and inline frame "
-			  "whole, for pprof to sort and cut (drop %s)",
-			  o->row_option, o->row_option);
+	 * each location with its whole inline chain. The data key is the one -s it takes: the
+	 * objects become leaf frames (output_pprof.c). */
+	if (o->row_option && o->format->write == output_pprof &&
+	    !(!strcmp(o->row_option, "-s") && sort_has_data(o->sort)))
+		die_usage(
+		    "%s shapes report's rows; -f pprof holds every sample and inline frame "
+		    "whole, for pprof to sort and cut (drop %s; -s data adds the data objects)",
+		    o->row_option, o->row_option);
 }
 
 int cmd_report(int argc, char **argv)

@@ -118,6 +118,70 @@ def test_folded():
               p.stdout)
 
 
+def go_pprof(*args):
+    """go tool pprof ARGS (77 without go); its stdout."""
+    go = shutil.which("go")
+    if not go:
+        print("skip: no `go` on PATH (Debian: apt-get install golang-go; scripts/install-deps)")
+        sys.exit(77)
+    env = dict(os.environ, HOME=TMP, GOCACHE=os.path.join(TMP, "gocache"),
+               GOPATH=os.path.join(TMP, "gopath"), GOFLAGS="", GOPROXY="off",
+               GOTOOLCHAIN="local", PPROF_TMPDIR=TMP)
+    p = run([go, "tool", "pprof", *args], timeout=180, env=env)
+    check(f"go tool pprof {' '.join(args[:-1])} exit 0", p.returncode == 0, p.stderr[-2000:])
+    return p.stdout
+
+
+def test_pprof():
+    """-f pprof with --sort data: each data group a sample whose leaf is a [data:OBJ] frame
+    above its instruction's function, labelled data=OBJ. go tool pprof -top gives every object
+    the samples report --sort data gives it; -traces -lines with --sort data,line pairs g.b
+    with the line that touched it."""
+    for mode in ("struct", "array"):
+        f = recorded(mode)
+        want = {}
+        for r in rows(f, "-s", "data"):
+            want[r["data"]["key"]] = want.get(r["data"]["key"], 0) + r["samples"]
+        pb = os.path.join(TMP, mode + ".pb.gz")
+        p = run([HWPROF, "report", "-i", f, "-s", "data", "-f", "pprof", "-o", pb])
+        check(f"{mode}: report -s data -f pprof exit 0", p.returncode == 0, p.stderr)
+        got = {}
+        for ln in go_pprof("-top", "-nodecount=100000", "-nodefraction=0", pb).splitlines():
+            m = re.match(r"^\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+\d+\s+[\d.]+%\s+\[data:(.*)\]$", ln)
+            if m:
+                got[m.group(2)] = int(m.group(1))
+        check(f"{mode}: pprof -top's [data:OBJ] flats are report --sort data's "
+              f"({len(want)} objects)", got == want and len(want) > 1,
+              sorted(set(got.items()) ^ set(want.items()))[:6])
+    obj, fn = "g.b", "touch_struct"
+    line = hot_line(SRC, "struct_b")
+    pb = os.path.join(TMP, "struct-line.pb.gz")
+    p = run([HWPROF, "report", "-i", recorded("struct"), "-s", "data,line", "-f", "pprof",
+             "-o", pb])
+    check("report -s data,line -f pprof exit 0", p.returncode == 0, p.stderr)
+    traces = go_pprof("-traces", "-lines", "-tagfocus", "data=" + obj, pb)
+    blocks = [b for b in traces.split("-----------+") if f"[data:{obj}]" in b]
+    check(f"-traces -tagfocus data={obj}: {obj}'s 4 samples, each above {fn} at its line "
+          f"wl_data.c:{line}",
+          sum(int(re.search(r"^\s*(\d+)\s+\[data:", b, re.M).group(1)) for b in blocks) == 4
+          and all(re.search(r"\[data:%s\]\n\s+%s \S*wl_data.c:%d" % (re.escape(obj), fn, line),
+                            b) for b in blocks), traces[-1500:])
+
+
+def test_svg():
+    """-f svg with --sort data: the objects as boxes [data:OBJ] above the instructions'
+    functions, with report --sort data's samples."""
+    f = recorded("struct")
+    out = os.path.join(TMP, "struct.svg")
+    p = run([HWPROF, "report", "-i", f, "-s", "data", "-f", "svg", "-o", out])
+    check("report -s data -f svg exit 0", p.returncode == 0, p.stderr)
+    svg = open(out, encoding="utf-8").read()
+    boxes = re.findall(r'data-n="\[data:g\.b\]"><title>\[data:g\.b\]\n(\d+) samples', svg)
+    check("one box [data:g.b] of 4 samples: %r" % boxes, boxes == ["4"])
+    check("it sits on touch_struct: the subtitle says the objects are above",
+          "data objects they touched" in svg and 'data-n="touch_struct"' in svg)
+
+
 def lines_of(path, size):
     return rows(path, "-s", "cacheline", "--cacheline-size", str(size),
                 "--function", "writer_a,writer_b")
