@@ -283,6 +283,9 @@ int cmd_annotate(int argc, char **argv)
 	 * compressed debug file was a third of the time for a function in the program). */
 	if (o.stdio && o.function)
 		o.samples.po.focus = o.function;
+	/* The instruction views read code and lines through the files the loader opened: a
+	 * large CU's line table is decoded once. */
+	o.samples.po.keep_code = !o.stdio || o.mode != ANN_VIEW_SOURCE;
 	if (load_model(&o.samples.po, &p, &m))
 		goto out;
 	/* A name that no symbol gives (a function only inlined, an alias the DWARF names) is

@@ -68,8 +68,8 @@ static struct code_slot *code_get(struct ann_code *c, uint32_t mapping)
 	s = &c->slots[mapping];
 	if (!s->tried) {
 		s->tried = true;
-		s->err = code_open(&s->f, &c->m->profile->mappings[mapping], c->dirs, c->ndirs,
-				   s->why, sizeof(s->why));
+		s->err = code_open_profile(&s->f, c->m->profile, mapping, c->dirs, c->ndirs, s->why,
+					   sizeof(s->why));
 		if (s->err == -ENOMEM)
 			die("out of memory");
 	}

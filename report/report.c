@@ -300,6 +300,9 @@ int cmd_report(int argc, char **argv)
 	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
 	if (nkeys < 0)
 		die_usage("%s", err);
+	/* --sort addr reads instructions through the files the loader opened. */
+	for (int i = 0; i < nkeys; i++)
+		o.samples.po.keep_code |= keys[i] == PROFILE_KEY_ADDR;
 	if (!o.samples.po.ninputs)
 		sample_opts_add_input(&o.samples, default_input);
 	r = profile_load(&p, &o.samples.po, err, sizeof(err));

@@ -105,8 +105,8 @@ struct rows_insns *rows_insns_fill(const struct profile *p, struct profile_row *
 			continue;
 		if (!r->tried[m]) {
 			r->tried[m] = true;
-			if (code_open(&r->files[m], &p->mappings[m], dirs, ndirs, why,
-				      sizeof(why)) == -ENOMEM)
+			if (code_open_profile(&r->files[m], p, m, dirs, ndirs, why, sizeof(why)) ==
+			    -ENOMEM)
 				goto nomem;
 		}
 		if (!r->files[m])

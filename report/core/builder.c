@@ -1157,6 +1157,7 @@ struct sym_jobs {
 	struct dso_job *v;	  /* by DSO id */
 	size_t *schedule;	  /* job indexes, most samples first */
 	size_t n;
+	size_t nv; /* entries of V: the DSOs when the jobs were made (keep_code moves them) */
 };
 
 /* Whether CACHE answers every address of D's entries V[ORDER[FIRST .. FIRST + N)). */
@@ -1272,6 +1273,7 @@ static int symbolize_all(struct sym_jobs *w)
 
 	w->order = malloc((b->agg.n ? b->agg.n : 1) * sizeof(*w->order));
 	w->v = calloc(b->dsos.n, sizeof(*w->v));
+	w->nv = b->dsos.n;
 	w->schedule = malloc(b->dsos.n * sizeof(*w->schedule));
 	if (!start || !w->order || !w->v || !w->schedule) {
 		free(start);
@@ -1321,7 +1323,7 @@ static int symbolize_all(struct sym_jobs *w)
 
 static void sym_jobs_release(struct sym_jobs *w)
 {
-	for (size_t i = 0; w->v && i < w->b->dsos.n; i++) {
+	for (size_t i = 0; w->v && i < w->nv; i++) {
 		free(w->v[i].warning);
 		free(w->v[i].chains.v);
 	}
@@ -1479,6 +1481,16 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	}
 	if (ret < 0)
 		goto out;
+	/* The files stay open for code.h: annotate's instruction view looks up every address
+	 * of a function in the line table the symbolization decoded already. */
+	if (b->opt->keep_code) {
+		ret = -ENOMEM;
+		if (!(p->dsos = malloc(sizeof(*p->dsos))))
+			goto out;
+		*p->dsos = b->dsos;
+		memset(&b->dsos, 0, sizeof(b->dsos));
+		ret = 0;
+	}
 	*out = p;
 	b->p = NULL;
 out:

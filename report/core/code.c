@@ -14,7 +14,7 @@
 struct code_file {
 	struct strpool *pool;
 	struct dso_table dsos; /* the one DSO read, at index 2 (the table's reserved ones
-				* before it) */
+				* before it); empty when D is the profile's */
 	struct dso *d;
 	struct disasm *dis;
 	Elf *elf;
@@ -31,12 +31,41 @@ void code_close(struct code_file *f)
 	free(f);
 }
 
+/* Opens D for F (the profile's DSO or F's own): checked, opened for symbols, its ELF
+ * header's machine a disassembler. M is the mapping D stands for. */
+static int open_dso(struct code_file *f, const struct profile_mapping *m, const char **dirs,
+		    size_t ndirs, char *why, size_t whylen)
+{
+	GElf_Ehdr eh;
+	bool has_dwarf;
+	int rc;
+
+	/* The profile read the file and found it the recorded build (bias_known); without a
+	 * recorded build-id that is all there is to know. */
+	if (f->d->state != DSO_OK && dso_check(f->d, why, whylen) < 0)
+		return f->d->state == DSO_MISMATCH ? -ESTALE : -ENOENT;
+	if (!m->bias_known) {
+		snprintf(why, whylen, "%s: not the recorded build, or unreadable", m->file);
+		return -ESTALE;
+	}
+	if (!f->d->sym && dso_sym_open(f->d, dirs, ndirs, &has_dwarf, why, whylen) < 0)
+		return -ENOENT;
+	f->elf = dso_sym_elf(f->d, &f->bias);
+	if (!f->elf || !gelf_getehdr(f->elf, &eh)) {
+		snprintf(why, whylen, "%s: libelf cannot read its header: %s", m->file,
+			 elf_errmsg(-1));
+		return -ENOENT;
+	}
+	rc = disasm_open(&f->dis, eh.e_machine, why, whylen);
+	if (rc == -ENOMEM)
+		snprintf(why, whylen, "%s: out of memory", m->file);
+	return rc;
+}
+
 int code_open(struct code_file **out, const struct profile_mapping *m, const char **dirs,
 	      size_t ndirs, char *why, size_t whylen)
 {
 	struct code_file *f = calloc(1, sizeof(*f));
-	GElf_Ehdr eh;
-	bool has_dwarf;
 	int id, rc = -ENOMEM;
 
 	*out = NULL;
@@ -51,34 +80,9 @@ int code_open(struct code_file **out, const struct profile_mapping *m, const cha
 		rc = -ENOENT;
 		goto fail;
 	}
-	/* The profile read the file and found it the recorded build (bias_known); without a
-	 * recorded build-id that is all there is to know. */
-	if (dso_check(f->d, why, whylen) < 0) {
-		rc = f->d->state == DSO_MISMATCH ? -ESTALE : -ENOENT;
+	rc = open_dso(f, m, dirs, ndirs, why, whylen);
+	if (rc < 0)
 		goto fail;
-	}
-	if (!m->bias_known) {
-		snprintf(why, whylen, "%s: not the recorded build, or unreadable", m->file);
-		rc = -ESTALE;
-		goto fail;
-	}
-	if (dso_sym_open(f->d, dirs, ndirs, &has_dwarf, why, whylen) < 0) {
-		rc = -ENOENT;
-		goto fail;
-	}
-	f->elf = dso_sym_elf(f->d, &f->bias);
-	if (!f->elf || !gelf_getehdr(f->elf, &eh)) {
-		snprintf(why, whylen, "%s: libelf cannot read its header: %s", m->file,
-			 elf_errmsg(-1));
-		rc = -ENOENT;
-		goto fail;
-	}
-	rc = disasm_open(&f->dis, eh.e_machine, why, whylen);
-	if (rc < 0) {
-		if (rc == -ENOMEM)
-			goto fail_nomem;
-		goto fail;
-	}
 	*out = f;
 	return 0;
 fail_nomem:
@@ -87,6 +91,37 @@ fail_nomem:
 fail:
 	code_close(f);
 	return rc;
+}
+
+int code_open_profile(struct code_file **out, const struct profile *p, uint32_t mapping,
+		      const char **dirs, size_t ndirs, char *why, size_t whylen)
+{
+	const struct profile_mapping *m = &p->mappings[mapping];
+	struct code_file *f;
+	int rc;
+
+	if (!p->dsos || mapping >= p->dsos->n)
+		return code_open(out, m, dirs, ndirs, why, whylen);
+	*out = NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->pool = strpool_new())) {
+		free(f);
+		snprintf(why, whylen, "%s: out of memory", m->file);
+		return -ENOMEM;
+	}
+	f->d = &p->dsos->v[mapping];
+	if (f->d->state == DSO_PSEUDO || mapping <= DSO_ID_KERNEL) {
+		snprintf(why, whylen, "%s: no file to read the code from", m->file);
+		rc = -ENOENT;
+	} else {
+		rc = open_dso(f, m, dirs, ndirs, why, whylen);
+	}
+	if (rc < 0) {
+		code_close(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
 }
 
 /* Copies the LEN bytes at link-time address ADDR from the section of F's file that holds

@@ -1,11 +1,11 @@
 /* code.h - a mapped file's machine code: one function's instructions with their call and
  * jump targets named, and each address's source line by the rule the profile uses.
  *
- * The profile keeps the samples' addresses, not the files: annotate's instruction views and
- * report's --sort addr open a mapping's file again through dso.h and symbolize.h (the
- * build-id checked as when loading, separate debug info found the same way), read the code
- * bytes of the function's symbol range from the file's sections (libelf) and decode them
- * with disasm.h.
+ * Annotate's instruction views and report's --sort addr read a mapping's file through the
+ * DSO the profile's loader opened (profile_options.keep_code), or open it again through
+ * dso.h and symbolize.h (the build-id checked as when loading, separate debug info found the
+ * same way); they read the code bytes of the function's symbol range from the file's
+ * sections (libelf) and decode them with disasm.h.
  */
 #ifndef HWPROF_REPORT_CODE_H
 #define HWPROF_REPORT_CODE_H
@@ -44,6 +44,13 @@ struct code_func {
  * without a disassembler, -ENOMEM. */
 int code_open(struct code_file **out, const struct profile_mapping *m, const char **dirs,
 	      size_t ndirs, char *why, size_t whylen);
+
+/* code_open() for mapping MAPPING of P, through the DSO P's loader opened when P kept them
+ * (profile_options.keep_code: the file, its symbols and the DWARF read so far are not read
+ * again), else as code_open() does. The code_file must be closed before P is freed. Returns
+ * as code_open(). */
+int code_open_profile(struct code_file **out, const struct profile *p, uint32_t mapping,
+		      const char **dirs, size_t ndirs, char *why, size_t whylen);
 
 /* The instructions of the function symbol holding link-time address ADDR into *OUT (release
  * with code_func_release()); without a symbol (a stripped file), of the call frame

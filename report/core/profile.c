@@ -1,6 +1,7 @@
 /* profile.c - the profile's own functions: its lines, its lost share, freeing it. */
 #include "profile.h"
 
+#include "dso.h"
 #include "strpool.h"
 
 #include <errno.h>
@@ -65,6 +66,9 @@ void profile_free(struct profile *p)
 {
 	if (!p)
 		return;
+	if (p->dsos)
+		dso_table_release(p->dsos);
+	free(p->dsos);
 	for (uint32_t i = 0; i < p->header.argc; i++)
 		free(p->header.argv[i]);
 	free(p->header.argv);

@@ -25,6 +25,8 @@ enum inline_mode {
 	INLINE_CALLER, /* charge it to the outermost call-site line and function */
 };
 
+struct dso_table;
+
 struct profile_options {
 	const char **inputs; /* sample files; several are merged (same binaries) */
 	size_t ninputs;
@@ -44,6 +46,9 @@ struct profile_options {
 			       * address in full */
 	bool use_cache;	      /* answers kept on disk between reports (symcache.h); not
 			       * for a focused profile */
+	bool keep_code;	      /* keep the files the loader opened (libdwfl, their DWARF
+			       * read so far) with the profile, for code.h to read
+			       * instructions and lines from without opening them again */
 };
 
 /* ---- the tables, shaped like pprof's profile.proto -------------------------------------
@@ -254,6 +259,8 @@ struct profile {
 	double data_period;	/* their period */
 	bool data_weighted;	/* some sample carried a weight */
 	bool data_has_src;	/* some sample carried a data source */
+	struct dso_table *dsos; /* with profile_options.keep_code: the loader's DSOs by mapping
+				 * index, as opened (internal: code.h reads them); else NULL */
 };
 
 /* The inline chain of location L of P, innermost first (*N lines; none: NULL and 0). */
