@@ -30,7 +30,8 @@ struct source_file {
 	char **lines;		/* lines[0] is line 1: tabs expanded to 8 columns, control bytes
 				 * shown as '?', no newline */
 	size_t nlines;
-	char *text;	       /* the block LINES point into (owned by the cache) */
+	char *text;	       /* the file as read, where most LINES are (owned by the cache) */
+	char *expanded;	       /* the lines with a tab or a control byte, shown, or NULL */
 	char *looked_for;      /* when not found: one line, "PATH (errno text)" per candidate,
 				* "; "-separated */
 	struct timespec mtime; /* of the file read (st_mtim), to tell an edit after the build */

@@ -81,24 +81,58 @@ Test(source, directory_is_not_a_source)
 	source_cache_free(c);
 }
 
-Test(source, tabs_crlf_and_control_bytes)
+/* TEXT (LEN bytes) written to a temporary file and read through C. */
+static const struct source_file *read_text(struct source_cache *c, const char *text, size_t len)
 {
 	char path[] = "/tmp/annotate_srcXXXXXX";
 	int fd = mkstemp(path);
-	static const char text[] = "a\tb\r\n\x1b[2Jx\n\n\tz";
-	struct source_options o = {0};
-	struct source_cache *c = source_cache_new(&o);
 	const struct source_file *f;
 
-	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, len), (ssize_t)len);
 	close(fd);
 	f = source_get(c, path);
 	unlink(path);
+	return f;
+}
+
+Test(source, tabs_crlf_and_control_bytes)
+{
+	static const char text[] = "a\tb\r\n\x1b[2Jx\n\n\tz";
+	struct source_options o = {0};
+	struct source_cache *c = source_cache_new(&o);
+	const struct source_file *f = read_text(c, text, sizeof(text) - 1);
+
 	cr_assert_eq(f->nlines, 4);
 	cr_assert_str_eq(f->lines[0], "a       b");
 	cr_assert_str_eq(f->lines[1], "?[2Jx", "an escape byte must not reach the terminal");
 	cr_assert_str_eq(f->lines[2], "");
 	cr_assert_str_eq(f->lines[3], "        z", "last line without a newline");
+	source_cache_free(c);
+}
+
+/* Lines longer than a word, checked eight bytes at a time: a control byte or 0x7f at any
+ * place is hidden, UTF-8 and plain ASCII are kept as they are, a CR before the newline
+ * dropped. */
+Test(source, long_lines_checked_by_words)
+{
+	static const char text[] = "0123456789abcdef\n"
+				   "abcdefg\x01ijklmnop\n"
+				   "0123456789abcd\x7f\n"
+				   "h\xc3\xa9llo w\xc3\xb6rld, plain\r\n"
+				   "fifteen bytes!!\x1f\n"
+				   " !\"#$%&'()*+,-./~~~~~~~~\n";
+	struct source_options o = {0};
+	struct source_cache *c = source_cache_new(&o);
+	const struct source_file *f = read_text(c, text, sizeof(text) - 1);
+
+	cr_assert_eq(f->nlines, 6);
+	cr_assert_str_eq(f->lines[0], "0123456789abcdef");
+	cr_assert_str_eq(f->lines[1], "abcdefg?ijklmnop");
+	cr_assert_str_eq(f->lines[2], "0123456789abcd?");
+	cr_assert_str_eq(f->lines[3], "h\xc3\xa9llo w\xc3\xb6rld, plain");
+	cr_assert_str_eq(f->lines[4], "fifteen bytes!!?");
+	cr_assert_str_eq(f->lines[5], " !\"#$%&'()*+,-./~~~~~~~~");
 	source_cache_free(c);
 }
 
