@@ -602,6 +602,48 @@ static int resolve_pmu(struct parser *p, struct hwprof_event *ev, const char *te
 	return 0;
 }
 
+/* The box number of NAME as one of PMU's numbered boxes ("uncore_imc_3" of "uncore_imc"),
+ * or -1. */
+static long box_number(const char *name, const char *pmu)
+{
+	size_t n = strlen(pmu);
+	char *end;
+	long v;
+
+	if (strncmp(name, pmu, n) || name[n] != '_' || !isdigit((unsigned char)name[n + 1]))
+		return -1;
+	v = strtol(name + n + 1, &end, 10);
+	return *end ? -1 : v;
+}
+
+/* The PMUs PMU_0..PMU_N that a PMU spelled without its box number stands for, as perf
+ * expands "uncore_imc/.../" to every uncore_imc_N (a server's memory controllers), into
+ * BOXES sorted by number (room for MAX). Returns how many; 0 when PMU itself exists or has
+ * no boxes. */
+static size_t pmu_boxes(const char *pmu, char (*boxes)[64], size_t max)
+{
+	char **names;
+	size_t n, k = 0;
+
+	if (pmu_exists(pmu) || pmu_list(&names, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n && k < max; i++) {
+		long b = box_number(names[i], pmu);
+		size_t at = k;
+
+		if (b < 0)
+			continue;
+		while (at > 0 && box_number(boxes[at - 1], pmu) > b) {
+			memcpy(boxes[at], boxes[at - 1], sizeof(boxes[0]));
+			at--;
+		}
+		snprintf(boxes[at], sizeof(boxes[0]), "%s", names[i]);
+		k++;
+	}
+	pmu_names_free(names, n);
+	return k;
+}
+
 /* The sysfs name of the PMU whose type is TYPE into BUF, or "" when none has it. */
 static void pmu_of_type(uint32_t type, char *buf, size_t len)
 {
@@ -1192,12 +1234,21 @@ static int parse_event(struct parser *p, int group, bool leader, struct mods *ow
 
 	/* The event first: in "cyclez:q" the unknown name is the news, not the modifier. */
 	int r;
+	char t[256], boxes[256][64];
+	size_t nboxes = 0;
 	if (terms) {
-		char t[256];
 		if (terms_len >= sizeof(t))
 			return fail(p, -EINVAL, "terms too long in '%s'", ev->name);
 		memcpy(t, terms, terms_len);
 		t[terms_len] = '\0';
+		nboxes = pmu_boxes(ev->pmu, boxes, sizeof(boxes) / sizeof(*boxes));
+		if (nboxes && p->in_group)
+			return fail(p, -EINVAL,
+				    "'%s' stands for %zu PMUs (%s .. %s), which cannot share one "
+				    "group (name one box, e.g. '%s/%s/', or leave out the braces)",
+				    ev->name, nboxes, boxes[0], boxes[nboxes - 1], boxes[0], t);
+		if (nboxes)
+			snprintf(ev->pmu, sizeof(ev->pmu), "%s", boxes[0]);
 		r = resolve_pmu(p, ev, t);
 	} else {
 		r = resolve_named(p, ev, vattrs);
@@ -1226,6 +1277,19 @@ static int parse_event(struct parser *p, int group, bool leader, struct mods *ow
 	if (r < 0)
 		return r;
 	p->out->n++;
+	/* The other boxes: the same event, spelled the same, on each box's own PMU type. */
+	for (size_t i = 1; i < nboxes; i++) {
+		struct hwprof_event first = p->out->ev[p->out->n - 1], *box;
+
+		if (!(box = new_event(p, group, leader)))
+			return -ENOMEM;
+		*box = first;
+		snprintf(box->pmu, sizeof(box->pmu), "%s", boxes[i]);
+		r = resolve_pmu(p, box, t);
+		if (r < 0)
+			return r;
+		p->out->n++;
+	}
 	return 0;
 }
 

@@ -499,6 +499,62 @@ static int run_read(struct stat_run *r, struct ev_stat *st)
 	return 0;
 }
 
+/* The boxes of one uncore PMU spelled without its number ("uncore_imc/cas_count_read/" for
+ * uncore_imc_0..N, common/event.c): the parser gives one event per box, all with the same
+ * spec; their counts are summed into the first, as perf stat shows them. INTO[i] is the
+ * entry event I is summed into (I itself for the first or an event of its own). */
+static size_t *box_sums(const struct hwprof_event_list *list)
+{
+	size_t *into = xcalloc(list->n ? list->n : 1, sizeof(*into));
+
+	for (size_t i = 0; i < list->n; i++) {
+		const struct hwprof_event *e = &list->ev[i];
+
+		into[i] = i;
+		for (size_t k = 0; k < i && into[i] == i; k++)
+			if (into[k] == k && e->kind == HWPROF_EV_PMU &&
+			    list->ev[k].kind == HWPROF_EV_PMU && strcmp(e->pmu, list->ev[k].pmu) &&
+			    !strcmp(e->spec, list->ev[k].spec))
+				into[i] = k;
+	}
+	return into;
+}
+
+/* Adds each box's count of the run just read into its first box (box_sums()). */
+static void run_sum_boxes(struct ev_stat *st, const size_t *into, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ev_stat *to = &st[into[i]], *s = &st[i];
+
+		if (into[i] == i)
+			continue;
+		to->run_scaled += s->run_scaled;
+		to->run_counted |= s->run_counted;
+		to->run_enabled_ns += s->run_enabled_ns;
+		to->run_running_ns += s->run_running_ns;
+		s->run_scaled = 0;
+		s->run_counted = false;
+		s->run_enabled_ns = s->run_running_ns = 0;
+	}
+}
+
+/* Leaves in LIST and ST the rows to show: the boxes summed into their first are dropped. */
+static void drop_summed_boxes(struct hwprof_event_list *list, struct ev_stat *st,
+			      const size_t *into)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < list->n; i++) {
+		if (into[i] != i) {
+			free(st[i].unsupported);
+			continue;
+		}
+		list->ev[k] = list->ev[i];
+		st[k++] = st[i];
+	}
+	list->n = k;
+}
+
 /* Adds the run just read to the statistics (a run interrupted by a signal is left out). */
 static void run_keep(struct ev_stat *st, size_t n)
 {
@@ -1260,6 +1316,7 @@ int cmd_stat(int argc, char **argv)
 	char err[256] = "", cpu[256], msg[PATH_MAX + 256], *cmd = NULL, *text = NULL;
 	char *metric_spec = NULL, *bw_spec = NULL;
 	struct stat_bw *bw = NULL;
+	size_t *boxes = NULL;
 	double el_sum = 0, el_sumsq = 0, user_sum = 0, sys_sum = 0, elapsed;
 	struct run_times times = {.have_cpu = false};
 	bool one_by_one = false;
@@ -1318,14 +1375,13 @@ int cmd_stat(int argc, char **argv)
 	if (r < 0) /* a PMU that does not exist is a spelling to fix too: 64, as in record */
 		die_usage("-e '%s': %s", o.events, err[0] ? cli_see(err) : "malformed event spec");
 	warn_multiplexing(&list);
-	if (bw)
-		stat_bw_locate(bw, &list);
 	out_fd = open_counts(&o);
 	if (out_fd < 0) {
 		hwprof_events_free(&list);
 		cli_release_messages();
 		return EXIT_FATAL;
 	}
+	boxes = box_sums(&list);
 	hwprof_host_cpu_model(cpu, sizeof(cpu));
 	cmd = command_line(&o);
 	st = xcalloc(list.n, sizeof(*st));
@@ -1369,6 +1425,7 @@ int cmd_stat(int argc, char **argv)
 			if (rd.completed)
 				break;
 		}
+		run_sum_boxes(st, boxes, list.n);
 		run_keep(st, list.n);
 		rd.kept++;
 		el_sum += el;
@@ -1401,6 +1458,9 @@ int cmd_stat(int argc, char **argv)
 	if (one_by_one)
 		note("the kernel refused inherit with PERF_FORMAT_GROUP (an older kernel): group "
 		     "members were read one by one");
+	drop_summed_boxes(&list, st, boxes);
+	if (bw)
+		stat_bw_locate(bw, &list);
 	nm = derive(&list, st, elapsed, bw ? bw->first : list.n, metrics, 64);
 	metrics_why_not(&o, &list, st, metrics, nm, false);
 	if (bw) {
@@ -1454,6 +1514,7 @@ out:
 	free(metric_spec);
 	free(bw_spec);
 	free(bw);
+	free(boxes);
 	hwprof_events_free(&list);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <criterion/redirect.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "cli.h"
 #include "fake_kernel.h"
 #include "fixture.h"
+#include "hwprof/event.h"
 
 /* An Intel-like machine: core PMU "cpu" with 4 counters, uncore_imc on CPU 0. */
 static void intel_fixture(void)
@@ -330,5 +332,64 @@ Test(stat, no_event_supported_is_one_error_naming_all, .init = quiet_stderr, .fi
 				       "r003c:u: not supported on this host"),
 			   "%s", buf);
 	cr_assert_eq(strchr(buf, '\n'), buf + strlen(buf) - 1, "one line: %s", buf);
+	fake_kernel_uninstall();
+}
+
+/* perf's spelling of a server's IMC boxes without the box number, uncore_imc/cas_count_read/,
+ * stands for every box uncore_imc_0..N: each opened on its cpumask's CPU, the counts summed
+ * into one row. */
+Test(stat, uncore_pmu_without_number_expands_to_every_box, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char out[PATH_MAX];
+	char *argv[] = {"stat", "-a",	"-e", "uncore_imc/cas_count_read/", "-f", "json", "-o", out,
+			"--",	"true", NULL};
+	struct hwprof_event_list l;
+	char err[256], *json;
+	size_t opens = 0;
+
+	fixture_new();
+	fixture_intel_server_imc(3, 20);
+	cr_assert_eq(hwprof_events_parse("uncore_imc/cas_count_read/", &l, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(l.n, 3);
+	for (size_t i = 0; i < 3; i++) {
+		char box[32];
+		snprintf(box, sizeof(box), "uncore_imc_%zu", i);
+		cr_assert_str_eq(l.ev[i].pmu, box);
+		cr_assert_eq(l.ev[i].type, 20 + i);
+		cr_assert_eq(l.ev[i].config, 0x0304);
+		cr_assert_str_eq(l.ev[i].spec, "uncore_imc/cas_count_read/");
+		cr_assert_eq(l.ev[i].group, (int)i, "a group each");
+	}
+	hwprof_events_free(&l);
+	cr_assert_eq(hwprof_events_parse("{uncore_imc/cas_count_read/,uncore_imc/cas_count_write/}",
+					 &l, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert_not_null(strstr(err, "stands for 3 PMUs (uncore_imc_0 .. uncore_imc_2)"), "%s",
+			   err);
+
+	snprintf(out, sizeof(out), "%s/out.json", fixture_root());
+	cfg.privileged = true;
+	cfg.nr_counters = 16;
+	fake_kernel_install(&cfg);
+	/* 16384 CAS = 1 MiB on box 0, 2 MiB on box 1, 4 MiB on box 2. */
+	fake_kernel_set_count(20, 0x0304, 16384);
+	fake_kernel_set_count(21, 0x0304, 2 * 16384);
+	fake_kernel_set_count(22, 0x0304, 4 * 16384);
+	cr_assert_eq(run_stat(10, argv), 0);
+	json = fixture_slurp(out);
+	cr_assert_not_null(strstr(json, "\"events\": [{\"event\": \"uncore_imc/cas_count_read/\", "
+					"\"mean\": 7, "),
+			   "one row, summed: %s", json);
+	cr_assert_null(strstr(json, "}, {\"event\": \"uncore_imc/cas_count_read/\""), "%s", json);
+	for (size_t i = 0; i < fake_kernel_nopens(); i++) {
+		const struct fake_kernel_open *o = fake_kernel_open_log(i);
+		if (o->attr.type >= 20 && o->attr.type <= 22 && o->result >= 0) {
+			cr_assert_eq(o->cpu, 0);
+			opens++;
+		}
+	}
+	cr_assert_eq(opens, 6, "3 boxes probed, then counted: %zu", opens);
 	fake_kernel_uninstall();
 }
