@@ -1,6 +1,9 @@
 /* functions.c - the function table: interned by the fields' (interned) pointers. */
 #include "functions.h"
 
+#include "grow.h"
+#include "idindex.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -20,22 +23,21 @@ static bool fn_eq(const struct profile_function *a, const struct profile_functio
 	       a->start_line == b->start_line;
 }
 
-static int rehash(struct fn_table *t, size_t icap)
-{
-	uint32_t *index = calloc(icap, sizeof(*index));
+struct fn_key {
+	const struct fn_table *t;
+	const struct profile_function *f;
+};
 
-	if (!index)
-		return -ENOMEM;
-	for (size_t k = 0; k < t->n; k++) {
-		size_t i = (size_t)(fn_hash(&t->v[k]) >> 32) & (icap - 1);
-		while (index[i])
-			i = (i + 1) & (icap - 1);
-		index[i] = (uint32_t)k + 1;
-	}
-	free(t->index);
-	t->index = index;
-	t->icap = icap;
-	return 0;
+static bool same_fn(const void *ctx, uint32_t id)
+{
+	const struct fn_key *k = ctx;
+
+	return fn_eq(&k->t->v[id], k->f);
+}
+
+static uint64_t entry_hash(const void *ctx, uint32_t id)
+{
+	return fn_hash(&((const struct fn_table *)ctx)->v[id]) >> 32;
 }
 
 int fn_table_init(struct fn_table *t)
@@ -46,36 +48,32 @@ int fn_table_init(struct fn_table *t)
 		return -ENOMEM;
 	t->cap = 16;
 	t->n = 1;
-	return rehash(t, 64);
+	return hwprof_index_rebuild(&t->index, &t->icap, 64, t->n, entry_hash, t);
 }
 
 int fn_table_intern(struct fn_table *t, const struct profile_function *f, uint32_t *id)
 {
+	struct fn_key k = {t, f};
 	size_t i;
 
 	if (!f->name && !f->system_name && !f->file && !f->start_line) {
 		*id = 0;
 		return 0;
 	}
-	for (i = (size_t)(fn_hash(f) >> 32) & (t->icap - 1); t->index[i];
-	     i = (i + 1) & (t->icap - 1))
-		if (fn_eq(&t->v[t->index[i] - 1], f)) {
-			*id = t->index[i] - 1;
-			return 0;
-		}
-	if (t->n == t->cap) {
-		size_t cap = t->cap * 2;
-		struct profile_function *v =
-		    cap < UINT32_MAX ? realloc(t->v, cap * sizeof(*v)) : NULL;
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
+	i = hwprof_index_probe(t->index, t->icap, fn_hash(f) >> 32, same_fn, &k);
+	if (t->index[i]) {
+		*id = t->index[i] - 1;
+		return 0;
 	}
+	if (t->n + 1 >= UINT32_MAX ||
+	    hwprof_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
+		return -ENOMEM;
 	t->v[t->n] = *f;
 	*id = (uint32_t)t->n++;
 	t->index[i] = *id + 1;
-	return t->n * 2 > t->icap ? rehash(t, t->icap * 2) : 0;
+	return t->n * 2 > t->icap
+		   ? hwprof_index_rebuild(&t->index, &t->icap, 2 * t->icap, t->n, entry_hash, t)
+		   : 0;
 }
 
 void fn_table_release(struct fn_table *t)

@@ -1,7 +1,9 @@
-/* strpool.c - interned strings: an open-addressing hash set of malloc'd copies. */
+/* strpool.c - interned strings: malloc'd copies found through an open-addressing index. */
 #include "strpool.h"
 
 #include "fnv.h"
+#include "grow.h"
+#include "idindex.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,14 +13,32 @@
 
 struct strpool {
 	pthread_mutex_t lock; /* symbolization threads intern into one pool */
-	char **slots;
-	size_t cap; /* power of two */
-	size_t n;
+	char **v;	      /* the strings, in the order they came */
+	size_t n, cap;
+	uint32_t *index; /* idindex.h: 1 + position in v, 0 empty */
+	size_t icap;	 /* power of two */
 };
 
 static uint64_t hash_str(const char *s)
 {
 	return hwprof_fnv1a_str(HWPROF_FNV_BASIS, s);
+}
+
+struct key {
+	const struct strpool *p;
+	const char *s;
+};
+
+static bool same_str(const void *ctx, uint32_t id)
+{
+	const struct key *k = ctx;
+
+	return !strcmp(k->p->v[id], k->s);
+}
+
+static uint64_t entry_hash(const void *ctx, uint32_t id)
+{
+	return hash_str(((const struct strpool *)ctx)->v[id]);
 }
 
 struct strpool *strpool_new(void)
@@ -27,58 +47,37 @@ struct strpool *strpool_new(void)
 
 	if (!p)
 		return NULL;
-	p->cap = 256;
-	pthread_mutex_init(&p->lock, NULL);
-	p->slots = calloc(p->cap, sizeof(*p->slots));
-	if (!p->slots) {
+	if (hwprof_index_rebuild(&p->index, &p->icap, 256, 0, entry_hash, p) < 0) {
 		free(p);
 		return NULL;
 	}
+	pthread_mutex_init(&p->lock, NULL);
 	return p;
-}
-
-static int grow(struct strpool *p)
-{
-	size_t cap = p->cap * 2;
-	char **slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->cap; i++) {
-		if (!p->slots[i])
-			continue;
-		size_t j = hash_str(p->slots[i]) & (cap - 1);
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = p->slots[i];
-	}
-	free(p->slots);
-	p->slots = slots;
-	p->cap = cap;
-	return 0;
 }
 
 static const char *intern_locked(struct strpool *p, const char *s)
 {
+	struct key k = {p, s};
 	size_t i;
+	char *copy;
 
-	if ((p->n + 1) * 2 > p->cap && grow(p) < 0) {
+	if ((p->n + 1) * 2 > p->icap &&
+	    hwprof_index_rebuild(&p->index, &p->icap, 2 * p->icap, p->n, entry_hash, p) < 0) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	i = hash_str(s) & (p->cap - 1);
-	while (p->slots[i]) {
-		if (!strcmp(p->slots[i], s))
-			return p->slots[i];
-		i = (i + 1) & (p->cap - 1);
-	}
-	p->slots[i] = strdup(s);
-	if (!p->slots[i]) {
+	i = hwprof_index_probe(p->index, p->icap, hash_str(s), same_str, &k);
+	if (p->index[i])
+		return p->v[p->index[i] - 1];
+	if (p->n + 1 >= UINT32_MAX ||
+	    hwprof_grow((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v)) < 0 ||
+	    !(copy = strdup(s))) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	p->n++;
-	return p->slots[i];
+	p->v[p->n] = copy;
+	p->index[i] = (uint32_t)(++p->n);
+	return copy;
 }
 
 const char *strpool_intern(struct strpool *p, const char *s)
@@ -97,9 +96,10 @@ void strpool_free(struct strpool *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->cap; i++)
-		free(p->slots[i]);
-	free(p->slots);
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	free(p->index);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
