@@ -66,9 +66,35 @@ def rec(hwprof, hotloop, name, args):
 
 
 def test_top_lines(hwprof, hotloop):
-    data = rec(hwprof, hotloop, "pf", ["-e", "page-faults", "-c", "1"])
+    same_top_lines(hwprof, rec(hwprof, hotloop, "pf", ["-e", "page-faults", "-c", "1"]))
+
+
+def test_perf_data(hwprof, hotloop):
+    """perf's own recordings (issue 13's "done when"): a perf.data of page-faults -g, and perf
+    record -o -'s pipe stream, through -f pprof: pprof -top -lines lists report's lines."""
+    perf = shutil.which("perf")
+    if not perf:
+        print("skip: no perf on this host (Debian: linux-perf)")
+        sys.exit(77)
+    data = os.path.join(TMP, "perf.data")
+    p = run([perf, "record", "-q", "-g", "-e", "page-faults", "-c", "1", "-o", data, hotloop,
+             "1000"], timeout=180)
+    if p.returncode != 0:
+        print("skip: perf record failed here: %s" % p.stderr.strip())
+        sys.exit(77)
+    same_top_lines(hwprof, data)
+    pipe = os.path.join(TMP, "perf.pipe")
+    with open(pipe, "wb") as f:
+        p = subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-o", "-", hotloop,
+                            "1000"], stdout=f, stderr=subprocess.PIPE, timeout=180)
+    check("perf record -o - exit 0", p.returncode == 0, p.stderr)
+    same_top_lines(hwprof, pipe)
+
+
+def same_top_lines(hwprof, data):
+    """report's top lines and functions of DATA are go tool pprof -top's of its -f pprof."""
     rows = hwprof_rows(hwprof, data)
-    top = pprof_top("-lines", to_pprof(hwprof, data))
+    top = pprof_top("-lines", "-sample_index=samples", to_pprof(hwprof, data))
     got = {}
     for flat, name in top:
         m = re.match(r"^(.*) (\S+):(\d+)( \(inline\))?$", name)
@@ -86,12 +112,14 @@ def test_top_lines(hwprof, hotloop):
     first = next(((f, n) for f, n in top), None)
     check("the top line is report's top line", first and first[0] == rows[0]["samples"] and
           first[1].startswith(rows[0]["function"] + " ") and
-          first[1].endswith(f"{os.path.basename(rows[0]['file'])}:{rows[0]['line']}"),
+          first[1].removesuffix(" (inline)").endswith(
+              f"{os.path.basename(rows[0]['file'])}:{rows[0]['line']}"),
           (first, rows[0]))
     # Functions: report -s function against pprof -top. Report keeps a function's inlined
     # copies apart ("f (inlined into g)"), pprof counts a function once: sum report's.
     frows = hwprof_rows(hwprof, data, "-s", "function")
-    ftop = dict((n.removesuffix(" (inline)"), f) for f, n in pprof_top(to_pprof(hwprof, data)))
+    ftop = dict((n.removesuffix(" (inline)"), f) for f, n in pprof_top("-sample_index=samples",
+                                                                   to_pprof(hwprof, data)))
     fsum = {}
     for r in frows:
         if r.get("function"):
