@@ -124,6 +124,18 @@ static void group_channels(struct dmi_memory *m)
 		m->peak_bps += (double)speed[c] * 1e6 * width[c] / 8;
 }
 
+/* Groups M's DIMMs into channels and sums the peak; -ENODATA (peak 0) when there is no
+ * DIMM or one of unknown speed or width (UNKNOWN). */
+static int finish(struct dmi_memory *m, bool unknown)
+{
+	group_channels(m);
+	if (!m->n || unknown) {
+		m->peak_bps = 0;
+		return -ENODATA;
+	}
+	return 0;
+}
+
 /* The instance number N of an entry "17-N", for the firmware's order. */
 static long entry_number(const char *name)
 {
@@ -183,12 +195,91 @@ int dmi_memory_read(struct dmi_memory *m)
 	}
 	if (r < 0)
 		return r;
-	group_channels(m);
-	if (!m->n || unknown) {
-		m->peak_bps = 0;
-		return -ENODATA;
+	return finish(m, unknown);
+}
+
+/* The value of "\tKEY: VALUE" in LINE, or NULL when LINE is another key's. */
+static const char *text_value(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	line += strspn(line, " \t");
+	return strncmp(line, key, n) || line[n] != ':' ? NULL
+						       : line + n + 1 + strspn(line + n + 1, " ");
+}
+
+/* A number of MT/s or bits at V ("2933 MT/s", "64 bits"); 0 for "Unknown". */
+static unsigned text_number(const char *v)
+{
+	return (unsigned)strtoul(v, NULL, 10);
+}
+
+/* A size at V in MiB ("32 GB", "16384 MB", "512 kB"); 0 for "No Module Installed". */
+static uint64_t text_size(const char *v, bool *empty)
+{
+	char *unit;
+	uint64_t n = strtoull(v, &unit, 10);
+
+	*empty = unit == v;
+	unit += strspn(unit, " ");
+	if (!strncmp(unit, "TB", 2))
+		return n << 20;
+	if (!strncmp(unit, "GB", 2))
+		return n << 10;
+	if (!strncmp(unit, "kB", 2))
+		return n >> 10;
+	return n;
+}
+
+int dmi_memory_parse_text(FILE *f, struct dmi_memory *m)
+{
+	char line[512];
+	struct dmi_dimm d;
+	bool in = false, empty = false, unknown = false, any = false;
+	unsigned speed = 0, conf = 0;
+
+	memset(m, 0, sizeof(*m));
+	for (bool more = true; more;) {
+		const char *v;
+
+		more = fgets(line, sizeof(line), f) != NULL;
+		line[strcspn(line, "\n")] = '\0';
+		/* A block ends at its blank line (or the end of the text). */
+		if (in && (!more || !line[0] || strncmp(line, "\t", 1))) {
+			d.speed_mts = conf ? conf : speed;
+			if (empty)
+				m->empty++;
+			else if (m->n < sizeof(m->dimm) / sizeof(*m->dimm))
+				m->dimm[m->n++] = d;
+			unknown |= !empty && (!d.speed_mts || !d.width_bits);
+			in = false;
+		}
+		if (!strcmp(line, "Memory Device")) {
+			memset(&d, 0, sizeof(d));
+			in = any = true;
+			empty = false;
+			speed = conf = 0;
+			continue;
+		}
+		if (!in)
+			continue;
+		if ((v = text_value(line, "Data Width")))
+			d.width_bits = text_number(v);
+		else if ((v = text_value(line, "Size")))
+			d.size_mib = text_size(v, &empty);
+		else if ((v = text_value(line, "Locator")))
+			snprintf(d.locator, sizeof(d.locator), "%s", v);
+		else if ((v = text_value(line, "Bank Locator")))
+			snprintf(d.bank, sizeof(d.bank), "%s", v);
+		else if ((v = text_value(line, "Speed")))
+			speed = text_number(v);
+		else if ((v = text_value(line, "Configured Memory Speed")) ||
+			 (v = text_value(line, "Configured Clock Speed")))
+			conf = text_number(v);
 	}
-	return 0;
+	if (!any)
+		return -ENOENT;
+	return finish(m, unknown);
 }
 
 /* Appends printf FMT to BUF at *AT (LEN bytes), cut to fit. */

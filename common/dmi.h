@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* One populated memory device (DIMM). */
 struct dmi_dimm {
@@ -52,6 +53,15 @@ int dmi_dimm_parse(const uint8_t *raw, size_t len, struct dmi_dimm *d);
  * root's; -ENODATA when no device is populated or a populated one has no speed or width
  * (M->peak_bps 0). */
 int dmi_memory_read(struct dmi_memory *m);
+
+/* Reads dmidecode's text of the memory devices (`dmidecode -t 17`, dmidecode 3.x) from F into
+ * *M, the same fields as dmi_memory_read() takes from the raw records: the "Memory Device"
+ * blocks' "Data Width: 64 bits", "Size: 32 GB" ("No Module Installed": an empty slot),
+ * "Locator:", "Bank Locator:", "Configured Memory Speed: 2933 MT/s" (dmidecode before 3.0:
+ * "Configured Clock Speed: 2933 MHz") else "Speed: 3200 MT/s"; DIMMs grouped into channels
+ * as there. Returns 0; -ENOENT when F holds no Memory Device; -ENODATA as
+ * dmi_memory_read(). */
+int dmi_memory_parse_text(FILE *f, struct dmi_memory *m);
 
 /* The configuration the peak of M comes from, as one phrase into BUF (LEN bytes): the
  * channels by speed and width, then the DIMMs' locators: "6 x 2933 MT/s x 64 bit

@@ -52,7 +52,7 @@ static void peak_unknown(struct stat_bw *bw, int r, const struct dmi_memory *m)
 	if (r == -EACCES)
 		snprintf(bw->peak_why, sizeof(bw->peak_why),
 			 "the SMBIOS memory-device records in %s/firmware/dmi/entries are "
-			 "root's: run as root",
+			 "root's, and dmidecode -t 17 gave none: run as root",
 			 root);
 	else if (r == -ENODATA && !m->n)
 		snprintf(bw->peak_why, sizeof(bw->peak_why),
@@ -63,8 +63,34 @@ static void peak_unknown(struct stat_bw *bw, int r, const struct dmi_memory *m)
 			 "table?)");
 	else
 		snprintf(bw->peak_why, sizeof(bw->peak_why),
-			 "no SMBIOS memory-device records (type 17) in %s/firmware/dmi/entries",
+			 "no SMBIOS memory-device records (type 17) in %s/firmware/dmi/entries, "
+			 "and none from dmidecode -t 17",
 			 root);
+}
+
+/* The second source of the peak, where /sys/firmware/dmi is not readable: dmidecode's text
+ * (dmidecode has its own ways to the table: /sys/firmware/dmi/tables, /dev/mem). The program
+ * is $HWPROF_DMIDECODE when set (tests), else dmidecode from $PATH. Returns what
+ * dmi_memory_parse_text() does, or -ENOENT when it cannot be run or prints nothing. */
+static int read_dmidecode(struct dmi_memory *m)
+{
+	const char *prog = getenv("HWPROF_DMIDECODE");
+	char *cmd;
+	FILE *f;
+	int r;
+
+	if (!prog || !*prog)
+		prog = "dmidecode";
+	if (strchr(prog, '\''))
+		return -ENOENT; /* not quoted safely for the shell */
+	cmd = xasprintf("'%s' -t 17 2>/dev/null", prog);
+	f = popen(cmd, "r");
+	free(cmd);
+	if (!f)
+		return -ENOENT;
+	r = dmi_memory_parse_text(f, m);
+	pclose(f);
+	return r;
 }
 
 void stat_bw_finish(struct stat_bw *bw, const struct hwprof_event_list *list, const double *mean,
@@ -90,7 +116,15 @@ void stat_bw_finish(struct stat_bw *bw, const struct hwprof_event_list *list, co
 		else
 			bw->any_bytes += b;
 	}
+	bw->peak_source = "SMBIOS";
 	r = dmi_memory_read(m);
+	if (r == -EACCES || r == -ENOENT) {
+		int t = read_dmidecode(m);
+		if (t == 0 || t == -ENODATA) {
+			r = t;
+			bw->peak_source = "dmidecode -t 17";
+		}
+	}
 	if (r == 0) {
 		bw->peak_bps = m->peak_bps;
 		dmi_memory_describe(m, bw->peak_from, sizeof(bw->peak_from));
@@ -139,7 +173,7 @@ void stat_bw_text(FILE *f, const struct stat_bw *bw)
 		double pct = 100.0 * t * 1e9 / bw->peak_bps;
 		fprintf(f, " of %.1f GB/s peak (%.*f%%)\n", bw->peak_bps / 1e9, pct < 10 ? 1 : 0,
 			pct);
-		fputs(" peak from SMBIOS: ", f);
+		fprintf(f, " peak from %s: ", bw->peak_source);
 		hwprof_text_put(f, bw->peak_from);
 		fputc('\n', f);
 	} else {
@@ -179,6 +213,7 @@ void stat_bw_json(struct hwprof_jw *j, const struct stat_bw *bw)
 		 bw->elapsed > 0 && peak ? 100.0 * t / bw->elapsed / bw->peak_bps : 0,
 		 ok && peak && bw->elapsed > 0);
 	hwprof_jw_str(j, "peak_from", peak ? bw->peak_from : NULL);
+	hwprof_jw_str(j, "peak_source", peak ? bw->peak_source : NULL);
 	hwprof_jw_str(j, "peak_unknown", peak ? NULL : bw->peak_why);
 	hwprof_jw_end(j);
 }

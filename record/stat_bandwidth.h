@@ -6,7 +6,8 @@
  * the CPU of its cpumask, scaled by its .scale); this file plans them, sums them per
  * direction and prints the result:
  *   read R GB/s + write W GB/s = T of P GB/s peak (S%)
- * with the DIMM configuration the peak came from, or "peak unknown (why)". GB/s are 10^9
+ * with the DIMM configuration the peak came from, or "peak unknown (why)"; the peak from
+ * <sysfs>/firmware/dmi (dmi_memory_read()), else from dmidecode's text. GB/s are 10^9
  * bytes per second of elapsed time.
  */
 #ifndef HWPROF_STAT_BANDWIDTH_H
@@ -33,7 +34,8 @@ struct stat_bw {
 	double elapsed;				   /* seconds the counts are over */
 	double peak_bps;			   /* bytes per second; 0 when unknown */
 	char peak_why[256];			   /* why the peak is unknown, else "" */
-	char peak_from[512]; /* the DIMMs it came from (dmi_memory_describe) */
+	char peak_from[512];	 /* the DIMMs it came from (dmi_memory_describe) */
+	const char *peak_source; /* "SMBIOS" (sysfs), "dmidecode -t 17" (static) */
 };
 
 /* Plans the host's memory-controller events into BW and returns EVENTS (NULL: none) with

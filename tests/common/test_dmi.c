@@ -142,3 +142,40 @@ Test(dmi, describe_names_channels)
 			      "P0 CHANNEL A DIMM 1, P0 CHANNEL B DIMM 0)");
 	fixture_remove();
 }
+
+/* dmidecode's text of the same records, the peak's second source where /sys/firmware/dmi is
+ * not readable: a board of dmidecode 3.4's format (data/dmidecode-t17.txt, path in
+ * $HWPROF_TEST_DATA): two DIMMs on channel A, one on B, one empty slot, at 2933 MT/s. */
+Test(dmi, dmidecode_text)
+{
+	char path[PATH_MAX], buf[512];
+	struct dmi_memory m;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dmidecode-t17.txt", getenv("HWPROF_TEST_DATA"));
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(dmi_memory_parse_text(f, &m), 0);
+	fclose(f);
+	cr_assert_eq(m.n, 3);
+	cr_assert_eq(m.empty, 1);
+	cr_assert_eq(m.channels, 2);
+	cr_assert_eq(m.dimm[0].speed_mts, 2933, "the configured speed");
+	cr_assert_eq(m.dimm[0].width_bits, 64, "the data width, not the total with ECC");
+	cr_assert_eq(m.dimm[0].size_mib, 32768);
+	cr_assert_str_eq(m.dimm[1].locator, "DIMM 1");
+	cr_assert_str_eq(m.dimm[2].bank, "P0 CHANNEL B");
+	cr_assert_float_eq(m.peak_bps, 2 * 2933e6 * 8, 1);
+	dmi_memory_describe(&m, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "2 channels x 2933 MT/s x 64 bit (3 DIMMs: P0 CHANNEL A DIMM 0, "
+			      "P0 CHANNEL A DIMM 1, P0 CHANNEL B DIMM 0)");
+
+	f = fmemopen((char *)"# dmidecode 3.4\n", 16, "r");
+	cr_assert_eq(dmi_memory_parse_text(f, &m), -ENOENT, "no Memory Device");
+	fclose(f);
+	f = fmemopen((char *)"Memory Device\n\tData Width: 64 bits\n\tSize: 8 GB\n"
+			     "\tSpeed: Unknown\n",
+		     63, "r");
+	cr_assert_eq(dmi_memory_parse_text(f, &m), -ENODATA, "a DIMM without a speed");
+	fclose(f);
+}

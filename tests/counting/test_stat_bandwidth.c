@@ -200,6 +200,27 @@ Test(bandwidth, peak_unknown_without_smbios, .fini = fixture_remove)
 	fake_kernel_uninstall();
 }
 
+/* Where /sys/firmware/dmi is not readable (no entries in the tree), dmidecode's text is the
+ * peak's second source: the board of tests/common/data/dmidecode-t17.txt, 2 channels at
+ * 2933 MT/s. */
+Test(bandwidth, peak_from_dmidecode, .fini = fixture_remove)
+{
+	char data[PATH_MAX];
+	char *text;
+
+	server(2, 1000, 1000);
+	snprintf(data, sizeof(data), "%s/dmidecode-t17.txt", getenv("HWPROF_TEST_DATA"));
+	fixture_dmidecode(data);
+	cr_assert_eq(run_bw("json", &text), 0);
+	cr_assert_float_eq(json_number(text, "peak_gbps"), 2 * 2.933 * 8, 1e-9, "%s", text);
+	cr_assert_not_null(strstr(text, "\"peak_source\": \"dmidecode -t 17\""), "%s", text);
+	cr_assert_eq(run_bw("text", &text), 0);
+	cr_assert_not_null(strstr(text, " peak from dmidecode -t 17: 2 channels x 2933 MT/s x 64 "
+					"bit (3 DIMMs: P0 CHANNEL A DIMM 0, "),
+			   "%s", text);
+	fake_kernel_uninstall();
+}
+
 Test(bandwidth, csv_rows, .fini = fixture_remove)
 {
 	char *text;

@@ -26,11 +26,15 @@ const char *fixture_root(void)
 
 const char *fixture_new(void)
 {
+	char prog[PATH_MAX + 16];
+
 	fixture_remove();
 	snprintf(root, sizeof(root), "/tmp/hwprof-fixture-XXXXXX");
 	if (!mkdtemp(root))
 		fail("mkdtemp", root);
 	setenv("HWPROF_SYSFS_ROOT", root, 1);
+	snprintf(prog, sizeof(prog), "%s/dmidecode", root);
+	setenv("HWPROF_DMIDECODE", prog, 1);
 	return root;
 }
 
@@ -193,6 +197,16 @@ void fixture_dimm(int n, unsigned speed, const char *loc, const char *bank)
 	fixture_dmi_put(n, r, fixture_dimm_record(r, 64, 32768, 3200, speed, loc, bank));
 }
 
+void fixture_dmidecode(const char *text_file)
+{
+	char path[PATH_MAX + 16];
+
+	fixture_put("dmidecode", "#!/bin/sh\ncat '%s'\n", text_file);
+	snprintf(path, sizeof(path), "%s/dmidecode", root);
+	if (chmod(path, 0755) < 0)
+		fail("chmod", path);
+}
+
 char *fixture_slurp(const char *path)
 {
 	static char buf[65536];
@@ -220,5 +234,6 @@ void fixture_remove(void)
 	if (system(cmd) != 0)
 		fprintf(stderr, "fixture: could not remove %s\n", root);
 	unsetenv("HWPROF_SYSFS_ROOT");
+	unsetenv("HWPROF_DMIDECODE");
 	root[0] = '\0';
 }

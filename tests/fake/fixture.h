@@ -20,7 +20,9 @@
 #include <stdint.h>
 
 /* Makes a fresh empty tree and points HWPROF_SYSFS_ROOT at it (a previous one is removed
- * first). Returns its path (static storage). */
+ * first), and HWPROF_DMIDECODE at <tree>/dmidecode, a program that is not there until
+ * fixture_dmidecode() writes it (this host's dmidecode must not answer for the tree).
+ * Returns its path (static storage). */
 const char *fixture_new(void);
 
 /* The current tree's path, "" before fixture_new(). */
@@ -70,6 +72,10 @@ void fixture_dmi_put(int n, const uint8_t *r, size_t len);
 /* One populated DIMM as record 17-N: 64 bits wide, 32 GiB, rated 3200 MT/s, configured at
  * SPEED, at LOC in BANK (NULL: no bank locator). */
 void fixture_dimm(int n, unsigned speed, const char *loc, const char *bank);
+
+/* Writes <tree>/dmidecode, a program that prints the file TEXT_FILE (a dmidecode -t 17
+ * output) whatever its arguments. */
+void fixture_dmidecode(const char *text_file);
 
 /* The text of the file PATH (up to 64 KiB), in a static buffer valid until the next call: an
  * output a test checks. */
