@@ -105,9 +105,9 @@ static int src_skip(struct src *s, uint64_t end, uint64_t n)
 /* ---- the reader's state ----------------------------------------------------------------- */
 
 struct queued {
-	uint64_t time, seq; /* sort keys: time, then file order */
-	uint64_t pos;	    /* file offset, for messages */
-	size_t off;	    /* the record: at arena + off when COPIED, else at src.base + off */
+	uint64_t time; /* the sort key; equal times keep the queue's order */
+	uint64_t pos;  /* file offset, for messages */
+	size_t off;    /* the record: at arena + off when COPIED, else at src.base + off */
 	uint32_t len;
 	bool copied;
 };
@@ -134,6 +134,8 @@ struct perf_reader {
 	/* Kernel records waiting to be put in time order (see "time order" below). */
 	struct queued *q;
 	size_t nq, capq;
+	struct queued *sortq; /* sort_queue()'s other buffer, CAPSORT records */
+	size_t capsort;
 	unsigned char *arena; /* decompressed records waiting, back to back */
 	size_t narena, caparena;
 	uint64_t round_max, seen_max; /* newest time before the last round, and seen so far */
@@ -676,13 +678,54 @@ static uint64_t record_time(const struct perf_reader *r, const unsigned char *re
 	return pos >= 8 && pos + 8 <= len ? get64(rec + pos) : dflt;
 }
 
-static int by_time(const void *a, const void *b)
+/* The end of the run of records in time order that starts at Q[I] (I < N). */
+static size_t run_end(const struct queued *q, size_t i, size_t n)
 {
-	const struct queued *x = a, *y = b;
+	while (++i < n && q[i].time >= q[i - 1].time)
+		;
+	return i;
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+/* Puts r->q in time order, stable: records of equal time keep their order, which is file
+ * order after the records kept from the round before (themselves in order). A round is
+ * mostly a few runs already in order (perf writes each CPU's ring buffer in turn), so the
+ * runs are merged pairwise: O(n log runs), one pass when the queue is in order. Returns 0 or
+ * -ENOMEM. */
+static int sort_queue(struct perf_reader *r)
+{
+	size_t n = r->nq;
+	struct queued *a = r->q, *b;
+
+	if (n < 2 || run_end(a, 0, n) == n)
+		return 0;
+	if (r->capsort < n) {
+		b = realloc(r->sortq, r->capq * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		r->sortq = b;
+		r->capsort = r->capq;
+	}
+	b = r->sortq;
+	do {
+		for (size_t i = 0; i < n;) {
+			size_t m = run_end(a, i, n), e = m < n ? run_end(a, m, n) : n, x = i, y = m;
+			for (size_t o = i; o < e; o++)
+				b[o] =
+				    y == e || (x < m && a[x].time <= a[y].time) ? a[x++] : a[y++];
+			i = e;
+		}
+		struct queued *t = a;
+		a = b;
+		b = t;
+	} while (run_end(a, 0, n) < n);
+	if (a != r->q) {
+		size_t c = r->capq;
+		r->sortq = r->q;
+		r->q = a;
+		r->capq = r->capsort;
+		r->capsort = c;
+	}
+	return 0;
 }
 
 /* Holds kernel record REC (LEN bytes at file offset AT), a copy of it when COPY (a
@@ -703,7 +746,6 @@ static int enqueue(struct perf_reader *r, const unsigned char *rec, size_t len, 
 	e = &r->q[r->nq];
 	/* A record without a time keeps its place: after the one before it. */
 	*e = (struct queued){.time = record_time(r, rec, len, r->nq ? e[-1].time : r->round_max),
-			     .seq = r->nq,
 			     .pos = at,
 			     .len = (uint32_t)len,
 			     .copied = copy};
@@ -762,10 +804,8 @@ static int compact_arena(struct perf_reader *r)
 static int flush_queue(struct perf_reader *r, uint64_t upto)
 {
 	size_t n = 0, keep = 0;
-	int ret = 0;
+	int ret = sort_queue(r);
 
-	if (r->nq)
-		qsort(r->q, r->nq, sizeof(*r->q), by_time);
 	while (n < r->nq && r->q[n].time <= upto && ret == 0) {
 		const unsigned char *rec = (r->q[n].copied ? r->arena : r->src.base) + r->q[n].off;
 		ret = kernel_record(r, rec, r->q[n].len);
@@ -777,10 +817,8 @@ static int flush_queue(struct perf_reader *r, uint64_t upto)
 	}
 	if (ret)
 		return ret;
-	for (size_t i = n; i < r->nq; i++, keep++) {
+	for (size_t i = n; i < r->nq; i++, keep++)
 		r->q[keep] = r->q[i];
-		r->q[keep].seq = keep;
-	}
 	r->nq = keep;
 	return compact_arena(r);
 }
@@ -1495,6 +1533,7 @@ static int perf_read(struct input *in, const char *path, char *err, size_t errle
 	ZSTD_freeDStream(r->zd);
 	free(r->zbuf);
 	free(r->q);
+	free(r->sortq);
 	free(r->arena);
 	free(r);
 	return ret;
