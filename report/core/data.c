@@ -13,7 +13,6 @@
 #include <sys/mman.h>
 
 #define NO_REGION UINT32_MAX
-
 int data_init(struct data_collect *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -220,23 +219,93 @@ int data_sample(struct data_collect *d, const struct hwprof_rec_sample *s, uint3
 	return 0;
 }
 
-/* By region and address (resolve() caches the last variable), then by what else makes an
- * item (profile_data), so that the samples of one item are next to each other. */
-static int raw_by_region(const void *a, const void *b)
-{
-	const struct data_raw *x = a, *y = b;
+/* ---- the order of the raw samples ---------------------------------------------------------
+ *
+ * By region and address (resolve() caches the last variable), then by what else makes an item
+ * (profile_data), so that the samples of one item are next to each other; samples alike in all
+ * of that keep the order they came in. A million samples with nearly every address distinct
+ * are common (--sort data), so the region and address are sorted by radix, on 16-byte
+ * entries, and only the runs of one address by comparison. */
 
+struct raw_ord {
+	uint64_t offset;
+	uint32_t region, i; /* i: index in data_collect.raw */
+};
+
+/* Whether raw sample X goes after Y, for two of one region and address. */
+static bool raw_after(const struct data_raw *x, const struct data_raw *y)
+{
 #define CMP(f)                                                                                     \
 	if (x->f != y->f)                                                                          \
-		return x->f < y->f ? -1 : 1;
-	CMP(region);
-	CMP(offset);
+		return x->f > y->f;
 	CMP(start);
 	CMP(loc);
 	CMP(data_src);
 	CMP(weight);
 #undef CMP
-	return 0;
+	return false;
+}
+
+/* Byte K (0 the lowest) of E's key: the offset's 8, then the region's 4 above them. */
+static unsigned key_byte(const struct raw_ord *e, unsigned k)
+{
+	return (unsigned)((k < 8 ? e->offset >> (8 * k) : (uint64_t)e->region >> (8 * (k - 8))) &
+			  0xff);
+}
+
+/* D's raw samples in order: indices into d->raw, malloc'ed (the caller frees), or NULL on
+ * ENOMEM. */
+static uint32_t *raw_order(const struct data_collect *d)
+{
+	size_t n = d->nraw, (*count)[256] = calloc(12, sizeof(*count));
+	struct raw_ord *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+	uint32_t *ord = NULL;
+
+	if (!count || !a || !b)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		a[i] = (struct raw_ord){d->raw[i].offset, d->raw[i].region, (uint32_t)i};
+		for (unsigned k = 0; k < 12; k++)
+			count[k][key_byte(&a[i], k)]++;
+	}
+	/* Least significant byte first, each pass stable; a byte all share is no pass. */
+	for (unsigned k = 0; k < 12; k++) {
+		size_t pos = 0;
+		if (count[k][key_byte(&a[0], k)] == n)
+			continue;
+		for (unsigned v = 0; v < 256; v++) {
+			size_t c = count[k][v];
+			count[k][v] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[count[k][key_byte(&a[i], k)]++] = a[i];
+		struct raw_ord *t = a;
+		a = b;
+		b = t;
+	}
+	if (!(ord = malloc(n * sizeof(*ord))))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		ord[i] = a[i].i;
+	/* A run of one region and address: by the rest, by insertion (runs are short), stable. */
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo + 1;
+		     hi < n && a[hi].offset == a[lo].offset && a[hi].region == a[lo].region; hi++)
+			;
+		for (size_t i = lo + 1; i < hi; i++) {
+			uint32_t x = ord[i];
+			size_t j = i;
+			for (; j > lo && raw_after(&d->raw[ord[j - 1]], &d->raw[x]); j--)
+				ord[j] = ord[j - 1];
+			ord[j] = x;
+		}
+	}
+out:
+	free(count);
+	free(a);
+	free(b);
+	return ord;
 }
 
 /* Link-time address of OFFSET in D: an image offset (data_region.image) from its lowest
@@ -338,20 +407,21 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 	struct data_vars vars = {0};
 	struct var_cache vc = {0};
 	struct dso *dso = NULL;
+	uint32_t *ord = NULL;
 	size_t n = 0, m = 0;
 	int ret = -ENOMEM;
 
 	if (!d->nraw)
 		return 0;
-	qsort(d->raw, d->nraw, sizeof(*d->raw), raw_by_region);
+	ord = raw_order(d);
 	items = malloc(d->nraw * sizeof(*items));
-	if (!items)
+	if (!ord || !items)
 		goto out;
 	for (size_t i = 0; i < d->nraw; i++) {
-		const struct data_raw *r = &d->raw[i];
+		const struct data_raw *r = &d->raw[ord[i]];
 		if (!keep(ctx, r->loc))
 			continue;
-		if (i == 0 || r->region != d->raw[i - 1].region) {
+		if (i == 0 || r->region != d->raw[ord[i - 1]].region) {
 			/* A new region: an ELF image's variables, once. */
 			data_vars_release(&vars);
 			vc.valid = false;
@@ -370,7 +440,7 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 	ret = -ENOMEM;
 	if (d->weighted && !(weights = malloc((n ? n : 1) * sizeof(*weights))))
 		goto out;
-	/* Fold equal items (next to each other: raw_by_region()); their weights stay one per
+	/* Fold equal items (next to each other: raw_order()); their weights stay one per
 	 * sample, in order. */
 	for (size_t i = 0; i < n; i++) {
 		uint32_t w = items[i].first_weight;
@@ -398,6 +468,7 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 	ret = 0;
 out:
 	data_vars_release(&vars);
+	free(ord);
 	free(items);
 	free(weights);
 	free(d->raw);
