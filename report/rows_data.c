@@ -31,13 +31,31 @@ int rows_data_stats(const struct profile *p, const size_t *items, size_t n,
 {
 	uint64_t levels[DATA_NLEVELS] = {0}, tlbs[DATA_NTLBS] = {0}, nw = 0;
 	double wsum = 0;
+	size_t nl = 0;
 
 	if (hwprof_grow((void **)&s->lines, &s->cap_lines, n, sizeof(*s->lines)) < 0)
 		return -ENOMEM;
+	if (s->cap_seen < p->nlocations) {
+		uint32_t *v = realloc(s->seen, p->nlocations * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + s->cap_seen, 0, (p->nlocations - s->cap_seen) * sizeof(*v));
+		s->seen = v;
+		s->cap_seen = p->nlocations;
+	}
+	if (++s->gen == 0) { /* wrapped: forget every mark */
+		memset(s->seen, 0, s->cap_seen * sizeof(*s->seen));
+		s->gen = 1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_data *d = &p->data[items[i]];
 		const struct profile_loc *l = &p->locations[d->loc];
-		s->lines[i] = (struct srcline){l->file, l->line};
+		/* The row's distinct lines are counted from its distinct locations: a row of a
+		 * million items has few of those. */
+		if (s->seen[d->loc] != s->gen) {
+			s->seen[d->loc] = s->gen;
+			s->lines[nl++] = (struct srcline){l->file, l->line};
+		}
 		if (d->data_src) {
 			struct data_src src;
 			data_src_decode(d->data_src, &src);
@@ -58,9 +76,9 @@ int rows_data_stats(const struct profile *p, const size_t *items, size_t n,
 			}
 		}
 	}
-	qsort(s->lines, n, sizeof(*s->lines), by_srcline);
+	qsort(s->lines, nl, sizeof(*s->lines), by_srcline);
 	rd->srclines = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < nl; i++)
 		rd->srclines += i == 0 || by_srcline(&s->lines[i], &s->lines[i - 1]) != 0;
 	/* The level (TLB outcome) most samples name; unknown only when none names one. */
 	rd->level = rd->tlb = 0;
@@ -88,6 +106,7 @@ void rows_data_scratch_release(struct rows_data_scratch *s)
 {
 	free(s->weights);
 	free(s->lines);
+	free(s->seen);
 	memset(s, 0, sizeof(*s));
 }
 

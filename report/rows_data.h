@@ -17,6 +17,9 @@ struct rows_data_scratch {
 		int line;
 	} * lines;
 	size_t cap_lines;
+	uint32_t *seen; /* per location: the call that last met it (GEN) */
+	size_t cap_seen;
+	uint32_t gen;
 };
 
 /* Fills RD's srclines, level, tlb and weight fields from the N items ITEMS (indexes into
