@@ -292,12 +292,19 @@ def test_default_event_compressed(d):
     """perf record -z with two events, the first without samples: its samples are all inside
     COMPRESSED records, and still the first event with samples is shown."""
     data = os.path.join(d, "z2.data")
+    run([HOTLOOP, STEPS])  # into the page cache: major faults would fill the first event
     perf_record(data, "-z", "-e", "major-faults", "-e", "page-faults", "-c", "1")
     stats = run([PERF, "report", "-i", data, "--stats"]).stdout
     if not re.search(r"COMPRESSED events:\s+[1-9]", stats):
         print("skip: perf record -z wrote no COMPRESSED record here (perf built without zstd?)")
         sys.exit(77)
-    n = run([PERF, "script", "-i", data, "-F", "event"]).stdout.split().count("page-faults:")
+    events = run([PERF, "script", "-i", data, "-F", "event"]).stdout.split()
+    if events.count("major-faults:"):
+        # A major fault (the binary not in the page cache: a loaded host) makes the first
+        # event not empty: what this case tests is gone, not wrong.
+        print("skip: major-faults has %d samples here" % events.count("major-faults:"))
+        sys.exit(77)
+    n = events.count("page-faults:")
     rows, h = hwprof_rows(data)
     check("-z: page-faults shown: %r, %r samples (perf script %d)"
           % (h.get("event"), h.get("samples"), n),
@@ -310,8 +317,13 @@ def test_default_event_compressed(d):
     check("perf record -z -o - exit 0", p.returncode == 0, p.stderr)
     with open(data + ".pipe", "rb") as f:
         _, h2 = hwprof_rows("-", stdin=f)
-    check("-z in pipe mode: page-faults shown: %r" % h2.get("event"),
-          h2.get("event") == "page-faults" and h2.get("samples", 0) > 0)
+    # The first event with samples, as perf script of the same stream sees them.
+    with open(data + ".pipe", "rb") as f:
+        pe = subprocess.run([PERF, "script", "-i", "-", "-F", "event"], stdin=f,
+                            capture_output=True, text=True, timeout=180).stdout.split()
+    want = "major-faults" if "major-faults:" in pe else "page-faults"
+    check("-z in pipe mode: %s shown: %r" % (want, h2.get("event")),
+          h2.get("event") == want and h2.get("samples", 0) > 0)
 
 
 def test_many_tracepoints(d):
