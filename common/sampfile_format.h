@@ -67,6 +67,11 @@ enum sf_type {
 	SF_NTYPES = 256,
 };
 
+/* SF_CMDLINE target byte (1.4), after the arguments */
+enum {
+	SF_CMD_SYSTEM_WIDE = 1 << 0,
+};
+
 /* SF_EVENT flag byte */
 enum {
 	SF_EV_SAMPLING = 1 << 0,

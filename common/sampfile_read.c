@@ -224,6 +224,11 @@ static int dec_cmdline(struct hwprof_reader *r, struct cur *c, struct hwprof_rec
 		if (!h->argv[h->argc])
 			break;
 	}
+	/* 1.4 appended the target: absent before, and then not system-wide. */
+	if (!c->what && !oom && c->p < c->end) {
+		h->system_wide = get_u8(c, "target flags") & SF_CMD_SYSTEM_WIDE;
+		get_str_fixed(c, h->cpus, sizeof(h->cpus), "CPU list");
+	}
 	if (oom)
 		c->what = "memory (ENOMEM)";
 	r->have_cmdline = true;

@@ -466,6 +466,8 @@ static int write_header(struct hwprof_writer *w, const struct hwprof_file_header
 	wbuf_varint(b, h->argv ? h->argc : 0);
 	for (uint32_t i = 0; h->argv && i < h->argc; i++)
 		wbuf_str(b, h->argv[i]);
+	wbuf_u8(b, h->system_wide ? SF_CMD_SYSTEM_WIDE : 0);
+	wbuf_strn(b, h->cpus, sizeof(h->cpus));
 	emit_body(w, SF_CMDLINE);
 
 	for (uint32_t i = 0; h->events && i < h->nevents; i++) {

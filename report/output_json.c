@@ -93,6 +93,9 @@ static void header(struct hwprof_jw *j, const struct profile *p)
 	else
 		hwprof_jw_null(j, "duration_ns");
 	hwprof_jw_str_array(j, "command", p->header.argv, p->header.argc);
+	hwprof_jw_bool(j, "system_wide", p->header.system_wide);
+	if (p->header.system_wide)
+		hwprof_jw_str(j, "cpus", p->header.cpus);
 	hwprof_jw_array(j, "events");
 	for (uint32_t i = 0; i < p->header.nevents; i++) {
 		const struct hwprof_file_event *e = &p->header.events[i];

@@ -73,6 +73,9 @@ static int print_header(FILE *f, const struct profile *p)
 		fputc('\n', f);
 		free(cmd);
 	}
+	if (p->header.system_wide)
+		fprintf(f, "# system-wide: every task on %s%s\n",
+			p->header.cpus[0] ? "CPUs " : "every CPU", p->header.cpus);
 	if (p->header.cpu_model[0] || p->header.kernel[0])
 		fprintf(f, "# host: %s, %u CPUs, Linux %s\n", p->header.cpu_model, p->header.ncpus,
 			p->header.kernel);

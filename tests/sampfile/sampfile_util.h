@@ -75,6 +75,8 @@ static inline void tu_header(struct hwprof_file_header *h)
 	h->start_time_ns = 1764547200123456789ull;
 	h->argc = sizeof(argv) / sizeof(argv[0]);
 	h->argv = argv;
+	h->system_wide = true;
+	strcpy(h->cpus, "0-3,8");
 	h->nevents = 3;
 	h->events = ev;
 }

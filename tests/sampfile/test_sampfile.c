@@ -213,6 +213,8 @@ static void assert_header_eq(const struct hwprof_file_header *a, const struct hw
 	cr_assert_str_eq(a->cpu_model, b->cpu_model);
 	cr_assert_eq(a->ncpus, b->ncpus);
 	cr_assert_eq(a->start_time_ns, b->start_time_ns);
+	cr_assert_eq(a->system_wide, b->system_wide);
+	cr_assert_str_eq(a->cpus, b->cpus);
 	cr_assert_eq(a->argc, b->argc);
 	for (uint32_t i = 0; i < a->argc; i++)
 		cr_assert_str_eq(a->argv[i], b->argv[i]);
@@ -1763,6 +1765,8 @@ static void reads_old_format(unsigned minor)
 	cr_assert_str_eq(g->events[2].name, h.events[2].name);
 	cr_assert_eq(g->events[2].period_or_freq, 4000);
 	cr_assert_eq(g->argc, h.argc);
+	cr_assert_not(g->system_wide, "no target byte before 1.4: not system-wide");
+	cr_assert_str_eq(g->cpus, "");
 	cr_assert_eq(out.n, n);
 	for (size_t i = 0; i < n; i++) {
 		bool found = false;

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define HWPROF_FILE_MAJOR 1
-#define HWPROF_FILE_MINOR 3
+#define HWPROF_FILE_MINOR 4
 
 /* The most entries a stack (struct hwprof_rec_stack) may hold; longer ones are refused by the
  * writer (EINVAL) and are corruption to the reader. Above perf_event_max_stack's default of
@@ -53,7 +53,10 @@ struct hwprof_file_header {
 	uint32_t ncpus;		/* CPUs online */
 	uint64_t start_time_ns; /* CLOCK_REALTIME at start, ns since the epoch */
 	uint32_t argc;
-	char **argv; /* the target's command line, ARGC strings */
+	char **argv;	  /* the target's command line, ARGC strings (0 for `record -a` alone) */
+	bool system_wide; /* record -a / -C: every task of the CPUs, not only the command's */
+	char cpus[128];	  /* with SYSTEM_WIDE: the -C list as given ("0-3,8"); "": every online
+			   * CPU. Both false / "" in files before format 1.4. */
 	uint32_t nevents;
 	struct hwprof_file_event *events; /* [0] is the sampling event */
 	bool stacks; /* the file holds stacks (a reader that does not know them refuses it).
