@@ -164,3 +164,67 @@ int hwprof_host_cpu_id(char *vendor, size_t len, unsigned *family, unsigned *mod
 	fclose(f);
 	return found == 7 ? 0 : -ENOENT;
 }
+
+/* One CPU number of a cpulist at *P, moving *P past it. */
+static int cpulist_cpu(const char **p)
+{
+	char *end;
+	unsigned long v;
+
+	if (**p < '0' || **p > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(*p, &end, 10);
+	if (errno || v > 65535)
+		return -EINVAL;
+	*p = end;
+	return (int)v;
+}
+
+int hwprof_cpulist_parse(const char *text, int **out)
+{
+	unsigned char seen[65536 / 8] = {0};
+	int *cpus = NULL, n = 0, cap = 0, ret = -EINVAL;
+	const char *p = text;
+
+	*out = NULL;
+	for (;;) {
+		int a = cpulist_cpu(&p), b;
+
+		if (a < 0)
+			goto fail;
+		b = a;
+		if (*p == '-') {
+			p++;
+			if ((b = cpulist_cpu(&p)) < a)
+				goto fail;
+		}
+		for (int c = a; c <= b; c++) {
+			if (seen[c / 8] & (1u << (c % 8)))
+				goto fail;
+			seen[c / 8] |= (unsigned char)(1u << (c % 8));
+			if (n == cap) {
+				int *grown = realloc(cpus, (size_t)(cap = cap ? cap * 2 : 16) *
+							       sizeof(*grown));
+				if (!grown) {
+					ret = -ENOMEM;
+					goto fail;
+				}
+				cpus = grown;
+			}
+			cpus[n++] = c;
+		}
+		if (*p != ',')
+			break;
+		p++;
+	}
+	if (*p == '\n')
+		p++;
+	if (*p)
+		goto fail;
+	*out = cpus;
+	return n;
+fail:
+	free(cpus);
+	return ret;
+}

@@ -31,4 +31,12 @@ int hwprof_read_keyed_hex(const char *path, const char *key, unsigned long long 
  * architecture). */
 int hwprof_host_cpu_id(char *vendor, size_t len, unsigned *family, unsigned *model);
 
+/* Parses a CPU list in the kernel's "cpulist" format (ranges and single CPUs separated by
+ * commas, "0-3,8,10-11", as /sys/devices/system/cpu/online and a PMU's cpumask hold it; a
+ * trailing newline is allowed) into a malloc'd array *OUT in the order written, which the
+ * caller frees. CPUs are 0..65535. Returns the count (>= 1); -EINVAL for an empty or
+ * malformed list, a range whose end is below its start, or a CPU listed twice (*OUT is then
+ * NULL); -ENOMEM. */
+int hwprof_cpulist_parse(const char *text, int **out);
+
 #endif

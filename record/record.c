@@ -37,26 +37,29 @@
 #include "outfile.h"
 #include "sampler.h"
 #include "summary.h"
+#include "syswide.h"
 #include "target.h"
 #include "unwind.h"
 #include "write_thread.h"
 
 struct record_options {
-	const char *event;   /* -e; NULL: the best miss event the host has, else cpu-clock */
-	long long period;    /* -c, events per sample; 0: frequency mode */
-	long long freq;	     /* -F, Hz */
-	long long pages;     /* -m, data pages per CPU ring; 0: not given */
-	const char *output;  /* -o */
-	const char *count;   /* --count; NULL: the default set of `hwprof stat` */
-	bool no_count;	     /* --no-count */
-	long long pid;	     /* -p: attach to this running process instead of a command */
-	bool callchain;	     /* -g, --call-graph fp or dwarf: each sample's callers */
-	long long max_stack; /* --max-stack: callchain entries at most; 0: not given */
-	uint32_t stack_user; /* --call-graph dwarf[,SIZE]: bytes of user stack copied per
-			      * sample, unwound here (unwind.h); 0: frame pointers */
-	bool data;	     /* --data: each sample's data address and the data mappings; on by
-			      * itself for events that carry one (hwprof_event_data()) */
-	bool no_data;	     /* --no-data: not even for those */
+	const char *event;    /* -e; NULL: the best miss event the host has, else cpu-clock */
+	long long period;     /* -c, events per sample; 0: frequency mode */
+	long long freq;	      /* -F, Hz */
+	long long pages;      /* -m, data pages per CPU ring; 0: not given */
+	const char *output;   /* -o */
+	const char *count;    /* --count; NULL: the default set of `hwprof stat` */
+	bool no_count;	      /* --no-count */
+	long long pid;	      /* -p: attach to this running process instead of a command */
+	bool callchain;	      /* -g, --call-graph fp or dwarf: each sample's callers */
+	long long max_stack;  /* --max-stack: callchain entries at most; 0: not given */
+	uint32_t stack_user;  /* --call-graph dwarf[,SIZE]: bytes of user stack copied per
+			       * sample, unwound here (unwind.h); 0: frame pointers */
+	bool data;	      /* --data: each sample's data address and the data mappings; on by
+			       * itself for events that carry one (hwprof_event_data()) */
+	bool no_data;	      /* --no-data: not even for those */
+	bool system_wide;     /* -a or -C: every task of the CPUs, while CMD runs or until ^C */
+	const char *cpu_list; /* -C LIST; NULL: every online CPU */
 };
 
 /* Everything one recording owns; freed by record_cleanup(). */
@@ -66,6 +69,8 @@ struct recording {
 	struct outfile out;
 	struct hwprof_event_list events;
 	struct hwprof_event_list counts;
+	int *cpus; /* -a / -C: the CPUs recorded */
+	size_t ncpus;
 	struct sampler sampler;
 	/* The counting groups: GROUPS[0] on pids[0] (inherited by what it starts), with -p one
 	 * more per other thread of the process, summed when read; NGROUPS 0: no counting. */
@@ -193,9 +198,10 @@ static const struct cli_option options[] = {
     CLI_VALUE('p', "pid", "PID",
 	      "sample a running process (its threads, and the threads and children it creates) "
 	      "until it ends or ^C"),
-    /* perf's system-wide spellings: known, so that they are refused with a reason. */
-    CLI_FLAG('a', "all-cpus", NULL),
-    CLI_VALUE('C', "cpu", "CPUS", NULL),
+    CLI_FLAG('a', "all-cpus",
+	     "system-wide: every task on every CPU, while CMD runs or until ^C (root, "
+	     "CAP_PERFMON or perf_event_paranoid <= 0)"),
+    CLI_VALUE('C', "cpu", "CPUS", "system-wide on these CPUs only, e.g. 0-3,8 (implies -a)"),
     CLI_OPT_HELP,
     CLI_OPT_END,
 };
@@ -206,6 +212,7 @@ static const struct cli_command command = {
 	"                     [--max-stack N] [--data | --no-data] [-m PAGES]\n"
 	"                     [-o FILE] [--count EVENTS | --no-count] [--] CMD [ARGS...]\n"
 	"       hwprof record [OPTIONS] -p PID\n"
+	"       hwprof record [OPTIONS] -a | -C CPUS [--] [CMD [ARGS...]]\n"
 	"\n"
 	"Runs CMD and samples it (threads and children included) into a sample file.\n"
 	"\n",
@@ -272,13 +279,12 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 			o->no_data = true;
 			break;
 		case 'a':
+			o->system_wide = true;
+			break;
 		case 'C':
-			/* perf's spellings, known so that the answer is not "unknown option". */
-			die_usage(
-			    "%s: system-wide recording is not supported yet (record a command, "
-			    "or attach with -p PID; 'perf record -a' files are read by "
-			    "'hwprof report -i perf.data')",
-			    c == 'a' ? "-a" : "-C");
+			o->system_wide = true;
+			o->cpu_list = optarg;
+			break;
 		}
 	}
 	if (o->period && o->freq)
@@ -294,6 +300,9 @@ static void parse_options(struct record_options *o, int argc, char **argv)
 		die_usage("--max-stack %lld: no call graph to cut (add -g)", o->max_stack);
 	if (o->data && o->no_data)
 		die_usage("--data and --no-data exclude each other");
+	if (o->system_wide && o->pid)
+		die_usage("%s and -p %lld exclude each other: every task, or one process",
+			  o->cpu_list ? "-C" : "-a", o->pid);
 }
 
 /* The HWPROF_DATA_* bits of the sampling events LIST (hwprof_event_data()), or'ed. */
@@ -337,6 +346,18 @@ static void parse_events(const char *spec, struct hwprof_event_list *list)
 	}
 }
 
+/* The error of a sampling open that failed with -ERR and message ERR. */
+static int sampling_failed(const struct recording *r, int ret, const char *err)
+{
+	char why[256];
+
+	if (r->opt.system_wide && (ret == -EACCES || ret == -EPERM))
+		return error("permission denied: system-wide recording (%s) %s",
+			     r->opt.cpu_list ? "-C" : "-a",
+			     syswide_denied(r->opt.cpu_list ? "-C" : "-a", why, sizeof(why)));
+	return error("%s", cli_see(err));
+}
+
 /* Opens the sampling events: the user's, or the first default that the host opens. */
 static int open_sampling(struct recording *r, const struct sampler_config *cfg)
 {
@@ -347,7 +368,7 @@ static int open_sampling(struct recording *r, const struct sampler_config *cfg)
 	if (r->opt.event) {
 		ret = sampler_open(&r->sampler, &r->events, cfg, r->target.pids, r->target.npids,
 				   err, sizeof(err));
-		return ret < 0 ? error("%s", cli_see(err)) : 0;
+		return ret < 0 ? sampling_failed(r, ret, err) : 0;
 	}
 	if (hwprof_host_has_pmu()) {
 		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
@@ -365,7 +386,7 @@ static int open_sampling(struct recording *r, const struct sampler_config *cfg)
 	parse_events("cpu-clock", &r->events);
 	ret = sampler_open(&r->sampler, &r->events, cfg, r->target.pids, r->target.npids, err,
 			   sizeof(err));
-	return ret < 0 ? error("%s", cli_see(err)) : 0;
+	return ret < 0 ? sampling_failed(r, ret, err) : 0;
 }
 
 static void report_precision(const struct recording *r)
@@ -427,6 +448,31 @@ static int counting_threads_failed(struct recording *r, const char *spec, size_t
 	return 0;
 }
 
+/* -a / -C: one counting group per CPU, on every task (pid -1), summed when read as -p's
+ * threads are. A CPU whose group does not open leaves no counted totals at all. */
+static int open_counting_cpus(struct recording *r, const char *spec)
+{
+	r->groups = xcalloc(r->ncpus, sizeof(*r->groups));
+	for (size_t i = 0; i < r->ncpus; i++) {
+		int ret = hwprof_group_open_list(&r->groups[i], &r->counts, -1, r->cpus[i],
+						 HWPROF_GROUP_START_DISABLED);
+		if (ret == 0) {
+			r->ngroups++;
+			continue;
+		}
+		for (size_t g = 0; g < r->ngroups; g++)
+			hwprof_group_close(r->groups[g]);
+		r->ngroups = 0;
+		if (r->opt.count)
+			return error("--count %s: CPU %d: %s", spec, r->cpus[i],
+				     cli_see(hwprof_strerror_last()));
+		warning("counting group %s not opened on CPU %d: %s (recording samples only)", spec,
+			r->cpus[i], cli_see(hwprof_strerror_last()));
+		return 0;
+	}
+	return 0;
+}
+
 /* Opens the counting group beside the samples. The default set is best effort; a set the
  * user asked for must open. */
 static int open_counting(struct recording *r)
@@ -440,6 +486,8 @@ static int open_counting(struct recording *r)
 		spec = hwprof_count_default_spec(hwprof_host_has_pmu());
 	if (!r->opt.count)
 		parse_events(spec, &r->counts);
+	if (r->opt.system_wide)
+		return open_counting_cpus(r, spec);
 	r->groups = xcalloc(r->target.npids, sizeof(*r->groups));
 	ret = hwprof_group_open_list(
 	    &r->groups[0], &r->counts, r->target.pids[0], -1,
@@ -483,9 +531,12 @@ static int fill_header(struct recording *r)
 	ret = hwprof_header_init(&r->header);
 	if (ret < 0)
 		return error_errno(ret, "host facts for the file header: %m");
-	while (r->target.argv[argc])
+	while (r->target.argv && r->target.argv[argc])
 		argc++;
 	r->header.argc = (uint32_t)argc;
+	r->header.system_wide = r->opt.system_wide;
+	snprintf(r->header.cpus, sizeof(r->header.cpus), "%s",
+		 r->opt.cpu_list ? r->opt.cpu_list : "");
 	r->header.argv = xcalloc((size_t)argc + 1, sizeof(char *));
 	for (int i = 0; i < argc; i++)
 		r->header.argv[i] = xstrdup(r->target.argv[i]);
@@ -757,8 +808,9 @@ static int record_loop(struct recording *r, const sigset_t *unblocked, int *wsta
 				hwprof_writer_flush(r->writer);
 			last_flush = now_ns();
 		}
-		if (target_attached(&r->target) ? attached_gone || target_stop_signal()
-						: target_ended(&r->target, now_ns(), wstatus))
+		if (!target_attached(&r->target) && !r->target.npids ? target_stop_signal()
+		    : target_attached(&r->target) ? attached_gone || target_stop_signal()
+						  : target_ended(&r->target, now_ns(), wstatus))
 			break;
 	}
 	free(pfd);
@@ -838,6 +890,7 @@ static void record_cleanup(struct recording *r, bool failed)
 	hwprof_header_release(&r->header);
 	hwprof_events_free(&r->events);
 	hwprof_events_free(&r->counts);
+	free(r->cpus);
 	outfile_close(&r->out, failed);
 }
 
@@ -852,6 +905,18 @@ static int setup_target(struct recording *r, char **argv)
 		if (status)
 			return status;
 		return outfile_create(&r->out) < 0 ? EXIT_FATAL : 0;
+	}
+	if (r->opt.system_wide) {
+		char err[256] = "";
+		int n = syswide_cpus(r->opt.cpu_list, &r->cpus, err, sizeof(err));
+
+		if (n == -ENOMEM)
+			return error_status(EXIT_FATAL, "out of memory");
+		if (n < 0)
+			die_usage("%s", err);
+		r->ncpus = (size_t)n;
+		if (!argv[0]) /* no command: until ^C */
+			return outfile_create(&r->out) < 0 ? EXIT_FATAL : 0;
 	}
 	status = target_check_command(argv, r->opt.output);
 	if (status)
@@ -872,12 +937,34 @@ static int synth_record(struct hwprof_record *rec, void *arg)
 	return merge_add(&r->merge, rec);
 }
 
-/* Starts the events: releases the launched target, or describes the attached process and
- * enables them. Returns 0, or the exit status after an error message. */
-static int start(struct recording *r)
+/* Starts the events: releases the launched target, or describes the attached process (or,
+ * with -a, every process) and enables them; *T0 is when they started. Returns 0, or the exit
+ * status after an error message. */
+static int start(struct recording *r, uint64_t *t0)
 {
 	int ret;
+	struct syswide_skipped skipped;
 
+	if (r->opt.system_wide) {
+		/* Enabled before /proc is read, as perf does: a process that starts or execs
+		 * meanwhile is in the kernel's records, stamped after the /proc ones, which it
+		 * overrides; and before the command runs, so that its exec is recorded. */
+		*t0 = now_ns();
+		sampler_enable(&r->sampler);
+		for (size_t i = 0; i < r->ngroups; i++)
+			hwprof_group_enable(r->groups[i]);
+		ret = syswide_synthesize(*t0, synth_record, r, &skipped);
+		if (ret < 0)
+			return error_errno_status(EXIT_FATAL, ret, "%s: reading /proc: %m",
+						  r->opt.cpu_list ? "-C" : "-a");
+		if (skipped.n)
+			warning_errno(skipped.err,
+				      "the mappings of %zu running process%s could not be read "
+				      "(PID %d: %m): samples in code mapped before the recording "
+				      "show as [unknown] there",
+				      skipped.n, skipped.n == 1 ? "" : "es", (int)skipped.first);
+		return r->target.npids ? target_go(&r->target) : 0;
+	}
 	if (target_attached(&r->target)) {
 		ret = attach_synthesize(r->target.pids[0], r->target.pids, r->target.npids,
 					now_ns(), synth_record, r);
@@ -963,7 +1050,7 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 	trailer.samples = r->tally.samples;
 	trailer.lost = r->tally.lost;
 	trailer.throttles = r->tally.throttles;
-	if (!target_attached(&r->target))
+	if (r->target.npids && !target_attached(&r->target))
 		trailer.exit_status =
 		    WIFSIGNALED(wstatus) ? -WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
 	if (target_stop_signal())
@@ -987,6 +1074,7 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 		.unwind = r->unwind,
 		.stack_user = r->opt.stack_user,
 		.attached = target_attached(&r->target) ? (pid_t)r->opt.pid : 0,
+		.system_wide = r->opt.system_wide,
 	    },
 	    &r->tally);
 	free(trailer.counts);
@@ -1027,8 +1115,9 @@ int cmd_record(int argc, char **argv)
 	if (r->opt.pid && optind < argc)
 		die_usage("-p %lld and a command exclude each other: attach, or launch",
 			  r->opt.pid);
-	if (!r->opt.pid && optind >= argc)
-		die_usage("no command to record (hwprof record [OPTIONS] -- CMD [ARGS...])");
+	if (!r->opt.pid && !r->opt.system_wide && optind >= argc)
+		die_usage("no command to record (hwprof record [OPTIONS] -- CMD [ARGS...]; -a "
+			  "records every CPU until ^C)");
 	if (r->opt.callchain)
 		r->opt.max_stack = max_stack(r->opt.max_stack);
 	/* A dwarf sample is its stack copy, 8 KiB by default: 2048 pages hold about a quarter
@@ -1054,7 +1143,7 @@ int cmd_record(int argc, char **argv)
 	    .period = (uint64_t)r->opt.period,
 	    .freq = (uint64_t)r->opt.freq,
 	    .pages = (size_t)r->opt.pages,
-	    .enable_on_exec = !target_attached(&r->target),
+	    .enable_on_exec = !target_attached(&r->target) && !r->opt.system_wide,
 	    .callchain = r->opt.callchain,
 	    .max_stack = (uint16_t)r->opt.max_stack,
 	    .callchain_kernel_only = r->opt.stack_user > 0,
@@ -1063,6 +1152,9 @@ int cmd_record(int argc, char **argv)
 	    .data =
 		!r->opt.no_data && (r->opt.data || (events_data(&r->events) & HWPROF_DATA_ADDR)),
 	    .data_mem = (events_data(&r->events) & HWPROF_DATA_MEM) != 0,
+	    .system_wide = r->opt.system_wide,
+	    .cpus = r->cpus,
+	    .ncpus = r->ncpus,
 	};
 	if (r->opt.stack_user) {
 		int ret = unwind_new(&r->unwind);
@@ -1103,11 +1195,11 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	t0 = now_ns();
-	status = start(r);
+	status = start(r, &t0);
 	if (status || record_loop(r, &unblocked, &wstatus) < 0)
 		goto out;
 	r->target.launch.pid = -1; /* reaped */
-	attached = target_attached(&r->target);
+	attached = target_attached(&r->target) || !r->target.npids;
 	if (!attached)
 		launch_restore_tty(&r->target.launch, wstatus); /* before the summary is printed */
 	if (finish(r, wstatus, t0) < 0) {

@@ -1,5 +1,6 @@
 /* sampler.c - open the sampling events per CPU and map their rings (see sampler.h). */
 #include "sampler.h"
+#include "host.h"
 #include "textfmt.h"
 
 #include <errno.h>
@@ -25,37 +26,20 @@
 
 int sampler_online_cpus(int **out)
 {
+	char buf[4096];
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int *cpus = NULL, n = 0, cap = 0;
-	unsigned a, b;
-	char sep;
+	size_t len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	int *cpus = NULL, n;
 
-	while (f && fscanf(f, "%u", &a) == 1) {
-		b = a;
-		if (fscanf(f, "%c", &sep) == 1 && sep == '-' && fscanf(f, "%u%c", &b, &sep) < 1)
-			break;
-		for (unsigned c = a; c <= b && c < 65536; c++) {
-			if (n == cap) {
-				int *p =
-				    realloc(cpus, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*p));
-				if (!p) {
-					free(cpus);
-					fclose(f);
-					return -ENOMEM;
-				}
-				cpus = p;
-			}
-			cpus[n++] = (int)c;
-		}
-		if (sep != ',')
-			break;
-	}
 	if (f)
 		fclose(f);
-	if (!n) {
+	buf[len] = 0;
+	n = hwprof_cpulist_parse(buf, &cpus);
+	if (n == -ENOMEM)
+		return n;
+	if (n < 0) {
 		long conf = sysconf(_SC_NPROCESSORS_CONF);
 		n = conf > 0 ? (int)conf : 1;
-		free(cpus);
 		cpus = calloc((size_t)n, sizeof(*cpus));
 		if (!cpus)
 			return -ENOMEM;
@@ -90,7 +74,7 @@ static void fill_attr(struct perf_event_attr *attr, const struct hwprof_event *e
 	}
 	attr->disabled = 1;
 	attr->enable_on_exec = cfg->enable_on_exec;
-	attr->inherit = 1;
+	attr->inherit = !cfg->system_wide; /* a CPU-wide event already sees every task */
 	/* For read(2) only (no PERF_SAMPLE_READ): time_running is the target's CPU time, LOST
 	 * the samples the kernel dropped on a full ring, announced by a LOST record or not. */
 	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
@@ -201,12 +185,26 @@ int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
 		 const struct sampler_config *cfg, const pid_t *pids, size_t npids, char *err,
 		 size_t errlen)
 {
+	static const pid_t every_task = -1;
 	const struct hwprof_sys *sys = hwprof_sys();
 	int *cpus = NULL, n, ret = 0;
 	size_t nfds;
 
 	memset(s, 0, sizeof(*s));
-	n = sampler_online_cpus(&cpus);
+	if (cfg->system_wide) {
+		pids = &every_task;
+		npids = 1;
+	}
+	if (cfg->cpus) {
+		n = (int)cfg->ncpus;
+		cpus = malloc(cfg->ncpus * sizeof(*cpus));
+		if (cpus)
+			memcpy(cpus, cfg->cpus, cfg->ncpus * sizeof(*cpus));
+		else
+			n = -ENOMEM;
+	} else {
+		n = sampler_online_cpus(&cpus);
+	}
 	if (n < 0) {
 		snprintf(err, errlen, "out of memory");
 		return n;

@@ -39,6 +39,10 @@ struct sampler_config {
 				     * mappings, kept by decode) */
 	bool data_mem;		    /* with DATA: PERF_SAMPLE_DATA_SRC and PERF_SAMPLE_WEIGHT too,
 				     * for memory-sampling events (mem-loads, ibs_op) */
+	bool system_wide;	    /* every task of each CPU (pid -1, no inherit), not PIDS */
+	const int *cpus;	    /* the CPUs to open on (-C), NCPUS of them; NULL: every
+				     * online CPU */
+	size_t ncpus;
 };
 
 struct sampler_cpu {
@@ -65,14 +69,14 @@ struct sampler {
 	size_t pages;	      /* data pages per ring actually mapped */
 };
 
-/* Opens every event of LIST for each of the NPIDS threads PIDS on each online CPU (see above)
- * and maps the rings: one launched target is one pid; an attached process is each of its
- * threads (an event follows only the thread it was opened on, and what it creates later).
- * For :P and :pp-style requests the precise_ip step-down runs on the first CPU; the other
- * CPUs use the level it obtained. When mmap is refused with EPERM (the locked-memory limit,
- * kernel.perf_event_mlock_kb, for non-root users) the ring size is halved down to 8 pages.
- * Returns 0, or -errno with ERR (ERRLEN bytes) naming the event and the way out. S is zeroed
- * first; on error everything opened is closed again. */
+/* Opens every event of LIST for each of the NPIDS threads PIDS (or, with CFG->system_wide, for
+ * every task: PIDS unused) on each CPU of CFG (see above) and maps the rings: one launched target
+ * is one pid; an attached process is each of its threads (an event follows only the thread it was
+ * opened on, and what it creates later). For :P and :pp-style requests the precise_ip step-down
+ * runs on the first CPU; the other CPUs use the level it obtained. When mmap is refused with EPERM
+ * (the locked-memory limit, kernel.perf_event_mlock_kb, for non-root users) the ring size is halved
+ * down to 8 pages. Returns 0, or -errno with ERR (ERRLEN bytes) naming the event and the way out. S
+ * is zeroed first; on error everything opened is closed again. */
 int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
 		 const struct sampler_config *cfg, const pid_t *pids, size_t npids, char *err,
 		 size_t errlen);

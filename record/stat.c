@@ -12,6 +12,7 @@
 #include "pmu.h"
 #include "sampler.h"
 #include "stat_bandwidth.h"
+#include "syswide.h"
 #include "host.h"
 #include "json.h"
 #include "textfmt.h"
@@ -368,12 +369,11 @@ static int open_error(const struct stat_opts *o, int err)
 {
 	/* A CPU-wide open refused: -a is the cause to name, whatever the library's advice for
 	 * a task would be (one line, one fix). */
+	char why[256];
+
 	if (o->system_wide && (err == -EACCES || err == -EPERM))
-		return error("permission denied: system-wide counting (-a) needs "
-			     "perf_event_paranoid <= 0 (perf_event_paranoid is %d here) or "
-			     "CAP_PERFMON (run as root, sudo sysctl kernel.perf_event_paranoid=0, "
-			     "or drop -a)",
-			     hwprof_paranoid());
+		return error("permission denied: system-wide counting (-a) %s",
+			     syswide_denied("-a", why, sizeof(why)));
 	if (err == -ESRCH)
 		return error("-p %d: no such process (check the PID with 'ps')", (int)o->pid);
 	return error("%s", cli_see(hwprof_strerror_last()));

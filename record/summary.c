@@ -54,7 +54,11 @@ static void warn_no_samples(const struct record_summary *s)
 	const struct hwprof_file_event *f = s->event;
 	double secs = (double)s->duration_ns / 1e9, cpu_secs = (double)s->cpu_ns / 1e9;
 
-	if (s->attached)
+	if (s->system_wide)
+		warning("no samples (every task of the CPUs was recorded for %.2f s; lower -c or "
+			"raise -F)",
+			secs);
+	else if (s->attached)
 		warning("no samples (PID %d was recorded for %.2f s; it may have been idle then, "
 			"else lower -c or raise -F)",
 			(int)s->attached, secs);

@@ -34,6 +34,7 @@ struct record_summary {
 	struct unwind *unwind;		       /* --call-graph dwarf: what it counted */
 	uint32_t stack_user;		       /* ... and its stack copies' size in bytes */
 	pid_t attached;			       /* -p's PID; 0 for a launched command */
+	bool system_wide;		       /* -a / -C: every task of the CPUs */
 };
 
 /* The CPU time of the target in ns: the task-clock count of trailer T (the counting group

@@ -166,13 +166,25 @@ void target_seen(struct record_target *t, pid_t pid)
 }
 
 /* A FORK whose pid differs from its ppid is a new process; an EXIT with pid == tid ends one. */
+/* Whether PPID is the launched target or a process it started: with -a the FORK records
+ * of every task arrive, and only the target's own descendants are its. */
+static bool target_descends(const struct record_target *t, pid_t ppid)
+{
+	if (t->npids && ppid == t->pids[0]) /* the launched child, reaped or not */
+		return true;
+	for (size_t i = 0; i < t->nforked; i++)
+		if (t->forked[i] == ppid)
+			return true;
+	return false;
+}
+
 void target_track(struct record_target *t, const struct hwprof_record *rec)
 {
 	const struct hwprof_rec_task *task = &rec->task;
 	pid_t pid = (pid_t)task->pid;
 
 	if (rec->type == HWPROF_REC_FORK) {
-		if (task->pid == task->ppid)
+		if (task->pid == task->ppid || !target_descends(t, (pid_t)task->ppid))
 			return;
 		if (t->nforked == t->forked_cap) {
 			t->forked_cap = t->forked_cap ? 2 * t->forked_cap : 16;

@@ -60,3 +60,26 @@ Test(host, other_paths_are_read_as_given)
 	cr_expect_eq(v, -3);
 	unlink(path);
 }
+
+/* The kernel's cpulist format, as /sys/devices/system/cpu/online and record -C write it. */
+Test(host, cpulist_ranges_singles_and_errors)
+{
+	int *cpus = NULL;
+
+	cr_assert_eq(hwprof_cpulist_parse("0-3,8,10-11\n", &cpus), 7);
+	int want[] = {0, 1, 2, 3, 8, 10, 11};
+	for (int i = 0; i < 7; i++)
+		cr_assert_eq(cpus[i], want[i]);
+	free(cpus);
+	cr_assert_eq(hwprof_cpulist_parse("5", &cpus), 1);
+	cr_assert_eq(cpus[0], 5);
+	free(cpus);
+	cr_assert_eq(hwprof_cpulist_parse("0-65535", &cpus), 65536, "the largest CPU number");
+	free(cpus);
+	const char *bad[] = {"",   "\n",  "a",	   "1-",    "-1",  "3-1",   "1,,2",
+			     "1,", "1,1", "0-2,2", "65536", "1 2", "1\n\n", "99999999999999999999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(hwprof_cpulist_parse(bad[i], &cpus), -EINVAL, "'%s'", bad[i]);
+		cr_assert_null(cpus);
+	}
+}

@@ -58,9 +58,6 @@ with tempfile.TemporaryDirectory() as d:
     bad_input("-c and -F", ["-c", "1", "-F", "100"] + touch, 64, "-F", d, marker)
     bad_input("-c abc", ["-c", "abc"] + touch, 64, "-c 'abc'", d, marker)
     bad_input("-c 0", ["-c", "0"] + touch, 64, "-c", d, marker)
-    # perf's system-wide spellings: not "unknown option", but what to do instead.
-    bad_input("-a", ["-a"] + touch, 64, "system-wide recording is not supported yet", d, marker)
-    bad_input("-C 0", ["-C", "0"] + touch, 64, "attach with -p PID", d, marker)
     bad_input("-F -5", ["-F", "-5"] + touch, 64, "-F", d, marker)
     bad_input("-F too high", ["-F", "9999999"] + touch, 64, "-F", d, marker)
     bad_input("-m 3", ["-m", "3"] + touch, 64, "power of two", d, marker)

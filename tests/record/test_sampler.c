@@ -429,3 +429,38 @@ Test(sampler, format_lost_falls_back_on_old_kernels)
 	hwprof_events_free(&l);
 	fake_kernel_uninstall();
 }
+
+/* record -a / -C: pid -1 on each listed CPU (every task), without inherit, and the PIDS the
+ * caller passes are not used. */
+Test(sampler, system_wide_opens_every_task_on_the_listed_cpus)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	static const int cpus[] = {0};
+	struct sampler_config c = {
+	    .freq = 4000, .pages = 8, .system_wide = true, .cpus = cpus, .ncpus = 1};
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+
+	k.allow_mmap = true;
+	k.privileged = true; /* CPU-wide events need root or CAP_PERFMON at paranoid 2 */
+	install(&k);
+	parse("page-faults,cpu-clock", &l);
+	cr_assert_eq(sampler_open(&s, &l, &c, NULL, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(fake_kernel_nopens(), 2, "two events on the one CPU listed");
+	cr_assert_eq(s.ncpus, 1);
+	for (size_t i = 0; i < 2; i++) {
+		const struct fake_kernel_open *o = fake_kernel_open_log(i);
+
+		cr_assert_eq(o->pid, -1, "every task");
+		cr_assert_eq(o->cpu, 0);
+		cr_assert_not(o->attr.inherit, "a CPU-wide event sees every task already");
+		cr_assert_not(o->attr.enable_on_exec);
+	}
+	cr_assert(fake_kernel_open_log(0)->attr.task && fake_kernel_open_log(0)->attr.mmap2,
+		  "the first event takes the side-band records");
+	cr_assert_eq(set_outputs, 1, "the second event shares the CPU's ring");
+	sampler_close(&s);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}
