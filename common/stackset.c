@@ -2,6 +2,7 @@
 #include "stackset.h"
 
 #include "fnv.h"
+#include "idindex.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,41 +25,43 @@ static bool stack_eq(const struct stackset *s, const struct stackset_entry *k, c
 	       (!nr || !memcmp(s->pool + k->off, ips, nr * sizeof(*ips)));
 }
 
-static int grow_slots(struct stackset *s)
-{
-	size_t n = s->nslots ? s->nslots * 2 : 1024;
-	uint32_t *v = calloc(n, sizeof(*v));
+struct key {
+	const struct stackset *s;
+	const uint64_t *ips;
+	uint64_t hash;
+	uint32_t nr, nr_kernel;
+	bool truncated;
+};
 
-	if (!v)
-		return -ENOMEM;
-	for (uint32_t id = 1; id <= s->n; id++) {
-		size_t j = (size_t)(s->v[id - 1].hash >> 32) & (n - 1);
-		while (v[j])
-			j = (j + 1) & (n - 1);
-		v[j] = id;
-	}
-	free(s->slots);
-	s->slots = v;
-	s->nslots = n;
-	return 0;
+static bool same_key(const void *ctx, uint32_t id)
+{
+	const struct key *k = ctx;
+	const struct stackset_entry *e = &k->s->v[id];
+
+	return e->hash == k->hash && stack_eq(k->s, e, k->ips, k->nr, k->nr_kernel, k->truncated);
+}
+
+/* The slots are found from the hash's high half. */
+static uint64_t entry_hash(const void *ctx, uint32_t id)
+{
+	return ((const struct stackset *)ctx)->v[id].hash >> 32;
 }
 
 int stackset_intern(struct stackset *s, const uint64_t *ips, uint32_t nr, uint32_t nr_kernel,
 		    bool truncated, uint32_t *id)
 {
-	if ((s->n + 1u) * 2 > s->nslots && grow_slots(s))
+	if ((s->n + 1u) * 2 > s->nslots &&
+	    hwprof_index_rebuild(&s->slots, &s->nslots, s->nslots ? 2 * s->nslots : 1024, s->n,
+				 entry_hash, s) < 0)
 		return -ENOMEM;
 
 	uint64_t h = stack_hash(ips, nr, nr_kernel, truncated);
-	size_t j = (size_t)(h >> 32) & (s->nslots - 1);
-	while (s->slots[j]) {
-		uint32_t k = s->slots[j];
-		if (s->v[k - 1].hash == h &&
-		    stack_eq(s, &s->v[k - 1], ips, nr, nr_kernel, truncated)) {
-			*id = k;
-			return 0;
-		}
-		j = (j + 1) & (s->nslots - 1);
+	struct key k = {s, ips, h, nr, nr_kernel, truncated};
+	size_t j = hwprof_index_probe(s->slots, s->nslots, h >> 32, same_key, &k);
+
+	if (s->slots[j]) {
+		*id = s->slots[j];
+		return 0;
 	}
 	if (s->n == UINT32_MAX - 1)
 		return -EOVERFLOW;

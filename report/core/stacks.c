@@ -3,6 +3,7 @@
 
 #include "fnv.h"
 #include "grow.h"
+#include "idindex.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,24 +25,32 @@ static bool same(const struct stack_table *t, const struct stack_entry *e, const
 	       !memcmp(t->ids + e->first, ids, n * sizeof(*ids));
 }
 
+struct key {
+	const struct stack_table *t;
+	const uint32_t *ids;
+	uint32_t n;
+	bool truncated;
+};
+
+static bool same_key(const void *ctx, uint32_t id)
+{
+	const struct key *k = ctx;
+
+	return same(k->t, &k->t->v[id], k->ids, k->n, k->truncated);
+}
+
+static uint64_t entry_hash(const void *ctx, uint32_t id)
+{
+	const struct stack_table *t = ctx;
+	const struct stack_entry *e = &t->v[id];
+
+	return hash_ids(t->ids + e->first, e->n, e->truncated);
+}
+
 static int rehash(struct stack_table *t)
 {
-	size_t icap = t->icap ? t->icap * 2 : 1024;
-	uint32_t *index = calloc(icap, sizeof(*index));
-
-	if (!index)
-		return -ENOMEM;
-	for (size_t k = 0; k < t->n; k++) {
-		const struct stack_entry *e = &t->v[k];
-		size_t i = hash_ids(t->ids + e->first, e->n, e->truncated) & (icap - 1);
-		while (index[i])
-			i = (i + 1) & (icap - 1);
-		index[i] = (uint32_t)(k + 1);
-	}
-	free(t->index);
-	t->index = index;
-	t->icap = icap;
-	return 0;
+	return hwprof_index_rebuild(&t->index, &t->icap, t->icap ? 2 * t->icap : 1024, t->n,
+				    entry_hash, t);
 }
 
 int stack_table_add(struct stack_table *t, const uint32_t *ids, uint32_t n, bool truncated,
@@ -53,21 +62,20 @@ int stack_table_add(struct stack_table *t, const uint32_t *ids, uint32_t n, bool
 int stack_table_intern(struct stack_table *t, const uint32_t *ids, uint32_t n, bool truncated,
 		       uint64_t samples, double period, size_t *index)
 {
+	struct key k = {t, ids, n, truncated};
 	size_t i;
 
 	if (!t->icap && rehash(t) < 0)
 		return -ENOMEM;
-	i = hash_ids(ids, n, truncated) & (t->icap - 1);
-	while (t->index[i]) {
+	i = hwprof_index_probe(t->index, t->icap, hash_ids(ids, n, truncated), same_key, &k);
+	if (t->index[i]) {
 		struct stack_entry *e = &t->v[t->index[i] - 1];
-		if (same(t, e, ids, n, truncated)) {
-			e->samples += samples;
-			e->period += period;
-			if (index)
-				*index = t->index[i] - 1;
-			return 0;
-		}
-		i = (i + 1) & (t->icap - 1);
+
+		e->samples += samples;
+		e->period += period;
+		if (index)
+			*index = t->index[i] - 1;
+		return 0;
 	}
 	/* Stack ids and index slots are uint32_t. */
 	if (t->n + 1 >= UINT32_MAX / 2 || t->nids + n >= UINT32_MAX / 2 ||
