@@ -873,8 +873,9 @@ static int warn_no_dwarf(const struct dso *d, bool has_dwarf, const char *why, u
 			 uint64_t total, char **warning)
 {
 	/* Only DSOs that matter get a warning: libc without debug info is normal, and the
-	 * kernel's vDSO has none to install. */
-	if (!has_dwarf && samples * 100 >= total && strcmp(d->path, "[vdso]"))
+	 * kernel's vDSO has none to install. A DSO only another event sampled (SAMPLES 0 of
+	 * the shown event, which may have none at all) does not. */
+	if (!has_dwarf && samples && samples * 100 >= total && strcmp(d->path, "[vdso]"))
 		return job_warning(warning,
 				   "%s: no debug info, %" PRIu64 " samples shown by symbol only "
 				   "(%s; build with -g, install its debug package, or give "

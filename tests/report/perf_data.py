@@ -286,6 +286,8 @@ def test_default_event_pipe(d):
     _, h3 = hwprof_rows("-", "--event", "major-faults", stdin=open(data, "rb"))
     check("--event major-faults still picks it: %r" % h3.get("event"),
           h3.get("event") == "major-faults" and h3.get("samples") == 0)
+    check("no DSO warned about for the 0 samples shown: %r" % h3.get("warnings"),
+          not any(" 0 samples shown by symbol only" in w for w in h3.get("warnings", [])))
 
 
 def test_default_event_compressed(d):
