@@ -695,13 +695,22 @@ static void unsupported_text(const struct hwprof_event_list *list, const struct 
 				first = false;
 		if (!first)
 			continue;
-		for (size_t k = i, n = 0; k < list->n; k++)
-			if (st[k].unsupported && !strcmp(unsupported_why(list, st, k), why))
-				at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s",
-						       n++  ? ", "
-						       : at ? "; "
-							    : "",
-						       list->ev[k].spec);
+		for (size_t k = i, n = 0; k < list->n; k++) {
+			const struct hwprof_event *e = &list->ev[k];
+			char code[192] = "", enc[96];
+
+			if (!st[k].unsupported || strcmp(unsupported_why(list, st, k), why))
+				continue;
+			/* A vendor name with what libpfm4 made of it: "NAME (skl raw 0x20d1)". */
+			if (e->vendor[0] && hwprof_event_code(e->type, e->config, e->config1,
+							      e->config2, enc, sizeof(enc)) == 0)
+				snprintf(code, sizeof(code), " (%s %s)", e->vendor, enc);
+			at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s%s",
+					       n++  ? ", "
+					       : at ? "; "
+						    : "",
+					       e->spec, code);
+		}
 		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, ": %s", why);
 	}
 }

@@ -393,3 +393,26 @@ Test(stat, uncore_pmu_without_number_expands_to_every_box, .fini = cleanup)
 	cr_assert_eq(opens, 6, "3 boxes probed, then counted: %zu", opens);
 	fake_kernel_uninstall();
 }
+
+/* A vendor event the host cannot count is named with its code, so that the note says what
+ * libpfm4 resolved it to (Intel SKL MEM_LOAD_RETIRED.L3_MISS: event D1H, umask 20H). */
+Test(stat, vendor_event_not_supported_names_its_code, .init = quiet_stderr, .fini = cleanup)
+{
+	struct fake_kernel_config cfg = fake_kernel_defaults();
+	char *argv[] = {"stat", "-e", "MEM_LOAD_RETIRED.L3_MISS", "--", "true", NULL};
+	char buf[4096] = "";
+	FILE *err;
+
+	fixture_new();
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+	cfg.has_pmu = false;
+	fake_kernel_install(&cfg);
+	cr_assert_eq(run_stat(5, argv), EXIT_FATAL);
+	fflush(stderr);
+	err = cr_get_redirected_stderr();
+	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	cr_assert_not_null(strstr(buf, "MEM_LOAD_RETIRED.L3_MISS:u (skl raw 0x20d1): not supported "
+				       "on this host"),
+			   "%s", buf);
+	fake_kernel_uninstall();
+}
