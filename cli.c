@@ -299,7 +299,7 @@ int cli_try_parse_num(const char *opt, const char *arg, long long min, long long
 long long cli_parse_num_why(const char *opt, const char *arg, long long min, long long max,
 			    const char *max_why)
 {
-	long long v;
+	long long v = 0; /* -O3 cannot see that parse_num() sets it on success */
 	if (parse_num(opt, arg, min, max, max_why, &v) < 0) {
 		fprintf(stderr, "%s: try '%s --help'\n", prefix, prefix);
 		exit(EXIT_USAGE);
