@@ -43,6 +43,18 @@ static void quiet_stderr(void)
 	cr_redirect_stderr();
 }
 
+/* What the command wrote to the redirected stderr (quiet_stderr()), in a static buffer. */
+static const char *stderr_text(void)
+{
+	static char buf[4096];
+	FILE *err;
+
+	fflush(stderr);
+	err = cr_get_redirected_stderr();
+	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	return buf;
+}
+
 static int run_stat(int argc, char **argv)
 {
 	cli_set_prefix("hwprof stat");
@@ -133,15 +145,12 @@ Test(stat, multiplexing_warning_text, .init = quiet_stderr, .fini = cleanup)
 	    "stat", "-e",	 "instructions,cycles,branches,branch-misses,cache-misses",
 	    "-o",   "/dev/null", "--",
 	    "true", NULL};
-	char buf[4096] = "";
-	FILE *err;
+	const char *buf;
 
 	intel_fixture();
 	fake_kernel_install(&cfg);
 	cr_assert_eq(run_stat(7, argv), 0);
-	fflush(stderr);
-	err = cr_get_redirected_stderr();
-	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	buf = stderr_text();
 	cr_assert_not_null(strstr(buf, "5 hardware events but the PMU has 4 counters"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "multiplex"), "%s", buf);
 	fake_kernel_uninstall();
@@ -203,16 +212,13 @@ Test(stat, system_wide_refused_explains_paranoid, .init = quiet_stderr, .fini = 
 {
 	struct fake_kernel_config cfg = fake_kernel_defaults();
 	char *argv[] = {"stat", "-a", "-e", "cycles", "--", "true", NULL};
-	char buf[4096] = "";
-	FILE *err;
+	const char *buf;
 
 	intel_fixture();
 	cfg.paranoid = 2;
 	fake_kernel_install(&cfg);
 	cr_assert_eq(run_stat(6, argv), EXIT_FATAL);
-	fflush(stderr);
-	err = cr_get_redirected_stderr();
-	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	buf = stderr_text();
 	cr_assert_not_null(strstr(buf, "-a"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "CAP_PERFMON"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "perf_event_paranoid"), "%s", buf);
@@ -225,16 +231,13 @@ Test(stat, old_kernel_noted, .init = quiet_stderr, .fini = cleanup)
 	struct fake_kernel_config cfg = fake_kernel_defaults();
 	char *argv[] = {"stat", "-e", "{instructions,cycles}", "-o", "/dev/null", "--",
 			"true", NULL};
-	char buf[4096] = "";
-	FILE *err;
+	const char *buf;
 
 	intel_fixture();
 	cfg.old_kernel_inherit_group = true;
 	fake_kernel_install(&cfg);
 	cr_assert_eq(run_stat(7, argv), 0);
-	fflush(stderr);
-	err = cr_get_redirected_stderr();
-	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	buf = stderr_text();
 	cr_assert_not_null(strstr(buf, "read one by one"), "%s", buf);
 	fake_kernel_uninstall();
 }
@@ -318,16 +321,13 @@ Test(stat, no_event_supported_is_one_error_naming_all, .init = quiet_stderr, .fi
 {
 	struct fake_kernel_config cfg = fake_kernel_defaults();
 	char *argv[] = {"stat", "-e", "cycles,r003c", "--", "true", NULL};
-	char buf[4096] = "";
-	FILE *err;
+	const char *buf;
 
 	intel_fixture();
 	cfg.has_pmu = false;
 	fake_kernel_install(&cfg);
 	cr_assert_eq(run_stat(5, argv), EXIT_FATAL);
-	fflush(stderr);
-	err = cr_get_redirected_stderr();
-	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	buf = stderr_text();
 	cr_assert_not_null(strstr(buf, "error: no event of the list can be counted here: cycles:u, "
 				       "r003c:u: not supported on this host"),
 			   "%s", buf);
@@ -400,17 +400,14 @@ Test(stat, vendor_event_not_supported_names_its_code, .init = quiet_stderr, .fin
 {
 	struct fake_kernel_config cfg = fake_kernel_defaults();
 	char *argv[] = {"stat", "-e", "MEM_LOAD_RETIRED.L3_MISS", "--", "true", NULL};
-	char buf[4096] = "";
-	FILE *err;
+	const char *buf;
 
 	fixture_new();
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
 	cfg.has_pmu = false;
 	fake_kernel_install(&cfg);
 	cr_assert_eq(run_stat(5, argv), EXIT_FATAL);
-	fflush(stderr);
-	err = cr_get_redirected_stderr();
-	cr_assert_geq(fread(buf, 1, sizeof(buf) - 1, err), 0);
+	buf = stderr_text();
 	cr_assert_not_null(strstr(buf, "MEM_LOAD_RETIRED.L3_MISS:u (skl raw 0x20d1): not supported "
 				       "on this host"),
 			   "%s", buf);
