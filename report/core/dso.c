@@ -200,6 +200,7 @@ int dso_check(struct dso *d, char *why, size_t whylen)
 	ssize_t bidlen;
 	Elf *elf = NULL;
 	int fd = -1, ret = -1;
+	struct stat st;
 	size_t plen = strlen(d->path);
 
 	if (d->state != DSO_UNCHECKED)
@@ -213,13 +214,20 @@ int dso_check(struct dso *d, char *why, size_t whylen)
 		goto out;
 	}
 	elf_version(EV_CURRENT);
-	fd = open(dso_file(d), O_RDONLY | O_CLOEXEC);
+	/* Non-blocking, then checked: the path is the recording's, and a FIFO or a device
+	 * there now would block open(2) or read(2) forever. */
+	fd = open(dso_file(d), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		d->state = DSO_MISSING;
 		if (errno == ENOENT)
 			snprintf(why, whylen, "%s: deleted or moved since the recording", d->path);
 		else
 			hwprof_msgf(why, whylen, errno, "%s: %m since the recording", d->path);
+		goto out;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		d->state = DSO_NOT_ELF;
+		snprintf(why, whylen, "%s: not a regular file now", d->path);
 		goto out;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

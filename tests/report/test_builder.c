@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void add_mmap(struct builder *b, uint32_t pid, uint64_t t, uint64_t start, const char *file,
@@ -520,5 +521,27 @@ Test(builder, anonymous_code_mappings_share_one_dso)
 	add_samples(b, 30, 30, 210, 0x7f0000100010, 3, false);
 	p = finish(b, err, sizeof(err), 0);
 	cr_expect_eq(samples_of_dso(p, "//anon"), 5);
+	profile_free(p);
+}
+
+/* A recording can name any path: a FIFO there now must not block report in open(2). */
+Test(builder, fifo_at_a_mapped_path_is_not_opened_blocking, .timeout = 20)
+{
+	struct profile_options o = {0};
+	struct builder *b;
+	struct profile *p;
+	char err[256], fifo[64];
+
+	snprintf(fifo, sizeof(fifo), "/tmp/hwprof-fifo-%d", (int)getpid());
+	unlink(fifo);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	add_mmap(b, 40, 100, 0x400000, fifo, 0);
+	add_samples(b, 40, 40, 200, 0x400010, 3, false);
+	p = finish(b, err, sizeof(err), 0);
+	unlink(fifo);
+	cr_expect_eq(samples_of_dso(p, fifo), 3);
+	cr_expect(has_warning(p, fifo, "not a regular file"));
 	profile_free(p);
 }
