@@ -346,15 +346,26 @@ static void parse_events(const char *spec, struct hwprof_event_list *list)
 	}
 }
 
+/* The option that asked for system-wide recording, to name in messages. */
+static const char *syswide_opt(const struct recording *r)
+{
+	return r->opt.cpu_list ? "-C" : "-a";
+}
+
+/* Whether there is neither a command nor a process: `record -a` alone, until ^C. */
+static bool no_target(const struct recording *r)
+{
+	return !r->target.npids;
+}
+
 /* The error of a sampling open that failed with -ERR and message ERR. */
 static int sampling_failed(const struct recording *r, int ret, const char *err)
 {
 	char why[256];
 
 	if (r->opt.system_wide && (ret == -EACCES || ret == -EPERM))
-		return error("permission denied: system-wide recording (%s) %s",
-			     r->opt.cpu_list ? "-C" : "-a",
-			     syswide_denied(r->opt.cpu_list ? "-C" : "-a", why, sizeof(why)));
+		return error("permission denied: system-wide recording (%s) %s", syswide_opt(r),
+			     syswide_denied(syswide_opt(r), why, sizeof(why)));
 	return error("%s", cli_see(err));
 }
 
@@ -535,8 +546,8 @@ static int fill_header(struct recording *r)
 		argc++;
 	r->header.argc = (uint32_t)argc;
 	r->header.system_wide = r->opt.system_wide;
-	snprintf(r->header.cpus, sizeof(r->header.cpus), "%s",
-		 r->opt.cpu_list ? r->opt.cpu_list : "");
+	if (r->opt.cpu_list)
+		syswide_cpus_text(r->cpus, (int)r->ncpus, r->header.cpus, sizeof(r->header.cpus));
 	r->header.argv = xcalloc((size_t)argc + 1, sizeof(char *));
 	for (int i = 0; i < argc; i++)
 		r->header.argv[i] = xstrdup(r->target.argv[i]);
@@ -808,9 +819,9 @@ static int record_loop(struct recording *r, const sigset_t *unblocked, int *wsta
 				hwprof_writer_flush(r->writer);
 			last_flush = now_ns();
 		}
-		if (!target_attached(&r->target) && !r->target.npids ? target_stop_signal()
-		    : target_attached(&r->target) ? attached_gone || target_stop_signal()
-						  : target_ended(&r->target, now_ns(), wstatus))
+		if (no_target(r) || target_attached(&r->target)
+			? attached_gone || target_stop_signal()
+			: target_ended(&r->target, now_ns(), wstatus))
 			break;
 	}
 	free(pfd);
@@ -937,6 +948,14 @@ static int synth_record(struct hwprof_record *rec, void *arg)
 	return merge_add(&r->merge, rec);
 }
 
+/* Enables the sampling events and the counting groups opened disabled (-p, -a). */
+static void enable_events(struct recording *r)
+{
+	sampler_enable(&r->sampler);
+	for (size_t i = 0; i < r->ngroups; i++)
+		hwprof_group_enable(r->groups[i]);
+}
+
 /* Starts the events: releases the launched target, or describes the attached process (or,
  * with -a, every process) and enables them; *T0 is when they started. Returns 0, or the exit
  * status after an error message. */
@@ -950,20 +969,18 @@ static int start(struct recording *r, uint64_t *t0)
 		 * meanwhile is in the kernel's records, stamped after the /proc ones, which it
 		 * overrides; and before the command runs, so that its exec is recorded. */
 		*t0 = now_ns();
-		sampler_enable(&r->sampler);
-		for (size_t i = 0; i < r->ngroups; i++)
-			hwprof_group_enable(r->groups[i]);
+		enable_events(r);
 		ret = syswide_synthesize(*t0, synth_record, r, &skipped);
 		if (ret < 0)
 			return error_errno_status(EXIT_FATAL, ret, "%s: reading /proc: %m",
-						  r->opt.cpu_list ? "-C" : "-a");
+						  syswide_opt(r));
 		if (skipped.n)
 			warning_errno(skipped.err,
 				      "the mappings of %zu running process%s could not be read "
 				      "(PID %d: %m): samples in code mapped before the recording "
 				      "show as [unknown] there",
 				      skipped.n, skipped.n == 1 ? "" : "es", (int)skipped.first);
-		return r->target.npids ? target_go(&r->target) : 0;
+		return no_target(r) ? 0 : target_go(&r->target);
 	}
 	if (target_attached(&r->target)) {
 		ret = attach_synthesize(r->target.pids[0], r->target.pids, r->target.npids,
@@ -971,9 +988,7 @@ static int start(struct recording *r, uint64_t *t0)
 		if (ret < 0)
 			return error_errno_status(EXIT_FATAL, ret, "-p %d: reading /proc: %m",
 						  (int)r->target.pids[0]);
-		sampler_enable(&r->sampler);
-		for (size_t i = 0; i < r->ngroups; i++)
-			hwprof_group_enable(r->groups[i]);
+		enable_events(r);
 		return 0;
 	}
 	return target_go(&r->target);
@@ -1050,7 +1065,7 @@ static int finish(struct recording *r, int wstatus, uint64_t t0)
 	trailer.samples = r->tally.samples;
 	trailer.lost = r->tally.lost;
 	trailer.throttles = r->tally.throttles;
-	if (r->target.npids && !target_attached(&r->target))
+	if (!no_target(r) && !target_attached(&r->target))
 		trailer.exit_status =
 		    WIFSIGNALED(wstatus) ? -WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
 	if (target_stop_signal())
@@ -1198,8 +1213,8 @@ int cmd_record(int argc, char **argv)
 	status = start(r, &t0);
 	if (status || record_loop(r, &unblocked, &wstatus) < 0)
 		goto out;
-	r->target.launch.pid = -1; /* reaped */
-	attached = target_attached(&r->target) || !r->target.npids;
+	r->target.launch.pid = -1;				/* reaped */
+	attached = target_attached(&r->target) || no_target(r); /* no status of its own */
 	if (!attached)
 		launch_restore_tty(&r->target.launch, wstatus); /* before the summary is printed */
 	if (finish(r, wstatus, t0) < 0) {

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "0-3,8" from CPUS (N of them, ascending runs joined) into BUF. */
-static void cpus_text(const int *cpus, int n, char *buf, size_t len)
+void syswide_cpus_text(const int *cpus, int n, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -26,6 +25,13 @@ static void cpus_text(const int *cpus, int n, char *buf, size_t len)
 			used += (size_t)snprintf(buf + used, len - used, "-%d", cpus[j]);
 		i = j;
 	}
+	if (used >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4); /* cut: say so, not a shorter list */
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
 int syswide_cpus(const char *list, int **out, char *err, size_t errlen)
@@ -41,7 +47,7 @@ int syswide_cpus(const char *list, int **out, char *err, size_t errlen)
 		*out = online;
 		return nonline;
 	}
-	cpus_text(online, nonline, have, sizeof(have));
+	syswide_cpus_text(online, nonline, have, sizeof(have));
 	n = hwprof_cpulist_parse(list, &cpus);
 	if (n == -ENOMEM) {
 		free(online);
@@ -70,6 +76,7 @@ int syswide_cpus(const char *list, int **out, char *err, size_t errlen)
 		}
 	}
 	free(online);
+	qsort(cpus, (size_t)n, sizeof(*cpus), cmp_int);
 	*out = cpus;
 	return n;
 }

@@ -14,9 +14,10 @@
 #include "attach.h"
 
 /* The CPUs of -C LIST (hwprof_cpulist_parse's format, "0-3,8") into a malloc'd array *OUT
- * (the caller frees it), each checked against the online CPUs; LIST NULL means every online
- * CPU. Returns the count (>= 1), or -EINVAL (malformed list) / -ENODEV (a CPU not online,
- * named in ERR, ERRLEN bytes) / -ENOMEM, with ERR saying which and the CPUs that are online. */
+ * in ascending order (the caller frees it), each checked against the online CPUs; LIST NULL means
+ * every online CPU. Returns the count (>= 1), or -EINVAL (malformed list) / -ENODEV (a CPU not
+ * online, named in ERR, ERRLEN bytes) / -ENOMEM, with ERR saying which and the CPUs that are
+ * online. */
 int syswide_cpus(const char *list, int **out, char *err, size_t errlen);
 
 /* The processes syswide_synthesize() could not read: how many, and the first one's pid and
@@ -26,6 +27,10 @@ struct syswide_skipped {
 	pid_t first;
 	int err;
 };
+
+/* CPUS (N of them) as a cpulist into BUF (LEN bytes), runs of consecutive CPUs joined
+ * ("0-3,8"); a list that does not fit ends in "...". */
+void syswide_cpus_text(const int *cpus, int n, char *buf, size_t len);
 
 /* Hands FN the COMM record of every thread and the MMAP record of every executable mapping of
  * every process in /proc (attach_synthesize() for each), stamped TIME (ns, CLOCK_MONOTONIC).

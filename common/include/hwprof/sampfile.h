@@ -55,8 +55,9 @@ struct hwprof_file_header {
 	uint32_t argc;
 	char **argv;	  /* the target's command line, ARGC strings (0 for `record -a` alone) */
 	bool system_wide; /* record -a / -C: every task of the CPUs, not only the command's */
-	char cpus[128];	  /* with SYSTEM_WIDE: the -C list as given ("0-3,8"); "": every online
-			   * CPU. Both false / "" in files before format 1.4. */
+	char cpus[128];	  /* with SYSTEM_WIDE: -C's CPUs as a cpulist ("0-3,8", ending in "..."
+			   * when cut to fit); "": every online CPU. Both false / "" in files
+			   * before format 1.4. */
 	uint32_t nevents;
 	struct hwprof_file_event *events; /* [0] is the sampling event */
 	bool stacks; /* the file holds stacks (a reader that does not know them refuses it).
