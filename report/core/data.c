@@ -424,7 +424,7 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 	struct data_vars vars = {0};
 	struct var_cache vc = {0};
 	struct dso *dso = NULL;
-	uint32_t *ord = NULL;
+	uint32_t *ord = NULL, region = NO_REGION; /* the last kept sample's: vars are its */
 	size_t n = 0, m = 0;
 	int ret = -ENOMEM;
 
@@ -441,8 +441,10 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 			__builtin_prefetch(&d->raw[ord[i + 16]]);
 		if (!keep(ctx, r->loc))
 			continue;
-		if (i == 0 || r->region != d->raw[ord[i - 1]].region) {
-			/* A new region: an ELF image's variables, once. */
+		if (n == 0 || r->region != region) {
+			/* A new region: an ELF image's variables, once. Compared with the last kept
+			 * sample, not the previous one: a filtered-out sample loads nothing. */
+			region = r->region;
 			data_vars_release(&vars);
 			vc.valid = false;
 			dso = NULL;

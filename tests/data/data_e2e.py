@@ -15,6 +15,7 @@ from hwprof_test import check, hot_line, record, run, run_cases  # noqa: E402
 HWPROF = os.environ["HWPROF"]
 WL = os.environ["WL_DATA"]
 SRC = os.environ["WL_DATA_SRC"]
+LIB_SRC = os.environ["WL_DATA_LIB_SRC"]
 TMP = tempfile.mkdtemp(prefix="hwprof-data-")
 PERF = shutil.which("perf")
 # meson test sets MALLOC_PERTURB_: malloc would fill the buffers itself, in its memset.
@@ -70,6 +71,30 @@ def test_array():
     d = rs[0]["data"] if rs else {}
     check("element range in JSON", d.get("key") == "table.entries[].key" and
           d.get("elem_low") == 0 and d.get("elem_high") == 7, d)
+
+
+def test_dso_filter():
+    """Two images' variables: wl_data's g and libwldata.so's lib_g. --dso wl_data drops the
+    library code's stores to lib_g.lo, the first of lib_g's region in address order; the
+    program's stores to lib_g.hi, right after them, are still named by the library's variables
+    (not by those of the region before: the last kept sample's)."""
+    f = recorded("lib")
+    lo, hi, b = hot_line(LIB_SRC, "lib_lo"), hot_line(SRC, "lib_hi"), hot_line(SRC, "struct_b")
+
+    marked = {("wl_data_lib.c", lo), ("wl_data.c", hi), ("wl_data.c", b)}
+
+    def objs(*args):
+        """(object, file, line, samples) of the rows of lib_g, of g or at a marked line."""
+        rs = [(r["data"]["object"], os.path.basename(r["file"] or ""), r["line"], r["samples"])
+              for r in rows(f, "-s", "data,line", *args)]
+        return sorted(r for r in rs if r[0].startswith(("g.", "lib_g")) or r[1:3] in marked)
+
+    check("no filter: g.b, lib_g.lo and lib_g.hi at their lines, 4 pages each",
+          objs() == [("g.b", "wl_data.c", b, 4), ("lib_g.hi", "wl_data.c", hi, 4),
+                     ("lib_g.lo", "wl_data_lib.c", lo, 4)], objs())
+    got = objs("--dso", os.path.basename(WL))
+    check("--dso wl_data: g.b and lib_g.hi, lib_g.lo dropped",
+          got == [("g.b", "wl_data.c", b, 4), ("lib_g.hi", "wl_data.c", hi, 4)], got)
 
 
 def test_heap():

@@ -9,6 +9,8 @@
  *   file      pages 4..11 of a mapped 16-page file (argv[2]) file
  *   shared    two threads, the even and odd pages of one buffer  shared_a, shared_b
  *   separate  two threads, each its own buffer (even, odd pages)  separate_a, separate_b
+ *   lib       g.b (struct_b), then libwldata.so's lib_g: its low 4 pages by the library's
+ *             code (lib_lo, wl_data_lib.c), its high 4 pages by this program's   lib_hi
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -43,6 +45,9 @@ static char shared[64 * PAGE] __attribute__((aligned(2 * PAGE)));
 static char sep_a[64 * PAGE] __attribute__((aligned(2 * PAGE)));
 static char sep_b[64 * PAGE] __attribute__((aligned(2 * PAGE)));
 
+void lib_touch_lo(void);
+char *lib_hi(void);
+
 static void touch_struct(void)
 {
 	for (size_t i = 0; i < sizeof(g.b); i += PAGE)
@@ -53,6 +58,16 @@ static void touch_array(void)
 {
 	for (int i = 0; i < 8; i++)
 		table.entries[i].key = i; /* HOT: array_key */
+}
+
+static void touch_lib(void)
+{
+	volatile char *hi = lib_hi();
+
+	touch_struct();
+	lib_touch_lo();
+	for (int i = 0; i < 4; i++)
+		hi[i * PAGE] = 1; /* HOT: lib_hi */
 }
 
 static int touch_heap(size_t bytes)
@@ -158,6 +173,8 @@ int main(int argc, char **argv)
 		return two_threads(true);
 	else if (!strcmp(mode, "separate"))
 		return two_threads(false);
+	else if (!strcmp(mode, "lib"))
+		touch_lib();
 	else
 		return 2;
 	return 0;
