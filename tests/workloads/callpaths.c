@@ -52,9 +52,9 @@ int main(int argc, char **argv)
 	long r;
 
 	spin = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
-	r = one_share(pages);
+	r = one_share(pages); /* HOT: main_one */
 
-	r += three_shares(pages);
+	r += three_shares(pages); /* HOT: main_three */
 	KEEP_FRAME();
 	return r < 0;
 }
