@@ -1122,6 +1122,11 @@ int cmd_record(int argc, char **argv)
 	    .output = "hwprof.data",
 	};
 	parse_options(&r->opt, argc, argv);
+	/* Before anything is created: a ^C while the events are opened (seconds for -p of a
+	 * process with thousands of threads) then waits for the check before start(), instead
+	 * of killing hwprof with an empty file in place of the previous one. The writer thread
+	 * inherits the mask, so that the signals arrive in ppoll() only. */
+	target_block_signals(&unblocked);
 	target_init(&r->target);
 	outfile_init(&r->out, r->opt.output);
 	if (!strcmp(r->opt.output, "-"))
@@ -1197,9 +1202,7 @@ int cmd_record(int argc, char **argv)
 		status = EXIT_FATAL;
 		goto out;
 	}
-	target_block_signals(&unblocked);
-	/* After the signals are blocked: the thread inherits the mask, so that they still
-	 * arrive in ppoll() only. The queue's bound: about 30000 samples of 8 KiB stacks. */
+	/* The queue's bound: about 30000 samples of 8 KiB stacks. */
 	if (r->unwind) {
 		status = write_thread_start(&r->writer_thread, write_record, flush_writer, r,
 					    256u << 20);
@@ -1208,6 +1211,16 @@ int cmd_record(int argc, char **argv)
 			status = EXIT_FATAL;
 			goto out;
 		}
+	}
+	if (target_stop_pending()) {
+		int sig = target_stop_pending();
+
+		error("%s before the recording started: nothing recorded",
+		      sig == SIGINT    ? "interrupted (SIGINT)"
+		      : sig == SIGTERM ? "terminated (SIGTERM)"
+				       : "hung up (SIGHUP)");
+		status = 128 + sig;
+		goto out;
 	}
 	t0 = now_ns();
 	status = start(r, &t0);

@@ -140,6 +140,19 @@ int target_stop_signal(void)
 	return got_stop;
 }
 
+int target_stop_pending(void)
+{
+	static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+	sigset_t pending;
+
+	if (sigpending(&pending) < 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		if (sigismember(&pending, stops[i]) == 1)
+			return stops[i];
+	return 0;
+}
+
 int target_go(struct record_target *t)
 {
 	char msg[PATH_MAX + 256];

@@ -2,10 +2,10 @@
  * to with -p; the stop signals it takes (^C, SIGTERM, SIGHUP), passed on to a launched target;
  * and the end of the target, reaped without blocking.
  *
- * Call order: target_init; target_check_command then target_launch, or target_attach (the
- * output file is created in between by the caller, so that a bad -o fails before the target is
- * forked); the events are opened on PIDS; target_block_signals; target_go; then, in the
- * drain loop, target_ended; target_close at the end.
+ * Call order: target_init; target_block_signals; target_check_command then target_launch, or
+ * target_attach (the output file is created in between by the caller, so that a bad -o fails
+ * before the target is forked); the events are opened on PIDS; target_stop_pending;
+ * target_go; then, in the drain loop, target_ended; target_close at the end.
  */
 #ifndef HWPROF_RECORD_TARGET_H
 #define HWPROF_RECORD_TARGET_H
@@ -73,6 +73,10 @@ void target_block_signals(sigset_t *unblocked);
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), or 0. */
 int target_stop_signal(void);
+
+/* A stop signal (SIGINT, SIGTERM or SIGHUP) that came while they were blocked by
+ * target_block_signals and has not been taken by ppoll() yet (sigpending(2)), or 0. */
+int target_stop_pending(void);
 
 /* Releases the launched target to exec. Returns 0, or EXIT_NOT_EXECUTED after an error
  * message when the exec failed (the child is still reaped by target_close). */

@@ -190,6 +190,74 @@ def case_attach(d):
           top)
 
 
+def wait_for_header(path, timeout=20):
+    """Until record has written its file's header: it is then recording."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            return
+        time.sleep(0.01)
+
+
+def case_interrupted_setup(d):
+    """^C before the recording starts ends it without a half-made file: the previous file is
+    back under its name, the exit status is 128+SIGINT, the message says nothing was recorded
+    and a launched command never runs. First with the SIGINT already pending at exec (so the
+    case is exact), then while record is still opening its events (-p of a process with many
+    threads)."""
+    out = os.path.join(d, "t.data")
+    with open(out, "w") as f:
+        f.write("the previous recording\n")
+
+    def pending_sigint():
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        os.kill(os.getpid(), signal.SIGINT)
+
+    ran = os.path.join(d, "ran")
+    p = subprocess.run([HWPROF, "record", "-e", "page-faults", "-o", out, "--", "touch", ran],
+                       capture_output=True, text=True, preexec_fn=pending_sigint)
+    print(p.stderr, end="")
+    check("launch interrupted: exit 128+SIGINT", p.returncode == 128 + signal.SIGINT,
+          p.returncode)
+    check("launch interrupted: says nothing was recorded",
+          "interrupted (SIGINT) before the recording started" in p.stderr, p.stderr)
+    check("launch interrupted: the command never ran", not os.path.exists(ran))
+    with open(out) as f:
+        check("launch interrupted: the previous file back in place",
+              f.read() == "the previous recording\n", out)
+    check("launch interrupted: no .old left", not os.path.exists(out + ".old"))
+
+    nthreads = int(PROG[1])
+    target = subprocess.Popen(PROG)
+    try:
+        deadline = time.monotonic() + 20
+        while (len(os.listdir("/proc/%d/task" % target.pid)) < nthreads + 1 and
+               time.monotonic() < deadline):
+            time.sleep(0.05)
+        p = subprocess.Popen([HWPROF, "record", "-e", "page-faults", "-o", out, "-p",
+                              str(target.pid)], stderr=subprocess.PIPE, text=True)
+        while p.poll() is None and not os.path.exists(out + ".old"):
+            time.sleep(0.001)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        print(err, end="")
+    finally:
+        target.kill()
+        target.wait()
+    if p.returncode == 0:  # the events were open already: a whole recording
+        doc, _ = report(out)
+        check("attach interrupted late: a whole file", "header" in doc, doc)
+        return
+    check("attach interrupted: exit 128+SIGINT", p.returncode == 128 + signal.SIGINT,
+          p.returncode)
+    check("attach interrupted: says nothing was recorded",
+          "before the recording started" in err, err)
+    with open(out) as f:
+        check("attach interrupted: the previous file back in place",
+              f.read() == "the previous recording\n", out)
+    check("attach interrupted: no .old left", not os.path.exists(out + ".old"))
+
+
 def case_attach_threads(d):
     """-p of a process whose N threads all exist before the attach, each faulting P pages
     afterwards: every fault is sampled on the marked line and counted in the totals, also
