@@ -172,6 +172,7 @@ def case_attach(d):
         time.sleep(0.3)
         p = subprocess.Popen([HWPROF, "record", "-e", "cpu-clock", "-o", out, "-p",
                               str(target.pid)], stderr=subprocess.PIPE, text=True)
+        wait_for_header(out)
         time.sleep(1.0)
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=20)
