@@ -698,12 +698,10 @@ def test_annotate_debug_dir(tmp):
 
 
 def test_inline(tmp):
-    """A recording of rpt_inline: JSON, CSV and text views, bad input, a file cut short."""
+    """A recording of rpt_inline: JSON, CSV and text views, the caller view, --function."""
     data = os.path.join(tmp, "inline.data")
     record_faults(data, os.environ["RPT_INLINE"], "1000")
     poke = hot_line("wl_inline.c", "poke")
-    check_junk_after_trailer(tmp, data)
-    check_paths_and_disk(tmp, data)
 
     r = report("-i", data, "-f", "json")
     check("json: exit %d %s" % (r.returncode, r.stderr), r.returncode == 0)
@@ -788,15 +786,6 @@ def test_inline(tmp):
     r = report("-i", data)
     check("text view:\n" + r.stdout, r.returncode == 0 and "poke (inlined into second)" in r.stdout and
           "wl_inline.c:%d" % poke in r.stdout)
-    # W: every share printed inside its own printed interval (rounded outward). About 15000
-    # samples: a one-sample row prints 0.01% with an upper bound under 0.05%.
-    big = os.path.join(tmp, "big-inline.data")
-    record_faults(big, os.environ["RPT_INLINE"], "3700")
-    r = report("-i", big, "-n", "0")
-    rows = re.findall(r"^ *([\d.]+)%.? +\[([\d.]+), ([\d.]+)\]", r.stdout, re.M)
-    check("shares outside their intervals: %r" % [x for x in rows
-                                                  if not float(x[1]) <= float(x[0]) <= float(x[2])],
-          rows and all(float(lo) <= float(sh) <= float(hi) for sh, lo, hi in rows))
     r = report("-i", data, "--percent-limit", "100")
     check("--percent-limit 100: %r" % r.stdout[-300:], r.returncode == 0 and "no row reaches --percent-limit" in r.stdout and
           "filters" not in r.stdout)
@@ -811,6 +800,25 @@ def test_inline(tmp):
     r = report("-i", data, "--sort", "dso", "-f", "json")
     check("--sort dso", json.loads(r.stdout)["rows"][0]["dso"].endswith("/rpt_inline"))
 
+
+def test_inline_intervals(tmp):
+    """W: every share printed inside its own printed interval (rounded outward). About 15000
+    samples: a one-sample row prints 0.01% with an upper bound under 0.05%."""
+    big = os.path.join(tmp, "big-inline.data")
+    record_faults(big, os.environ["RPT_INLINE"], "3700")
+    r = report("-i", big, "-n", "0")
+    rows = re.findall(r"^ *([\d.]+)%.? +\[([\d.]+), ([\d.]+)\]", r.stdout, re.M)
+    check("shares outside their intervals: %r" % [x for x in rows
+                                                  if not float(x[1]) <= float(x[0]) <= float(x[2])],
+          rows and all(float(lo) <= float(sh) <= float(hi) for sh, lo, hi in rows))
+
+
+def test_inline_bad_input(tmp):
+    """A recording of rpt_inline read with bad options, damaged, cut short, or behind junk."""
+    data = os.path.join(tmp, "inline.data")
+    record_faults(data, os.environ["RPT_INLINE"], "1000")
+    check_junk_after_trailer(tmp, data)
+    check_paths_and_disk(tmp, data)
     # Bad input: one line, cause and way out, the documented exit code.
     missing = os.path.join(tmp, "missing.data")
     one_line_error(report("-i", missing), 2, ["missing.data"], "missing file")
