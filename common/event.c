@@ -786,6 +786,12 @@ static int resolve_named(struct parser *p, struct hwprof_event *ev, const char *
 	if (*best)
 		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
 				"unknown event '%s' (did you mean '%s'?)", name, best);
+	char why[512];
+	if (vendor_status(why, sizeof(why)) < 0 && (strchr(name, '.') || strchr(name, '_')))
+		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
+				"unknown event '%s' (not a generic name, and vendor names cannot "
+				"be looked up: %s)",
+				name, why);
 	if (no_vendor_pmu() && (strchr(name, '.') || strchr(name, '_')))
 		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
 				"unknown event '%s' (not a generic name, and libpfm4 finds no "

@@ -12,32 +12,55 @@
  */
 #include "vendor.h"
 
+#include "pfm_lib.h"
+
 #include <errno.h>
-#include <perfmon/pfmlib_perf_event.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int init_status;
+static const struct pfm_lib *pfm;
+static char why[512];
 
+/* Loads libpfm4 (pfm_lib.h) and initializes it, or says why not in WHY. */
 static void init(void)
 {
-	init_status = pfm_initialize();
+	int r;
+
+	pfm = pfm_lib(why, sizeof(why));
+	if (!pfm)
+		return;
+	r = pfm->initialize();
+	if (r != PFM_SUCCESS) {
+		snprintf(why, sizeof(why), "libpfm4 does not initialize: %s", pfm->strerror(r));
+		pfm = NULL;
+	}
 }
 
 static int ready(void)
 {
 	pthread_once(&once, init);
-	return init_status == PFM_SUCCESS ? 0 : -ENODEV;
+	return pfm ? 0 : -ENODEV;
+}
+
+int vendor_status(char *buf, size_t len)
+{
+	if (ready() < 0) {
+		snprintf(buf, len, "%s", why);
+		return -ENODEV;
+	}
+	if (len)
+		buf[0] = '\0';
+	return 0;
 }
 
 static bool hardware_pmu(pfm_pmu_t pmu, pfm_pmu_info_t *pi)
 {
 	memset(pi, 0, sizeof(*pi));
 	pi->size = sizeof(*pi);
-	return pfm_get_pmu_info(pmu, pi) == PFM_SUCCESS && pi->is_present &&
+	return pfm->get_pmu_info(pmu, pi) == PFM_SUCCESS && pi->is_present &&
 	       (pi->type == PFM_PMU_TYPE_CORE || pi->type == PFM_PMU_TYPE_UNCORE);
 }
 
@@ -83,7 +106,7 @@ static bool precise_of(int idx, const pfm_event_info_t *info, const char *full)
 		if (!memchr(p, '=', n)) {
 			for (int a = 0; a < info->nattrs; a++) {
 				pfm_event_attr_info_t ai = {.size = sizeof(ai)};
-				if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
+				if (pfm->get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
 					PFM_SUCCESS ||
 				    ai.type != PFM_ATTR_UMASK || strlen(ai.name) != n ||
 				    strncasecmp(ai.name, p, n))
@@ -114,12 +137,12 @@ static int encode(const char *spec, struct vendor_event *out)
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
 	arg.fstr = &full;
-	r = pfm_get_os_event_encoding(spec, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	r = pfm->get_os_event_encoding(spec, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (r != PFM_SUCCESS) {
 		free(full);
 		return r == PFM_ERR_NOTFOUND ? -ENOENT : -1000 + r;
 	}
-	if (pfm_get_event_info(arg.idx, PFM_OS_PERF_EVENT_EXT, &info) != PFM_SUCCESS ||
+	if (pfm->get_event_info(arg.idx, PFM_OS_PERF_EVENT_EXT, &info) != PFM_SUCCESS ||
 	    !hardware_pmu(info.pmu, &pi)) {
 		free(full);
 		return -ENOENT;
@@ -165,7 +188,7 @@ int vendor_encode(const char *name, const char *attrs, struct vendor_event *out,
 	snprintf(err, errlen,
 		 "'%s': libpfm4 refuses it: %s (its umasks and attributes are listed under "
 		 "%.*s)",
-		 spec, pfm_strerror(r + 1000), (int)strcspn(name, ".:"), name);
+		 spec, pfm->strerror(r + 1000), (int)strcspn(name, ".:"), name);
 	return -EINVAL;
 }
 
@@ -212,12 +235,12 @@ static int each_event(const pfm_pmu_info_t *pi, int idx, const char *pattern,
 	char spec[512];
 	int umasks = 0, r;
 
-	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &info) != PFM_SUCCESS)
+	if (pfm->get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &info) != PFM_SUCCESS)
 		return 0;
 	for (int a = 0; a < info.nattrs; a++) {
 		pfm_event_attr_info_t ai = {.size = sizeof(ai)};
 
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+		if (pfm->get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
 		    ai.type != PFM_ATTR_UMASK)
 			continue;
 		umasks++;
@@ -254,7 +277,7 @@ int vendor_each(const char *pattern, int (*fn)(void *arg, const struct vendor_li
 	{
 		if (!hardware_pmu((pfm_pmu_t)pmu, &pi))
 			continue;
-		for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+		for (int idx = pi.first_event; idx != -1; idx = pfm->get_event_next(idx)) {
 			int r = each_event(&pi, idx, pattern, fn, arg);
 			if (r)
 				return r;

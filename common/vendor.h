@@ -31,6 +31,11 @@ struct vendor_event {
 	char full[256]; /* libpfm4's full spelling: "skl::MEM_LOAD_RETIRED:L3_MISS" */
 };
 
+/* Whether vendor names can be looked up: 0 when libpfm4 is loaded (pfm_lib.h, on the first
+ * call of any function here) and initialized; -ENODEV when not, with the one line that says
+ * why into BUF (LEN bytes: "cannot load libpfm.so.4: ... (install ...)"). */
+int vendor_status(char *buf, size_t len);
+
 /* Encodes event NAME ("MEM_LOAD_RETIRED.L3_MISS", "ls_dispatch.ld_dispatch",
  * "skl::INST_RETIRED.ANY_P"; case does not matter) with libpfm4's own attributes ATTRS
  * (colon-separated, "c=1:e:ldlat=32", or "") into OUT. The privilege level and precise_ip are
@@ -39,7 +44,7 @@ struct vendor_event {
  * Returns 0; -ENOENT when no active hardware PMU has the event (ERR untouched); -EINVAL with
  * one line in ERR (ERRLEN bytes) for a bad umask or attribute ("unknown attribute 'q' of
  * skl::MEM_LOAD_RETIRED (its attributes: e i c t ldlat ...)"); -ENODEV when libpfm4 cannot
- * initialize. */
+ * be loaded or initialize (vendor_status() says why). */
 int vendor_encode(const char *name, const char *attrs, struct vendor_event *out, char *err,
 		  size_t errlen);
 

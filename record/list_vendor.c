@@ -75,7 +75,15 @@ void list_vendor(struct hwprof_jw *jw, const char *pattern, bool one_line)
 		hwprof_jw_end(jw);
 		return;
 	}
-	if (n <= 0) {
+	if (n < 0) {
+		char why[512];
+		vendor_status(why, sizeof(why));
+		printf("\nvendor events: none can be named: %s; generic and software events "
+		       "work\n",
+		       why);
+		return;
+	}
+	if (n == 0) {
 		printf("\nvendor events: libpfm4 finds no active CPU PMU on this host "
 		       "(virtualized?), so none can be named; generic and software events work\n");
 		return;

@@ -7,7 +7,8 @@
  */
 #include "disasm.h"
 
-#include <capstone/capstone.h>
+#include "capstone_lib.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -15,12 +16,14 @@
 #include <string.h>
 
 struct disasm {
+	const struct capstone_lib *lib;
 	csh cs;
 	cs_arch arch;
 };
 
 int disasm_open(struct disasm **out, unsigned e_machine, char *why, size_t whylen)
 {
+	const struct capstone_lib *lib;
 	struct disasm *d;
 	cs_mode mode;
 	cs_arch arch;
@@ -42,19 +45,23 @@ int disasm_open(struct disasm **out, unsigned e_machine, char *why, size_t whyle
 			 e_machine);
 		return -ENOTSUP;
 	}
+	lib = capstone_lib(why, whylen);
+	if (!lib)
+		return -ENOTSUP;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	if (cs_open(arch, mode, &d->cs) != CS_ERR_OK) {
+	d->lib = lib;
+	if (d->lib->open(arch, mode, &d->cs) != CS_ERR_OK) {
 		snprintf(why, whylen, "Capstone %s: this build has no disassembler for it",
 			 arch == CS_ARCH_X86 ? "x86" : "AArch64");
 		free(d);
 		return -ENOTSUP;
 	}
 	d->arch = arch;
-	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	d->lib->option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (arch == CS_ARCH_X86)
-		cs_option(d->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+		d->lib->option(d->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	*out = d;
 	return 0;
 }
@@ -153,7 +160,7 @@ static bool branch_target(const struct disasm *d, const cs_insn *ci, uint64_t *t
 int disasm_run(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 	       struct disasm_insn **out, size_t *n)
 {
-	cs_insn *ci = cs_malloc(d->cs);
+	cs_insn *ci = d->lib->malloc(d->cs);
 	struct disasm_insn *v = NULL;
 	size_t cap = 0;
 
@@ -163,7 +170,7 @@ int disasm_run(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 		return -ENOMEM;
 	while (len) {
 		struct disasm_insn *in;
-		bool ok = cs_disasm_iter(d->cs, &code, &len, &addr, ci);
+		bool ok = d->lib->disasm_iter(d->cs, &code, &len, &addr, ci);
 
 		if (*n == cap) {
 			struct disasm_insn *nv;
@@ -172,7 +179,7 @@ int disasm_run(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 			nv = realloc(v, cap * sizeof(*v));
 			if (!nv) {
 				free(v);
-				cs_free(ci, 1);
+				d->lib->free(ci, 1);
 				return -ENOMEM;
 			}
 			v = nv;
@@ -199,17 +206,17 @@ int disasm_run(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 			x86_mnemonic(in->mnemonic);
 		if (d->arch == CS_ARCH_ARM64)
 			in->flags |= arm64_branch(ci);
-		else if (cs_insn_group(d->cs, ci, CS_GRP_CALL))
+		else if (d->lib->insn_group(d->cs, ci, CS_GRP_CALL))
 			in->flags |= DISASM_CALL;
-		else if (cs_insn_group(d->cs, ci, CS_GRP_JUMP))
+		else if (d->lib->insn_group(d->cs, ci, CS_GRP_JUMP))
 			in->flags |= DISASM_JUMP;
-		else if (cs_insn_group(d->cs, ci, CS_GRP_RET))
+		else if (d->lib->insn_group(d->cs, ci, CS_GRP_RET))
 			in->flags |= DISASM_RET;
 		if ((in->flags & (DISASM_CALL | DISASM_JUMP)) && branch_target(d, ci, &in->target))
 			in->flags |= DISASM_TARGET;
 		in->flags |= d->arch == CS_ARCH_X86 ? x86_flags(ci) : arm64_flags(ci);
 	}
-	cs_free(ci, 1);
+	d->lib->free(ci, 1);
 	*out = v;
 	return 0;
 }
@@ -218,6 +225,6 @@ void disasm_close(struct disasm *d)
 {
 	if (!d)
 		return;
-	cs_close(&d->cs);
+	d->lib->close(&d->cs);
 	free(d);
 }

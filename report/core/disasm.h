@@ -34,9 +34,10 @@ struct disasm_insn {
 
 struct disasm;
 
-/* A disassembler for ELF machine E_MACHINE (EM_X86_64, EM_386, EM_AARCH64). Returns 0 and
- * *OUT, -ENOTSUP for another machine or a Capstone built without it (WHY, WHYLEN bytes, says
- * which), -ENOMEM. */
+/* A disassembler for ELF machine E_MACHINE (EM_X86_64, EM_386, EM_AARCH64); Capstone is
+ * loaded on the first call (capstone_lib.h). Returns 0 and *OUT, -ENOTSUP for another
+ * machine, a Capstone built without it or one that cannot be loaded (WHY, WHYLEN bytes, says
+ * which and what to install), -ENOMEM. */
 int disasm_open(struct disasm **out, unsigned e_machine, char *why, size_t whylen);
 
 /* Decodes the LEN bytes at CODE, the first at address ADDR, into *OUT (malloc'd, the caller
