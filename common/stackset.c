@@ -12,10 +12,9 @@ static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t nr_kernel,
 {
 	uint64_t h = HWPROF_FNV_BASIS ^ ((uint64_t)nr << 33 | (uint64_t)nr_kernel << 1 | truncated);
 
-	/* The high bits folded back in each step: addresses differ mostly in their low bits. */
 	for (uint32_t i = 0; i < nr; i++)
-		h = hwprof_fnv1a_word(h, ips[i]) ^ (h >> 29);
-	return h * 0x9E3779B97F4A7C15ull;
+		h = hwprof_fnv1a_word(h, ips[i]);
+	return hwprof_hash_fold(h);
 }
 
 static bool stack_eq(const struct stackset *s, const struct stackset_entry *k, const uint64_t *ips,
@@ -41,10 +40,9 @@ static bool same_key(const void *ctx, uint32_t id)
 	return e->hash == k->hash && stack_eq(k->s, e, k->ips, k->nr, k->nr_kernel, k->truncated);
 }
 
-/* The slots are found from the hash's high half. */
 static uint64_t entry_hash(const void *ctx, uint32_t id)
 {
-	return ((const struct stackset *)ctx)->v[id].hash >> 32;
+	return ((const struct stackset *)ctx)->v[id].hash;
 }
 
 int stackset_intern(struct stackset *s, const uint64_t *ips, uint32_t nr, uint32_t nr_kernel,
@@ -57,7 +55,7 @@ int stackset_intern(struct stackset *s, const uint64_t *ips, uint32_t nr, uint32
 
 	uint64_t h = stack_hash(ips, nr, nr_kernel, truncated);
 	struct key k = {s, ips, h, nr, nr_kernel, truncated};
-	size_t j = hwprof_index_probe(s->slots, s->nslots, h >> 32, same_key, &k);
+	size_t j = hwprof_index_probe(s->slots, s->nslots, h, same_key, &k);
 
 	if (s->slots[j]) {
 		*id = s->slots[j];

@@ -1,6 +1,7 @@
 /* aggregate.c - the (DSO, offset) hash. */
 #include "aggregate.h"
 
+#include "fnv.h"
 #include "grow.h"
 #include "idindex.h"
 
@@ -10,7 +11,7 @@
 
 static uint64_t hash_key(uint32_t dso, uint64_t off)
 {
-	return ((off ^ ((uint64_t)dso << 48)) * 0x9e3779b97f4a7c15ull) >> 20;
+	return hwprof_hash_word(off ^ (uint64_t)dso << 48);
 }
 
 struct key {

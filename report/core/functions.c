@@ -1,6 +1,7 @@
 /* functions.c - the function table: interned by the fields' (interned) pointers. */
 #include "functions.h"
 
+#include "fnv.h"
 #include "grow.h"
 #include "idindex.h"
 
@@ -10,11 +11,11 @@
 
 static uint64_t fn_hash(const struct profile_function *f)
 {
-	uint64_t h = (uintptr_t)f->name * 0x9e3779b97f4a7c15ull;
+	uint64_t h = hwprof_fnv1a_word(HWPROF_FNV_BASIS, (uintptr_t)f->name);
 
-	h = (h ^ (uintptr_t)f->system_name) * 0xff51afd7ed558ccdull;
-	h = (h ^ (uintptr_t)f->file) * 0xc4ceb9fe1a85ec53ull;
-	return (h ^ (uint64_t)(uint32_t)f->start_line) * 0x9e3779b97f4a7c15ull;
+	h = hwprof_fnv1a_word(h, (uintptr_t)f->system_name);
+	h = hwprof_fnv1a_word(h, (uintptr_t)f->file);
+	return hwprof_hash_fold(hwprof_fnv1a_word(h, (uint32_t)f->start_line));
 }
 
 static bool fn_eq(const struct profile_function *a, const struct profile_function *b)
@@ -37,7 +38,7 @@ static bool same_fn(const void *ctx, uint32_t id)
 
 static uint64_t entry_hash(const void *ctx, uint32_t id)
 {
-	return fn_hash(&((const struct fn_table *)ctx)->v[id]) >> 32;
+	return fn_hash(&((const struct fn_table *)ctx)->v[id]);
 }
 
 int fn_table_init(struct fn_table *t)
@@ -60,7 +61,7 @@ int fn_table_intern(struct fn_table *t, const struct profile_function *f, uint32
 		*id = 0;
 		return 0;
 	}
-	i = hwprof_index_probe(t->index, t->icap, fn_hash(f) >> 32, same_fn, &k);
+	i = hwprof_index_probe(t->index, t->icap, fn_hash(f), same_fn, &k);
 	if (t->index[i]) {
 		*id = t->index[i] - 1;
 		return 0;

@@ -21,7 +21,7 @@ struct strpool {
 
 static uint64_t hash_str(const char *s)
 {
-	return hwprof_fnv1a_str(HWPROF_FNV_BASIS, s);
+	return hwprof_hash_fold(hwprof_fnv1a_str(HWPROF_FNV_BASIS, s));
 }
 
 struct key {
