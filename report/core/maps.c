@@ -1,6 +1,9 @@
-/* maps.c - per-process mapping lists: a pid hash, each list searched newest first. */
-#include "grow.h"
+/* maps.c - per-process mapping lists, found by pid (idindex.h), each searched newest first. */
 #include "maps.h"
+
+#include "fnv.h"
+#include "grow.h"
+#include "idindex.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -9,7 +12,6 @@
 
 struct proc {
 	uint32_t pid;
-	bool used;
 	struct map *v; /* in insertion order: newer mappings later */
 	size_t n, cap;
 	size_t last;	    /* index of the last hit: samples come in runs */
@@ -17,20 +19,36 @@ struct proc {
 };
 
 struct maps {
-	struct proc *procs;
-	size_t cap, n;	     /* cap a power of two */
+	struct proc *procs; /* in insertion order, found through INDEX by pid */
+	size_t n, cap;
+	uint32_t *index; /* idindex.h slots */
+	size_t icap;
+	size_t last;	     /* procs[last] was found last: samples come in runs */
 	uint64_t generation; /* maps_generation() */
 };
+
+static uint64_t entry_hash(const void *ctx, uint32_t id)
+{
+	return hwprof_hash_word(((const struct maps *)ctx)->procs[id].pid);
+}
+
+struct key {
+	const struct maps *m;
+	uint32_t pid;
+};
+
+static bool same_key(const void *ctx, uint32_t id)
+{
+	const struct key *k = ctx;
+
+	return k->m->procs[id].pid == k->pid;
+}
 
 struct maps *maps_new(void)
 {
 	struct maps *m = calloc(1, sizeof(*m));
 
-	if (!m)
-		return NULL;
-	m->cap = 64;
-	m->procs = calloc(m->cap, sizeof(*m->procs));
-	if (!m->procs) {
+	if (!m || hwprof_index_rebuild(&m->index, &m->icap, 64, 0, entry_hash, m) < 0) {
 		free(m);
 		return NULL;
 	}
@@ -41,66 +59,52 @@ void maps_free(struct maps *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->cap; i++)
+	for (size_t i = 0; i < m->n; i++)
 		free(m->procs[i].v);
 	free(m->procs);
+	free(m->index);
 	free(m);
 }
 
-static size_t slot(uint32_t pid, size_t cap)
+/* The slot of PID's process in M's index: empty when M has none. */
+static size_t slot(const struct maps *m, uint32_t pid)
 {
-	return (size_t)(pid * 2654435761u) & (cap - 1);
+	struct key k = {m, pid};
+
+	return hwprof_index_probe(m->index, m->icap, hwprof_hash_word(pid), same_key, &k);
 }
 
 static struct proc *lookup(struct maps *m, uint32_t pid)
 {
-	size_t i = slot(pid, m->cap);
+	size_t i;
 
-	while (m->procs[i].used) {
-		if (m->procs[i].pid == pid)
-			return &m->procs[i];
-		i = (i + 1) & (m->cap - 1);
-	}
-	return NULL;
-}
-
-static int grow(struct maps *m)
-{
-	size_t cap = m->cap * 2;
-	struct proc *p = calloc(cap, sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->procs[i].used)
-			continue;
-		size_t j = slot(m->procs[i].pid, cap);
-		while (p[j].used)
-			j = (j + 1) & (cap - 1);
-		p[j] = m->procs[i];
-	}
-	free(m->procs);
-	m->procs = p;
-	m->cap = cap;
-	return 0;
+	if (m->last < m->n && m->procs[m->last].pid == pid)
+		return &m->procs[m->last];
+	i = slot(m, pid);
+	if (!m->index[i])
+		return NULL;
+	m->last = m->index[i] - 1;
+	return &m->procs[m->last];
 }
 
 static struct proc *get(struct maps *m, uint32_t pid)
 {
-	struct proc *p = lookup(m, pid);
-	size_t i;
+	size_t i = slot(m, pid);
 
-	if (p)
-		return p;
-	if ((m->n + 1) * 2 > m->cap && grow(m) < 0)
+	if (m->index[i])
+		return &m->procs[m->index[i] - 1];
+	if (m->n + 1 >= UINT32_MAX ||
+	    hwprof_grow((void **)&m->procs, &m->cap, m->n + 1, sizeof(*m->procs)) < 0)
 		return NULL;
-	i = slot(pid, m->cap);
-	while (m->procs[i].used)
-		i = (i + 1) & (m->cap - 1);
-	m->procs[i].used = true;
-	m->procs[i].pid = pid;
-	m->n++;
-	return &m->procs[i];
+	m->procs[m->n] = (struct proc){.pid = pid};
+	m->index[i] = (uint32_t)++m->n;
+	if (m->n * 2 > m->icap &&
+	    hwprof_index_rebuild(&m->index, &m->icap, 2 * m->icap, m->n, entry_hash, m) < 0) {
+		m->index[i] = 0; /* the index stays as it was: without the new process */
+		m->n--;
+		return NULL;
+	}
+	return &m->procs[m->n - 1];
 }
 
 static int push(struct proc *p, const struct map *mp)
