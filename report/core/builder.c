@@ -30,12 +30,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* tid -> comm, only kept when --comm filters. */
-struct comm_slot {
-	uint32_t tid;
-	const char *comm; /* interned; NULL = empty slot */
-};
-
 #define SEEN_MAX 8
 
 struct builder {
@@ -75,8 +69,11 @@ struct builder {
 	bool shown_set, shown_sampling;
 	uint32_t nevent_samples; /* entries of p->event_samples */
 	struct filter pids, tids, comms, dso_filter;
-	struct comm_slot *comm_of;
-	size_t comm_cap, comm_n;
+	/* Each thread's command (interned), only kept when --comm filters: tid_comms[i] for
+	 * the tid that comm_of maps to i. */
+	struct u32_map comm_of;
+	const char **tid_comms;
+	size_t ntid_comms, captid_comms;
 	const char *seen_comms[SEEN_MAX];
 	uint32_t seen_pids[SEEN_MAX], seen_tids[SEEN_MAX];
 	size_t nseen_comms, nseen_pids, nseen_tids;
@@ -269,9 +266,8 @@ int builder_begin_input(struct builder *b, const char *name,
 	int ret;
 
 	maps_free(b->maps);
-	b->comm_n = 0;
-	if (b->comm_of)
-		memset(b->comm_of, 0, b->comm_cap * sizeof(*b->comm_of));
+	u32_map_release(&b->comm_of);
+	b->ntid_comms = 0;
 	b->maps = maps_new();
 	if (!b->maps || data_begin_input(&b->data) < 0)
 		return -ENOMEM;
@@ -318,58 +314,28 @@ int builder_input_event(const struct builder *b, const char **name)
 	return b->input_event;
 }
 
-static int comm_grow(struct builder *b)
+/* TID's command, or NULL when none was seen. */
+static const char *comm_of(const struct builder *b, uint32_t tid)
 {
-	size_t cap = b->comm_cap ? b->comm_cap * 2 : 256;
-	struct comm_slot *v = calloc(cap, sizeof(*v));
+	uint32_t i;
 
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->comm_cap; i++) {
-		if (!b->comm_of[i].comm)
-			continue;
-		size_t j = (b->comm_of[i].tid * 2654435761u) & (cap - 1);
-		while (v[j].comm)
-			j = (j + 1) & (cap - 1);
-		v[j] = b->comm_of[i];
-	}
-	free(b->comm_of);
-	b->comm_of = v;
-	b->comm_cap = cap;
-	return 0;
-}
-
-static struct comm_slot *comm_slot(struct builder *b, uint32_t tid, bool create)
-{
-	size_t i;
-
-	if (!b->comm_cap && (!create || comm_grow(b) < 0))
-		return NULL;
-	i = (tid * 2654435761u) & (b->comm_cap - 1);
-	while (b->comm_of[i].comm) {
-		if (b->comm_of[i].tid == tid)
-			return &b->comm_of[i];
-		i = (i + 1) & (b->comm_cap - 1);
-	}
-	if (!create)
-		return NULL;
-	if ((b->comm_n + 1) * 2 > b->comm_cap) {
-		if (comm_grow(b) < 0)
-			return NULL;
-		return comm_slot(b, tid, create);
-	}
-	b->comm_n++;
-	b->comm_of[i].tid = tid;
-	return &b->comm_of[i];
+	return u32_map_get(&b->comm_of, tid, &i) ? b->tid_comms[i] : NULL;
 }
 
 static int set_comm(struct builder *b, uint32_t tid, const char *comm)
 {
-	struct comm_slot *s = comm_slot(b, tid, true);
+	uint32_t i;
 
-	if (!s)
+	if (u32_map_get(&b->comm_of, tid, &i)) {
+		b->tid_comms[i] = comm;
+		return 0;
+	}
+	if (b->ntid_comms + 1 >= UINT32_MAX ||
+	    hwprof_grow((void **)&b->tid_comms, &b->captid_comms, b->ntid_comms + 1,
+			sizeof(*b->tid_comms)) < 0 ||
+	    u32_map_set(&b->comm_of, tid, (uint32_t)b->ntid_comms) < 0)
 		return -ENOMEM;
-	s->comm = comm;
+	b->tid_comms[b->ntid_comms++] = comm;
 	return 0;
 }
 
@@ -502,10 +468,10 @@ int builder_add_sample(struct builder *b, const struct hwprof_rec_sample *s, uin
 	if (!filter_id(&b->pids, s->pid) || !filter_id(&b->tids, s->tid))
 		return 0;
 	if (b->comms.n) {
-		struct comm_slot *c = comm_slot(b, s->tid, false);
+		const char *c = comm_of(b, s->tid);
 		if (!c)
-			c = comm_slot(b, s->pid, false);
-		if (!filter_str(&b->comms, c ? c->comm : NULL))
+			c = comm_of(b, s->pid);
+		if (!filter_str(&b->comms, c))
 			return 0;
 	}
 	locate(b, s->pid, s->ip, s->time, s->kernel, &dso, &off, NULL, NULL);
@@ -668,8 +634,8 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 		const struct hwprof_rec_task *t = &rec->task;
 		b->input_tasks++;
 		if (b->comms.n) {
-			struct comm_slot *parent = comm_slot(b, t->ptid, false);
-			if (parent && set_comm(b, t->tid, parent->comm) < 0)
+			const char *parent = comm_of(b, t->ptid);
+			if (parent && set_comm(b, t->tid, parent) < 0)
 				return -ENOMEM;
 		}
 		if (data_fork(&b->data, t->pid, t->ppid, t->time) < 0)
@@ -1518,7 +1484,8 @@ void builder_free(struct builder *b)
 	filter_release(&b->tids);
 	filter_release(&b->comms);
 	filter_release(&b->dso_filter);
-	free(b->comm_of);
+	u32_map_release(&b->comm_of);
+	free(b->tid_comms);
 	free(b->input_map);
 	u32_map_release(&b->in_stack_ids);
 	free(b->in_stacks);

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t hash_ids(const uint32_t *ids, uint32_t n, bool truncated)
+static uint64_t hash_ids(const uint32_t *ids, uint32_t n, bool truncated)
 {
 	uint64_t h = HWPROF_FNV_BASIS ^ truncated;
 
 	for (uint32_t i = 0; i < n; i++)
 		h = hwprof_fnv1a_word(h, ids[i]);
-	return (size_t)(h ^ (h >> 29));
+	return hwprof_hash_fold(h);
 }
 
 static bool same(const struct stack_table *t, const struct stack_entry *e, const uint32_t *ids,
@@ -101,38 +101,53 @@ void stack_table_release(struct stack_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static size_t slot_of(uint32_t key, size_t cap)
+static uint64_t pair_hash(const void *ctx, uint32_t id)
 {
-	return (size_t)((key * 2654435761u) & (cap - 1));
+	return hwprof_hash_word(((const struct u32_map *)ctx)->v[id].key);
+}
+
+struct pair_key {
+	const struct u32_map *m;
+	uint32_t key;
+};
+
+static bool same_pair(const void *ctx, uint32_t id)
+{
+	const struct pair_key *k = ctx;
+
+	return k->m->v[id].key == k->key;
+}
+
+/* The slot of KEY in M's index (M->icap > 0): empty when M has no such key. */
+static size_t pair_slot(const struct u32_map *m, uint32_t key)
+{
+	struct pair_key k = {m, key};
+
+	return hwprof_index_probe(m->index, m->icap, hwprof_hash_word(key), same_pair, &k);
 }
 
 int u32_map_set(struct u32_map *m, uint32_t key, uint32_t value)
 {
 	size_t i;
 
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		uint64_t *s = calloc(cap, sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		for (size_t k = 0; k < m->cap; k++) {
-			if (!m->slots[k])
-				continue;
-			i = slot_of((uint32_t)(m->slots[k] >> 32), cap);
-			while (s[i])
-				i = (i + 1) & (cap - 1);
-			s[i] = m->slots[k];
-		}
-		free(m->slots);
-		m->slots = s;
-		m->cap = cap;
+	if (!m->icap && hwprof_index_rebuild(&m->index, &m->icap, 256, 0, pair_hash, m) < 0)
+		return -ENOMEM;
+	i = pair_slot(m, key);
+	if (m->index[i]) {
+		m->v[m->index[i] - 1].value = value;
+		return 0;
 	}
-	i = slot_of(key, m->cap);
-	while (m->slots[i] && (uint32_t)(m->slots[i] >> 32) != key)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->slots[i])
-		m->n++;
-	m->slots[i] = (uint64_t)key << 32 | value;
+	if (m->n + 1 >= UINT32_MAX ||
+	    hwprof_grow((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v)) < 0)
+		return -ENOMEM;
+	m->v[m->n] = (struct u32_pair){key, value};
+	m->index[i] = (uint32_t)++m->n;
+	if (m->n * 2 > m->icap &&
+	    hwprof_index_rebuild(&m->index, &m->icap, 2 * m->icap, m->n, pair_hash, m) < 0) {
+		m->index[i] = 0; /* the index stays as it was: without KEY */
+		m->n--;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -140,21 +155,18 @@ bool u32_map_get(const struct u32_map *m, uint32_t key, uint32_t *value)
 {
 	size_t i;
 
-	if (!m->cap || !key)
+	if (!m->icap)
 		return false;
-	i = slot_of(key, m->cap);
-	while (m->slots[i]) {
-		if ((uint32_t)(m->slots[i] >> 32) == key) {
-			*value = (uint32_t)m->slots[i];
-			return true;
-		}
-		i = (i + 1) & (m->cap - 1);
-	}
-	return false;
+	i = pair_slot(m, key);
+	if (!m->index[i])
+		return false;
+	*value = m->v[m->index[i] - 1].value;
+	return true;
 }
 
 void u32_map_release(struct u32_map *m)
 {
-	free(m->slots);
+	free(m->v);
+	free(m->index);
 	memset(m, 0, sizeof(*m));
 }

@@ -42,19 +42,24 @@ int stack_table_intern(struct stack_table *t, const uint32_t *ids, uint32_t n, b
 /* Frees T's arrays and empties it. */
 void stack_table_release(struct stack_table *t);
 
-/* A map of 32-bit keys to 32-bit values (a recording's stack ids to its stacks). */
+/* A map of 32-bit keys to 32-bit values (a recording's stack ids to its stacks, a thread's
+ * id to its command's). */
 struct u32_map {
-	uint64_t *slots; /* key << 32 | value; key 0 is never stored (empty slot) */
-	size_t n, cap;	 /* cap: power of two, or 0 */
+	struct u32_pair {
+		uint32_t key, value;
+	} * v; /* in the order first set */
+	size_t n, cap;
+	uint32_t *index; /* idindex.h slots, or NULL before the first set */
+	size_t icap;
 };
 
-/* Sets KEY (non-zero) to VALUE. Returns 0 or -ENOMEM. */
+/* Sets KEY to VALUE. Returns 0 or -ENOMEM (M then unchanged). */
 int u32_map_set(struct u32_map *m, uint32_t key, uint32_t value);
 
 /* KEY's value into *VALUE: returns true, or false when KEY was never set. */
 bool u32_map_get(const struct u32_map *m, uint32_t key, uint32_t *value);
 
-/* Frees M's slots and empties it. */
+/* Frees M's arrays and empties it. */
 void u32_map_release(struct u32_map *m);
 
 #endif
