@@ -29,6 +29,11 @@ void cli_set_prefix(const char *p)
 	prefix = p ? p : "hwprof";
 }
 
+const char *cli_prefix(void)
+{
+	return prefix;
+}
+
 /* Prints one message of KIND ("error", "fatal", ...; NULL for none) with %m standing for
  * strerror(ERR). errno is restored, so a caller may go on to use it. */
 static void vreport(const char *kind, int err, const char *fmt, va_list ap)
@@ -241,17 +246,6 @@ void cli_bad_option(char **argv, const char *short_options, const struct option 
 	    word[strlen(word) - 1] == optopt)
 		die_usage("'-%c': missing its value", optopt);
 	die_usage("'-%c': unknown option", optopt);
-}
-
-enum cli_format cli_parse_format(const char *arg)
-{
-	if (!strcmp(arg, "text"))
-		return CLI_FORMAT_TEXT;
-	if (!strcmp(arg, "csv"))
-		return CLI_FORMAT_CSV;
-	if (!strcmp(arg, "json"))
-		return CLI_FORMAT_JSON;
-	die_usage("--format '%s': not a format (text, csv or json)", arg);
 }
 
 double cli_parse_real(const char *opt, const char *arg, double min, double max, const char *range)

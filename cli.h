@@ -40,6 +40,9 @@ const char *cli_see(const char *msg);
 /* Sets the prefix of every message, e.g. "hwprof record". The string is not copied. */
 void cli_set_prefix(const char *prefix);
 
+/* The prefix set by cli_set_prefix() ("hwprof" before), to name the command in a message. */
+const char *cli_prefix(void);
+
 /* Holds every later note() and warning() in memory instead of printing it, for a command
  * whose machine-readable output shares stderr (stat -f json): the output then carries them.
  * An error or fatal message prints what is held first, then itself, and ends holding. */
@@ -119,13 +122,6 @@ double cli_parse_real(const char *opt, const char *arg, double min, double max, 
 /* Like cli_parse_num but returns 0 and stores *out, or -1 after printing the error. */
 int cli_try_parse_num(const char *opt, const char *arg, long long min, long long max,
 		      long long *out);
-
-/* Output formats of report and stat (--format). */
-enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_CSV, CLI_FORMAT_JSON };
-
-/* Parses a --format value: "text", "csv" or "json". Exits with EXIT_USAGE and a message
- * naming the value and the choices otherwise. */
-enum cli_format cli_parse_format(const char *arg);
 
 /* Allocation wrappers that die with a message on ENOMEM (CLI only; the library returns -ENOMEM). */
 void *xmalloc(size_t n);

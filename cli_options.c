@@ -2,6 +2,7 @@
 #include "cli_options.h"
 
 #include "cli.h"
+#include "format_opts.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -12,6 +13,8 @@
 #define USAGE_COLUMNS 86
 /* Room for the largest table (record's, with its aliases, is about 20 rows). */
 #define MAX_OPTIONS 64
+
+const char cli_help_formats[] = "(the command's formats)";
 
 /* The arrays of the command last parsed: a command's loop calls cli_next_option() once per
  * option, and they are built at its first call. */
@@ -117,16 +120,17 @@ static void print_help(FILE *f, const char *h, int col, int at)
 	}
 }
 
-/* The listed rows of T, SEEN the short options printed so far. */
-static void usage_rows(FILE *f, const struct cli_option *t, int col, char *seen, size_t *nseen)
+/* The listed rows of T for CMD, SEEN the short options printed so far. */
+static void usage_rows(FILE *f, const struct cli_command *cmd, const struct cli_option *t, int col,
+		       char *seen, size_t *nseen)
 {
 	for (; t->code || t->group || t->argname; t++) {
-		char words[128];
+		char words[128], formats[512];
 		bool as_short = is_short(t->code) && !memchr(seen, t->code, *nseen);
 		int w = 0;
 
 		if (t->group) {
-			usage_rows(f, t->group, col, seen, nseen);
+			usage_rows(f, cmd, t->group, col, seen, nseen);
 			continue;
 		}
 		if (as_short)
@@ -150,22 +154,21 @@ static void usage_rows(FILE *f, const struct cli_option *t, int col, char *seen,
 			fputc('\n', f);
 			w = 0;
 		}
-		print_help(f, t->help, col, w);
+		print_help(f,
+			   t->help == cli_help_formats
+			       ? cli_formats_help(cmd->formats, formats, sizeof(formats))
+			       : t->help,
+			   col, w);
 	}
-}
-
-void cli_usage_options(FILE *f, const struct cli_option *table, int col)
-{
-	char seen[MAX_OPTIONS];
-	size_t nseen = 0;
-
-	usage_rows(f, table, col, seen, &nseen);
 }
 
 void cli_usage(const struct cli_command *cmd, FILE *f)
 {
+	char seen[MAX_OPTIONS];
+	size_t nseen = 0;
+
 	fputs(cmd->usage, f);
-	cli_usage_options(f, cmd->options, cmd->help_column ? cmd->help_column : 25);
+	usage_rows(f, cmd, cmd->options, cmd->help_column ? cmd->help_column : 25, seen, &nseen);
 	if (cmd->footer)
 		fputs(cmd->footer, f);
 	if (cmd->more_help)

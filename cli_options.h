@@ -85,7 +85,12 @@ struct cli_command {
 	bool stop_at_operand;	    /* options end at the first word that is not one (record and
 				     * stat: the command's own options are not ours), as getopt's
 				     * '+' */
+	unsigned formats;	    /* the -f formats it writes: CLI_FMT() bits (format_opts.h) */
 };
+
+/* A row's HELP that stands for the list of the command's formats (struct
+ * cli_command.formats), made when the help is printed: format_opts.h's -f row. */
+extern const char cli_help_formats[];
 
 /* The next option of ARGV for CMD, as getopt_long() gives it: its code (struct
  * cli_option.code), with its value in optarg; -1 when the options end (optind is then the
@@ -97,8 +102,5 @@ int cli_next_option(const struct cli_command *cmd, int argc, char **argv);
 /* CMD's --help text to F: the usage, one line (or more, wrapped) per listed option, the
  * footer, more_help(). */
 void cli_usage(const struct cli_command *cmd, FILE *f);
-
-/* The listed rows of TABLE alone to F, each help from column COL. */
-void cli_usage_options(FILE *f, const struct cli_option *table, int col);
 
 #endif

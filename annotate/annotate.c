@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "cli_options.h"
+#include "format_opts.h"
 #include "diff_view.h"
 #include "lines.h"
 #include "profile.h"
@@ -26,7 +27,8 @@ struct annotate_options {
 	long long limit; /* functions in --stdio; 0: all */
 	const char *function;
 	enum ann_view_mode mode;   /* --asm: source + instructions; --no-source: instructions */
-	bool json;		   /* --format json (with --stdio) */
+	struct format_opts out;	   /* -f: text or json (with --stdio) */
+	bool json;		   /* -f json */
 	bool diff;		   /* --diff BASE NEW FUNCTION */
 	const char *diff_files[2]; /* BASE, NEW */
 };
@@ -54,7 +56,7 @@ static const struct cli_option options[] = {
 	     "each source line followed by its instructions, each with its samples (instructions "
 	     "only without line information)"),
     CLI_FLAG(OPT_NO_SOURCE, "no-source", "instructions only, named by symbol + offset"),
-    CLI_VALUE('f', "format", "FMT", "--stdio output: text (default) or json"),
+    CLI_OPT_GROUP(format_only_table),
     CLI_FLAG(OPT_DIFF, "diff",
 	     "FUNCTION's lines in two sample files, BASE and NEW, as text: both shares, the "
 	     "change, '*' when significant (hwprof diff's matching and test)"),
@@ -78,6 +80,7 @@ static const struct cli_command command = {
 	"terminal view that opens on the hottest function (or FUNCTION), or plain text.\n"
 	"\n",
     .options = options,
+    .formats = CLI_FMT(TEXT) | CLI_FMT(JSON),
     .help_column = 27,
     .footer = "\n"
 	      "Without a terminal (or one smaller than 40x12) annotate prints --stdio output.\n",
@@ -89,7 +92,8 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 	int c;
 
 	while ((c = cli_next_option(&command, argc, argv)) != -1) {
-		if (sample_opts_parse(&o->samples, c, argc, argv))
+		if (sample_opts_parse(&o->samples, c, argc, argv) ||
+		    format_opts_parse(&o->out, &command, c))
 			continue;
 		switch (c) {
 		case 'i':
@@ -120,14 +124,10 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 				die_usage("--asm and --no-source: one view at a time");
 			o->mode = c == OPT_ASM ? ANN_VIEW_MIXED : ANN_VIEW_ASM;
 			break;
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
-				die_usage("--format '%s': not text or json", optarg);
-			o->json = !strcmp(optarg, "json");
-			break;
 		}
 	}
 	sample_opts_check(&o->samples);
+	o->json = o->out.format == CLI_FORMAT_JSON;
 	if (o->diff) {
 		if (o->samples.po.ninputs)
 			die_usage("--diff takes BASE NEW FUNCTION, not -i");
@@ -258,7 +258,8 @@ static int load_model(const struct profile_options *po, struct profile **p, stru
 
 int cmd_annotate(int argc, char **argv)
 {
-	struct annotate_options o = {.samples = SAMPLE_OPTS_INIT, .limit = 20};
+	struct annotate_options o = {
+	    .samples = SAMPLE_OPTS_INIT, .out = FORMAT_OPTS_INIT, .limit = 20};
 	struct source_options sopt;
 	struct profile *p = NULL;
 	struct ann_model *m = NULL;

@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "cli_options.h"
+#include "format_opts.h"
 #include "json.h"
 #include "list_vendor.h"
 #include "pmu.h"
@@ -36,8 +37,9 @@ struct list_options {
 	unsigned what;
 	const char *tp_pattern;	    /* list tracepoint PATTERN; NULL: all */
 	const char *vendor_pattern; /* list vendor PATTERN; NULL: all */
-	bool json;
-	struct hwprof_jw jw; /* the JSON being written (json) */
+	struct format_opts out;	    /* -f: text or json */
+	bool json;		    /* -f json */
+	struct hwprof_jw jw;	    /* the JSON being written (json) */
 };
 
 enum { OPT_JSON = 256 };
@@ -52,8 +54,7 @@ static const struct cli_option options[] = {
     CLI_OPERAND("papi", "PAPI preset names and the generic events they stand for"),
     CLI_OPERAND("vendor [PATTERN]", "the CPU's own events (libpfm4) with their raw encodings, "
 				    "those whose name contains PATTERN ('L3_MISS')"),
-    CLI_VALUE('f', "format", "FMT",
-	      "text (default) or json: one JSON object (--json is the same as -f json)"),
+    CLI_OPT_GROUP(format_only_table),
     CLI_FLAG(OPT_JSON, "json", NULL), /* the spelling before -f, kept */
     CLI_OPT_HELP,
     CLI_OPT_END,
@@ -70,6 +71,7 @@ static const struct cli_command command = {
 	     "the CPU model.\n"
 	     "\n",
     .options = options,
+    .formats = CLI_FMT(TEXT) | CLI_FMT(JSON),
     .footer = "\n"
 	      "The sysfs root is /sys, or $HWPROF_SYSFS_ROOT. Event spelling: docs/events.md.\n",
 };
@@ -510,20 +512,16 @@ static int print_pmus(struct list_options *o)
 
 int cmd_list(int argc, char **argv)
 {
-	struct list_options o = {.what = LIST_ALL, .json = false};
+	struct list_options o = {.what = LIST_ALL, .out = FORMAT_OPTS_INIT};
 	int c;
+
 	while ((c = cli_next_option(&command, argc, argv)) != -1) {
-		switch (c) {
-		case 'f':
-			if (cli_parse_format(optarg) == CLI_FORMAT_CSV)
-				die_usage("--format '%s': hwprof list writes text or json", optarg);
-			o.json = cli_parse_format(optarg) == CLI_FORMAT_JSON;
-			break;
-		case OPT_JSON:
-			o.json = true;
-			break;
-		}
+		if (format_opts_parse(&o.out, &command, c))
+			continue;
+		if (c == OPT_JSON) /* the spelling before -f, kept */
+			o.out.format = CLI_FORMAT_JSON;
 	}
+	o.json = o.out.format == CLI_FORMAT_JSON;
 	if (optind < argc) {
 		static const struct {
 			const char *word;

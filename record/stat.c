@@ -7,6 +7,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "cli_options.h"
+#include "format_opts.h"
 #include "attach.h"
 #include "launch.h"
 #include "pmu.h"
@@ -35,15 +36,14 @@
 #include <unistd.h>
 
 struct stat_opts {
-	const char *events;  /* -e, NULL: the host's default set */
-	const char *metrics; /* -M, NULL: none asked for by name */
-	long long runs;	     /* -r */
-	pid_t pid;	     /* -p, -1: none */
-	bool system_wide;    /* -a */
-	bool bandwidth;	     /* --bandwidth */
-	enum cli_format format;
-	const char *output; /* -o, NULL: stderr, "-": stdout */
-	char **argv;	    /* the command, NULL-terminated; NULL: none */
+	const char *events;	/* -e, NULL: the host's default set */
+	const char *metrics;	/* -M, NULL: none asked for by name */
+	long long runs;		/* -r */
+	pid_t pid;		/* -p, -1: none */
+	bool system_wide;	/* -a */
+	bool bandwidth;		/* --bandwidth */
+	struct format_opts out; /* -f; -o: NULL stderr, "-" stdout */
+	char **argv;		/* the command, NULL-terminated; NULL: none */
 	int argc;
 };
 
@@ -112,8 +112,9 @@ static const struct cli_option options[] = {
     CLI_FLAG(OPT_BANDWIDTH, "bandwidth",
 	     "with -a: the memory controllers' read and write bandwidth against the platform's "
 	     "peak (SMBIOS memory devices)"),
-    CLI_VALUE('f', "format", "FMT", "text (default), csv or json"),
-    CLI_VALUE('o', "output", "FILE", "write the counts to FILE instead of stderr (- stdout)"),
+    CLI_OPT_GROUP(format_only_table),
+    CLI_VALUE(FORMAT_OPT_FILE, "output", "FILE",
+	      "write the counts to FILE instead of stderr (- stdout)"),
     CLI_OPT_HELP,
     CLI_OPT_END,
 };
@@ -129,6 +130,7 @@ static const struct cli_command command = {
 	"counted, the spread over runs and the derived metrics (IPC, miss rates, MPKI).\n"
 	"\n",
     .options = options,
+    .formats = CLI_FMT(TEXT) | CLI_FMT(CSV) | CLI_FMT(JSON),
     .help_column = 23,
     .footer = "\n"
 	      "The exit status is CMD's (128+N when a signal N ended it; 127 when it could not be\n"
@@ -164,6 +166,8 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 	int c;
 
 	while ((c = cli_next_option(&command, argc, argv)) != -1) {
+		if (format_opts_parse(&o->out, &command, c))
+			continue;
 		switch (c) {
 		case 'e':
 			o->events = optarg;
@@ -182,12 +186,6 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 			break;
 		case OPT_BANDWIDTH:
 			o->bandwidth = true;
-			break;
-		case 'f':
-			o->format = cli_parse_format(optarg);
-			break;
-		case 'o':
-			o->output = optarg;
 			break;
 		}
 	}
@@ -1224,7 +1222,7 @@ static void print_csv(FILE *f, const struct hwprof_event_list *list, const struc
  * counted program's own. */
 static bool counts_on_stderr(const struct stat_opts *o)
 {
-	return !o->output;
+	return !o->out.file;
 }
 
 /* The descriptor the counts go to: -o FILE opened (created, truncated) before anything is
@@ -1237,11 +1235,11 @@ static int open_counts(const struct stat_opts *o)
 
 	if (counts_on_stderr(o))
 		return STDERR_FILENO;
-	if (!strcmp(o->output, "-"))
+	if (!strcmp(o->out.file, "-"))
 		return STDOUT_FILENO;
-	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	fd = open(o->out.file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0)
-		return error("-o '%s': %m (check the directory and its permissions)", o->output);
+		return error("-o '%s': %m (check the directory and its permissions)", o->out.file);
 	return fd;
 }
 
@@ -1260,7 +1258,7 @@ static int write_counts(const struct stat_opts *o, int fd, const char *text, siz
 	if (!e)
 		return 0;
 	if (fd > STDERR_FILENO)
-		return error_errno(e, "-o '%s': %m (%s)", o->output,
+		return error_errno(e, "-o '%s': %m (%s)", o->out.file,
 				   e == EFBIG ? "raise 'ulimit -f'"
 					      : "choose a writable path with -o");
 	return error_errno(e,
@@ -1314,8 +1312,7 @@ int cmd_stat(int argc, char **argv)
 	    .runs = 1,
 	    .pid = -1,
 	    .system_wide = false,
-	    .format = CLI_FORMAT_TEXT,
-	    .output = NULL,
+	    .out = FORMAT_OPTS_INIT,
 	};
 	struct hwprof_event_list list = {0};
 	struct ev_stat *st = NULL;
@@ -1335,7 +1332,7 @@ int cmd_stat(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	/* JSON carries the run's notes and warnings, so that on stderr it stays one document. */
-	if (o.format == CLI_FORMAT_JSON)
+	if (o.out.format == CLI_FORMAT_JSON)
 		cli_hold_messages();
 	launch_adjust_limits();
 	rd.asked = o.runs;
@@ -1344,10 +1341,10 @@ int cmd_stat(int argc, char **argv)
 				    (int)o.pid);
 	if (o.pid > 0 && check_pid(o.pid) < 0)
 		return EXIT_FATAL;
-	if (o.argv && o.output && launch_is_program(o.argv[0], o.output))
+	if (o.argv && o.out.file && launch_is_program(o.argv[0], o.out.file))
 		return error_status(
 		    EXIT_USAGE, "-o %s is the program being counted (choose another file with -o)",
-		    o.output);
+		    o.out.file);
 	/* The command first, as record does: a typo is the likelier news than the host. */
 	if (o.argv && (r = launch_check(o.argv[0])) != 0)
 		return error_status(EXIT_NOT_EXECUTED, "%s",
@@ -1488,15 +1485,15 @@ int cmd_stat(int argc, char **argv)
 	out = open_memstream(&text, &text_len);
 	if (!out)
 		die("out of memory");
-	if (o.format == CLI_FORMAT_JSON)
+	if (o.out.format == CLI_FORMAT_JSON)
 		print_json(out, &rd, &list, st, metrics, nm, &times, cpu, &o, bw);
-	else if (o.format == CLI_FORMAT_CSV)
+	else if (o.out.format == CLI_FORMAT_CSV)
 		print_csv(out, &list, st, bw);
 	else
 		print_text(out, &rd, &list, st, metrics, nm, &times, cpu, cmd, &o, bw);
 	if (fclose(out) != 0)
 		die("out of memory");
-	if (o.format == CLI_FORMAT_JSON && counts_on_stderr(&o))
+	if (o.out.format == CLI_FORMAT_JSON && counts_on_stderr(&o))
 		cli_drop_messages(); /* the JSON carries them */
 	else
 		cli_release_messages();

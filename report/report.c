@@ -4,6 +4,7 @@
 #include "cli_options.h"
 #include "rows.h"
 #include "output.h"
+#include "format_opts.h"
 #include "rows_insns.h"
 #include "sample_opts.h"
 
@@ -21,15 +22,14 @@
 struct report_options {
 	struct sample_opts samples; /* which samples: inputs, filters, --inline, ... */
 	const char *sort;
-	long long limit;      /* -1: the format's default (text 40, csv/json all) */
-	double percent_limit; /* rows under this share (percent) are left out */
-	const struct output_format *format;
-	int children;	     /* -1: when the recording has stacks; 0 / 1 */
-	bool callgraph;	     /* -G / --call-graph: call paths under each row */
-	enum cg_order order; /* of the call paths */
+	long long limit;	/* -1: the format's default (text 40, csv/json all) */
+	double percent_limit;	/* rows under this share (percent) are left out */
+	struct format_opts out; /* -f, -o */
+	int children;		/* -1: when the recording has stacks; 0 / 1 */
+	bool callgraph;		/* -G / --call-graph: call paths under each row */
+	enum cg_order order;	/* of the call paths */
 	bool folded_lines;
 	bool inverted;		/* svg: an icicle */
-	const char *output;	/* -o FILE; NULL: standard output */
 	bool group;		/* --group: a share column per other sampled event */
 	long long line_size;	/* --cacheline-size: bytes per line of --sort cacheline */
 	const char *row_option; /* the last option given that shapes rows or frames
@@ -39,34 +39,17 @@ struct report_options {
 typedef int output_fn(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
 		      const struct output_opts *o);
 
-/* The output formats: to add one, write its output_NAME() (output.h) and list it here. */
+/* The output formats: to add one, write its output_NAME() (output.h), name it in
+ * format_opts.h and list it here and in the command's .formats. */
 static const struct output_format {
-	const char *name;
 	output_fn *write;
 	long long limit; /* rows by default (0: all) */
 	bool binary;	 /* never written to a terminal */
-} formats[] = {
-    {"text", output_text, 40, false}, {"csv", output_csv, 0, false},
-    {"json", output_json, 0, false},  {"folded", output_folded, 0, false},
-    {"svg", output_svg, 0, false},    {"pprof", output_pprof, 0, true},
+} writers[CLI_NFORMATS] = {
+    [CLI_FORMAT_TEXT] = {output_text, 40, false}, [CLI_FORMAT_CSV] = {output_csv, 0, false},
+    [CLI_FORMAT_JSON] = {output_json, 0, false},  [CLI_FORMAT_FOLDED] = {output_folded, 0, false},
+    [CLI_FORMAT_SVG] = {output_svg, 0, false},	  [CLI_FORMAT_PPROF] = {output_pprof, 0, true},
 };
-
-static const struct output_format *parse_format(const char *arg)
-{
-	char names[128] = "";
-	size_t o = 0;
-
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (!strcmp(arg, formats[i].name))
-			return &formats[i];
-	for (size_t i = 0, n = sizeof(formats) / sizeof(formats[0]); i < n; i++)
-		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s",
-				      !i	   ? ""
-				      : i + 1 == n ? " or "
-						   : ", ",
-				      formats[i].name);
-	die_usage("--format '%s': not a format (%s)", arg, names);
-}
 
 enum {
 	OPT_PERCENT = 256,
@@ -95,15 +78,7 @@ static const struct cli_option options[] = {
 	      "cacheline: bytes per line (default 64; a power of two)"),
     CLI_VALUE('n', "limit", "N", "print the first N rows (text default 40; 0 = all)"),
     CLI_VALUE(OPT_PERCENT, "percent-limit", "P", "leave out rows under P percent of the samples"),
-    CLI_VALUE(
-	'f', "format", "FMT",
-	"text (default), csv, json, or folded (one line per distinct stack, 'main;work;memcpy "
-	"123', for flame graphs)\n"
-	"svg: a flame graph in one self-contained file (open it in a browser: hover, click to "
-	"zoom, search)\n"
-	"pprof: pprof's profile.proto, gzipped, for go tool pprof, Pyroscope, Parca (binary: "
-	"give -o FILE.pb.gz)"),
-    CLI_VALUE('o', "output", "FILE", "write to FILE instead of standard output"),
+    CLI_OPT_GROUP(format_opts_table),
     CLI_FLAG(OPT_STDIO, "stdio", "the text report (perf's spelling; hwprof report has no TUI)"),
     CLI_FLAG(OPT_FOLDED_LINES, "folded-lines", "folded: each frame with its :line"),
     CLI_FLAG(OPT_INVERTED, "inverted",
@@ -138,6 +113,8 @@ static const struct cli_command command = {
 	"The source lines, functions or DSOs that took the samples of a recording.\n"
 	"\n",
     .options = options,
+    .formats = CLI_FMT(TEXT) | CLI_FMT(CSV) | CLI_FMT(JSON) | CLI_FMT(FOLDED) | CLI_FMT(SVG) |
+	       CLI_FMT(PPROF),
     .footer = "\n"
 	      "Each row's share has a 95% interval (Wilson); '~' marks rows whose order against a\n"
 	      "neighbour the samples do not settle. Exit status: 0 ok, 1 partial (file cut short,\n"
@@ -167,6 +144,8 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 				o->row_option = "--inline";
 			continue;
 		}
+		if (format_opts_parse(&o->out, &command, c))
+			continue;
 		switch (c) {
 		case 'i':
 			sample_opts_add_input(&o->samples, optarg);
@@ -183,9 +162,6 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			o->percent_limit = cli_parse_real("--percent-limit", optarg, 0, 100,
 							  "not a percentage in 0..100");
 			o->row_option = "--percent-limit";
-			break;
-		case 'f':
-			o->format = parse_format(optarg);
 			break;
 		case OPT_CHILDREN:
 			o->children = 1;
@@ -227,9 +203,6 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 		case OPT_STDIO:
 			stdio = true; /* perf's spelling of the text report (no TUI here) */
 			break;
-		case 'o':
-			o->output = optarg;
-			break;
 		case OPT_FOLDED_LINES:
 			o->folded_lines = true;
 			break;
@@ -239,26 +212,27 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 	if (optind < argc)
 		die_usage("'%s': unexpected argument (the sample file goes after -i)",
 			  argv[optind]);
-	if (stdio && o->format->write != output_text)
-		die_usage("--stdio is the text report; it excludes -f %s", o->format->name);
-	if (o->inverted && o->format->write != output_svg)
+	if (stdio && o->out.format != CLI_FORMAT_TEXT)
+		die_usage("--stdio is the text report; it excludes -f %s",
+			  cli_format_name(o->out.format));
+	if (o->inverted && o->out.format != CLI_FORMAT_SVG)
 		die_usage("--inverted draws an icicle graph: it goes with -f svg");
-	if (o->group && o->format->write != output_text)
+	if (o->group && o->out.format != CLI_FORMAT_TEXT)
 		die_usage("--group puts a column per event in the text report: it goes with -f "
 			  "text");
 	if (o->group && o->children == 1)
 		die_usage("--group's columns are self shares: it goes with --no-children");
-	if (o->folded_lines && o->format->write != output_folded)
+	if (o->folded_lines && o->out.format != CLI_FORMAT_FOLDED)
 		die_usage("--folded-lines adds lines to folded stacks: it goes with -f folded");
-	if (o->callgraph && (o->format->write == output_folded || o->format->write == output_svg ||
-			     o->format->write == output_pprof))
+	if (o->callgraph && (o->out.format == CLI_FORMAT_FOLDED ||
+			     o->out.format == CLI_FORMAT_SVG || o->out.format == CLI_FORMAT_PPROF))
 		die_usage("-G puts call paths under rows; -f %s already holds every stack whole "
 			  "(drop -G)",
-			  o->format->name);
+			  cli_format_name(o->out.format));
 	/* pprof sorts, cuts and folds inline frames itself: the file holds every stack whole,
 	 * each location with its whole inline chain. The data key is the one -s it takes: the
 	 * objects become leaf frames (output_pprof.c). */
-	if (o->row_option && o->format->write == output_pprof &&
+	if (o->row_option && o->out.format == CLI_FORMAT_PPROF &&
 	    !(!strcmp(o->row_option, "-s") && sort_has_data(o->sort)))
 		die_usage(
 		    "%s shapes report's rows; -f pprof holds every sample and inline frame "
@@ -273,7 +247,7 @@ int cmd_report(int argc, char **argv)
 	    .sort = "line",
 	    .limit = -1,
 	    .percent_limit = 0,
-	    .format = &formats[0],
+	    .out = FORMAT_OPTS_INIT,
 	    .samples = SAMPLE_OPTS_INIT,
 	    .children = -1,
 	};
@@ -289,12 +263,13 @@ int cmd_report(int argc, char **argv)
 	int nkeys, ret = EXIT_FATAL, r, r2, fd = -1;
 
 	parse_options(argc, argv, &o);
-	if (o.output && cli_output_check("-o", o.output) < 0)
+	if (o.out.file && cli_output_check("-o", o.out.file) < 0)
 		goto done;
-	if (o.format->binary && (!o.output || !strcmp(o.output, "-")) && cli_stdout_is_tty()) {
+	if (writers[o.out.format].binary && (!o.out.file || !strcmp(o.out.file, "-")) &&
+	    cli_stdout_is_tty()) {
 		error("-f %s writes binary data: not to a terminal (give -o FILE.pb.gz, or pipe "
 		      "it)",
-		      o.format->name);
+		      cli_format_name(o.out.format));
 		goto done;
 	}
 	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
@@ -344,7 +319,7 @@ int cmd_report(int argc, char **argv)
 		goto done;
 	}
 	if (o.limit < 0)
-		o.limit = o.format->limit;
+		o.limit = writers[o.out.format].limit;
 	while (shown < nrows && (!o.limit || shown < (size_t)o.limit) &&
 	       rows[shown].share * 100 >= o.percent_limit)
 		shown++;
@@ -371,11 +346,11 @@ int cmd_report(int argc, char **argv)
 			error("out of memory reading the instructions of %zu rows", shown);
 			goto done;
 		}
-	fd = o.output ? cli_output_create("-o", o.output) : STDOUT_FILENO;
+	fd = o.out.file ? cli_output_create("-o", o.out.file) : STDOUT_FILENO;
 	if (fd < 0)
 		goto done;
 	out = cli_output_open(&sink, fd);
-	r = o.format->write(out, p, rows, shown, &oo);
+	r = writers[o.out.format].write(out, p, rows, shown, &oo);
 	/* The first failed write's errno (ENOSPC, EPIPE), not what stdio says after it. */
 	r2 = cli_output_close(out, &sink);
 	if (r < 0 || r2) {

@@ -6,6 +6,7 @@
 #include "diff.h"
 #include "diff_view.h"
 #include "diff_output.h"
+#include "format_opts.h"
 #include "sample_opts.h"
 #include "source.h"
 
@@ -36,8 +37,7 @@ struct diff_options {
 	const char *sort;
 	long long limit; /* -1: the format's default (text 40, csv/json all) */
 	double percent_limit;
-	enum cli_format format;
-	const char *output;
+	struct format_opts out; /* -f, -o */
 	double alpha;
 	double fail_if_worse; /* NAN: none */
 	enum diff_norm norm;
@@ -63,8 +63,7 @@ static const struct cli_option options[] = {
     CLI_VALUE('n', "limit", "N", "print the first N rows (text default 40; 0 = all)"),
     CLI_VALUE(OPT_PERCENT, "percent-limit", "P",
 	      "leave out rows under P percent of the samples on both sides"),
-    CLI_VALUE('f', "format", "FMT", "text (default), csv or json"),
-    CLI_VALUE('o', "output", "FILE", "write to FILE instead of standard output"),
+    CLI_OPT_GROUP(format_opts_table),
     CLI_VALUE(OPT_ALPHA, "alpha", "A",
 	      "significance level (default 0.05): the chance that any unchanged row is called "
 	      "significant (Holm's correction)"),
@@ -97,6 +96,7 @@ static const struct cli_command command = {
 	     "still matches it.\n"
 	     "\n",
     .options = options,
+    .formats = CLI_FMT(TEXT) | CLI_FMT(CSV) | CLI_FMT(JSON),
     .footer =
 	"\n"
 	"Rows are sorted significant first, then by the size of the change. A row is\n"
@@ -142,7 +142,8 @@ static void parse_options(int argc, char **argv, struct diff_options *o)
 	int c;
 
 	while ((c = cli_next_option(&command, argc, argv)) != -1) {
-		if (sample_opts_parse(&o->samples, c, argc, argv))
+		if (sample_opts_parse(&o->samples, c, argc, argv) ||
+		    format_opts_parse(&o->out, &command, c))
 			continue;
 		switch (c) {
 		case OPT_BASE:
@@ -160,12 +161,6 @@ static void parse_options(int argc, char **argv, struct diff_options *o)
 		case OPT_PERCENT:
 			o->percent_limit = cli_parse_real("--percent-limit", optarg, 0, 100,
 							  "not a percentage in 0..100");
-			break;
-		case 'f':
-			o->format = cli_parse_format(optarg);
-			break;
-		case 'o':
-			o->output = optarg;
 			break;
 		case OPT_ALPHA:
 			o->alpha = cli_parse_real("--alpha", optarg, 1e-12, 0.5,
@@ -326,13 +321,13 @@ static int print(const struct diff *d, const struct diff_options *o, struct diff
 	FILE *out;
 
 	oo->omitted = d->nrows - n;
-	fd = o->output ? cli_output_create("-o", o->output) : STDOUT_FILENO;
+	fd = o->out.file ? cli_output_create("-o", o->out.file) : STDOUT_FILENO;
 	if (fd < 0) {
 		free(shown);
 		return -1;
 	}
 	out = cli_output_open(&sink, fd);
-	r = writers[o->format](out, d, shown, n, oo);
+	r = writers[o->out.format](out, d, shown, n, oo);
 	r2 = cli_output_close(out, &sink);
 	if (fd > STDOUT_FILENO)
 		close(fd);
@@ -349,7 +344,7 @@ int cmd_diff(int argc, char **argv)
 	    .samples = SAMPLE_OPTS_INIT,
 	    .sort = "line",
 	    .limit = -1,
-	    .format = CLI_FORMAT_TEXT,
+	    .out = FORMAT_OPTS_INIT,
 	    .alpha = 0.05,
 	    .fail_if_worse = NAN,
 	};
@@ -362,7 +357,7 @@ int cmd_diff(int argc, char **argv)
 	int nkeys, ret = EXIT_FATAL;
 
 	parse_options(argc, argv, &o);
-	if (o.output && cli_output_check("-o", o.output) < 0)
+	if (o.out.file && cli_output_check("-o", o.out.file) < 0)
 		goto done;
 	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
 	if (nkeys < 0)
@@ -381,7 +376,7 @@ int cmd_diff(int argc, char **argv)
 			    o.sort);
 	}
 	if (o.limit < 0)
-		o.limit = o.format == CLI_FORMAT_TEXT ? 40 : 0;
+		o.limit = o.out.format == CLI_FORMAT_TEXT ? 40 : 0;
 	for (int s = 0; s < 2; s++)
 		label[s] = inputs_label(o.files[s], o.nfiles[s]);
 	if (load(&p[DIFF_BASE], &o, DIFF_BASE, "base") < 0 ||

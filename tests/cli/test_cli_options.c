@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cli_options.h"
+#include "format_opts.h"
 
 enum { OPT_STDIO = 256, OPT_SHARED };
 
@@ -88,14 +89,23 @@ Test(cli_options, stop_at_operand_leaves_the_command_its_options)
 	cr_expect_eq(rest, 2);
 }
 
-Test(cli_options, usage_lists_every_listed_row_once)
+/* CMD's --help text, malloc'd. */
+static char *usage_of(const struct cli_command *cmd)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	cli_usage(&command, f);
+	cr_assert(f);
+	cli_usage(cmd, f);
 	fclose(f);
+	return text;
+}
+
+Test(cli_options, usage_lists_every_listed_row_once)
+{
+	char *text = usage_of(&command);
+
 	cr_expect_str_eq(text,
 			 "usage: hwprof test [OPTIONS] FILE\n"
 			 "\n"
@@ -140,4 +150,83 @@ Test(cli_options, unknown_option_is_a_usage_error)
 	waitpid(pid, &status, 0);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == EXIT_USAGE);
 	cr_expect(strstr(buf, "hwprof test: error: '--bogus': unknown option"), "%s", buf);
+}
+
+/* The -f/-o group (format_opts.h): the one check of a format against what a command writes,
+ * and its --help line made from the command's formats. */
+static const struct cli_option fmt_options[] = {
+    CLI_OPT_GROUP(format_opts_table),
+    CLI_OPT_END,
+};
+
+static const struct cli_command fmt_command = {
+    .usage = "usage: hwprof fmt\n\n",
+    .options = fmt_options,
+    .formats = CLI_FMT(TEXT) | CLI_FMT(JSON) | CLI_FMT(FOLDED),
+};
+
+/* format_opts_parse() of ARGV's options for fmt_command, in a child: its exit status (10 +
+ * the format chosen, when -o names "out.txt") and its stderr in ERR. */
+static int parse_formats(char **argv, char *err, size_t size)
+{
+	int fd[2], status, argc = 0;
+	ssize_t n;
+	pid_t pid;
+
+	while (argv[argc])
+		argc++;
+	cr_assert_eq(pipe(fd), 0);
+	pid = fork();
+	if (!pid) {
+		struct format_opts o = FORMAT_OPTS_INIT;
+		int c;
+
+		dup2(fd[1], 2);
+		cli_set_prefix("hwprof fmt");
+		optind = 0;
+		opterr = 0;
+		while ((c = cli_next_option(&fmt_command, argc, argv)) != -1)
+			if (!format_opts_parse(&o, &fmt_command, c))
+				_exit(3);
+		_exit(o.file && !strcmp(o.file, "out.txt") ? 10 + (int)o.format : 4);
+	}
+	close(fd[1]);
+	n = read(fd[0], err, size - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(fd[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(cli_options, formats_one_check_for_every_command)
+{
+	char *ok[] = {"fmt", "-f", "folded", "-o", "out.txt", NULL};
+	char *unknown[] = {"fmt", "--format=xml", NULL};
+	char *not_ours[] = {"fmt", "-f", "csv", NULL};
+	char err[512];
+
+	cr_expect_eq(parse_formats(ok, err, sizeof(err)), 10 + CLI_FORMAT_FOLDED, "%s", err);
+	cr_expect_str_eq(cli_format_name(CLI_FORMAT_FOLDED), "folded");
+	cr_expect_eq(parse_formats(unknown, err, sizeof(err)), EXIT_USAGE);
+	cr_expect(strstr(err, "hwprof fmt: error: --format 'xml': not a format (text, json or "
+			      "folded)\n"),
+		  "%s", err);
+	cr_expect_eq(parse_formats(not_ours, err, sizeof(err)), EXIT_USAGE);
+	cr_expect(strstr(err, "hwprof fmt: error: --format 'csv': hwprof fmt writes text, json or "
+			      "folded\n"),
+		  "%s", err);
+}
+
+Test(cli_options, format_help_lists_the_command_formats)
+{
+	char *text = usage_of(&fmt_command);
+
+	cr_expect_str_eq(text,
+			 "usage: hwprof fmt\n"
+			 "\n"
+			 "  -f, --format FMT       text (default), json or folded (one line per "
+			 "distinct stack,\n"
+			 "                         'main;work;memcpy 123', for flame graphs)\n"
+			 "  -o, --output FILE      write to FILE instead of standard output\n");
+	free(text);
 }
