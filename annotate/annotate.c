@@ -252,7 +252,7 @@ static int load_model(const struct profile_options *po, struct profile **p, stru
 			error_errno(rc, "loading the profile: %m");
 		return -1;
 	}
-	*m = ann_model_build(*p);
+	*m = ann_model_build_lazy(*p);
 	return 0;
 }
 
@@ -287,16 +287,22 @@ int cmd_annotate(int argc, char **argv)
 	/* The instruction views read code and lines through the files the loader opened: a
 	 * large CU's line table is decoded once. */
 	o.samples.po.keep_code = !o.stdio || o.mode != ANN_VIEW_SOURCE;
+	/* Otherwise functions are ranked by their symbols, and each one's lines read when it is
+	 * shown: the TUI's first screen and --stdio's first function wait for theirs only. */
+	if (!o.samples.po.focus)
+		o.samples.po.lazy_lines = o.samples.po.keep_code = true;
 	if (load_model(&o.samples.po, &p, &m))
 		goto out;
 	/* A name that no symbol gives (a function only inlined, an alias the DWARF names) is
 	 * looked for in the whole profile. */
-	if (o.samples.po.focus && !ann_model_find(m, o.function, NULL, 0, NULL, 0) &&
+	if ((o.samples.po.focus || (o.function && p->lazy)) &&
+	    !ann_model_find(m, o.function, NULL, 0, NULL, 0) &&
 	    !ann_model_find_inlined(m, o.function, NULL, 0)) {
 		ann_model_free(m);
 		profile_free(p);
 		m = NULL;
 		o.samples.po.focus = NULL;
+		o.samples.po.lazy_lines = false;
 		if (load_model(&o.samples.po, &p, &m))
 			goto out;
 	}

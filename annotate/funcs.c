@@ -98,10 +98,49 @@ struct ann_model *ann_model_build(const struct profile *p)
 	return m;
 }
 
+struct ann_model *ann_model_build_lazy(struct profile *p)
+{
+	struct ann_model *m = ann_model_build(p);
+
+	if (p->lazy) {
+		m->lazy = p;
+		m->resolved = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(*m->resolved));
+	}
+	return m;
+}
+
+void ann_model_resolve(const struct ann_model *m, size_t func)
+{
+	struct ann_func *fn = &m->funcs[func];
+	uint32_t *ids;
+	struct keymap inl;
+
+	if (!m->lazy || m->resolved[func])
+		return;
+	ids = xmalloc((fn->nlocs ? fn->nlocs : 1) * sizeof(*ids));
+	for (size_t i = 0; i < fn->nlocs; i++)
+		ids[i] = m->locs[fn->first + i]->id;
+	if (profile_resolve(m->lazy, ids, fn->nlocs) < 0)
+		die("out of memory");
+	free(ids);
+	/* Its inline functions, now known (ann_model_build counts them the same way). */
+	keymap_init(&inl, 16);
+	for (size_t i = 0; i < fn->nlocs; i++) {
+		const struct profile_loc *l = m->locs[fn->first + i];
+
+		if (is_inlined(l))
+			keymap_get_or_add(&inl, l->dso, outer_name(l), l->function, 0);
+	}
+	fn->ninlined = inl.n;
+	keymap_release(&inl);
+	m->resolved[func] = true;
+}
+
 void ann_model_free(struct ann_model *m)
 {
 	if (!m)
 		return;
+	free(m->resolved);
 	free(m->funcs);
 	free(m->locs);
 	free(m->func_of_location);

@@ -34,11 +34,24 @@ struct ann_model {
 	/* Per location id (profile.locations, nlocations of them): the index in funcs of the
 	 * function it is charged to, or KEYMAP_NONE (keymap.h) when that has no samples. */
 	size_t *func_of_location;
+	/* A profile loaded with profile_options.lazy_lines: its locations' lines are read per
+	 * function, when a view first looks at it (ann_model_resolve()); NULL otherwise. */
+	struct profile *lazy;
+	bool *resolved; /* with LAZY: per function, its locations complete */
 };
 
 /* Builds the function list of P (time linear in P's locations, plus sorting the functions).
  * Never fails (allocation failures die). Free with ann_model_free(). */
 struct ann_model *ann_model_build(const struct profile *p);
+
+/* ann_model_build() of P, whose pending locations (profile_resolve()) are then completed
+ * function by function, by ann_model_resolve(). */
+struct ann_model *ann_model_build_lazy(struct profile *p);
+
+/* Completes function FUNC of M: its locations' lines and inline frames, when M's profile left
+ * them pending, and its count of inline functions. Every view of FUNC calls it first (lines.h);
+ * nothing to do for a profile loaded whole. Allocation failures die. */
+void ann_model_resolve(const struct ann_model *m, size_t func);
 
 /* Frees M. Accepts NULL. */
 void ann_model_free(struct ann_model *m);

@@ -636,6 +636,7 @@ struct ann_view *ann_view_build_mode(const struct ann_model *m, size_t func,
 	double best = -1;
 	char *no_code = NULL;
 
+	ann_model_resolve(m, func); /* before anything reads its locations */
 	v->model = m;
 	v->func = func;
 	v->mode = mode;

@@ -870,6 +870,8 @@ static void list_draw(struct tui *t)
 		const struct ann_func *f = &m->funcs[fi];
 		const char *slash = strrchr(f->dso, '/');
 		enum ann_heat h = ann_heat_of(f->share);
+		/* Its "+inlined" needs its inline frames: read for the rows shown. */
+		ann_model_resolve(m, fi);
 		char name[512];
 		int x = 2 + 6 + 1 + sw + 2;
 

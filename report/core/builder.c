@@ -14,6 +14,7 @@
 #include "jobs.h"
 #include "kallsyms.h"
 #include "maps.h"
+#include "resolve.h"
 #include "stacks.h"
 #include "strpool.h"
 #include "symbolize.h"
@@ -63,6 +64,10 @@ struct builder {
 	 * DWARF (every address when unset). */
 	struct fn_query focus;
 	bool focused;
+	/* profile_options.lazy_lines, for a profile without stacks: PENDING (per location id)
+	 * marks the addresses resolved by their symbol only. */
+	bool lazy;
+	bool *pending;
 	/* The event shown of every input, by name: --event, else the first input's first
 	 * sampling event (its event 0 when it has none). */
 	char shown[sizeof(((struct hwprof_file_event *)0)->name)];
@@ -925,20 +930,19 @@ static int resolve(struct builder *b, const struct agg_entry *e, struct profile_
 	if (d->state != DSO_OK || !dso_offset_to_vaddr(d, e->offset, &vaddr))
 		return 0;
 	loc->addr = vaddr;
-	if (b->focused)
+	if (b->focused || b->lazy)
 		dso_sym_lookup_symbol(d, vaddr, b->p->strings, &r);
-	if ((!b->focused || in_focus(b, &r)) && !symcache_get(cache, vaddr, b->p->strings, &r)) {
+	/* Lazy: the symbol's function, its lines when profile_resolve() asks; an address
+	 * without a symbol now, as its function may be the DWARF's only. */
+	if (b->lazy && r.function)
+		b->pending[e - b->agg.v] = true;
+	else if ((!b->focused || in_focus(b, &r)) &&
+		 !symcache_get(cache, vaddr, b->p->strings, &r)) {
 		if (dso_sym_lookup(d, vaddr, b->opt->inline_mode, b->p->strings, &r) < 0 ||
 		    (cache && symcache_put(cache, vaddr, &r) < 0))
 			return -ENOMEM;
 	}
-	loc->function = r.function;
-	loc->inlined_into = r.inlined_into;
-	loc->file = r.file;
-	loc->line = r.line;
-	loc->call_file = r.call_file;
-	loc->call_line = r.call_line;
-	loc->unknown = !r.function && !r.file;
+	loc_set_result(loc, &r);
 	if (r.shadowed)
 		notes->shadowed += e->samples;
 	if (r.missing_dwo) {
@@ -1155,8 +1159,8 @@ static int open_dso(struct builder *b, struct dso *d, const struct sym_jobs *w,
 				   "%s+0xOFFSET', not attributed to the file's lines now "
 				   "(record again to profile the current build)",
 				   why, samples, d->path);
-	/* A focused profile reads little DWARF and is not cached. */
-	if (b->opt->use_cache && !b->focused &&
+	/* A focused or lazy profile reads little DWARF and is not cached. */
+	if (b->opt->use_cache && !b->focused && !b->lazy &&
 	    (*cache =
 		 symcache_open(d, b->opt->inline_mode, b->opt->debug_dirs, b->opt->ndebug_dirs)) &&
 	    cached_all(*cache, d, b->agg.v, w->order, job->first, job->n))
@@ -1334,6 +1338,8 @@ static int build_tables(struct builder *b, const struct sym_jobs *w)
 	p->lines = malloc((nlines ? nlines : 1) * sizeof(*p->lines));
 	if (!p->lines || fn_table_init(&fns) < 0)
 		return -ENOMEM;
+	if (p->lazy)
+		p->lazy->lines_cap = nlines ? nlines : 1;
 	/* Each DSO's locations, in the order its job resolved them: the lines of a location
 	 * are back to back. */
 	for (size_t i = 0; i < b->dsos.n; i++) {
@@ -1342,18 +1348,9 @@ static int build_tables(struct builder *b, const struct sym_jobs *w)
 			struct profile_loc *loc = &p->locations[w->order[k]];
 			const struct sym_frame *f =
 			    loc->nlines ? job->chains.v + loc->first_line : NULL;
-			loc->first_line = (uint32_t)p->nlines;
-			for (uint32_t j = 0; j < loc->nlines; j++) {
-				struct profile_function fn = {.name = f[j].function,
-							      .system_name = f[j].linkage,
-							      .file = f[j].decl_file,
-							      .start_line = f[j].decl_line};
-				struct profile_line *l = &p->lines[p->nlines++];
-				*l = (struct profile_line){.file = f[j].file, .line = f[j].line};
-				if (fn_table_intern(&fns, &fn, &l->function) < 0) {
-					fn_table_release(&fns);
-					return -ENOMEM;
-				}
+			if (lines_append(p, &fns, f, loc->nlines, loc) < 0) {
+				fn_table_release(&fns);
+				return -ENOMEM;
 			}
 		}
 	}
@@ -1408,6 +1405,15 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	if (!p->locations || !p->locs)
 		goto out;
 	p->nlocations = b->agg.n;
+	/* Stacks name their call sites' lines in every view: such a profile is read whole. */
+	b->lazy = b->opt->lazy_lines && b->opt->keep_code && !b->focused && !b->stacks.n;
+	if (b->lazy) {
+		if (!(p->lazy = calloc(1, sizeof(*p->lazy))) ||
+		    !(p->lazy->pending = calloc(b->agg.n ? b->agg.n : 1, sizeof(bool))))
+			goto out;
+		p->lazy->mode = b->opt->inline_mode;
+		b->pending = p->lazy->pending;
+	}
 	w = (struct sym_jobs){
 	    .b = b, .ks = &ks, .dso_samples = dso_samples, .total = total, .locs = p->locations};
 	if (symbolize_all(&w) < 0 || build_tables(b, &w) < 0)

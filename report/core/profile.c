@@ -2,6 +2,7 @@
 #include "profile.h"
 
 #include "dso.h"
+#include "resolve.h"
 #include "strpool.h"
 
 #include <errno.h>
@@ -69,6 +70,7 @@ void profile_free(struct profile *p)
 	if (p->dsos)
 		dso_table_release(p->dsos);
 	free(p->dsos);
+	profile_lazy_free(p->lazy);
 	for (uint32_t i = 0; i < p->header.argc; i++)
 		free(p->header.argv[i]);
 	free(p->header.argv);

@@ -26,6 +26,7 @@ enum inline_mode {
 };
 
 struct dso_table;
+struct profile_lazy;
 
 struct profile_options {
 	const char **inputs; /* sample files; several are merged (same binaries) */
@@ -49,6 +50,13 @@ struct profile_options {
 	bool keep_code;	      /* keep the files the loader opened (libdwfl, their DWARF
 			       * read so far) with the profile, for code.h to read
 			       * instructions and lines from without opening them again */
+	bool lazy_lines;      /* with keep_code, and no focus: each sampled address of a
+			       * DSO file gets the function its symbol names only (no line,
+			       * no inline frames), left pending for profile_resolve() to
+			       * complete when a view looks at it (an address without a
+			       * symbol is resolved whole at once). A profile with stacks
+			       * is loaded whole (its call sites' lines are every view's).
+			       * Not cached */
 };
 
 /* ---- the tables, shaped like pprof's profile.proto -------------------------------------
@@ -254,13 +262,16 @@ struct profile {
 	 * touched; none when no input has data addresses. */
 	struct profile_data *data;
 	size_t ndata;
-	uint32_t *data_weights; /* per data sample, in data[] order; NULL when none had one */
-	uint64_t data_samples;	/* samples in data[] */
-	double data_period;	/* their period */
-	bool data_weighted;	/* some sample carried a weight */
-	bool data_has_src;	/* some sample carried a data source */
-	struct dso_table *dsos; /* with profile_options.keep_code: the loader's DSOs by mapping
-				 * index, as opened (internal: code.h reads them); else NULL */
+	uint32_t *data_weights;	   /* per data sample, in data[] order; NULL when none had one */
+	uint64_t data_samples;	   /* samples in data[] */
+	double data_period;	   /* their period */
+	bool data_weighted;	   /* some sample carried a weight */
+	bool data_has_src;	   /* some sample carried a data source */
+	struct dso_table *dsos;	   /* with profile_options.keep_code: the loader's DSOs by mapping
+				    * index, as opened (internal: code.h reads them); else NULL */
+	struct profile_lazy *lazy; /* with profile_options.lazy_lines: the locations still
+				    * pending (internal: profile_resolve() reads them); NULL
+				    * when none is */
 };
 
 /* The inline chain of location L of P, innermost first (*N lines; none: NULL and 0). */
@@ -292,6 +303,13 @@ void profile_lost(const struct profile *p, struct profile_lost *out);
  * rebuilt or deleted since; applies --function by fn_pick() (funcname.h: base names, linkage names,
  * an ambiguous name is -EINVAL with the candidates); -EISDIR for a directory given as input. */
 int profile_load(struct profile **out, const struct profile_options *opt, char *err, size_t errlen);
+
+/* Completes the pending ones among the N location ids IDS of P (profile_options.lazy_lines):
+ * their line, call site and inline chain, as a whole load gives them, in locations[] and in
+ * their copies in locs[] (samples and period kept); profile.lines and profile.functions grow
+ * (pointers into them do not stay valid). Other ids are left as they are: none pending (no
+ * lazy load) costs nothing. Returns 0 or -ENOMEM. */
+int profile_resolve(struct profile *p, const uint32_t *ids, size_t n);
 
 /* Frees P. Accepts NULL. */
 void profile_free(struct profile *p);

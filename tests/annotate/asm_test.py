@@ -335,6 +335,10 @@ def test_tui():
         tmux("send-keys", "-t", "t", "Enter")
         s = wait_for(r"store_pages \[asm_work\]", "Enter on the call opens store_pages")
         check("the callee opens in the mixed view", "[view: source+instructions]" in s, s)
+        # Its lines are read when it opens (the model ranks functions by symbol): the store's
+        # line is there with its samples, as on a first screen.
+        check("the callee's lines are read: its hot line with its samples",
+              re.search(rf"^# +\d+\.\d% +\d+ +{hot_line('store')} ", s, re.M), s)
         tmux("send-keys", "-t", "t", "g", "i")
         s = wait_for(r"store_pages\+0x[0-9a-f]+\s+hot 1/", "i: the next hot instruction")
         cur = [ln for ln in s.splitlines() if re.search(r"mov\S*\s+%\w+, \(", ln)]
