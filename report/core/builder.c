@@ -1150,7 +1150,7 @@ static int open_dso(struct builder *b, struct dso *d, const struct sym_jobs *w,
 		    const struct dso_job *job, struct symcache **cache, char **warning)
 {
 	char why[768];
-	bool has_dwarf = false;
+	bool has_dwarf = false, lazy_open;
 	uint64_t samples = w->dso_samples[job->dso], total = w->total;
 
 	if (dso_check(d, why, sizeof(why)) < 0)
@@ -1165,13 +1165,16 @@ static int open_dso(struct builder *b, struct dso *d, const struct sym_jobs *w,
 		 symcache_open(d, b->opt->inline_mode, b->opt->debug_dirs, b->opt->ndebug_dirs)) &&
 	    cached_all(*cache, d, b->agg.v, w->order, job->first, job->n))
 		return 0;
-	/* Focused, a DSO's DWARF is read by its first lookup that needs it, if any. */
-	if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, b->focused ? NULL : &has_dwarf,
+	/* Focused, a DSO's DWARF is read by its first lookup that needs it, if any; lazy, too
+	 * when it has too few samples for warn_no_dwarf() to warn (libc's compressed debug
+	 * file is inflated whole when opened). */
+	lazy_open = b->focused || (b->lazy && samples * 100 < total);
+	if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, lazy_open ? NULL : &has_dwarf,
 			 why, sizeof(why)) < 0) {
 		d->state = DSO_NOT_ELF;
 		return job_warning(warning, "%s; its samples are shown as '[unknown]'", why);
 	}
-	return b->focused ? 0 : warn_no_dwarf(d, has_dwarf, why, samples, total, warning);
+	return lazy_open ? 0 : warn_no_dwarf(d, has_dwarf, why, samples, total, warning);
 }
 
 static void symbolize_dso(void *ctx, size_t k)
