@@ -169,8 +169,13 @@ int ann_stdio_view(FILE *out, const struct ann_model *m, struct source_cache *sr
 	for (size_t i = 0; i < h.n; i++)
 		print_trimmed(out, "%s", h.lines[i].text);
 	ann_header_release(&h);
-	for (size_t i = 0; i < nfuncs; i++)
+	/* Streamed: the header, then each function as soon as its lines are read (a lazy
+	 * model reads them function by function), for a reader such as less. */
+	fflush(out);
+	for (size_t i = 0; i < nfuncs; i++) {
 		print_function(out, m, src, code, mode, funcs[i]);
+		fflush(out);
+	}
 	if (more)
 		fprintf(out, "\n(%zu more function%s with fewer samples; --limit 0 shows all)\n",
 			more, more > 1 ? "s" : "");
