@@ -1,6 +1,7 @@
 /* cli.c - error reporting and number parsing for the hwprof subcommands (see cli.h). */
 #include "cli.h"
 #include "closest.h"
+#include "grow.h"
 #include "sampfile_format.h"
 #include "textfmt.h"
 #include "hwprof/hwprof.h"
@@ -327,6 +328,12 @@ void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 	return q ? q : oom(n);
+}
+
+void xgrow(void *v, size_t *cap, size_t need, size_t size)
+{
+	if (hwprof_grow((void **)v, cap, need, size) < 0)
+		die("out of memory growing an array to %zu elements", need);
 }
 
 char *xstrdup(const char *s)

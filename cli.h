@@ -127,6 +127,8 @@ int cli_try_parse_num(const char *opt, const char *arg, long long min, long long
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
+/* hwprof_grow() (grow.h) on the array *(void **)V: room for NEED elements of SIZE bytes. */
+void xgrow(void *v, size_t *cap, size_t need, size_t size);
 char *xstrdup(const char *s);
 /* The printf-formatted string FMT, malloc'd (the caller frees it); dies on ENOMEM. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
