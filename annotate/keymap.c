@@ -1,8 +1,9 @@
-/* keymap.c - hash map from string triples to indexes (keymap.h): open addressing, FNV-1a. */
+/* keymap.c - map from string triples to indexes (keymap.h), found through idindex.h. */
 #include "keymap.h"
 
 #include "cli.h"
 #include "fnv.h"
+#include "idindex.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,73 +20,78 @@ static uint64_t mix(uint64_t h, const char *s)
 	return hwprof_fnv1a_byte(hwprof_fnv1a_str(h, nz(s)), 0xff);
 }
 
-static size_t key_hash(const char *a, const char *b, const char *c)
+static uint64_t key_hash(const char *a, const char *b, const char *c)
 {
-	uint64_t h = mix(mix(mix(HWPROF_FNV_BASIS, a), b), c);
+	return hwprof_hash_fold(mix(mix(mix(HWPROF_FNV_BASIS, a), b), c));
+}
 
-	return (size_t)(h ^ (h >> 29));
+static uint64_t entry_hash(const void *ctx, uint32_t id)
+{
+	const struct keyslot *s = &((const struct keymap *)ctx)->v[id];
+
+	return key_hash(s->a, s->b, s->c);
+}
+
+struct key {
+	const struct keymap *km;
+	const char *a, *b, *c;
+};
+
+static bool same_key(const void *ctx, uint32_t id)
+{
+	const struct key *k = ctx;
+	const struct keyslot *s = &k->km->v[id];
+
+	return !strcmp(nz(s->a), nz(k->a)) && !strcmp(nz(s->b), nz(k->b)) &&
+	       !strcmp(nz(s->c), nz(k->c));
 }
 
 void keymap_init(struct keymap *km, size_t expect)
 {
-	km->cap = 16;
-	while (km->cap < expect * 2)
-		km->cap *= 2;
-	km->slots = xcalloc(km->cap, sizeof(*km->slots));
-	km->n = 0;
+	size_t cap = 16;
+
+	while (cap < expect * 2)
+		cap *= 2;
+	*km = (struct keymap){0};
+	if (hwprof_index_rebuild(&km->index, &km->icap, cap, 0, entry_hash, km) < 0)
+		die("out of memory");
 }
 
-static bool same(const struct keyslot *s, const char *a, const char *b, const char *c)
-{
-	return !strcmp(nz(s->a), nz(a)) && !strcmp(nz(s->b), nz(b)) && !strcmp(nz(s->c), nz(c));
-}
-
-/* The slot holding the key, or the empty slot where it would go. */
+/* The slot of (A, B, C) in KM's index: empty when KM has no such key. */
 static size_t probe(const struct keymap *km, const char *a, const char *b, const char *c)
 {
-	size_t mask = km->cap - 1, i;
+	struct key k = {km, a, b, c};
 
-	for (i = key_hash(a, b, c) & mask; km->slots[i].used; i = (i + 1) & mask)
-		if (same(&km->slots[i], a, b, c))
-			break;
-	return i;
+	return hwprof_index_probe(km->index, km->icap, key_hash(a, b, c), same_key, &k);
 }
 
 size_t keymap_find(const struct keymap *km, const char *a, const char *b, const char *c)
 {
 	size_t i = probe(km, a, b, c);
 
-	return km->slots[i].used ? km->slots[i].val : KEYMAP_NONE;
+	return km->index[i] ? km->v[km->index[i] - 1].val : KEYMAP_NONE;
 }
 
 size_t keymap_get_or_add(struct keymap *km, const char *a, const char *b, const char *c, size_t val)
 {
-	size_t i;
+	size_t i = probe(km, a, b, c);
 
-	if (2 * (km->n + 1) > km->cap) {
-		struct keymap bigger;
-
-		keymap_init(&bigger, km->cap);
-		for (size_t j = 0; j < km->cap; j++) {
-			const struct keyslot *s = &km->slots[j];
-
-			if (s->used)
-				keymap_get_or_add(&bigger, s->a, s->b, s->c, s->val);
-		}
-		free(km->slots);
-		*km = bigger;
-	}
-	i = probe(km, a, b, c);
-	if (km->slots[i].used)
-		return km->slots[i].val;
-	km->slots[i] = (struct keyslot){.a = a, .b = b, .c = c, .val = val, .used = true};
-	km->n++;
+	if (km->index[i])
+		return km->v[km->index[i] - 1].val;
+	if (km->n + 1 >= UINT32_MAX)
+		die("more than %u grouping keys", UINT32_MAX - 2);
+	xgrow(&km->v, &km->cap, km->n + 1, sizeof(*km->v));
+	km->v[km->n] = (struct keyslot){.a = a, .b = b, .c = c, .val = val};
+	km->index[i] = (uint32_t)++km->n;
+	if (2 * km->n > km->icap &&
+	    hwprof_index_rebuild(&km->index, &km->icap, 2 * km->icap, km->n, entry_hash, km) < 0)
+		die("out of memory");
 	return val;
 }
 
 void keymap_release(struct keymap *km)
 {
-	free(km->slots);
-	km->slots = NULL;
-	km->cap = km->n = 0;
+	free(km->v);
+	free(km->index);
+	*km = (struct keymap){0};
 }

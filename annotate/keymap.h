@@ -1,4 +1,4 @@
-/* keymap.h - a small hash map from (A, B, C) string triples to indexes, for grouping a
+/* keymap.h - a map from (A, B, C) string triples to indexes, for grouping a
  * profile's locations by function and by section in linear time. Keys are compared by content
  * (a profile interns its strings, but a hand-built one need not); NULL equals "". The map keeps
  * the key pointers: the strings must outlive it.
@@ -10,16 +10,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct keyslot {
 	const char *a, *b, *c;
 	size_t val;
-	bool used;
 };
 
 struct keymap {
-	struct keyslot *slots;
-	size_t cap, n; /* cap: a power of two, at least twice n */
+	struct keyslot *v; /* the keys in the order added */
+	size_t n, cap;
+	uint32_t *index; /* idindex.h slots: a power of two, at least twice n */
+	size_t icap;
 };
 
 /* An empty map with room for about EXPECT keys before it grows. */
@@ -35,7 +37,7 @@ size_t keymap_find(const struct keymap *km, const char *a, const char *b, const 
 
 #define KEYMAP_NONE ((size_t)-1)
 
-/* Frees the slots (not the key strings). */
+/* Frees the map's arrays (not the key strings). */
 void keymap_release(struct keymap *km);
 
 #endif
