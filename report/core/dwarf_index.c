@@ -1,6 +1,10 @@
 /* dwarf_index.c - function and CU ranges, sorted; the inline chain of one address. */
 #include "dwarf_index.h"
 
+#include "fnv.h"
+#include "grow.h"
+#include "idindex.h"
+
 #include <dwarf.h>
 #include <errno.h>
 #include <stddef.h>
@@ -36,14 +40,8 @@ static int add_ranges(struct vec *vec, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Addr
 				*shadow = hi;
 			continue;
 		}
-		if (vec->n == vec->cap) {
-			size_t cap = vec->cap ? vec->cap * 2 : 256;
-			struct dw_range *v = realloc(vec->v, cap * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			vec->v = v;
-			vec->cap = cap;
-		}
+		if (hwprof_grow((void **)&vec->v, &vec->cap, vec->n + 1, sizeof(*vec->v)) < 0)
+			return -ENOMEM;
 		vec->v[vec->n++] = (struct dw_range){lo + bias, hi + bias, *die, *cu, bias, NULL};
 	}
 	return 0;
@@ -101,30 +99,21 @@ static void build_cus(struct dwarf_index *x)
 	x->ncus = cus.n;
 }
 
-static size_t slot(Dwarf_Off off, size_t cap)
+static uint64_t entry_hash(const void *ctx, uint32_t id)
 {
-	return (size_t)((off * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+	return hwprof_hash_word(((const struct dwarf_index *)ctx)->tab[id].cu_offset);
 }
 
-static int grow(struct dwarf_index *x)
-{
-	size_t cap = x->cap ? x->cap * 2 : 64;
-	struct cu_functions *t = calloc(cap, sizeof(*t));
+struct key {
+	const struct dwarf_index *x;
+	Dwarf_Off off;
+};
 
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < x->cap; i++) {
-		if (!x->tab[i].cu_offset)
-			continue;
-		size_t j = slot(x->tab[i].cu_offset, cap);
-		while (t[j].cu_offset)
-			j = (j + 1) & (cap - 1);
-		t[j] = x->tab[i];
-	}
-	free(x->tab);
-	x->tab = t;
-	x->cap = cap;
-	return 0;
+static bool same_key(const void *ctx, uint32_t id)
+{
+	const struct key *k = ctx;
+
+	return k->x->tab[id].cu_offset == k->off;
 }
 
 /* CU's functions, indexed on first use; NULL on ENOMEM. */
@@ -132,15 +121,17 @@ static const struct cu_functions *functions_of(struct dwarf_index *x, Dwarf_Die 
 					       Dwarf_Addr bias)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct key k = {x, off};
 	struct vec fns = {0};
 	size_t i;
 
-	if (x->cap) {
-		for (i = slot(off, x->cap); x->tab[i].cu_offset; i = (i + 1) & (x->cap - 1))
-			if (x->tab[i].cu_offset == off)
-				return &x->tab[i];
-	}
-	if ((x->n + 1) * 2 > x->cap && grow(x) < 0)
+	if (!x->icap && hwprof_index_rebuild(&x->index, &x->icap, 64, 0, entry_hash, x) < 0)
+		return NULL;
+	i = hwprof_index_probe(x->index, x->icap, hwprof_hash_word(off), same_key, &k);
+	if (x->index[i])
+		return &x->tab[x->index[i] - 1];
+	if (x->n + 1 >= UINT32_MAX ||
+	    hwprof_grow((void **)&x->tab, &x->cap, x->n + 1, sizeof(*x->tab)) < 0)
 		return NULL;
 	struct vec own = {0};
 	Dwarf_Addr shadow = 0;
@@ -171,11 +162,15 @@ static const struct cu_functions *functions_of(struct dwarf_index *x, Dwarf_Die 
 	free(own.v);
 	if (fns.n)
 		qsort(fns.v, fns.n, sizeof(*fns.v), by_lo);
-	for (i = slot(off, x->cap); x->tab[i].cu_offset; i = (i + 1) & (x->cap - 1))
-		;
-	x->tab[i] = (struct cu_functions){off, fns.v, fns.n, shadow, missing};
-	x->n++;
-	return &x->tab[i];
+	x->tab[x->n] = (struct cu_functions){off, fns.v, fns.n, shadow, missing};
+	x->index[i] = (uint32_t)++x->n;
+	if (x->n * 2 > x->icap &&
+	    hwprof_index_rebuild(&x->index, &x->icap, 2 * x->icap, x->n, entry_hash, x) < 0) {
+		x->index[i] = 0; /* the index stays as it was: the CU is indexed again next time */
+		free(x->tab[--x->n].v);
+		return NULL;
+	}
+	return &x->tab[x->n - 1];
 }
 
 /* A function's DIE tree, as much of it as the lookups need: each node the blocks and inlined
@@ -434,9 +429,10 @@ int dwarf_index_frames(struct dwarf_index *x, Dwarf_Addr addr, Dwarf_Die *frames
 
 void dwarf_index_release(struct dwarf_index *x)
 {
-	for (size_t i = 0; i < x->cap; i++)
+	for (size_t i = 0; i < x->n; i++)
 		free(x->tab[i].v);
 	free(x->tab);
+	free(x->index);
 	free(x->cus);
 	arena_release(&x->arena);
 	memset(x, 0, sizeof(*x));

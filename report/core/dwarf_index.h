@@ -34,8 +34,7 @@ struct dw_arena {
 
 /* The functions of one CU, indexed the first time an address falls in it. */
 struct cu_functions {
-	Dwarf_Off cu_offset; /* 0 = empty slot (no CU starts at offset 0 of .debug_info
-			      * as a DIE: the CU header comes first) */
+	Dwarf_Off cu_offset; /* the CU DIE's offset in .debug_info */
 	struct dw_range *v;
 	size_t n;
 	Dwarf_Addr discarded_hi; /* end of the CU's ranges the linker discarded, which
@@ -49,11 +48,13 @@ struct dwarf_index {
 	struct dw_range *cus; /* CU ranges, for files without .debug_aranges */
 	size_t ncus;
 	bool cus_built;
-	struct cu_functions *tab; /* open addressing by CU offset */
-	size_t cap, n;		  /* slots in TAB (a power of two, or 0), CUs indexed */
-	bool split;		  /* a CU indexed was a split DWARF skeleton: its answers
-				   * depend on a .dwo file too */
-	struct dw_arena arena;	  /* the functions' trees */
+	struct cu_functions *tab; /* the CUs indexed, in the order first looked up */
+	size_t n, cap;
+	uint32_t *index; /* TAB by CU offset: idindex.h slots, or NULL before the first */
+	size_t icap;
+	bool split;	       /* a CU indexed was a split DWARF skeleton: its answers
+				* depend on a .dwo file too */
+	struct dw_arena arena; /* the functions' trees */
 };
 
 /* Prepares X for MOD, which must outlive X (the Dwfl owns it); nothing is read until the
