@@ -4,6 +4,9 @@
 #include "demangle.h"
 #include "dso.h"
 #include "dwarf_index.h"
+#include "fnv.h"
+#include "grow.h"
+#include "idindex.h"
 #include "strpool.h"
 #include "symtab.h"
 
@@ -30,17 +33,21 @@ struct dso_sym {
 	size_t ndirs;
 	struct scoped_name *scoped; /* qualified names made by scoped_name(), by DIE offset */
 	size_t nscoped;
-	struct fn_info *fns;	 /* function DIEs' names, by DIE (fn_info()): open addressing */
-	size_t nfns, capfns;	 /* capfns a power of two, or 0 */
-	struct path_memo *paths; /* source_path()'s answers (joined_path()): open addressing */
-	size_t npaths, cappaths; /* cappaths a power of two, or 0 */
+	struct fn_info *fns; /* function DIEs' names (fn_info()), found by DIE through FNS_INDEX */
+	size_t nfns, capfns;
+	uint32_t *fns_index; /* idindex.h slots, or NULL before the first */
+	size_t fns_icap;
+	struct path_memo *paths; /* source_path()'s answers (joined_path()), through PATHS_INDEX */
+	size_t npaths, cappaths;
+	uint32_t *paths_index; /* idindex.h slots, or NULL before the first */
+	size_t paths_icap;
 };
 
 /* source_path(DIR, FILE) kept: libdw's strings (a line table's file names, DW_AT_comp_dir)
  * stay put while the Dwarf lives, so their pointers are the key, and the join and fold of the
  * same few paths was a sixth of a report's time. */
 struct path_memo {
-	const char *dir, *file; /* FILE NULL: an empty slot */
+	const char *dir, *file;
 	const struct strpool *pool;
 	const char *path;
 };
@@ -48,7 +55,7 @@ struct path_memo {
 /* A function DIE's names and declaration, kept: most addresses share their functions, and a
  * name is a demangling and perhaps a walk of the CU (scoped_name). */
 struct fn_info {
-	uintptr_t die; /* Dwarf_Die.addr (unique, see scoped_name); 0: empty slot */
+	uintptr_t die; /* Dwarf_Die.addr (unique, see scoped_name) */
 	const char *function, *linkage, *decl_file;
 	int decl_line;
 };
@@ -66,7 +73,9 @@ void dso_sym_free(struct dso_sym *s)
 		return;
 	free(s->scoped);
 	free(s->fns);
+	free(s->fns_index);
 	free(s->paths);
+	free(s->paths_index);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	symtab_release(&s->symtab);
@@ -242,49 +251,62 @@ static const char *source_path(const char *dir, const char *file, struct strpool
 	return r;
 }
 
-static size_t path_slot(const char *dir, const char *file, size_t cap)
+static uint64_t path_hash(const char *dir, const char *file, const struct strpool *pool)
 {
-	uint64_t h = ((uintptr_t)file ^ ((uint64_t)(uintptr_t)dir << 17)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = hwprof_fnv1a_word(HWPROF_FNV_BASIS, (uintptr_t)file);
 
-	return (size_t)(h >> 24) & (cap - 1);
+	return hwprof_hash_fold(
+	    hwprof_fnv1a_word(hwprof_fnv1a_word(h, (uintptr_t)dir), (uintptr_t)pool));
+}
+
+static uint64_t path_entry_hash(const void *ctx, uint32_t id)
+{
+	const struct path_memo *m = &((const struct dso_sym *)ctx)->paths[id];
+
+	return path_hash(m->dir, m->file, m->pool);
+}
+
+struct path_key {
+	const struct dso_sym *s;
+	struct path_memo want;
+};
+
+static bool same_path(const void *ctx, uint32_t id)
+{
+	const struct path_key *k = ctx;
+	const struct path_memo *m = &k->s->paths[id];
+
+	return m->file == k->want.file && m->dir == k->want.dir && m->pool == k->want.pool;
 }
 
 /* source_path() through S's memo (best effort: out of memory only skips the keeping). */
 static const char *joined_path(struct dso_sym *s, const char *dir, const char *file,
 			       struct strpool *pool)
 {
+	struct path_key k = {s, {dir, file, pool, NULL}};
 	const char *r;
 	size_t i;
 
 	if (!file)
 		return NULL;
-	if ((s->npaths + 1) * 2 > s->cappaths) {
-		size_t cap = s->cappaths ? s->cappaths * 2 : 256;
-		struct path_memo *v = calloc(cap, sizeof(*v));
-		for (size_t k = 0; v && k < s->cappaths; k++) {
-			if (!s->paths[k].file)
-				continue;
-			size_t j = path_slot(s->paths[k].dir, s->paths[k].file, cap);
-			while (v[j].file)
-				j = (j + 1) & (cap - 1);
-			v[j] = s->paths[k];
-		}
-		if (v) {
-			free(s->paths);
-			s->paths = v;
-			s->cappaths = cap;
-		}
-	}
-	if (!s->cappaths || (s->npaths + 1) * 2 > s->cappaths)
+	if (!s->paths_icap &&
+	    hwprof_index_rebuild(&s->paths_index, &s->paths_icap, 256, 0, path_entry_hash, s) < 0)
 		return source_path(dir, file, pool);
-	for (i = path_slot(dir, file, s->cappaths); s->paths[i].file;
-	     i = (i + 1) & (s->cappaths - 1))
-		if (s->paths[i].file == file && s->paths[i].dir == dir && s->paths[i].pool == pool)
-			return s->paths[i].path;
+	i = hwprof_index_probe(s->paths_index, s->paths_icap, path_hash(dir, file, pool), same_path,
+			       &k);
+	if (s->paths_index[i])
+		return s->paths[s->paths_index[i] - 1].path;
 	r = source_path(dir, file, pool);
-	if (r) {
-		s->paths[i] = (struct path_memo){dir, file, pool, r};
-		s->npaths++;
+	if (r && s->npaths + 1 < UINT32_MAX &&
+	    hwprof_grow((void **)&s->paths, &s->cappaths, s->npaths + 1, sizeof(*s->paths)) == 0) {
+		s->paths[s->npaths] = (struct path_memo){dir, file, pool, r};
+		s->paths_index[i] = (uint32_t)++s->npaths;
+		if (s->npaths * 2 > s->paths_icap &&
+		    hwprof_index_rebuild(&s->paths_index, &s->paths_icap, 2 * s->paths_icap,
+					 s->npaths, path_entry_hash, s) < 0) {
+			s->paths_index[i] = 0;
+			s->npaths--;
+		}
 	}
 	return r;
 }
@@ -459,40 +481,43 @@ static const char *decl_file(struct dso_sym *s, Dwarf_Die *die, Dwarf_Die *cu, s
 			   dwarf_filesrc(files, idx, NULL, NULL), pool);
 }
 
+static uint64_t fn_entry_hash(const void *ctx, uint32_t id)
+{
+	return hwprof_hash_word(((const struct dso_sym *)ctx)->fns[id].die);
+}
+
+struct fn_key {
+	const struct dso_sym *s;
+	uintptr_t die;
+};
+
+static bool same_fn(const void *ctx, uint32_t id)
+{
+	const struct fn_key *k = ctx;
+
+	return k->s->fns[id].die == k->die;
+}
+
 /* DIE's names and declaration (interned) into *OUT, from S's cache or made and kept there
  * (best effort: out of memory only skips the keeping). CU: the unit the lookup found. */
 static void fn_info(struct dso_sym *s, Dwarf_Die *die, Dwarf_Die *cu, struct strpool *pool,
 		    struct fn_info *out)
 {
 	uintptr_t key = (uintptr_t)die->addr;
+	struct fn_key k = {s, key};
 	Dwarf_Attribute a;
 	size_t i = 0;
 	int line = 0;
+	bool keep = s->fns_icap || hwprof_index_rebuild(&s->fns_index, &s->fns_icap, 256, 0,
+							fn_entry_hash, s) == 0;
 
-	if ((s->nfns + 1) * 2 > s->capfns) {
-		size_t cap = s->capfns ? s->capfns * 2 : 256;
-		struct fn_info *v = calloc(cap, sizeof(*v));
-		for (size_t k = 0; v && k < s->capfns; k++) {
-			if (!s->fns[k].die)
-				continue;
-			size_t j = (s->fns[k].die * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
-			while (v[j].die)
-				j = (j + 1) & (cap - 1);
-			v[j] = s->fns[k];
+	if (keep) {
+		i = hwprof_index_probe(s->fns_index, s->fns_icap, hwprof_hash_word(key), same_fn,
+				       &k);
+		if (s->fns_index[i]) {
+			*out = s->fns[s->fns_index[i] - 1];
+			return;
 		}
-		if (v) {
-			free(s->fns);
-			s->fns = v;
-			s->capfns = cap;
-		}
-	}
-	if (s->capfns && (s->nfns + 1) * 2 <= s->capfns) {
-		for (i = (key * 0x9e3779b97f4a7c15ull >> 20) & (s->capfns - 1); s->fns[i].die;
-		     i = (i + 1) & (s->capfns - 1))
-			if (s->fns[i].die == key) {
-				*out = s->fns[i];
-				return;
-			}
 	}
 	*out = (struct fn_info){.die = key, .function = die_name(s, die, pool)};
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
@@ -501,9 +526,16 @@ static void fn_info(struct dso_sym *s, Dwarf_Die *die, Dwarf_Die *cu, struct str
 	out->decl_file = decl_file(s, die, cu, pool);
 	if (dwarf_decl_line(die, &line) == 0)
 		out->decl_line = line;
-	if (s->capfns && (s->nfns + 1) * 2 <= s->capfns) {
-		s->fns[i] = *out;
-		s->nfns++;
+	if (!keep || s->nfns + 1 >= UINT32_MAX ||
+	    hwprof_grow((void **)&s->fns, &s->capfns, s->nfns + 1, sizeof(*s->fns)) < 0)
+		return;
+	s->fns[s->nfns] = *out;
+	s->fns_index[i] = (uint32_t)++s->nfns;
+	if (s->nfns * 2 > s->fns_icap &&
+	    hwprof_index_rebuild(&s->fns_index, &s->fns_icap, 2 * s->fns_icap, s->nfns,
+				 fn_entry_hash, s) < 0) {
+		s->fns_index[i] = 0;
+		s->nfns--;
 	}
 }
 
