@@ -240,9 +240,139 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 		    o->row_option, o->row_option);
 }
 
+/* What one report holds between its steps. */
+struct report_run {
+	enum profile_key keys[MAX_KEYS]; /* --sort */
+	int nkeys;
+	struct profile *p;
+	bool children; /* rows of callers too, by inclusive share */
+	struct profile_row *rows;
+	uint32_t *row_of;
+	size_t nrows, shown; /* shown: the first rows within -n and --percent-limit */
+	struct rows_insns *insns;
+};
+
+/* -o's refusals, and a binary format to a terminal, before the long load. Returns 0, or -1
+ * after the error. */
+static int check_output(const struct report_options *o)
+{
+	if (o->out.file && cli_output_check("-o", o->out.file) < 0)
+		return -1;
+	if (writers[o->out.format].binary && (!o->out.file || !strcmp(o->out.file, "-")) &&
+	    cli_stdout_is_tty())
+		return error("-f %s writes binary data: not to a terminal (give -o FILE.pb.gz, or "
+			     "pipe it)",
+			     cli_format_name(o->out.format));
+	return 0;
+}
+
+/* Parses --sort into R's keys and loads the inputs into R->p, with its warnings and notes
+ * printed. Returns 0, or -1 after the error. */
+static int load(struct report_options *o, struct report_run *r)
+{
+	char err[1024] = "";
+
+	r->nkeys = profile_parse_sort(o->sort, r->keys, MAX_KEYS, err, sizeof(err));
+	if (r->nkeys < 0)
+		die_usage("%s", err);
+	/* --sort addr reads instructions through the files the loader opened. */
+	for (int i = 0; i < r->nkeys; i++)
+		o->samples.po.keep_code |= r->keys[i] == PROFILE_KEY_ADDR;
+	if (!o->samples.po.ninputs)
+		sample_opts_add_input(&o->samples, "hwprof.data");
+	if (profile_load(&r->p, &o->samples.po, err, sizeof(err)) < 0)
+		return error("%s", cli_see(err));
+	for (size_t i = 0; i < r->p->nwarnings; i++)
+		warning("%s", r->p->warnings[i]);
+	for (size_t i = 0; i < r->p->nnotes; i++)
+		note("%s", r->p->notes[i]);
+	return 0;
+}
+
+/* Groups R->p's samples into rows by the keys, with the notes on what the profile lacks for
+ * the options, and counts the rows shown. Returns 0, or -1 after the error. */
+static int group_rows(struct report_options *o, struct report_run *r)
+{
+	const struct profile *p = r->p;
+	bool data_keys = false;
+
+	for (int i = 0; i < r->nkeys; i++)
+		data_keys |= r->keys[i] == PROFILE_KEY_DATA || r->keys[i] == PROFILE_KEY_CACHELINE;
+	if (data_keys && !p->ndata)
+		return error("--sort %s: no sample has a data address (record with --data, or an "
+			     "event that carries one: -e page-faults)",
+			     o->sort);
+	r->children = p->nstacks && o->children != 0 && !o->group && !data_keys;
+	if (o->group && !p->nvalues)
+		note("--group: one sampling event has samples, no other column to show");
+	if (o->callgraph && !p->nstacks)
+		note("the recording has no stacks: no call paths to show (record with -g)");
+	if (p->truncated_samples)
+		note("%" PRIu64 " of %" PRIu64 " samples have a truncated stack: their outermost "
+		     "callers are missing ([truncated] in call paths)",
+		     p->truncated_samples, p->samples);
+	struct profile_rows_req req = {
+	    .keys = r->keys,
+	    .nkeys = (size_t)r->nkeys,
+	    .children = r->children,
+	    .line_size = (uint32_t)o->line_size,
+	};
+	if (profile_rows_by(p, &req, &r->rows, &r->nrows, &r->row_of) < 0)
+		return error("out of memory grouping %zu locations", p->nlocs);
+	if (o->limit < 0)
+		o->limit = writers[o->out.format].limit;
+	while (r->shown < r->nrows && (!o->limit || r->shown < (size_t)o->limit) &&
+	       r->rows[r->shown].share * 100 >= o->percent_limit)
+		r->shown++;
+	for (int i = 0; i < r->nkeys; i++)
+		if (r->keys[i] == PROFILE_KEY_ADDR &&
+		    !(r->insns = rows_insns_fill(p, r->rows, r->shown, o->samples.po.debug_dirs,
+						 o->samples.po.ndebug_dirs)))
+			return error("out of memory reading the instructions of %zu rows",
+				     r->shown);
+	return 0;
+}
+
+/* Writes R's shown rows in -f's format to -o's file or standard output. Returns 0, or -1
+ * after the error. */
+static int write_rows(const struct report_options *o, const struct report_run *r)
+{
+	struct output_opts oo = {
+	    .keys = r->keys,
+	    .nkeys = (size_t)r->nkeys,
+	    .inline_mode = o->samples.po.inline_mode,
+	    .omitted = r->nrows - r->shown,
+	    .children = r->children,
+	    .callgraph = o->callgraph,
+	    .order = o->order,
+	    .row_of = r->row_of,
+	    .percent_limit = o->percent_limit,
+	    .folded_lines = o->folded_lines,
+	    .inverted = o->inverted,
+	    .inline_frames = o->samples.inline_frames,
+	    .group = o->group,
+	};
+	struct cli_output sink;
+	FILE *out;
+	int fd, ret, closed;
+
+	fd = o->out.file ? cli_output_create("-o", o->out.file) : STDOUT_FILENO;
+	if (fd < 0)
+		return -1;
+	out = cli_output_open(&sink, fd);
+	ret = writers[o->out.format].write(out, r->p, r->rows, r->shown, &oo);
+	/* The first failed write's errno (ENOSPC, EPIPE), not what stdio says after it. */
+	closed = cli_output_close(out, &sink);
+	if (fd > STDOUT_FILENO)
+		close(fd);
+	if (ret < 0 || closed)
+		return error_errno(closed ? closed : ret,
+				   "writing the report: %m (check the output's disk or pipe)");
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	static const char *default_input = "hwprof.data";
 	struct report_options o = {
 	    .sort = "line",
 	    .limit = -1,
@@ -251,121 +381,16 @@ int cmd_report(int argc, char **argv)
 	    .samples = SAMPLE_OPTS_INIT,
 	    .children = -1,
 	};
-	enum profile_key keys[MAX_KEYS];
-	struct profile *p = NULL;
-	struct profile_row *rows = NULL;
-	uint32_t *row_of = NULL;
-	struct rows_insns *insns = NULL;
-	size_t nrows = 0, shown = 0;
-	char err[1024] = "";
-	struct cli_output sink;
-	FILE *out;
-	int nkeys, ret = EXIT_FATAL, r, r2, fd = -1;
+	struct report_run r = {0};
+	int ret = EXIT_FATAL;
 
 	parse_options(argc, argv, &o);
-	if (o.out.file && cli_output_check("-o", o.out.file) < 0)
-		goto done;
-	if (writers[o.out.format].binary && (!o.out.file || !strcmp(o.out.file, "-")) &&
-	    cli_stdout_is_tty()) {
-		error("-f %s writes binary data: not to a terminal (give -o FILE.pb.gz, or pipe "
-		      "it)",
-		      cli_format_name(o.out.format));
-		goto done;
-	}
-	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
-	if (nkeys < 0)
-		die_usage("%s", err);
-	/* --sort addr reads instructions through the files the loader opened. */
-	for (int i = 0; i < nkeys; i++)
-		o.samples.po.keep_code |= keys[i] == PROFILE_KEY_ADDR;
-	if (!o.samples.po.ninputs)
-		sample_opts_add_input(&o.samples, default_input);
-	r = profile_load(&p, &o.samples.po, err, sizeof(err));
-	if (r < 0) {
-		error("%s", cli_see(err));
-		goto done;
-	}
-	for (size_t i = 0; i < p->nwarnings; i++)
-		warning("%s", p->warnings[i]);
-	for (size_t i = 0; i < p->nnotes; i++)
-		note("%s", p->notes[i]);
-	struct profile_rows_req req = {
-	    .keys = keys,
-	    .nkeys = (size_t)nkeys,
-	    .children = p->nstacks && o.children != 0 && !o.group,
-	    .line_size = (uint32_t)o.line_size,
-	};
-	bool data_keys = false;
-	for (int i = 0; i < nkeys; i++)
-		data_keys |= keys[i] == PROFILE_KEY_DATA || keys[i] == PROFILE_KEY_CACHELINE;
-	if (data_keys && !p->ndata) {
-		error("--sort %s: no sample has a data address (record with --data, or an event "
-		      "that carries one: -e page-faults)",
-		      o.sort);
-		goto done;
-	}
-	if (data_keys)
-		req.children = false;
-	if (o.group && !p->nvalues)
-		note("--group: one sampling event has samples, no other column to show");
-	if (o.callgraph && !p->nstacks)
-		note("the recording has no stacks: no call paths to show (record with -g)");
-	if (p->truncated_samples)
-		note("%" PRIu64 " of %" PRIu64 " samples have a truncated stack: their outermost "
-		     "callers are missing ([truncated] in call paths)",
-		     p->truncated_samples, p->samples);
-	if (profile_rows_by(p, &req, &rows, &nrows, &row_of) < 0) {
-		error("out of memory grouping %zu locations", p->nlocs);
-		goto done;
-	}
-	if (o.limit < 0)
-		o.limit = writers[o.out.format].limit;
-	while (shown < nrows && (!o.limit || shown < (size_t)o.limit) &&
-	       rows[shown].share * 100 >= o.percent_limit)
-		shown++;
-
-	struct output_opts oo = {
-	    .keys = keys,
-	    .nkeys = (size_t)nkeys,
-	    .inline_mode = o.samples.po.inline_mode,
-	    .omitted = nrows - shown,
-	    .children = req.children,
-	    .callgraph = o.callgraph,
-	    .order = o.order,
-	    .row_of = row_of,
-	    .percent_limit = o.percent_limit,
-	    .folded_lines = o.folded_lines,
-	    .inverted = o.inverted,
-	    .inline_frames = o.samples.inline_frames,
-	    .group = o.group,
-	};
-	for (int i = 0; i < nkeys; i++)
-		if (keys[i] == PROFILE_KEY_ADDR &&
-		    !(insns = rows_insns_fill(p, rows, shown, o.samples.po.debug_dirs,
-					      o.samples.po.ndebug_dirs))) {
-			error("out of memory reading the instructions of %zu rows", shown);
-			goto done;
-		}
-	fd = o.out.file ? cli_output_create("-o", o.out.file) : STDOUT_FILENO;
-	if (fd < 0)
-		goto done;
-	out = cli_output_open(&sink, fd);
-	r = writers[o.out.format].write(out, p, rows, shown, &oo);
-	/* The first failed write's errno (ENOSPC, EPIPE), not what stdio says after it. */
-	r2 = cli_output_close(out, &sink);
-	if (r < 0 || r2) {
-		error_errno(r2 ? r2 : r,
-			    "writing the report: %m (check the output's disk or pipe)");
-		goto done;
-	}
-	ret = p->partial ? EXIT_PARTIAL : EXIT_OK;
-done:
-	if (fd > STDOUT_FILENO)
-		close(fd);
-	rows_insns_free(insns);
-	free(rows);
-	free(row_of);
-	profile_free(p);
+	if (!check_output(&o) && !load(&o, &r) && !group_rows(&o, &r) && !write_rows(&o, &r))
+		ret = r.p->partial ? EXIT_PARTIAL : EXIT_OK;
+	rows_insns_free(r.insns);
+	free(r.rows);
+	free(r.row_of);
+	profile_free(r.p);
 	sample_opts_release(&o.samples);
 	return ret;
 }
