@@ -1030,10 +1030,7 @@ static const char *content_kind(const uint8_t *p, size_t n)
 	 * perf.data-file-format.txt). */
 	if (n >= 8 && !memcmp(p, "PERFILE2", 8))
 		return "perf's magic PERFILE2: a perf.data file, for perf report";
-	for (size_t i = 0; i < n && i < 64; i++)
-		if ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t' && p[i] != '\r') || p[i] == 0x7f)
-			return "binary data";
-	return "text";
+	return hwprof_text_looks_plain(p, n < 64 ? n : 64) ? "text" : "binary data";
 }
 
 static int check_preamble(struct hwprof_reader *r, const char *path, const char *kind, char *err,

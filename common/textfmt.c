@@ -5,12 +5,15 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Length of the well-formed UTF-8 sequence at S (Unicode 15, table 3-7: no overlong forms,
- * no surrogates, nothing past U+10FFFF), or 0 when S does not start one. */
-static size_t utf8_len(const unsigned char *s)
+ * no surrogates, nothing past U+10FFFF), or 0 when S does not start one. Only the first AVAIL
+ * bytes of S are looked at: a sequence they cut, whose bytes there hold, has its full length.
+ * A NUL-terminated S may pass SIZE_MAX: its NUL fails a sequence before the end. */
+static size_t utf8_seq(const unsigned char *s, size_t avail)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t n;
@@ -23,12 +26,17 @@ static size_t utf8_len(const unsigned char *s)
 		n = 4, lo = s[0] == 0xf0 ? 0x90 : 0x80, hi = s[0] == 0xf4 ? 0x8f : 0xbf;
 	else
 		return 0;
-	if (s[1] < lo || s[1] > hi)
+	if (avail > 1 && (s[1] < lo || s[1] > hi))
 		return 0;
-	for (size_t i = 2; i < n; i++)
+	for (size_t i = 2; i < n && i < avail; i++)
 		if (s[i] < 0x80 || s[i] > 0xbf)
 			return 0;
 	return n;
+}
+
+static size_t utf8_len(const unsigned char *s)
+{
+	return utf8_seq(s, SIZE_MAX);
 }
 
 void hwprof_json_str(FILE *f, const char *s)
@@ -193,6 +201,28 @@ static size_t char_at(const unsigned char *s, bool *bad)
 	n = utf8_len(s);
 	*bad = !n || (s[0] == 0xc2 && s[1] < 0xa0);
 	return n ? n : 1;
+}
+
+bool hwprof_text_looks_plain(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n;) {
+		size_t len = 1;
+		bool bad;
+		if (s[i] < 0x80) {
+			bad = (s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') ||
+			      s[i] == 0x7f;
+		} else {
+			/* As char_at(), on the bytes there are. */
+			len = utf8_seq(s + i, n - i);
+			bad = !len || (s[i] == 0xc2 && n - i > 1 && s[i + 1] < 0xa0);
+		}
+		if (bad)
+			return false;
+		i += len;
+	}
+	return true;
 }
 
 char *hwprof_text_tame(char *s)

@@ -5,6 +5,7 @@
 #define HWPROF_TEXTFMT_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -61,6 +62,12 @@ char *hwprof_argv_line(char *const *argv, size_t argc);
  * UTF-8 passes. For text meant for people only; JSON and CSV keep the bytes
  * (hwprof_json_str, hwprof_csv_str). */
 char *hwprof_text_tame(char *s);
+
+/* Whether the N bytes at P read as text: well-formed UTF-8 (a character cut by the end of
+ * the N bytes counts as far as it goes) with no control character other than tab, newline
+ * and carriage return, as hwprof_text_tame() judges them. For messages about a file's first
+ * bytes: random bytes are binary data, not text. */
+bool hwprof_text_looks_plain(const void *p, size_t n);
 
 /* Writes S to F as hwprof_text_tame() would show it, without changing S. */
 void hwprof_text_put(FILE *f, const char *s);

@@ -89,6 +89,22 @@ Test(textfmt, text_tames_controls_and_invalid_utf8)
 	}
 }
 
+/* Random bytes read as "text" one time in three when each byte of 0x80 and above passed. */
+Test(textfmt, plain_text_is_utf8_without_controls)
+{
+	cr_expect(hwprof_text_looks_plain("a\tb\r\n", 5));
+	cr_expect(hwprof_text_looks_plain("caf\xc3\xa9", 5));
+	cr_expect(hwprof_text_looks_plain("caf\xc3", 4), "a character cut by the end");
+	cr_expect(hwprof_text_looks_plain("\xe2\x80", 2), "a character cut by the end");
+	cr_expect(hwprof_text_looks_plain("", 0));
+	cr_expect(!hwprof_text_looks_plain("\xb5\xe3\x9a\xff\xfe\xc8\xd1\x80", 8));
+	cr_expect(!hwprof_text_looks_plain("caf\xe9 latin-1", 13));
+	cr_expect(!hwprof_text_looks_plain("\xe0\x80", 2), "overlong, even cut");
+	cr_expect(!hwprof_text_looks_plain("\xc2\x9b[2J", 5), "C1 control CSI");
+	cr_expect(!hwprof_text_looks_plain("ab\0cd", 5));
+	cr_expect(!hwprof_text_looks_plain("ab\x7f", 3));
+}
+
 Test(textfmt, json_double_is_null_for_nan_and_infinity)
 {
 	char *s = render_double(1.5, 10);

@@ -1046,6 +1046,24 @@ static int open_pipe_err(int fd, const pid_t *pid, char *err, size_t len)
 	return ret;
 }
 
+/* `report -i /dev/urandom` was said to start "with text" one time in three: bytes of 0x80
+ * and above passed as text one by one. Text is well-formed UTF-8 without control bytes. */
+Test(sampfile, random_bytes_are_not_text)
+{
+	static const unsigned char random8[] = {0xb5, 0xe3, 0x9a, 0xff, 0xfe, 0xc8, 0xd1, 0x80};
+	static const char utf8[] = "# caf\xc3\xa9 \xe2\x80\x94 notes\n";
+	char err[320], *path = tmp_path();
+
+	write_bytes(path, random8, sizeof(random8));
+	cr_assert_eq(open_err(path, err, sizeof(err)), -EPROTO);
+	cr_expect(strstr(err, "it starts with binary data, not the hwprof magic"), "%s", err);
+	write_bytes(path, utf8, sizeof(utf8) - 1);
+	cr_assert_eq(open_err(path, err, sizeof(err)), -EPROTO);
+	cr_expect(strstr(err, "it starts with text, not the hwprof magic"), "%s", err);
+	unlink(path);
+	free(path);
+}
+
 /* `report -i /dev/zero` and `yes | report -i -` read everything before looking at the magic
  * (14 GB in 24 s): a stream is refused at its first bytes, and what it may hold is capped. */
 Test(sampfile, streams_are_checked_first_and_capped, .timeout = 30)
