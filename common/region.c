@@ -7,6 +7,7 @@
  * shows every thread that ever ran a region.
  */
 #include "hwprof/hwprof.h"
+#include "grow.h"
 #include "hwprof/metrics.h"
 #include "count_priv.h"
 #include "json.h"
@@ -191,14 +192,8 @@ static struct region_acc *acc_get(struct thread_state *t, const char *name)
 	for (size_t i = 0; i < t->nacc; i++)
 		if (!strcmp(t->accs[i]->name, name))
 			return t->accs[i];
-	if (t->nacc == t->capacc) {
-		size_t cap = t->capacc ? 2 * t->capacc : 8;
-		struct region_acc **p = realloc(t->accs, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		t->accs = p;
-		t->capacc = cap;
-	}
+	if (hwprof_grow((void **)&t->accs, &t->capacc, t->nacc + 1, sizeof(*t->accs)) < 0)
+		return NULL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;

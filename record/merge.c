@@ -1,5 +1,6 @@
 /* merge.c - a time-ordered queue of records with their own copies of strings. */
 #include "merge.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -40,15 +41,9 @@ int merge_add_blob(struct merge *m, const struct hwprof_record *rec, void *blob,
 	struct merge_entry *e;
 	const char *s = NULL;
 
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 4096;
-		void *p = realloc(m->e, cap * sizeof(*m->e));
-		if (!p) {
-			free(blob);
-			return -ENOMEM;
-		}
-		m->e = p;
-		m->cap = cap;
+	if (hwprof_grow((void **)&m->e, &m->cap, m->n + 1, sizeof(*m->e)) < 0) {
+		free(blob);
+		return -ENOMEM;
 	}
 	e = &m->e[m->n];
 	e->rec = *rec;

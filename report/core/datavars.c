@@ -1,5 +1,6 @@
 /* datavars.c - variables of a DSO from its symbol table and DWARF (datavars.h). */
 #include "datavars.h"
+#include "grow.h"
 
 #include "dso.h"
 #include "strpool.h"
@@ -20,14 +21,8 @@ struct vbuf {
 
 static int push(struct vbuf *b, const struct data_var *v)
 {
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		struct data_var *p = realloc(b->v, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		b->v = p;
-		b->cap = cap;
-	}
+	if (hwprof_grow((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v)) < 0)
+		return -ENOMEM;
 	b->v[b->n++] = *v;
 	return 0;
 }

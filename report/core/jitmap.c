@@ -1,5 +1,6 @@
 /* jitmap.c - perf's JIT map files (see jitmap.h). */
 #include "jitmap.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -78,16 +79,10 @@ int jitmap_read(const char *path, struct jitmap **out)
 			continue;
 		r = 0;
 		s.line = m->n;
-		if (m->n == cap) {
-			size_t c = cap ? 2 * cap : 256;
-			struct jit_sym *v = realloc(m->v, c * sizeof(*v));
-			if (!v) {
-				free(s.name);
-				r = -ENOMEM;
-				break;
-			}
-			m->v = v;
-			cap = c;
+		if (hwprof_grow((void **)&m->v, &cap, m->n + 1, sizeof(*m->v)) < 0) {
+			free(s.name);
+			r = -ENOMEM;
+			break;
 		}
 		m->v[m->n++] = s;
 	}

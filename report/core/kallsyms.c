@@ -1,5 +1,6 @@
 /* kallsyms.c - parse "ADDR TYPE NAME [MODULE]" lines, keep text symbols, sort. */
 #include "kallsyms.h"
+#include "grow.h"
 #include "textfmt.h"
 
 #include <errno.h>
@@ -51,14 +52,8 @@ static int load_lines(struct kallsyms *k, FILE *f, char *why, size_t whylen)
 			k->hidden++;
 			continue;
 		}
-		if (k->n == cap) {
-			size_t c = cap ? cap * 2 : 4096;
-			struct ksym *v = realloc(k->v, c * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			k->v = v;
-			cap = c;
-		}
+		if (hwprof_grow((void **)&k->v, &cap, k->n + 1, sizeof(*k->v)) < 0)
+			return -ENOMEM;
 		if (n == 4) {
 			size_t l = strlen(name) + strlen(mod) + 2;
 			k->v[k->n].name = malloc(l);
