@@ -72,7 +72,7 @@ struct data_collect {
 	size_t nprocs, cap_procs;
 	struct data_region *regions;
 	size_t nregions, cap_regions;
-	struct data_raw *raw;
+	struct data_raw *raw; /* mmap(2)ed, grown by mremap(2): data.c frees it */
 	size_t nraw, cap_raw;
 	bool weighted, has_src;
 };
