@@ -460,6 +460,9 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 	struct var_cache vc = {0};
 	struct dso *dso = NULL;
 	uint32_t *ord = NULL, region = NO_REGION; /* the last kept sample's: vars are its */
+	/* KEEP's answer per location, asked once (0 not yet, 1 kept, 2 not): a million samples
+	 * have some thousands of locations. */
+	uint8_t *kept = NULL;
 	size_t n = 0, m = 0;
 	int ret = -ENOMEM;
 
@@ -468,13 +471,16 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 	ord = raw_order(d);
 	items = malloc(d->nraw * sizeof(*items));
 	want_huge_pages(items, d->nraw * sizeof(*items));
-	if (!ord || !items)
+	kept = calloc(p->nlocations ? p->nlocations : 1, 1);
+	if (!ord || !items || !kept)
 		goto out;
 	for (size_t i = 0; i < d->nraw; i++) {
 		const struct data_raw *r = &d->raw[ord[i]];
 		if (i + 16 < d->nraw) /* the samples are read out of order */
 			__builtin_prefetch(&d->raw[ord[i + 16]]);
-		if (!keep(ctx, r->loc))
+		if (!kept[r->loc])
+			kept[r->loc] = keep(ctx, r->loc) ? 1 : 2;
+		if (kept[r->loc] != 1)
 			continue;
 		if (n == 0 || r->region != region) {
 			/* A new region: an ELF image's variables, once. Compared with the last kept
@@ -525,6 +531,7 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 	ret = 0;
 out:
 	data_vars_release(&vars);
+	free(kept);
 	free(ord);
 	free(items);
 	free(weights);
