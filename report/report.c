@@ -266,6 +266,15 @@ static int check_output(const struct report_options *o)
 	return 0;
 }
 
+/* Whether R's keys have a data key (data, cacheline): the rows are profile.data's. */
+static bool data_keys(const struct report_run *r)
+{
+	for (int i = 0; i < r->nkeys; i++)
+		if (r->keys[i] == PROFILE_KEY_DATA || r->keys[i] == PROFILE_KEY_CACHELINE)
+			return true;
+	return false;
+}
+
 /* Parses --sort into R's keys and loads the inputs into R->p, with its warnings and notes
  * printed. Returns 0, or -1 after the error. */
 static int load(struct report_options *o, struct report_run *r)
@@ -275,9 +284,11 @@ static int load(struct report_options *o, struct report_run *r)
 	r->nkeys = profile_parse_sort(o->sort, r->keys, MAX_KEYS, err, sizeof(err));
 	if (r->nkeys < 0)
 		die_usage("%s", err);
-	/* --sort addr reads instructions through the files the loader opened. */
+	/* --sort addr reads instructions through the files the loader opened; only the data
+	 * keys look at the samples' data addresses. */
 	for (int i = 0; i < r->nkeys; i++)
 		o->samples.po.keep_code |= r->keys[i] == PROFILE_KEY_ADDR;
+	o->samples.po.data = data_keys(r);
 	if (!o->samples.po.ninputs)
 		sample_opts_add_input(&o->samples, "hwprof.data");
 	if (profile_load(&r->p, &o->samples.po, err, sizeof(err)) < 0)
@@ -294,15 +305,12 @@ static int load(struct report_options *o, struct report_run *r)
 static int group_rows(struct report_options *o, struct report_run *r)
 {
 	const struct profile *p = r->p;
-	bool data_keys = false;
 
-	for (int i = 0; i < r->nkeys; i++)
-		data_keys |= r->keys[i] == PROFILE_KEY_DATA || r->keys[i] == PROFILE_KEY_CACHELINE;
-	if (data_keys && !p->ndata)
+	if (data_keys(r) && !p->ndata)
 		return error("--sort %s: no sample has a data address (record with --data, or an "
 			     "event that carries one: -e page-faults)",
 			     o->sort);
-	r->children = p->nstacks && o->children != 0 && !o->group && !data_keys;
+	r->children = p->nstacks && o->children != 0 && !o->group && !data_keys(r);
 	if (o->group && !p->nvalues)
 		note("--group: one sampling event has samples, no other column to show");
 	if (o->callgraph && !p->nstacks)

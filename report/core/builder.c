@@ -482,7 +482,7 @@ int builder_add_sample(struct builder *b, const struct hwprof_rec_sample *s, uin
 	locate(b, s->pid, s->ip, s->time, s->kernel, &dso, &off, NULL, NULL);
 	ret = shown ? agg_add(&b->agg, dso, off, s->period, &leaf)
 		    : agg_intern(&b->agg, dso, off, &leaf);
-	if (ret == 0 && shown && s->addr)
+	if (ret == 0 && shown && s->addr && b->opt->data)
 		ret = data_sample(&b->data, s, leaf);
 	if (ret < 0 || (shown && !stack_id))
 		return ret;
@@ -594,7 +594,7 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 		}
 		/* Data mappings are data.h's; code ones tell it the span of their image. */
 		if (b->input_data) {
-			int r = data_mmap(&b->data, b->p->strings, m);
+			int r = b->opt->data ? data_mmap(&b->data, b->p->strings, m) : 0;
 			if (r < 0 || !(m->prot & PROT_EXEC))
 				return r;
 		}

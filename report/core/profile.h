@@ -57,6 +57,9 @@ struct profile_options {
 			       * symbol is resolved whole at once). A profile with stacks
 			       * is loaded whole (its call sites' lines are every view's).
 			       * Not cached */
+	bool data;	      /* resolve the samples' data addresses into profile.data
+			       * (--sort data, cacheline); false: they are not looked at
+			       * and profile.data is empty */
 };
 
 /* ---- the tables, shaped like pprof's profile.proto -------------------------------------

@@ -56,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	     .name = "cpu-clock"},
 	};
 	const char *inputs[1] = {path};
-	struct profile_options o = {.inputs = inputs, .ninputs = 1, .kallsyms = kallsyms};
+	struct profile_options o = {
+	    .inputs = inputs, .ninputs = 1, .kallsyms = kallsyms, .data = true};
 	struct profile *p = NULL;
 	char err[1024] = "";
 	unsigned mode;

@@ -100,8 +100,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	enum inline_mode mode = data[0] & 2 ? INLINE_CALLER : INLINE_CALLEE;
 	unsigned sort = (data[0] >> 2) & 3;
-	struct profile_options o = {
-	    .inputs = inputs, .ninputs = 1, .inline_mode = mode, .kallsyms = kallsyms};
+	struct profile_options o = {.inputs = inputs,
+				    .ninputs = 1,
+				    .inline_mode = mode,
+				    .kallsyms = kallsyms,
+				    .data = true};
 	if (profile_load(&p, &o, err, sizeof(err)) < 0) {
 		if (!err[0])
 			abort(); /* every failure names its cause */

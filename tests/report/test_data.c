@@ -141,7 +141,7 @@ static void mem_sample(struct builder *b, uint64_t ip, uint64_t addr, uint64_t s
 
 Test(data, regions_sources_and_latency_per_row)
 {
-	struct profile_options o = {0};
+	struct profile_options o = {.data = true};
 	struct builder *b;
 	char err[256];
 
@@ -226,11 +226,49 @@ Test(data, regions_sources_and_latency_per_row)
 	profile_free(p);
 }
 
+/* profile_options.data false (report without a data key): the data addresses are not looked
+ * at, and the rest of the profile is that of a profile with them. */
+Test(data, without_the_data_option_only_the_data_is_left_out)
+{
+	struct profile *p[2];
+	char err[256];
+
+	for (int want = 0; want < 2; want++) {
+		struct profile_options o = {.data = want};
+		struct builder *b;
+		cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+		begin_data(b);
+		data_map(b, 0x400000, 0x2000, 0, "/x/prog", PROT_READ | PROT_EXEC);
+		data_map(b, 0x10000, 0x21000, 0, "[heap]", PROT_READ | PROT_WRITE);
+		for (int i = 0; i < 3; i++)
+			mem_sample(b, 0x401000, 0x10040 + 8 * (uint64_t)i, L1, 4);
+		mem_sample(b, 0x401010, 0x10100, RAM, 300);
+		p[want] = finish(b, err, sizeof(err), 0);
+	}
+	cr_assert_eq(p[0]->ndata, 0);
+	cr_assert_eq(p[0]->data_samples, 0);
+	cr_assert_eq(p[1]->data_samples, 4);
+	for (int want = 0; want < 2; want++) {
+		cr_assert_eq(p[want]->samples, 4);
+		cr_assert_eq(samples_of_dso(p[want], "/x/prog"), 4);
+		cr_assert_eq(samples_of_dso(p[want], "[heap]"), 0, "a data mapping is no code");
+		cr_assert_eq(p[want]->nlocs, 2);
+	}
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert_eq(p[0]->locs[i].offset, p[1]->locs[i].offset);
+		cr_assert_eq(p[0]->locs[i].samples, p[1]->locs[i].samples);
+		cr_assert_float_eq(p[0]->locs[i].period, p[1]->locs[i].period, 1e-9);
+	}
+	cr_assert_eq(p[0]->locs[0].samples, 3);
+	profile_free(p[0]);
+	profile_free(p[1]);
+}
+
 /* Without the file's DATA flag, a mapping without PROT_EXEC is code as before (hand-made files
  * of older tests); the samples' addresses still count. */
 Test(data, data_mappings_only_in_data_files)
 {
-	struct profile_options o = {0};
+	struct profile_options o = {.data = true};
 	struct builder *b;
 	char err[256];
 

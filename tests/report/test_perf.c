@@ -30,7 +30,7 @@ static void write_file(const char *path, const struct pw *b)
 static int load(const char *path, const char *event, struct profile **p, char *err, size_t len)
 {
 	const char *in[] = {path};
-	struct profile_options o = {.inputs = in, .ninputs = 1, .event = event};
+	struct profile_options o = {.inputs = in, .ninputs = 1, .event = event, .data = true};
 
 	err[0] = '\0';
 	return profile_load(p, &o, err, len);
