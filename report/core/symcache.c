@@ -14,6 +14,7 @@
  */
 #include "symcache.h"
 
+#include "buildid.h"
 #include "dso.h"
 #include "fnv.h"
 #include "grow.h"
@@ -21,10 +22,8 @@
 #include "symbolize.h"
 
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,43 +104,13 @@ static struct {
 	size_t n;
 } self = {.once = PTHREAD_ONCE_INIT};
 
-/* The GNU build-id note of the first object dl_iterate_phdr() gives: the program. */
-static int program_note(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	(void)data;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		size_t align = ph->p_align == 8 ? 8 : 4;
-		const char *p, *end;
-
-		if (ph->p_type != PT_NOTE)
-			continue;
-		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-			const ElfW(Nhdr) *nh = (const void *)p;
-			size_t namesz = (nh->n_namesz + align - 1) & ~(align - 1);
-			size_t descsz = (nh->n_descsz + align - 1) & ~(align - 1);
-			const char *name = p + sizeof(*nh), *desc = name + namesz;
-
-			if (namesz > (size_t)(end - name) || descsz > (size_t)(end - desc))
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(name, "GNU", 4) && nh->n_descsz && nh->n_descsz <= 20) {
-				memcpy(self.id, desc, nh->n_descsz);
-				self.n = nh->n_descsz;
-				return 1;
-			}
-			p = desc + descsz;
-		}
-	}
-	return 1;
-}
-
+/* hwprof's own build-id, read the one way the tree reads them (buildid.h); none when it was
+ * linked without one: then nothing is cached. */
 static void find_self(void)
 {
-	dl_iterate_phdr(program_note, NULL);
+	int n = buildid_read("/proc/self/exe", self.id);
+
+	self.n = n > 0 ? (size_t)n : 0;
 }
 
 static bool file_id_of(const char *path, struct file_id *id)

@@ -4,8 +4,8 @@
  * (PERF_RECORD_MISC_MMAP_BUILD_ID, linux/perf_event.h), but leaves the size 0 when the note's
  * page was not in memory; record then reads the NT_GNU_BUILD_ID note from the file itself.
  */
-#ifndef HWPROF_RECORD_BUILDID_H
-#define HWPROF_RECORD_BUILDID_H
+#ifndef HWPROF_BUILDID_H
+#define HWPROF_BUILDID_H
 
 #include <stdint.h>
 
