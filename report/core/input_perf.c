@@ -49,13 +49,16 @@
 
 #define PERF_MAGIC	   "PERFILE2"
 #define PERF_MAGIC_SWAPPED "2ELIFREP"
+#define PERF_MAGIC_V1	   "PERFFILE" /* perf.data-file-format.txt: "not described here" */
 #define FILE_HEADER_SIZE   104
 #define PIPE_HEADER_SIZE   16
 
 static bool perf_probe(const unsigned char *head, size_t n)
 {
-	/* "PERFILE" and any version byte, either order: the reader names what it cannot read. */
-	return n >= 8 && (!memcmp(head, PERF_MAGIC, 7) || !memcmp(head + 1, "ELIFREP", 7));
+	/* "PERFILE" and any version byte, either order, and version 1's "PERFFILE": the reader
+	 * names what it cannot read. */
+	return n >= 8 && (!memcmp(head, PERF_MAGIC, 7) || !memcmp(head + 1, "ELIFREP", 7) ||
+			  !memcmp(head, PERF_MAGIC_V1, 8));
 }
 
 /* ---- the bytes: the whole input in memory ---------------------------------------------
@@ -1228,6 +1231,30 @@ static int name_default_event(struct perf_reader *r, uint64_t start)
 	return ret == -ENOMEM ? ret : 0;
 }
 
+/* A file that ends before the attr section or before the data starts was cut short (perf
+ * record interrupted, a copy not finished), not damaged: said as the cuts inside the first
+ * 104 bytes are. Returns 0 or -EBADMSG with ERR. */
+static int cut_in_sections(const struct perf_reader *r, struct section data, char *err,
+			   size_t errlen)
+{
+	struct section attrs = section_at(r->src.base + 24);
+	uint64_t need = 0;
+
+	if (attrs.offset >= FILE_HEADER_SIZE && attrs.offset < data.offset &&
+	    attrs.size <= data.offset - attrs.offset)
+		need = attrs.offset + attrs.size; /* the usual order: header, ids, attrs, data */
+	if (data.offset >= FILE_HEADER_SIZE && data.offset <= (uint64_t)1 << 40 &&
+	    data.offset > need)
+		need = data.offset;
+	if (!need || need <= r->src.size)
+		return 0;
+	snprintf(err, errlen,
+		 "%s: perf.data cut short before its data (%zu bytes; its header places the data "
+		 "at byte %" PRIu64 "): perf record was interrupted; record again",
+		 r->path, r->src.size, need);
+	return -EBADMSG;
+}
+
 static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 {
 	const unsigned char *b = r->src.base;
@@ -1242,10 +1269,19 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 			 r->path, r->src.size, FILE_HEADER_SIZE);
 		return -EBADMSG;
 	}
-	ret = read_attrs(r, err, errlen);
+	data = section_at(b + 40);
+	if (data.offset == 0) {
+		snprintf(err, errlen,
+			 "%s: perf.data damaged: its data section's offset is 0 (the header is "
+			 "corrupt); record again",
+			 r->path);
+		return -EBADMSG;
+	}
+	ret = cut_in_sections(r, data, err, errlen);
+	if (ret == 0)
+		ret = read_attrs(r, err, errlen);
 	if (ret < 0)
 		return ret;
-	data = section_at(b + 40);
 	if (data.offset < FILE_HEADER_SIZE || data.offset > r->src.size) {
 		snprintf(err, errlen,
 			 "%s: perf.data damaged: its data section starts at byte %" PRIu64
@@ -1377,6 +1413,15 @@ static int open_src(struct perf_reader *r, char *err, size_t errlen)
 		snprintf(err, errlen,
 			 "%s: a perf.data of the other byte order (recorded on a big-endian "
 			 "machine): hwprof reads this machine's only; run perf report there",
+			 r->path);
+		return -EPROTONOSUPPORT;
+	}
+	if (n >= 8 && !memcmp(head, PERF_MAGIC_V1, 8)) {
+		/* perf's own reader knows version 1 no more, and perf inject converts pipe
+		 * streams, not versions: only a new recording helps. */
+		snprintf(err, errlen,
+			 "%s: perf.data version 1 (magic PERFFILE), not supported: written by a "
+			 "perf older than PERFILE2's; record again with a current perf",
 			 r->path);
 		return -EPROTONOSUPPORT;
 	}

@@ -446,6 +446,31 @@ Test(perf, other_byte_order_and_versions_are_refused)
 	free(f.p);
 }
 
+/* A version 1 file was "not a hwprof sample file", an offset of 0 "outside the file", a cut
+ * at 104 or 200 bytes "attr section ... does not hold its events". */
+Test(perf, header_faults_are_named)
+{
+	struct pw d = {0}, f = {0}, cut = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	uint64_t zero = 0;
+
+	data_of(&d, 7, 2);
+	pw_file(&f, &ev, 1, &d);
+	memcpy(f.p, "PERFFILE", 8);
+	refused(&f, -EPROTONOSUPPORT, "perf.data version 1 (magic PERFFILE), not supported");
+	memcpy(f.p, "PERFILE2", 8);
+	for (size_t n = 104; n <= 200; n += 96) {
+		cut.len = 0;
+		pw_put(&cut, f.p, n);
+		refused(&cut, -EBADMSG, "perf.data cut short");
+	}
+	memcpy(f.p + 40, &zero, 8); /* the data section's offset */
+	refused(&f, -EBADMSG, "its data section's offset is 0 (the header is corrupt)");
+	free(cut.p);
+	free(d.p);
+	free(f.p);
+}
+
 Test(perf, cut_at_every_byte)
 {
 	struct pw d = {0}, f = {0}, cut = {0};
