@@ -215,6 +215,8 @@ static int rowcmp(const void *a, const void *b)
 		return x->period < y->period ? 1 : -1;
 	if (x->samples != y->samples)
 		return x->samples < y->samples ? 1 : -1;
+	if (x->other_share != y->other_share)
+		return x->other_share < y->other_share ? 1 : -1;
 	if ((c = strcmp(x->function ? x->function : "", y->function ? y->function : "")))
 		return c;
 	if ((c = strcmp(x->file ? x->file : "", y->file ? y->file : "")))
@@ -542,6 +544,50 @@ out:
 	return ret;
 }
 
+/* every_event: appends to K (*M entries) a key for each location (index OTHERS_FROM + its id)
+ * that another event sampled and the shown event did not, and sums each value column's period
+ * into COL_TOTAL (P->nvalues). Returns 0 or -ENOMEM. */
+static int add_others(const struct profile *p, const struct profile_rows_req *req, struct key *k,
+		      size_t *m, size_t others_from, double *col_total)
+{
+	uint32_t nv = p->nvalues;
+	bool *shown = calloc(p->nlocations ? p->nlocations : 1, sizeof(*shown));
+
+	if (!shown)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nlocs; i++)
+		if (p->locs[i].id < p->nlocations)
+			shown[p->locs[i].id] = true;
+	for (size_t i = 0; i < p->nlocations; i++) {
+		const struct profile_value *v = p->loc_values + i * nv;
+		bool any = false;
+		for (uint32_t c = 0; c < nv; c++) {
+			col_total[c] += v[c].period;
+			any = any || v[c].samples;
+		}
+		if (!any || shown[i])
+			continue;
+		make_key(&p->locations[i], req->keys, req->nkeys, &k[*m]);
+		k[(*m)++].loc = others_from + i;
+	}
+	free(shown);
+	return 0;
+}
+
+/* The shares of location ID's period in each value column but the shown event's, summed. */
+static double other_share(const struct profile *p, uint32_t id, const double *col_total)
+{
+	const struct profile_value *v = p->loc_values + (size_t)id * p->nvalues;
+	double sum = 0;
+
+	if (id >= p->nlocations)
+		return 0;
+	for (uint32_t c = 0; c < p->nvalues; c++)
+		if (p->value_event[c] != p->event && col_total[c] > 0)
+			sum += v[c].period / col_total[c];
+	return sum;
+}
+
 int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		    struct profile_row **rows, size_t *nrows, uint32_t **row_of_out)
 {
@@ -554,11 +600,15 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 	}
 
 	bool children = req->children && p->nstacks;
-	/* The locations grouped: the sampled ones (locs[]), or every one a stack holds. */
-	size_t nin = children ? p->nlocations : p->nlocs, m = 0, n = 0;
-	struct key *k = calloc(nin ? nin : 1, sizeof(*k));
-	struct profile_row *r = calloc(nin ? nin : 1, sizeof(*r));
+	bool others = req->every_event && !children && p->nvalues;
+	/* The locations grouped: the sampled ones (locs[]), or every one a stack holds; with
+	 * OTHERS, after them (from index NIN) those only other events sampled. */
+	size_t nin = children ? p->nlocations : p->nlocs, m = 0, n = 0, others_from = nin;
+	size_t room = nin + (others ? p->nlocations : 0);
+	struct key *k = calloc(room ? room : 1, sizeof(*k));
+	struct profile_row *r = calloc(room ? room : 1, sizeof(*r));
 	uint32_t *row_of = malloc((p->nlocations ? p->nlocations : 1) * sizeof(*row_of));
+	double *col_total = others ? calloc(p->nvalues, sizeof(*col_total)) : NULL;
 	size_t *stamp = NULL;
 	bool *used = NULL;
 	int ret = -ENOMEM;
@@ -567,7 +617,7 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 	*nrows = 0;
 	if (row_of_out)
 		*row_of_out = NULL;
-	if (!k || !r || !row_of)
+	if (!k || !r || !row_of || (others && !col_total))
 		goto out;
 	for (size_t i = 0; i < p->nlocations; i++)
 		row_of[i] = UINT32_MAX;
@@ -586,15 +636,19 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		make_key(l, req->keys, req->nkeys, &k[m]);
 		k[m++].loc = i;
 	}
+	if (others && add_others(p, req, k, &m, others_from, col_total) < 0)
+		goto out;
 	qsort(k, m, sizeof(*k), keycmp);
 	for (size_t i = 0; i < m; i++) {
-		const struct profile_loc *l =
-		    children ? &p->locations[k[i].loc] : &p->locs[k[i].loc];
+		const struct profile_loc *l = k[i].loc >= others_from
+						  ? &p->locations[k[i].loc - others_from]
+					      : children ? &p->locations[k[i].loc]
+							 : &p->locs[k[i].loc];
 		bool first = i == 0 || !same_group(&k[i], &k[i - 1]);
 		if (first)
 			n++;
 		merge_loc(&r[n - 1], l, first);
-		if (!children) {
+		if (!children && k[i].loc < others_from) {
 			r[n - 1].samples += l->samples;
 			r[n - 1].period += l->period;
 			r[n - 1].self_samples = r[n - 1].samples;
@@ -602,6 +656,8 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		}
 		if (l->id < p->nlocations)
 			row_of[l->id] = (uint32_t)(n - 1);
+		if (others)
+			r[n - 1].other_share += other_share(p, l->id, col_total);
 	}
 	if (children) {
 		stamp = calloc(n ? n : 1, sizeof(*stamp));
@@ -626,5 +682,6 @@ out:
 	free(row_of);
 	free(stamp);
 	free(used);
+	free(col_total);
 	return ret;
 }

@@ -76,7 +76,9 @@ struct profile_row {
 				* rows_insns_fill() under --sort addr; else NULL */
 	const struct profile_row_data *data; /* rows of data keys: what the row touched;
 					      * else NULL (owned by the rows' array) */
-	uint32_t group;			     /* internal */
+	double other_share; /* with profile_rows_req.every_event: the other sampling events'
+			     * shares at the row's locations, summed (a tie-break); else 0 */
+	uint32_t group;	    /* internal */
 };
 
 /* Parses a --sort list ("function,line") into KEYS (room for MAX). Returns the number of
@@ -98,6 +100,10 @@ struct profile_rows_req {
 			     * without samples of its own too), sorted by children cost
 			     * (--children, perf's word); else the self rows of profile_rows() */
 	uint32_t line_size; /* --sort cacheline: bytes per line, a power of two (0: 64) */
+	bool every_event;   /* --group, without children: rows also for the locations that only
+			     * another sampling event's samples reach (profile.loc_values), with
+			     * 0 samples of the shown event; they sort after the shown event's,
+			     * by the other events' shares */
 };
 
 /* With a DATA or CACHELINE key the rows group profile.data (children ignored): each row's

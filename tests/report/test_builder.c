@@ -4,6 +4,8 @@
 #include <criterion/criterion.h>
 
 #include "fixture.h"
+#include "output.h"
+#include "rows.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -502,6 +504,72 @@ Test(builder, value_vector_holds_every_sampling_event)
 		}
 		profile_free(p);
 	}
+}
+
+/* Whether a line of TEXT holds both A and B. */
+static bool line_with(const char *text, const char *a, const char *b)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *end = strchr(l, '\n'), *x = strstr(l, a), *y = strstr(l, b);
+		if (x && y && (!end || (x < end && y < end)))
+			return true;
+	}
+	return false;
+}
+
+/* --group: the rows are every sampling event's, not only the shown one's. A location that
+ * only the other event sampled gets a row (0 of the shown event), and a row's column holds
+ * all of that event's samples at the row's locations: each column sums to 100%, as perf's
+ * --group. The tester's case: page-faults shown, cpu-clock at one more address. */
+Test(builder, group_rows_hold_every_event)
+{
+	struct hwprof_file_event evs[2] = {
+	    {.name = "page-faults", .sampling = true, .period_or_freq = 1},
+	    {.name = "cpu-clock", .sampling = true, .period_or_freq = 1000},
+	};
+	struct hwprof_file_header h = {.major = 1, .nevents = 2, .events = evs};
+	enum profile_key key = PROFILE_KEY_ADDR;
+	struct profile_rows_req req = {.keys = &key, .nkeys = 1, .every_event = true};
+	struct profile_options o = {0};
+	struct profile_row *rows;
+	uint32_t *row_of;
+	struct builder *b;
+	struct profile *p;
+	char err[256] = "", *text = NULL;
+	size_t n, len;
+	FILE *f;
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	cr_assert_eq(builder_begin_input(b, "two.data", &h), 0);
+	add_mmap(b, 10, 1, 0x400000, "/nonexistent/prog", 0);
+	add_event_samples(b, 0, 0x400010, 3, 1, 0);
+	add_event_samples(b, 1, 0x400010, 2, 1000, 0);
+	add_event_samples(b, 1, 0x400020, 5, 1000, 0);
+	p = finish(b, err, sizeof(err), 0);
+	cr_assert_eq(p->nvalues, 2);
+	cr_assert_eq(profile_rows_by(p, &req, &rows, &n, &row_of), 0);
+	cr_assert_eq(n, 2, "a row for the address only cpu-clock sampled");
+	cr_expect(rows[0].offset == 0x10 && rows[0].samples == 3 && rows[0].share == 1.0);
+	cr_expect(rows[1].offset == 0x20 && rows[1].samples == 0 && rows[1].share == 0.0);
+
+	struct output_opts oo = {.keys = &key, .nkeys = 1, .row_of = row_of, .group = true};
+	f = open_memstream(&text, &len);
+	cr_assert_eq(output_text(f, p, rows, n, &oo), 0);
+	fclose(f);
+	cr_expect(line_with(text, "100.00%~    28.57%", "prog+0x10"),
+		  "cpu-clock's 2 of 7 beside 0x10:\n%s", text);
+	cr_expect(line_with(text, "  0.00%~    71.43%", "prog+0x20"),
+		  "cpu-clock's 5 of 7 at 0x20:\n%s", text);
+	free(text);
+	free(rows);
+	free(row_of);
+
+	/* Without every_event: the shown event's rows, as before. */
+	req.every_event = false;
+	cr_assert_eq(profile_rows_by(p, &req, &rows, &n, NULL), 0);
+	cr_expect_eq(n, 1);
+	free(rows);
+	profile_free(p);
 }
 
 /* Two anonymous executable mappings (a JIT without a map file, as `record -a` meets in any
