@@ -289,6 +289,7 @@ static int load(struct report_options *o, struct report_run *r)
 	for (int i = 0; i < r->nkeys; i++)
 		o->samples.po.keep_code |= r->keys[i] == PROFILE_KEY_ADDR;
 	o->samples.po.data = data_keys(r);
+	o->samples.po.every_event = o->group;
 	if (!o->samples.po.ninputs)
 		sample_opts_add_input(&o->samples, "hwprof.data");
 	if (profile_load(&r->p, &o->samples.po, err, sizeof(err)) < 0)

@@ -214,7 +214,9 @@ int input_record(struct input *in, const struct hwprof_record *rec)
 int input_end(struct input *in, const struct hwprof_file_trailer *trailer,
 	      enum hwprof_read_status status, const char *msg)
 {
-	int ret = other_events_warning(in->l, in->path, in->h, in->shown, in->name, in->counts);
+	int ret = in->l->opt->every_event ? 0
+					  : other_events_warning(in->l, in->path, in->h, in->shown,
+								 in->name, in->counts);
 
 	return ret ? ret : builder_end_input(in->l->b, trailer, status, msg);
 }

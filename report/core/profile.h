@@ -60,6 +60,8 @@ struct profile_options {
 	bool data;	      /* resolve the samples' data addresses into profile.data
 			       * (--sort data, cacheline); false: they are not looked at
 			       * and profile.data is empty */
+	bool every_event;     /* the view shows every sampling event (report --group): no
+			       * warning says that the other events' samples are not shown */
 };
 
 /* ---- the tables, shaped like pprof's profile.proto -------------------------------------

@@ -873,6 +873,8 @@ def test_group(tmp):
                          text=True)
     check("record two events: %s" % rec.stderr, rec.returncode == 0)
     r = report("-i", data, "--group", "-n", "0")
+    check("--group: no warning that minor-faults is not shown: %r" % r.stderr,
+          r.returncode == 0 and "not shown" not in r.stderr)
     lines = r.stdout.splitlines()
     head = next((l for l in lines if l.split()[:1] == ["share"]), "")
     check("--group header: share, then minor-faults: %r" % head,
