@@ -112,6 +112,7 @@ static const struct cli_option options[] = {
     CLI_FLAG(OPT_BANDWIDTH, "bandwidth",
 	     "with -a: the memory controllers' read and write bandwidth against the platform's "
 	     "peak (SMBIOS memory devices)"),
+    CLI_VALUE('x', "field-separator", "SEP", "perf's CSV flag: -x , is -f csv"),
     CLI_OPT_GROUP(format_only_table),
     CLI_VALUE(FORMAT_OPT_FILE, "output", "FILE",
 	      "write the counts to FILE instead of stderr (- stdout)"),
@@ -186,6 +187,13 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 			break;
 		case OPT_BANDWIDTH:
 			o->bandwidth = true;
+			break;
+		case 'x':
+			if (strcmp(optarg, ","))
+				die_usage("-x '%s': only ',' separates fields (hwprof's CSV is "
+					  "RFC 4180, quoted where needed: -f csv)",
+					  optarg);
+			o->out.format = CLI_FORMAT_CSV;
 			break;
 		}
 	}

@@ -80,6 +80,17 @@ with tempfile.TemporaryDirectory() as tmp:
                             "counted", "supported"])
     check("csv values", rows[0]["event"] == "page-faults" and float(rows[0]["mean"]) > 10)
 
+    # perf's CSV flag: -x , is -f csv (the same rows); another separator is a usage error
+    # that names -f csv.
+    rc, _, err = stat("-x", ",", "-e", "page-faults", "-o", out, "--", TOUCH, "10")
+    xrows = list(csv.DictReader(open(out))) if rc == 0 else []
+    check(f"-x , rc {rc} {err}: csv rows {xrows[:1]}",
+          rc == 0 and xrows and xrows[0]["event"] == "page-faults")
+    rc, _, err = stat("-x", ";", "-e", "page-faults", "--", "true")
+    first = err.splitlines()[0] if err else ""
+    check(f"-x ';': usage error naming -f csv: {rc} {err!r}",
+          rc == 64 and "-x ';'" in first and "-f csv" in first)
+
     # Issue 17: the counts on stderr, as perf stat's; stdout is the program's own, and with
     # -f json stderr is one JSON document, the run's notes inside it.
     p = subprocess.run([HWPROF, "stat", "-f", "json", "--", "sh", "-c", "echo hello"],
