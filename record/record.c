@@ -1212,9 +1212,8 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (target_stop_pending()) {
-		int sig = target_stop_pending();
-
+	int sig = target_stop_pending();
+	if (sig) {
 		error("%s before the recording started: nothing recorded",
 		      sig == SIGINT    ? "interrupted (SIGINT)"
 		      : sig == SIGTERM ? "terminated (SIGTERM)"
