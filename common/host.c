@@ -9,6 +9,7 @@
 
 #include "hwprof/sampfile.h"
 #include "host.h"
+#include "grow.h"
 
 /* The CPU model: x86's "model name"; other architectures name it differently. */
 int hwprof_host_cpu_model(char *dst, size_t cap)
@@ -184,7 +185,8 @@ static int cpulist_cpu(const char **p)
 int hwprof_cpulist_parse(const char *text, int **out)
 {
 	unsigned char seen[65536 / 8] = {0};
-	int *cpus = NULL, n = 0, cap = 0, ret = -EINVAL;
+	int *cpus = NULL, n = 0, ret = -EINVAL;
+	size_t cap = 0;
 	const char *p = text;
 
 	*out = NULL;
@@ -203,14 +205,9 @@ int hwprof_cpulist_parse(const char *text, int **out)
 			if (seen[c / 8] & (1u << (c % 8)))
 				goto fail;
 			seen[c / 8] |= (unsigned char)(1u << (c % 8));
-			if (n == cap) {
-				int *grown = realloc(cpus, (size_t)(cap = cap ? cap * 2 : 16) *
-							       sizeof(*grown));
-				if (!grown) {
-					ret = -ENOMEM;
-					goto fail;
-				}
-				cpus = grown;
+			if (hwprof_grow((void **)&cpus, &cap, (size_t)n + 1, sizeof(*cpus)) < 0) {
+				ret = -ENOMEM;
+				goto fail;
 			}
 			cpus[n++] = c;
 		}

@@ -1,6 +1,7 @@
 /* pmu.c - sysfs PMU discovery; see pmu.h. */
 #include "pmu.h"
 
+#include "grow.h"
 #include "hwprof/event.h"
 
 #include <ctype.h>
@@ -189,14 +190,9 @@ static int list_dir(const char *path, bool skip_companions, char ***names, size_
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || (skip_companions && is_companion(de->d_name)))
 			continue;
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				r = -ENOMEM;
-				goto out;
-			}
-			v = nv;
+		if (hwprof_grow((void **)&v, &cap, cnt + 1, sizeof(*v)) < 0) {
+			r = -ENOMEM;
+			goto out;
 		}
 		if (!(v[cnt] = strdup(de->d_name))) {
 			r = -ENOMEM;

@@ -26,6 +26,7 @@
 #include "see.h"
 #include "textfmt.h"
 #include "crc32.h"
+#include "grow.h"
 #include "sampfile_format.h"
 #include "varint.h"
 
@@ -41,11 +42,11 @@ struct hwprof_reader {
 
 	struct hwprof_file_header header;
 	bool have_host, have_cmdline, header_done;
-	uint32_t events_cap;
+	size_t events_cap;
 
 	struct hwprof_file_trailer trailer;
 	bool have_trailer;
-	uint32_t counts_cap;
+	size_t counts_cap;
 
 	struct hwprof_rec_sample *blk; /* the decoded sample block */
 	size_t blk_n, blk_i, blk_cap;
@@ -165,14 +166,9 @@ static const char *get_str_scratch(struct hwprof_reader *r, struct cur *c, const
 
 	if (!s)
 		return "";
-	if (n + 1 > r->str_cap) {
-		char *p = realloc(r->str, n + 1);
-		if (!p) {
-			c->what = "memory (ENOMEM)";
-			return "";
-		}
-		r->str = p;
-		r->str_cap = n + 1;
+	if (hwprof_grow((void **)&r->str, &r->str_cap, n + 1, 1) < 0) {
+		c->what = "memory (ENOMEM)";
+		return "";
 	}
 	memcpy(r->str, s, n);
 	r->str[n] = 0;
@@ -267,15 +263,10 @@ static int dec_event(struct hwprof_reader *r, struct cur *c, struct hwprof_recor
 	e.exclude_user = f & SF_EV_EXCL_USER;
 	e.exclude_kernel = f & SF_EV_EXCL_KERNEL;
 	e.exclude_hv = f & SF_EV_EXCL_HV;
-	if (h->nevents == r->events_cap) {
-		uint32_t cap = r->events_cap ? r->events_cap * 2 : 4;
-		struct hwprof_file_event *ev = realloc(h->events, cap * sizeof(*ev));
-		if (!ev) {
-			c->what = "memory (ENOMEM)";
-			return 0;
-		}
-		h->events = ev;
-		r->events_cap = cap;
+	if (hwprof_grow((void **)&h->events, &r->events_cap, (size_t)h->nevents + 1,
+			sizeof(*h->events)) < 0) {
+		c->what = "memory (ENOMEM)";
+		return 0;
 	}
 	h->events[h->nevents++] = e;
 	return 0;
@@ -429,17 +420,9 @@ static int dec_samples_as(struct hwprof_reader *r, struct cur *c, struct hwprof_
 		c->what = "sample (the header lists no event)";
 		return 0;
 	}
-	if (n > r->blk_cap) {
-		size_t cap = r->blk_cap ? r->blk_cap : 256;
-		while (cap < n)
-			cap *= 2;
-		struct hwprof_rec_sample *b = realloc(r->blk, cap * sizeof(*b));
-		if (!b) {
-			c->what = "memory (ENOMEM)";
-			return 0;
-		}
-		r->blk = b;
-		r->blk_cap = cap;
+	if (hwprof_grow((void **)&r->blk, &r->blk_cap, n, sizeof(*r->blk)) < 0) {
+		c->what = "memory (ENOMEM)";
+		return 0;
 	}
 
 	const uint8_t *p = c->p, *end = c->end;
@@ -673,15 +656,10 @@ static int dec_count(struct hwprof_reader *r, struct cur *c, struct hwprof_recor
 		c->what = "count records";
 		return 0;
 	}
-	if (t->ncounts == r->counts_cap) {
-		uint32_t cap = r->counts_cap ? r->counts_cap * 2 : 4;
-		struct hwprof_file_count *p = realloc(t->counts, cap * sizeof(*p));
-		if (!p) {
-			c->what = "memory (ENOMEM)";
-			return 0;
-		}
-		t->counts = p;
-		r->counts_cap = cap;
+	if (hwprof_grow((void **)&t->counts, &r->counts_cap, (size_t)t->ncounts + 1,
+			sizeof(*t->counts)) < 0) {
+		c->what = "memory (ENOMEM)";
+		return 0;
 	}
 	t->counts[t->ncounts++] = k;
 	return 0;

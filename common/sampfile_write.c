@@ -14,6 +14,7 @@
 
 #include "hwprof/sampfile.h"
 #include "crc32.h"
+#include "grow.h"
 #include "stackset.h"
 #include "sampfile_format.h"
 #include "varint.h"
@@ -69,16 +70,8 @@ static void wbuf_reserve(struct wbuf *b, size_t more)
 {
 	if (b->oom || b->cap - b->len >= more)
 		return;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap - b->len < more)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-	if (!p) {
+	if (hwprof_grow((void **)&b->p, &b->cap, b->len + more, 1) < 0)
 		b->oom = true;
-		return;
-	}
-	b->p = p;
-	b->cap = cap;
 }
 
 static void wbuf_bytes(struct wbuf *b, const void *src, size_t n)
@@ -354,14 +347,9 @@ static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s
 	if (!t->n)
 		t->fields = need;
 	if (!t->active) {
-		if (w->nactive == w->active_cap) {
-			size_t cap = w->active_cap ? w->active_cap * 2 : 64;
-			struct tblock **a = realloc(w->active, cap * sizeof(*a));
-			if (!a)
-				return set_err(w, -ENOMEM);
-			w->active = a;
-			w->active_cap = cap;
-		}
+		if (hwprof_grow((void **)&w->active, &w->active_cap, w->nactive + 1,
+				sizeof(*w->active)) < 0)
+			return set_err(w, -ENOMEM);
 		w->active[w->nactive++] = t;
 		t->active = true;
 	}

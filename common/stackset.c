@@ -1,6 +1,7 @@
 /* stackset.c - call stacks interned by content (stackset.h). */
 #include "stackset.h"
 
+#include "grow.h"
 #include "fnv.h"
 #include "idindex.h"
 
@@ -63,24 +64,9 @@ int stackset_intern(struct stackset *s, const uint64_t *ips, uint32_t nr, uint32
 	}
 	if (s->n == UINT32_MAX - 1)
 		return -EOVERFLOW;
-	if (s->n == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 256;
-		struct stackset_entry *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
-	if (s->pool_cap - s->pool_len < nr) {
-		size_t cap = s->pool_cap ? s->pool_cap : 4096;
-		while (cap - s->pool_len < nr)
-			cap *= 2;
-		uint64_t *p = realloc(s->pool, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		s->pool = p;
-		s->pool_cap = cap;
-	}
+	if (hwprof_grow((void **)&s->v, &s->cap, (size_t)s->n + 1, sizeof(*s->v)) < 0 ||
+	    hwprof_grow((void **)&s->pool, &s->pool_cap, s->pool_len + nr, sizeof(*s->pool)) < 0)
+		return -ENOMEM;
 	if (nr)
 		memcpy(s->pool + s->pool_len, ips, nr * sizeof(*ips));
 	s->v[s->n] = (struct stackset_entry){.off = s->pool_len,

@@ -21,7 +21,8 @@ struct stackset_entry {
 /* Zero-initialised is empty. */
 struct stackset {
 	struct stackset_entry *v; /* [id - 1] */
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	uint64_t *pool; /* every stack's entries, back to back */
 	size_t pool_len, pool_cap;
 	uint32_t *slots; /* open addressing: id, 0 empty; NSLOTS a power of 2 */

@@ -1,5 +1,6 @@
 /* tracefs.c - tracepoint ids and names from tracefs (see tracefs.h). */
 #include "tracefs.h"
+#include "grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -78,14 +79,8 @@ static int push(char ***v, size_t *n, size_t *cap, const char *sys, const char *
 	size_t len = strlen(sys) + strlen(event) + 2;
 	char *s;
 
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		char **w = realloc(*v, c * sizeof(*w));
-		if (!w)
-			return -ENOMEM;
-		*v = w;
-		*cap = c;
-	}
+	if (hwprof_grow((void **)v, cap, *n + 1, sizeof(**v)) < 0)
+		return -ENOMEM;
 	s = malloc(len);
 	if (!s)
 		return -ENOMEM;

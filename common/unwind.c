@@ -17,6 +17,7 @@
  * recorder. A file's own .debug_frame is still used.
  */
 #include "unwind.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <elfutils/libdwfl.h>
@@ -126,14 +127,8 @@ static struct uproc *add_proc(struct unwind *u, uint32_t pid)
 
 	if (p)
 		return p;
-	if (u->nprocs == u->cap) {
-		size_t cap = u->cap ? 2 * u->cap : 16;
-		void *v = realloc(u->procs, cap * sizeof(*u->procs));
-		if (!v)
-			return NULL;
-		u->procs = v;
-		u->cap = cap;
-	}
+	if (hwprof_grow((void **)&u->procs, &u->cap, u->nprocs + 1, sizeof(*u->procs)) < 0)
+		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
@@ -252,14 +247,8 @@ static int add_mapping(struct unwind *u, const struct hwprof_rec_mmap *m)
 		}
 		drop_dwfl(p);
 	}
-	if (p->nmods == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 16;
-		void *v = realloc(p->mods, cap * sizeof(*p->mods));
-		if (!v)
-			return -ENOMEM;
-		p->mods = v;
-		p->cap = cap;
-	}
+	if (hwprof_grow((void **)&p->mods, &p->cap, p->nmods + 1, sizeof(*p->mods)) < 0)
+		return -ENOMEM;
 	p->mods[p->nmods] = (struct umod){strdup(m->filename), m->start, end, bias};
 	if (!p->mods[p->nmods].path)
 		return -ENOMEM;
