@@ -1,6 +1,7 @@
 /* callgraph.c - a row's call paths as a tree of frames. */
 #include "callgraph.h"
 #include "textfmt.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -63,14 +64,8 @@ size_t cg_stacks_count(const struct profile *p)
 
 static int push_frame(struct cg_frames *out, const struct cg_frame *f)
 {
-	if (out->n == out->cap) {
-		size_t cap = out->cap ? out->cap * 2 : 64;
-		struct cg_frame *v = realloc(out->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		out->v = v;
-		out->cap = cap;
-	}
+	if (hwprof_grow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v)) < 0)
+		return -ENOMEM;
 	out->v[out->n++] = *f;
 	return 0;
 }
@@ -139,14 +134,9 @@ const char *cg_frame_label(const struct cg_frame *f, bool full, char *buf, size_
 
 static int new_node(struct cg_tree *t, const struct cg_frame *f, uint32_t *id)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct cg_node *v = cap < UINT32_MAX ? realloc(t->v, cap * sizeof(*v)) : NULL;
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (t->n >= UINT32_MAX - 1 ||
+	    hwprof_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
+		return -ENOMEM;
 	t->v[t->n] = (struct cg_node){.frame = *f};
 	*id = (uint32_t)t->n++;
 	return 0;
@@ -179,14 +169,8 @@ static int path_frames(const struct profile *p, const struct profile_stack *s, u
 	for (uint32_t k = j; k < s->n; k++) {
 		struct cg_frame fr[CG_MAX_CHAIN];
 		size_t m = cg_loc_chain(p, &p->locations[s->locs[k]], inline_all, fr, CG_MAX_CHAIN);
-		if (*n + m + 1 > *cap) {
-			size_t c = (*n + m + 1) * 2;
-			struct cg_frame *nv = realloc(*v, c * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			*v = nv;
-			*cap = c;
-		}
+		if (hwprof_grow((void **)v, cap, *n + m + 1, sizeof(**v)) < 0)
+			return -ENOMEM;
 		for (size_t i = k == j ? 1 : 0; i < m; i++)
 			(*v)[(*n)++] = fr[i];
 	}
@@ -214,14 +198,9 @@ static int sort_children(struct cg_tree *t)
 	for (size_t i = 0; i < t->n; i++) {
 		size_t m = 0;
 		for (uint32_t c = t->v[i].child; c; c = t->v[c - 1].next) {
-			if (m == cap) {
-				uint32_t *nv =
-				    realloc(ids, (cap = cap ? cap * 2 : 16) * sizeof(*nv));
-				if (!nv) {
-					free(ids);
-					return -ENOMEM;
-				}
-				ids = nv;
+			if (hwprof_grow((void **)&ids, &cap, m + 1, sizeof(*ids)) < 0) {
+				free(ids);
+				return -ENOMEM;
 			}
 			ids[m++] = c;
 		}

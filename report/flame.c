@@ -6,6 +6,7 @@
  * siblings come out ordered by name. */
 #include "flame.h"
 #include "output.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -62,14 +63,8 @@ int flame_add(struct flame *fl, const struct flame_node *frames, size_t n, uint6
 	double x = root->period;
 	size_t d = 0;
 
-	if (n + 1 > fl->path_cap) {
-		size_t cap = (n + 1) * 2;
-		uint32_t *v = realloc(fl->path, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		fl->path = v;
-		fl->path_cap = cap;
-	}
+	if (hwprof_grow((void **)&fl->path, &fl->path_cap, n + 1, sizeof(*fl->path)) < 0)
+		return -ENOMEM;
 	fl->path[0] = 0;
 	root->period += period;
 	root->samples += samples;
@@ -86,14 +81,8 @@ int flame_add(struct flame *fl, const struct flame_node *frames, size_t n, uint6
 			node->line = 0;
 	}
 	for (; d < n; d++) {
-		if (fl->n == fl->cap) {
-			size_t cap = fl->cap * 2;
-			struct flame_node *v = realloc(fl->v, cap * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			fl->v = v;
-			fl->cap = cap;
-		}
+		if (hwprof_grow((void **)&fl->v, &fl->cap, fl->n + 1, sizeof(*fl->v)) < 0)
+			return -ENOMEM;
 		struct flame_node *node = &fl->v[fl->n];
 		*node = frames[d];
 		node->parent = fl->path[d];
@@ -124,14 +113,8 @@ struct build {
 
 static int push(struct build *b, const struct flame_node *f)
 {
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct flame_node *v = realloc(b->frames, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		b->frames = v;
-		b->cap = cap;
-	}
+	if (hwprof_grow((void **)&b->frames, &b->cap, b->n + 1, sizeof(*b->frames)) < 0)
+		return -ENOMEM;
 	b->frames[b->n++] = *f;
 	return 0;
 }
