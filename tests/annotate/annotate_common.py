@@ -1,4 +1,4 @@
-"""Shared by annotate's script tests: paths, HOT: markers, recording the workload.
+"""Shared by annotate's script tests: paths, HOT: markers.
 
 Hot lines are found by their "HOT: name" marker in the workload's source, never by number.
 """
@@ -21,13 +21,3 @@ def text_line(text, src="annotate_work.c"):
             if text in line:
                 return n
     sys.exit(f"annotate test: no '{text}' in {src}")
-
-
-def record(hwprof, work, out):
-    """Records the workload with page-faults, period 1. Exits 77 (skipped) when record does not
-    work on this host, so that the rest of the suite still tells something."""
-    p = hwprof_test.run([hwprof, "record", "-e", "page-faults", "-c", "1", "-o", out, "--", work])
-    if p.returncode != 0 or not os.path.exists(out):
-        print("SKIP: hwprof record failed:", p.returncode, p.stderr.strip())
-        sys.exit(77)
-    return out

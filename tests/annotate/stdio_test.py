@@ -13,8 +13,8 @@ import subprocess
 import sys
 import tempfile
 
-from annotate_common import HERE, hot_line, record, text_line
-from hwprof_test import check, finish  # annotate_common put it on the path
+from annotate_common import HERE, hot_line, text_line
+from hwprof_test import EACH_FAULT, check, finish, record  # annotate_common put it on the path
 
 HWPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 TOKENS = {"first": hot_line("first"), "second": hot_line("second"),
@@ -70,7 +70,8 @@ def normalise(text):
 
 
 with tempfile.TemporaryDirectory() as d:
-    data = record(HWPROF, WORK, os.path.join(d, "w.data"))
+    data = os.path.join(d, "w.data")
+    record(HWPROF, data, EACH_FAULT, [WORK], skip=True)
 
     p = annotate("-i", data, "--stdio", "work")
     check("--stdio work exits 0", p.returncode == 0, p.stderr)
@@ -180,7 +181,8 @@ with tempfile.TemporaryDirectory() as d:
                            capture_output=True, text=True, timeout=20)
         check("compiled a copy of the workload", p.returncode == 0, p.stderr)
         shutil.rmtree(gone)
-        data2 = record(HWPROF, exe, os.path.join(d, "gone.data"))
+        data2 = os.path.join(d, "gone.data")
+        record(HWPROF, data2, EACH_FAULT, [exe], skip=True)
         p = annotate("-i", data2, "--stdio", "work")
         check("missing source: exits 0", p.returncode == 0, p.stderr)
         check("missing source: says what was looked for",

@@ -17,8 +17,8 @@ import sys
 import tempfile
 import time
 
-from annotate_common import hot_line, record
-from hwprof_test import check, finish  # annotate_common put it on the path
+from annotate_common import hot_line
+from hwprof_test import EACH_FAULT, check, finish, record  # annotate_common put it on the path
 
 HWPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 MODE = sys.argv[3] if len(sys.argv) > 3 else "keys"
@@ -99,7 +99,8 @@ def command(data, name):
 try:
     with tempfile.TemporaryDirectory() as d:
         TMP = d
-        data = record(HWPROF, WORK, os.path.join(d, "w.data"))
+        data = os.path.join(d, "w.data")
+        record(HWPROF, data, EACH_FAULT, [WORK], skip=True)
         env_ok = subprocess.run(["tmux", "-V"], capture_output=True).returncode == 0
         if not env_ok:
             print("SKIP: tmux does not run")

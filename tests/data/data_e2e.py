@@ -10,7 +10,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from hwprof_test import check, hot_line, record, run, run_cases  # noqa: E402
+from hwprof_test import EACH_FAULT, check, hot_line, record, run, run_cases  # noqa: E402
 
 HWPROF = os.environ["HWPROF"]
 WL = os.environ["WL_DATA"]
@@ -24,7 +24,7 @@ os.environ.pop("MALLOC_PERTURB_", None)
 
 def recorded(mode, *args):
     out = os.path.join(TMP, mode + ".data")
-    record(HWPROF, out, ["-e", "page-faults", "-c", "1"], [WL, mode] + list(args))
+    record(HWPROF, out, EACH_FAULT, [WL, mode] + list(args))
     return out
 
 

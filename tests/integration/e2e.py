@@ -16,18 +16,17 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import hwprof_test  # noqa: E402
-from hwprof_test import check, finish, hot_line  # noqa: E402
+from hwprof_test import check, finish, hot_line, record, wait_for, wait_for_threads  # noqa: E402
 
 CASE, HWPROF, SRC = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
 PROG = [os.path.abspath(sys.argv[4])] + sys.argv[5:]
 
 
-def record(d, args, prog=None, timeout=60):
-    """PROG (default the workload) recorded with ARGS into d/t.data; returns that path."""
+def recorded(d, args):
+    """The workload recorded with ARGS into d/t.data, then report()ed."""
     out = os.path.join(d, "t.data")
-    hwprof_test.record(HWPROF, out, args, prog or PROG, timeout=timeout)
-    return out
+    record(HWPROF, out, args, PROG)
+    return report(out)
 
 
 def report(path):
@@ -60,7 +59,7 @@ def own_file_share(name, rows, src, marker, want=0.95, min_samples=1000):
 
 
 def case_pagefault(d):
-    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
+    doc, _ = recorded(d, ["-e", "page-faults", "-c", "1"])
     check("header event", doc["header"]["event"] == "page-faults", doc["header"])
     check("nothing lost", doc["header"]["lost"] == 0, doc["header"])
     own_file_share("pagefault", doc["rows"], "pagefault.c", "fault")
@@ -68,21 +67,21 @@ def case_pagefault(d):
 
 def case_period(d):
     """-c N samples one event in N: 20000 faults at -c 1000 give about 20 samples, not 20000."""
-    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1000"]))
+    doc, _ = recorded(d, ["-e", "page-faults", "-c", "1000"])
     n = doc["header"]["samples"]
     print(f"period: {n} samples for ~20000 page faults at -c 1000")
     check("period: one sample per 1000 faults", 15 <= n <= 40, n)
 
 
 def case_shlib(d):
-    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
+    doc, _ = recorded(d, ["-e", "page-faults", "-c", "1"])
     own_file_share("shlib", doc["rows"], "libfault.c", "libfault")
     dsos = {os.path.basename(r["dso"]) for r in in_file(doc["rows"], "libfault.c")}
     check("shlib: rows name the .so", any(x.startswith("libwlfault.so") for x in dsos), dsos)
 
 
 def case_threads(d):
-    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
+    doc, _ = recorded(d, ["-e", "page-faults", "-c", "1"])
     rows = doc["rows"]
     one = samples_at(rows, "threads.c", hot_line(os.path.join(SRC, "threads.c"), "one_share"))
     three = samples_at(rows, "threads.c", hot_line(os.path.join(SRC, "threads.c"), "three_shares"))
@@ -92,12 +91,12 @@ def case_threads(d):
 
 
 def case_forkexec(d):
-    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
+    doc, _ = recorded(d, ["-e", "page-faults", "-c", "1"])
     own_file_share("forkexec child", doc["rows"], "pagefault.c", "fault")
 
 
 def case_chase(d):
-    doc, _ = report(record(d, ["-e", "cpu-clock"]))
+    doc, _ = recorded(d, ["-e", "cpu-clock"])
     rows = [r for r in doc["rows"] if r["samples"] > 0]
     line = hot_line(os.path.join(SRC, "chase.c"), "chase")
     top = rows[0] if rows else {}
@@ -132,7 +131,7 @@ def case_sigint(d):
 def case_hotloop(d):
     """The bundled example: page-faults -c 1 puts its fault loop first among its own lines;
     default (cpu-clock here) puts the chase first."""
-    doc, _ = report(record(d, ["-e", "page-faults", "-c", "1"]))
+    doc, _ = recorded(d, ["-e", "page-faults", "-c", "1"])
     rows = in_file(doc["rows"], "hotloop.c")
     line = hot_line(os.path.join(SRC, "hotloop.c"), "fault")
     check("hotloop page-faults: the fault line leads hotloop.c",
@@ -145,10 +144,7 @@ def case_hotloop_default(d):
     """The bundled example with the default event: the best miss event with a PMU, else
     cpu-clock with one note saying why; the pointer chase leads."""
     out = os.path.join(d, "t.data")
-    p = subprocess.run([HWPROF, "record", "-o", out, "--"] + PROG, capture_output=True,
-                       text=True, timeout=60)
-    print(p.stderr, end="")
-    check("record exit 0", p.returncode == 0, p.returncode)
+    p = record(HWPROF, out, [], PROG)
     doc, _ = report(out)
     ev = doc["header"]["event"]
     if ev == "cpu-clock":
@@ -193,11 +189,7 @@ def case_attach(d):
 
 def wait_for_header(path, timeout=20):
     """Until record has written its file's header: it is then recording."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if os.path.exists(path) and os.path.getsize(path) > 0:
-            return
-        time.sleep(0.01)
+    wait_for(lambda: os.path.exists(path) and os.path.getsize(path) > 0, timeout, step=0.01)
 
 
 def case_interrupted_setup(d):
@@ -231,10 +223,7 @@ def case_interrupted_setup(d):
     nthreads = int(PROG[1])
     target = subprocess.Popen(PROG)
     try:
-        deadline = time.monotonic() + 20
-        while (len(os.listdir("/proc/%d/task" % target.pid)) < nthreads + 1 and
-               time.monotonic() < deadline):
-            time.sleep(0.05)
+        wait_for_threads(target.pid, nthreads + 1, 20)
         p = subprocess.Popen([HWPROF, "record", "-e", "page-faults", "-o", out, "-p",
                               str(target.pid)], stderr=subprocess.PIPE, text=True)
         while p.poll() is None and not os.path.exists(out + ".old"):
@@ -274,10 +263,7 @@ def case_attach_threads(d):
         out = os.path.join(d, "t.data")
         target = subprocess.Popen(PROG)
         try:
-            deadline = time.monotonic() + 10
-            while (len(os.listdir("/proc/%d/task" % target.pid)) < nthreads + 1 and
-                   time.monotonic() < deadline):
-                time.sleep(0.05)
+            wait_for_threads(target.pid, nthreads + 1, 10)
             p = subprocess.Popen([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", out,
                                   "-p", str(target.pid)], stderr=subprocess.PIPE, text=True,
                                  preexec_fn=lambda: resource.setrlimit(
@@ -329,7 +315,7 @@ def case_pmu_default(d):
     if probe.returncode != 0:
         print("SKIP: cycles does not open on this host: " + probe.stderr.strip())
         sys.exit(77)
-    doc, _ = report(record(d, []))
+    doc, _ = recorded(d, [])
     h = doc["header"]
     check("pmu default: a miss event", h["event"] in ("LLC-load-misses:P", "cache-misses:P"), h)
     check("pmu default: precise levels stored",

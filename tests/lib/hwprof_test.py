@@ -1,7 +1,8 @@
 """What the python tests share: one check() that prints and counts, finish() that exits with
 the test's status, hot_line() that finds a workload's "HOT: name" marker, run() of a command, on_terminal() of a
-command on a pseudo-terminal, record() of a command into a sample file, and run_cases() that
-runs a script's cases, all or the one named by --case.
+command on a pseudo-terminal, record() of a command into a sample file, wait_for() a condition
+and wait_for_threads() of a process, and run_cases() that runs a script's cases, all or the one
+named by --case.
 
 A test script puts this folder on its path and imports what it uses:
 
@@ -19,8 +20,13 @@ import re
 import select
 import subprocess
 import sys
+import tempfile
+import time
 
 failures = []
+
+# record's options for one sample per page fault: exact IPs, and a count a test can predict.
+EACH_FAULT = ["-e", "page-faults", "-c", "1"]
 
 
 def check(name, cond, detail=""):
@@ -49,19 +55,74 @@ def hot_line(path, name):
     sys.exit(f"no 'HOT: {name}' marker in {path}")
 
 
-def run(cmd, timeout=30, **kw):
-    """Runs CMD (a list) with text output captured; returns the CompletedProcess."""
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+def run(cmd, timeout=30, none_on_timeout=False, **kw):
+    """Runs CMD (a list) with text output captured; returns the CompletedProcess. Past TIMEOUT
+    (seconds) subprocess.TimeoutExpired is raised, or with NONE_ON_TIMEOUT None is returned
+    (for a test that counts a hang as its failure). KW goes to subprocess.run (env, cwd,
+    input, errors="replace" for output that may not be UTF-8)."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        if none_on_timeout:
+            return None
+        raise
 
 
-def record(hwprof, out, args, cmd, timeout=60):
-    """Runs HWPROF record -o OUT ARGS -- CMD (lists), prints its stderr, and checks that it
-    exits 0 and that no sanitizer spoke. Returns its stderr."""
-    p = run([hwprof, "record", "-o", out] + list(args) + ["--"] + list(cmd), timeout=timeout)
-    print(p.stderr, end="")
-    check(f"record {' '.join(args)} exit 0", p.returncode == 0, p.returncode)
-    check("record sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
-    return p.stderr
+def record(hwprof, out, args, cmd, timeout=60, want=0, label=None, skip=False, spin=None,
+           no_loss=False):
+    """Runs HWPROF record -o OUT ARGS -- CMD (lists), prints its stderr, and checks that no
+    sanitizer spoke and that it exited WANT (None: the caller checks the status). The checks
+    are named "LABEL exit 0" and "LABEL sanitizer-clean" (default LABEL "record ARGS").
+
+    SKIP: when record fails, the test exits 77 (skipped, with the reason) instead of checking:
+    a host where record cannot work. SPIN (a number): appended to CMD as the work a workload
+    does per page; while record says samples were lost (no " 0 lost," in its summary) it is
+    run again with 4 times the work, up to four runs in all. NO_LOSS: also checks ("LABEL
+    no sample lost") that the summary says none was.
+
+    Record's stdout and stderr go to temporary files, not pipes: a target left running would
+    hold a pipe open. Returns the CompletedProcess (text stdout and stderr)."""
+    label = label or " ".join(["record", *args])
+    runs = 4 if spin is not None else 1
+    for attempt in range(runs):
+        work = [str(spin * 4 ** attempt)] if spin is not None else []
+        with tempfile.TemporaryFile("w+") as o, tempfile.TemporaryFile("w+") as e:
+            p = subprocess.run([hwprof, "record", "-o", out, *args, "--", *cmd, *work],
+                               stdout=o, stderr=e, text=True, timeout=timeout)
+            o.seek(0)
+            e.seek(0)
+            p.stdout, p.stderr = o.read(), e.read()
+        print(p.stderr, end="")
+        if p.returncode != 0 or " 0 lost," in p.stderr or attempt + 1 == runs:
+            break
+        print(f"{label}: samples lost at {work[0]} loops per page; again with more")
+    if skip and (p.returncode != 0 or not os.path.exists(out)):
+        print(f"skip: hwprof {label} failed here ({p.returncode}): {p.stderr.strip()}")
+        sys.exit(77)
+    if want is not None:
+        check(f"{label} exit {want}", p.returncode == want, p.returncode)
+    check(f"{label} sanitizer-clean",
+          "Sanitizer" not in p.stderr and "runtime error" not in p.stderr, p.stderr)
+    if no_loss:
+        check(f"{label} no sample lost", " 0 lost," in p.stderr, p.stderr)
+    return p
+
+
+def wait_for(cond, secs, step=0.05):
+    """Calls COND() every STEP seconds until it is true or SECS have passed; returns its last
+    value."""
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        value = cond()
+        if value:
+            return value
+        time.sleep(step)
+    return cond()
+
+
+def wait_for_threads(pid, n, secs=20):
+    """Waits until process PID has N threads (or SECS have passed); returns whether it has."""
+    return wait_for(lambda: len(os.listdir(f"/proc/{pid}/task")) >= n, secs)
 
 
 def on_terminal(argv):

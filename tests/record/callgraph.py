@@ -19,11 +19,13 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import hwprof_test  # noqa: E402
-from hwprof_test import check, finish  # noqa: E402
+from hwprof_test import check, finish, record  # noqa: E402
 
 HWPROF, DUMP, PROG, SRC = (os.path.abspath(a) for a in sys.argv[1:5])
 DWARF = sys.argv[5:6] == ["dwarf"]
 MODE = ["--call-graph", "dwarf"] if DWARF else ["-g"]
+USER_FAULTS = ["-e", "page-faults:u", "-c", "1", "--no-count"]
+SPIN = 20000 if DWARF else None  # the work per page with dwarf (see above)
 
 
 def hot_line(name):
@@ -64,24 +66,6 @@ def line_of(ip):
     f, _, n = out.rpartition(":")
     LINES[ip] = (os.path.basename(f), int(n.split()[0]) if n.split()[0].isdigit() else 0)
     return LINES[ip]
-
-
-def record(d, args, pages="5000"):
-    out = os.path.join(d, "cg.data")
-    spin = 20000
-    for attempt in range(4 if DWARF else 1):
-        work = [str(spin)] if DWARF else []
-        p = hwprof_test.run([HWPROF, "record", "-o", out, "-e", "page-faults:u", "-c", "1",
-                             "--no-count"] + args + ["--", PROG, pages] + work, timeout=120)
-        print(p.stderr, end="")
-        if " 0 lost," in p.stderr or p.returncode != 0:
-            break
-        print(f"callgraph: samples lost at {spin} loops per page; again with more")
-        spin *= 4
-    check(f"record {' '.join(args)} exit 0", p.returncode == 0, p.returncode)
-    check("record sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
-    check("no sample lost", " 0 lost," in p.stderr, p.stderr)
-    return out, p.stderr
 
 
 def dump(path):
@@ -126,7 +110,9 @@ def main():
     usage_errors()
     pages = 1000 if DWARF else 5000
     with tempfile.TemporaryDirectory() as d:
-        path, err = record(d, MODE, pages=str(pages))
+        path = os.path.join(d, "cg.data")
+        err = record(HWPROF, path, USER_FAULTS + MODE, [PROG, str(pages)], timeout=120,
+                     spin=SPIN, no_loss=True).stderr
         check("summary names the call graph",
               ("call graph (dwarf, 8192-byte stack copies, --max-stack 127)" if DWARF else
                "call graph (frame pointers, --max-stack 127)") in err, err)
@@ -161,7 +147,8 @@ def main():
               size / len(samples))
 
         # --max-stack 2: the ip and one caller; the rest is cut and said so.
-        path, _ = record(d, MODE + ["--max-stack", "2"], pages="500")
+        record(HWPROF, path, USER_FAULTS + MODE + ["--max-stack", "2"], [PROG, "500"],
+               timeout=120, spin=SPIN, no_loss=True)
         stacks, samples = dump(path)
         leaf = [sid for ip, sid in samples if func_of(funcs, ip) == "fault_pages"]
         check("--max-stack 2 keeps one caller", leaf and all(len(stacks[s][2]) == 1 for s in leaf),

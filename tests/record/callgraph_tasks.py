@@ -28,12 +28,14 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import hwprof_test  # noqa: E402
-from hwprof_test import check, finish, run  # noqa: E402
+from hwprof_test import check, finish, record, run  # noqa: E402
 
 MODE = sys.argv[1]
 DWARF = MODE == "dwarf"
 HWPROF, THREADS, FORKEXEC, CALLPATHS, NOCFI, SRC = (os.path.abspath(a) for a in sys.argv[2:8])
 CALL_GRAPH = ["--call-graph", "dwarf"] if DWARF else ["-g"]
+RECORD = CALL_GRAPH + ["-e", "page-faults", "-c", "1", "--no-count"]
+SPIN = 20000 if DWARF else None  # with dwarf, the work per page of the workloads
 # Where each mode's stacks start: libc's own frames with dwarf, the first frame pointer
 # chain's with fp.
 THREAD_ROOT = r"^[^;]*clone3;start_thread;" if DWARF else r"^start_thread;"
@@ -43,23 +45,6 @@ MAIN_ROOT = r"^_start;.*;main;" if DWARF else r"^__libc_start_call_main;main;"
 def hot_line(src, name):
     """The line of workload SRC marked "HOT: NAME"."""
     return hwprof_test.hot_line(os.path.join(SRC, src), name)
-
-
-def record(d, name, cmd, spin=True):
-    """Records CMD (+ the work per page with dwarf); returns (data path, record's stderr)."""
-    data = os.path.join(d, name + ".data")
-    loops = 20000
-    for _ in range(4):
-        work = [str(loops)] if spin and DWARF else []
-        p = run([HWPROF, "record"] + CALL_GRAPH + ["-e", "page-faults", "-c", "1",
-                 "--no-count", "-o", data, "--"] + cmd + work, timeout=120)
-        print(p.stderr, end="")
-        if " 0 lost," in p.stderr or p.returncode != 0 or not work:
-            break
-        loops *= 4
-    check(f"{name}: record exit 0", p.returncode == 0, p.returncode)
-    check(f"{name}: sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
-    return data, p.stderr
 
 
 def folded(data):
@@ -93,8 +78,9 @@ def lines_of(path):
 
 with tempfile.TemporaryDirectory() as d:
     # Threads: each thread's stack goes from its start (start_thread) to its function.
-    data, err = record(d, "threads", [THREADS, "500"])
-    check("threads: no sample lost", " 0 lost," in err, err)
+    data = os.path.join(d, "threads.data")
+    err = record(HWPROF, data, RECORD, [THREADS, "500"], timeout=120, label="threads: record",
+                 spin=SPIN, no_loss=True).stderr
     st = folded(data)
     one = count(st, THREAD_ROOT + "thread_one$")
     three = count(st, THREAD_ROOT + "thread_three$")
@@ -113,8 +99,9 @@ with tempfile.TemporaryDirectory() as d:
               paths)
 
     # A forked child that execs the workload: its stacks are the new program's.
-    data, err = record(d, "forkexec", [FORKEXEC, CALLPATHS, "500"])
-    check("forkexec: no sample lost", " 0 lost," in err, err)
+    data = os.path.join(d, "forkexec.data")
+    err = record(HWPROF, data, RECORD, [FORKEXEC, CALLPATHS, "500"], timeout=120,
+                 label="forkexec: record", spin=SPIN, no_loss=True).stderr
     st = folded(data)
     one = count(st, r"(^|;)main;one_share;fault_pages$")
     three = count(st, r"(^|;)main;three_shares;fault_pages$")
@@ -142,7 +129,9 @@ with tempfile.TemporaryDirectory() as d:
 
     if DWARF:
         # No CFI: the stacks stop in it, are counted and said to be cut; nothing crashes.
-        data, err = record(d, "nocfi", [NOCFI, "1000"], spin=False)
+        data = os.path.join(d, "nocfi.data")
+        err = record(HWPROF, data, RECORD, [NOCFI, "1000"], timeout=120,
+                     label="nocfi: record").stderr
         m = re.search(r"(\d+) samples? with a truncated stack \(.*?(\d+) in code without CFI",
                       err)
         check("nocfi: the summary counts stacks cut in code without CFI",

@@ -25,7 +25,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from hwprof_test import check, run_cases  # noqa: E402
+from hwprof_test import check, record, run_cases, wait_for  # noqa: E402
 
 HWPROF, SPIN = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 IDLE_MAIN = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
@@ -58,15 +58,6 @@ def procs_of(exe):
     return found
 
 
-def wait_for(cond, secs):
-    end = time.monotonic() + secs
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
-
-
 def kill_all(exe):
     for pid in procs_of(exe):
         try:
@@ -75,13 +66,11 @@ def kill_all(exe):
             pass
 
 
-def record(d, args, timeout=30):
-    # stderr to a file: a child left running would hold a pipe open.
-    with tempfile.TemporaryFile("w+") as errf:
-        p = subprocess.run([HWPROF, "record", "-o", os.path.join(d, "r.data")] + args,
-                           stdout=subprocess.DEVNULL, stderr=errf, text=True, timeout=timeout)
-        errf.seek(0)
-        return p.returncode, errf.read()
+def recorded(d, args, cmd):
+    """hwprof record ARGS -- CMD into d/r.data: (exit status, stderr); the caller checks the
+    status."""
+    p = record(HWPROF, os.path.join(d, "r.data"), args, cmd, timeout=30, want=None)
+    return p.returncode, p.stderr
 
 
 def test_sigterm_ends_the_group(d):
@@ -219,8 +208,7 @@ def test_terminal(d):
 
 def test_no_samples(d):
     """F9: 0 samples is no bytes/sample, a warning with the run time; the target's status."""
-    rc, err = record(d, ["-e", "page-faults", "-c", "1000000000", "--",
-                         "/bin/sh", "-c", "exit 3"])
+    rc, err = recorded(d, ["-e", "page-faults", "-c", "1000000000"], ["/bin/sh", "-c", "exit 3"])
     check("no samples: the target's exit status", rc == 3, f"rc={rc} {err!r}")
     check("no samples: bytes/sample is '-'", "- bytes/sample" in err, err)
     check("no samples: no 0.0 bytes/sample", "0.0 bytes/sample" not in err, err)
@@ -230,7 +218,7 @@ def test_no_samples(d):
     clean("no samples", err)
     # P5: a command that sleeps gives cpu-clock nothing to sample: a higher -F cannot help.
     # At 10 Hz sleep's ~1 ms of CPU time gets a sample about once in a hundred runs.
-    rc, err = record(d, ["-e", "cpu-clock", "-F", "10", "--", "/bin/sleep", "0.3"])
+    rc, err = recorded(d, ["-e", "cpu-clock", "-F", "10"], ["/bin/sleep", "0.3"])
     if "warning: no samples" not in err:
         print("skip: idle command: sleep got a sample this time")
     else:
@@ -262,7 +250,7 @@ def test_no_samples_attached(d):
 def test_rate_per_cpu_second(d):
     """F32: -F is met per CPU-second of the target, not per wall-clock second."""
     spin = own_spin(d, "rate")
-    rc, err = record(d, ["-e", "cpu-clock", "-F", "1000", "--", "/bin/sh", "-c",
+    rc, err = recorded(d, ["-e", "cpu-clock", "-F", "1000"], ["/bin/sh", "-c",
                          f"sleep 0.5; {spin} 600"])
     check("rate: exit 0", rc == 0, f"rc={rc} {err!r}")
     m = re.search(r"(\d+) samples per CPU-s \(asked 1000 Hz\)", err)
@@ -270,7 +258,7 @@ def test_rate_per_cpu_second(d):
     check("rate: about 1000 per CPU-s", m and 600 <= int(m.group(1)) <= 1400, err)
     check("rate: no wall-clock rate beside the asked one",
           not re.search(r"samples/s \(asked", err), err)
-    rc, err = record(d, ["-e", "cpu-clock", "-F", "1000", "--no-count", "--", spin, "300"])
+    rc, err = recorded(d, ["-e", "cpu-clock", "-F", "1000", "--no-count"], [spin, "300"])
     m = re.search(r"(\d+) samples per CPU-s \(asked 1000 Hz\)", err)
     check("rate --no-count: from the target's CPU time", m and 600 <= int(m.group(1)) <= 1400,
           err)
@@ -280,15 +268,15 @@ def test_rate_per_cpu_second(d):
 def test_cpu_clock_period(d):
     """F33: -c on cpu-clock is in ns; under 10000 a note; "throttled N times" in English."""
     spin = own_spin(d, "period")
-    rc, err = record(d, ["-e", "cpu-clock", "-c", "1", "--", spin, "200"])
+    rc, err = recorded(d, ["-e", "cpu-clock", "-c", "1"], [spin, "200"])
     check("-c 1 cpu-clock: exit 0", rc == 0, f"rc={rc} {err!r}")
     check("-c 1 cpu-clock: note on ns and the 10 us minimum",
           re.search(r"note: -c 1: cpu-clock periods are in ns; the kernel's minimum is about "
                     r"10000 ns \(10 µs\)", err), err)
     check("-c 1 cpu-clock: no '1 times'", not re.search(r"\b1 times", err), err)
-    rc, err = record(d, ["-e", "task-clock", "-c", "20000", "--", spin, "50"])
+    rc, err = recorded(d, ["-e", "task-clock", "-c", "20000"], [spin, "50"])
     check("-c 20000 task-clock: no note", "minimum" not in err, err)
-    rc, err = record(d, ["-e", "page-faults", "-c", "1", "--", spin, "10"])
+    rc, err = recorded(d, ["-e", "page-faults", "-c", "1"], [spin, "10"])
     check("-c 1 page-faults: no note", "minimum" not in err, err)
     clean("period", err)
 
@@ -297,14 +285,14 @@ def test_descendants_left(d):
     """F12: the launched process ends while a child it started runs on: say so."""
     spin = own_spin(d, "left")
     try:
-        rc, err = record(d, ["-e", "page-faults", "--", "/bin/sh", "-c",
+        rc, err = recorded(d, ["-e", "page-faults"], ["/bin/sh", "-c",
                              f"{spin} 3000 & exit 5"])
         check("descendants: the target's exit status", rc == 5, f"rc={rc} {err!r}")
         check("descendants: a note names them",
               re.search(r"note: 1 descendant process of /bin/sh was still running", err), err)
         check("descendants: left running", len(procs_of(spin)) == 1, procs_of(spin))
         clean("descendants", err)
-        rc, err = record(d, ["-e", "page-faults", "--", "/bin/sh", "-c", "sleep 0.1 & wait"])
+        rc, err = recorded(d, ["-e", "page-faults"], ["/bin/sh", "-c", "sleep 0.1 & wait"])
         check("descendants: none left, no note", "descendant" not in err, err)
     finally:
         kill_all(spin)

@@ -23,7 +23,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import hwprof_test  # noqa: E402
-from hwprof_test import check, finish  # noqa: E402
+from hwprof_test import check, finish, run  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 MODE = sys.argv[2] if len(sys.argv) > 2 else "fp"
@@ -42,26 +42,25 @@ def hot_line(token):
     return hwprof_test.hot_line(os.path.join(SRC, "wl_calls.c"), token)
 
 
-def run(*args):
-    """hwprof ARGS."""
-    return hwprof_test.run([HWPROF, *args], timeout=120)
-
-
-def record(data, spin):
-    """The recording of CALLS into DATA by hwprof, or by perf; the stderr that says whether
-    samples were lost (" 0 lost," when none was)."""
+def record(data):
+    """The recording of CALLS into DATA by hwprof, or by perf: its CompletedProcess, whose
+    stderr says whether samples were lost (" 0 lost," when none was). With dwarf the workload
+    works a while on each page, 4 times longer on each retry while samples were lost."""
     if not PERF:
         mode = ["--call-graph", "dwarf"] if DWARF else ["-g"]
-        return run("record", *mode, "-e", "page-faults", "-c", "1", "-o", data, "--", CALLS,
-                   str(N), *([str(spin)] if DWARF else []))
-    p = hwprof_test.run([PERF, "record", "-q", "-e", "page-faults:u", "-c", "1",
-                         "--call-graph", "dwarf", "-o", data, CALLS, str(N), str(spin)],
-                        timeout=120)
-    if p.returncode != 0:
-        print("skip: perf record --call-graph dwarf failed here: %s" % p.stderr.strip())
-        sys.exit(77)
-    h = json.loads(run("report", "-i", data, "-f", "json", "--limit", "1").stdout)["header"]
-    p.stderr = " %d lost, " % h.get("lost", 0)
+        return hwprof_test.record(HWPROF, data, mode + hwprof_test.EACH_FAULT, [CALLS, str(N)],
+                                  timeout=120, want=None, spin=20000 if DWARF else None)
+    for spin in (20000, 80000, 320000, 1280000):
+        p = run([PERF, "record", "-q", "-e", "page-faults:u", "-c", "1", "--call-graph",
+                 "dwarf", "-o", data, CALLS, str(N), str(spin)], timeout=120)
+        if p.returncode != 0:
+            print("skip: perf record --call-graph dwarf failed here: %s" % p.stderr.strip())
+            sys.exit(77)
+        h = json.loads(run([HWPROF, "report", "-i", data, "-f", "json", "--limit", "1"],
+                           timeout=120).stdout)["header"]
+        p.stderr = " %d lost, " % h.get("lost", 0)
+        if h.get("lost", 0) == 0:
+            break
     return p
 
 
@@ -92,12 +91,7 @@ def top_paths(lines, n):
 with tempfile.TemporaryDirectory() as d:
     data = os.path.join(d, "calls.data")
     mode = ["--call-graph", "dwarf"] if DWARF else ["-g"]
-    spin = 20000
-    for attempt in range(4 if DWARF else 1):
-        rec = record(data, spin)
-        if " 0 lost," in rec.stderr or rec.returncode != 0:
-            break
-        spin *= 4
+    rec = record(data)
     if rec.returncode == 64 and "-g" in rec.stderr:
         print("skip: record has no -g yet (%s)" % rec.stderr.strip().splitlines()[0])
         sys.exit(77)
@@ -105,7 +99,8 @@ with tempfile.TemporaryDirectory() as d:
     check("no sample lost: %s" % rec.stderr, " 0 lost," in rec.stderr)
 
     # The leaf's row without children, its call paths outward.
-    r = run("report", "-i", data, "--no-children", "-s", "function", "-f", "json")
+    r = run([HWPROF, "report", "-i", data, "--no-children", "-s", "function", "-f", "json"],
+            timeout=120)
     check("report json: %s" % r.stderr, r.returncode in (0, 1))
     rows = json.loads(r.stdout)["rows"]
     leaf = [x for x in rows if x["function"] == "leaf"]
@@ -128,12 +123,12 @@ with tempfile.TemporaryDirectory() as d:
           ("hop", hot_line("call_hop")) in lines and ("path_b", hot_line("call_b")) in lines)
 
     # -G text: the call-site lines as file:line function.
-    r = run("report", "-i", data, "--no-children", "-s", "function", "-G")
+    r = run([HWPROF, "report", "-i", data, "--no-children", "-s", "function", "-G"], timeout=120)
     check("-G names path_a's line", "wl_calls.c:%d path_a" % hot_line("call_a") in r.stdout)
     check("-G names main's line", "wl_calls.c:%d main" % hot_line("main_b") in r.stdout)
 
     # Folded: the recursion is one line of 50 frames, not 50 lines; qsort calls cmp.
-    r = run("report", "-i", data, "-f", "folded")
+    r = run([HWPROF, "report", "-i", data, "-f", "folded"], timeout=120)
     check("folded: %s" % r.stderr, r.returncode in (0, 1))
     folded = r.stdout.splitlines()
     deep = [x for x in folded if ";recurse;" in x]
@@ -151,7 +146,8 @@ with tempfile.TemporaryDirectory() as d:
     # frame pointers, so the comparator's samples stop there), and almost none of its own.
     total = sum(int(x.rsplit(" ", 1)[1]) for x in folded)
     reach = sum(int(x.rsplit(" ", 1)[1]) for x in folded if (";" + x).find(";main;") >= 0)
-    r = run("report", "-i", data, "--children", "-s", "function", "-f", "json")
+    r = run([HWPROF, "report", "-i", data, "--children", "-s", "function", "-f", "json"],
+            timeout=120)
     rows = json.loads(r.stdout)["rows"]
     main = [x for x in rows if x["function"] == "main"]
     check("main: children = the stacks through main (%d of %d), self < 5%%" % (reach, total),
@@ -159,12 +155,12 @@ with tempfile.TemporaryDirectory() as d:
           and main[0]["self_share"] < 0.05)
 
     # annotate: leaf's callers.
-    r = run("annotate", "-i", data, "--stdio", "leaf")
+    r = run([HWPROF, "annotate", "-i", data, "--stdio", "leaf"], timeout=120)
     check("annotate names leaf's callers", "called from" in r.stdout and "path_b" in r.stdout)
 
     if PERF:
-        p = hwprof_test.run([PERF, "report", "-i", data, "--no-children", "--stdio",
-                             "-g", "folded,0,caller,count"], timeout=120)
+        p = run([PERF, "report", "-i", data, "--no-children", "--stdio",
+                 "-g", "folded,0,caller,count"], timeout=120)
         check("perf report -g folded: exit 0", p.returncode == 0, p.stderr)
         theirs = top_paths(p.stdout.splitlines(), 5)
         mine = top_paths(folded, 5)
@@ -172,8 +168,8 @@ with tempfile.TemporaryDirectory() as d:
         for (a, pa), (b, pb) in zip(mine, theirs):
             check("call path %d samples (perf %d): %s" % (a, b, ";".join(pa)[-120:]),
                   pa == pb and abs(a - b) <= max(2, b // 100), ";".join(pb)[-120:])
-        warn = [w for w in json.loads(run("report", "-i", data, "-f", "json", "--limit", "1")
-                                      .stdout)["header"].get("warnings", [])
+        head = run([HWPROF, "report", "-i", data, "-f", "json", "--limit", "1"], timeout=120)
+        warn = [w for w in json.loads(head.stdout)["header"].get("warnings", [])
                 if "--call-graph dwarf" in w]
         check("no warning that the stacks are not unwound: %r" % warn,
               not any("not unwind" in w for w in warn))

@@ -19,10 +19,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from hwprof_test import check, hot_line, run, run_cases  # noqa: E402
+from hwprof_test import EACH_FAULT, check, hot_line, record, run, run_cases  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 CC = os.environ.get("RPT_CC", "cc")
+FAULTS = EACH_FAULT + ["--no-count"]
+USER_FAULTS = ["-e", "page-faults:u", "-c", "1", "--no-count"]  # user space only
 
 # Three lines take the pages: at random by seed (calibration), or N_A, N_B, N_C each.
 PROGRAM = r"""
@@ -93,13 +95,6 @@ def build(d, name, pad=""):
     return exe, src
 
 
-def record(out, cmd, event="page-faults"):
-    r = run([HWPROF, "record", "-o", out, "-e", event, "-c", "1", "--no-count", "--"] + cmd,
-            timeout=60)
-    if r.returncode:
-        sys.exit("record failed: " + r.stderr)
-
-
 def diff(*args):
     return run([HWPROF, "diff", *args], timeout=60)
 
@@ -124,7 +119,8 @@ def test_calibration(tmp):
     datas = [os.path.join(tmp, "cal%d.data" % i) for i in range(2 * pairs)]
     # A recording spends most of its time waiting (start, drain, exit): eight at a time.
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda i: record(datas[i], [exe, str(1000 + i), "1000"]),
+        list(pool.map(lambda i: record(HWPROF, datas[i], FAULTS,
+                                       [exe, str(1000 + i), "1000"]),
                       range(2 * pairs)))
         diffs = list(pool.map(lambda i: diff("-f", "json", datas[2 * i], datas[2 * i + 1]),
                               range(pairs)))
@@ -143,8 +139,8 @@ def test_calibration(tmp):
 def test_twice(tmp):
     exe, src = build(os.path.join(tmp, "twice"), "wl")
     base, new = os.path.join(tmp, "base.data"), os.path.join(tmp, "new.data")
-    record(base, [exe, "0", "0", "3000", "150", "3000"])
-    record(new, [exe, "0", "0", "3000", "300", "3000"])
+    record(HWPROF, base, FAULTS, [exe, "0", "0", "3000", "150", "3000"])
+    record(HWPROF, new, FAULTS, [exe, "0", "0", "3000", "300", "3000"])
     j = diff_json(base, new)
     b = row_at(j, src, hot_line(src, "b"))
     check("twice: B's row %r" % b, b is not None)
@@ -184,8 +180,8 @@ def test_normalize(tmp):
     events per recording (the same work on both sides) they do not change."""
     exe, src = build(os.path.join(tmp, "norm"), "wl")
     base, new = os.path.join(tmp, "nb.data"), os.path.join(tmp, "nn.data")
-    record(base, [exe, "0", "0", "1000", "1000", "1000"])
-    record(new, [exe, "0", "0", "1000", "3000", "1000"])
+    record(HWPROF, base, FAULTS, [exe, "0", "0", "1000", "1000", "1000"])
+    record(HWPROF, new, FAULTS, [exe, "0", "0", "1000", "3000", "1000"])
     lines = {t: hot_line(src, t) for t in "abc"}
     share = diff_json(base, new)
     run_ = diff_json(base, new, "--normalize", "run")
@@ -213,8 +209,8 @@ def test_rebuild(tmp):
     a1, a2 = hot_line(src1, "a"), hot_line(src2, "a")
     check("rebuild: the hot line moved by ten: %d -> %d" % (a1, a2), a2 == a1 + 10)
     d1, d2 = os.path.join(tmp, "v1.data"), os.path.join(tmp, "v2.data")
-    record(d1, [exe1, "0", "0", "2000", "1000", "1000"])
-    record(d2, [exe2, "0", "0", "2000", "1000", "1000"])
+    record(HWPROF, d1, FAULTS, [exe1, "0", "0", "2000", "1000", "1000"])
+    record(HWPROF, d2, FAULTS, [exe2, "0", "0", "2000", "1000", "1000"])
     j = diff_json(d1, d2)
     r = row_at(j, src2, a2)
     check("rebuild: A matched by its text, %d -> %d: %r" % (a1, a2, r), r is not None and
@@ -238,9 +234,9 @@ def test_rebuild(tmp):
     # the base's text is gone.
     exe3, src3 = build(os.path.join(tmp, "inplace"), "b1/wl")
     d3, d4 = os.path.join(tmp, "in1.data"), os.path.join(tmp, "in2.data")
-    record(d3, [exe3, "0", "0", "2000", "1000", "1000"])
+    record(HWPROF, d3, FAULTS, [exe3, "0", "0", "2000", "1000", "1000"])
     exe4, _ = build(os.path.join(tmp, "inplace"), "b2/wl", pad=pad)
-    record(d4, [exe4, "0", "0", "2000", "1000", "1000"])
+    record(HWPROF, d4, FAULTS, [exe4, "0", "0", "2000", "1000", "1000"])
     j = diff_json(d3, d4)
     check("in place: a note says wl.c is matched by line number: %r" % j["notes"],
           len(j["notes"]) == 1 and "wl.c: saved after the base was recorded" in j["notes"][0])
@@ -254,9 +250,10 @@ def test_errors(tmp):
     other, _ = build(os.path.join(tmp, "e2"), "other")
     pf, mf, ot = (os.path.join(tmp, n) for n in ("pf.data", "mf.data", "ot.data"))
     # User space only: the kernel's rows (kernel-mode faults) are common to any two programs.
-    record(pf, [exe, "0", "0", "100", "100", "100"], event="page-faults:u")
-    record(mf, [exe, "0", "0", "100", "100", "100"], event="minor-faults:u")
-    record(ot, [other, "0", "0", "100", "100", "100"], event="page-faults:u")
+    record(HWPROF, pf, USER_FAULTS, [exe, "0", "0", "100", "100", "100"])
+    record(HWPROF, mf, ["-e", "minor-faults:u", "-c", "1", "--no-count"],
+           [exe, "0", "0", "100", "100", "100"])
+    record(HWPROF, ot, USER_FAULTS, [other, "0", "0", "100", "100", "100"])
     for args, words, what in (
             ((pf, mf), ["'page-faults:u'", "'minor-faults:u'", "--event"], "different events"),
             ((pf, ot), ["no row of the base", "matches"], "nothing in common"),
@@ -285,7 +282,7 @@ def test_errors(tmp):
     # says so before the FUNCTION it cannot find, which the user gave as an operand.
     rb = os.path.join(tmp, "rb.data")
     exe5, _ = build(os.path.join(tmp, "e3"), "wl")
-    record(rb, [exe5, "0", "0", "100", "100", "100"], event="page-faults:u")
+    record(HWPROF, rb, USER_FAULTS, [exe5, "0", "0", "100", "100", "100"])
     build(os.path.join(tmp, "e3"), "wl", pad="\tvolatile int pad = 1; (void)pad;\n")
     r = run([HWPROF, "annotate", "--diff", rb, pf, "touch_a"])
     err = r.stderr

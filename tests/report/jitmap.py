@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from hwprof_test import check, record, run, run_cases  # noqa: E402
+from hwprof_test import EACH_FAULT, check, record, run, run_cases  # noqa: E402
 
 PAGES = 3000
 
@@ -33,7 +33,7 @@ def test_hand_written_map(hwprof, work):
         return
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "jit.data")
-        err = record(hwprof, data, ["-e", "page-faults", "-c", "1"], [work, str(PAGES)])
+        err = record(hwprof, data, EACH_FAULT, [work, str(PAGES)]).stderr
         copies = [f for f in os.listdir(tmp) if f.startswith("jit.data.perf-")]
         check(f"the map kept beside the recording: {copies}", len(copies) == 1)
         check(f"record says so: {err!r}", "kept the JIT symbols of 1 process" in err)
