@@ -13,8 +13,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import hwprof_test  # noqa: E402
-from hwprof_test import check, run_cases  # noqa: E402
+from hwprof_test import check, hot_line, run, run_cases  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 HOTLOOP = os.path.abspath(sys.argv[2])
@@ -22,15 +21,12 @@ SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "exam
                    "hotloop.c")
 STEPS = "3000000"  # chase steps: the run takes a few seconds under the sanitizers
 PERF = shutil.which("perf")
-
-
-def run(cmd, timeout=180, **kw):
-    return hwprof_test.run(cmd, timeout=timeout, **kw)
+SLOW = 180  # seconds for a command: perf and the sanitized hwprof on a loaded host
 
 
 def perf_record(out, *args):
     """perf record ARGS -o OUT of the example; exits 77 when perf cannot record here."""
-    p = run([PERF, "record", "-q", *args, "-o", out, HOTLOOP, STEPS])
+    p = run([PERF, "record", "-q", *args, "-o", out, HOTLOOP, STEPS], timeout=SLOW)
     if p.returncode != 0 or not os.path.exists(out):
         print("skip: perf record %s failed here: %s" % (" ".join(args), p.stderr.strip()))
         sys.exit(77)
@@ -38,7 +34,8 @@ def perf_record(out, *args):
 
 def perf_lines(data, *extra):
     """{'hotloop.c:64': samples, ...} from perf report --sort srcline -n on DATA."""
-    p = run([PERF, "report", "-i", data, "--stdio", "--sort", "srcline", "-n", *extra])
+    p = run([PERF, "report", "-i", data, "--stdio", "--sort", "srcline", "-n", *extra],
+            timeout=SLOW)
     check("perf report %s exit 0" % " ".join(extra), p.returncode == 0, p.stderr)
     lines = {}
     for ln in p.stdout.splitlines():
@@ -50,7 +47,8 @@ def perf_lines(data, *extra):
 
 def hwprof_rows(data, *args, stdin=None):
     """The JSON report of DATA (rows, header)."""
-    p = run([HWPROF, "report", "-i", data, "-f", "json", "--limit", "0", *args], stdin=stdin)
+    p = run([HWPROF, "report", "-i", data, "-f", "json", "--limit", "0", *args], stdin=stdin,
+            timeout=SLOW)
     check("hwprof report -i %s %s: exit 0 or 1" % (os.path.basename(data), " ".join(args)),
           p.returncode in (0, 1), p.stderr)
     check("sanitizer-clean", "Sanitizer" not in p.stderr, p.stderr)
@@ -83,14 +81,14 @@ def test_page_faults(d):
     data = os.path.join(d, "pf.data")
     perf_record(data, "-e", "page-faults", "-c", "1")
     rows, h = hwprof_rows(data)
-    fault = "hotloop.c:%d" % hwprof_test.hot_line(SRC, "fault")
+    fault = "hotloop.c:%d" % hot_line(SRC, "fault")
     mine = by_line(rows)
     check("the top line is HOT: fault (%s): %r" % (fault, rows[:1]),
           rows and "%s:%d" % (os.path.basename(rows[0]["file"] or ""), rows[0]["line"] or 0)
           == fault)
     check("event named as perf names it: %r" % h.get("event"), h.get("event") == "page-faults")
     same_top("page-faults", mine, perf_lines(data), 2, True)
-    n = run([PERF, "script", "-i", data, "-F", "ip"]).stdout.count("\n")
+    n = run([PERF, "script", "-i", data, "-F", "ip"], timeout=SLOW).stdout.count("\n")
     check("every sample read: hwprof %s, perf script %d" % (h.get("samples"), n),
           h.get("samples") == n)
 
@@ -99,7 +97,7 @@ def test_cpu_clock(d):
     data = os.path.join(d, "cc.data")
     perf_record(data, "-e", "cpu-clock")
     rows, h = hwprof_rows(data)
-    chase = "hotloop.c:%d" % hwprof_test.hot_line(SRC, "chase")
+    chase = "hotloop.c:%d" % hot_line(SRC, "chase")
     check("event cpu-clock: %r" % h.get("event"), h.get("event") == "cpu-clock")
     mine = by_line(rows)
     check("the chase loop leads: %r" % sorted(mine.items(), key=lambda kv: -kv[1])[:3],
@@ -111,7 +109,7 @@ def test_cpu_clock(d):
 
 def perf_under(data, func):
     """perf script's callchains of DATA and how many hold FUNC below the leaf."""
-    script = run([PERF, "script", "-i", data, "-F", "ip,sym"]).stdout
+    script = run([PERF, "script", "-i", data, "-F", "ip,sym"], timeout=SLOW).stdout
     chains = [c for c in script.split("\n\n") if c.strip()]
     pat = re.compile(r"\s%s\s*$" % re.escape(func))
     return chains, sum(1 for c in chains
@@ -175,7 +173,7 @@ def test_pipe(d):
                           "-f json --limit 3" % (PERF, HOTLOOP, STEPS, HWPROF), shell=True,
                           capture_output=True, text=True, timeout=180)
     check("live pipe: exit 0 or 1", live.returncode in (0, 1), live.stderr)
-    fault = hwprof_test.hot_line(SRC, "fault")
+    fault = hot_line(SRC, "fault")
     top = json.loads(live.stdout)["rows"][0] if live.stdout else {}
     check("live pipe: HOT: fault leads: %r" % top, top.get("line") == fault)
 
@@ -192,7 +190,7 @@ def test_dwarf_stacks(d):
     check("no warning that the stacks are not unwound: %r" % h.get("warnings"),
           not any("not unwind" in w for w in h.get("warnings", [])))
     same_top("page-faults dwarf", by_line(rows), perf_lines(data, "--no-children"), 2, True)
-    folded = run([HWPROF, "report", "-i", data, "-f", "folded"]).stdout.splitlines()
+    folded = run([HWPROF, "report", "-i", data, "-f", "folded"], timeout=SLOW).stdout.splitlines()
     count = {}
     for ln in folded:
         path, n = ln.rsplit(" ", 1)
@@ -205,7 +203,7 @@ def test_dwarf_stacks(d):
 
     small = os.path.join(d, "dwarf64.data")
     perf_record(small, "--call-graph", "dwarf,64", "-e", "page-faults", "-c", "1")
-    p = run([HWPROF, "report", "-i", small, "-f", "json", "--limit", "1"])
+    p = run([HWPROF, "report", "-i", small, "-f", "json", "--limit", "1"], timeout=SLOW)
     d64 = json.loads(p.stdout)
     h = d64["header"]
     warn = [w for w in h.get("warnings", []) if "--call-graph dwarf, 64-byte" in w]
@@ -216,7 +214,7 @@ def test_dwarf_stacks(d):
           int(m.group(1)) >= int(m.group(3)) > int(m.group(2)) // 2)
     check("the header counts them: %r of %r" % (d64.get("truncated_samples"), m and m.group(1)),
           m and d64.get("truncated_samples") == int(m.group(1)))
-    out = run([HWPROF, "report", "-i", small, "-f", "folded"]).stdout
+    out = run([HWPROF, "report", "-i", small, "-f", "folded"], timeout=SLOW).stdout
     check("folded: [truncated] at the outer end of the cut stacks",
           sum(int(ln.rsplit(" ", 1)[1]) for ln in out.splitlines()
               if ln.startswith("[truncated];")) == (int(m.group(1)) if m else -1))
@@ -226,7 +224,7 @@ def test_compressed(d):
     """perf record -z: zstd-compressed records, decompressed; the same counts as perf's."""
     data = os.path.join(d, "z.data")
     perf_record(data, "-z", "-e", "page-faults", "-c", "1")
-    stats = run([PERF, "report", "-i", data, "--stats"]).stdout
+    stats = run([PERF, "report", "-i", data, "--stats"], timeout=SLOW).stdout
     if not re.search(r"COMPRESSED events:\s+[1-9]", stats):
         print("skip: perf record -z wrote no COMPRESSED record here (perf built without zstd?)")
         sys.exit(77)
@@ -234,7 +232,7 @@ def test_compressed(d):
     check("no warning about the file: %r" % h.get("warnings"),
           not any("perf.data" in w for w in h.get("warnings", [])))
     same_top("page-faults -z", by_line(rows), perf_lines(data), 2, True)
-    n = run([PERF, "script", "-i", data, "-F", "ip"]).stdout.count("\n")
+    n = run([PERF, "script", "-i", data, "-F", "ip"], timeout=SLOW).stdout.count("\n")
     check("every sample read: hwprof %s, perf script %d" % (h.get("samples"), n),
           h.get("samples") == n)
 
@@ -249,13 +247,13 @@ def test_events_and_annotate(d):
           any("minor-faults" in w for w in h.get("warnings", [])))
     rows2, h2 = hwprof_rows(data, "--event", "minor-faults")
     check("--event minor-faults: %r" % h2.get("event"), h2.get("event") == "minor-faults")
-    script = run([PERF, "script", "-i", data, "-F", "event"]).stdout.split()
+    script = run([PERF, "script", "-i", data, "-F", "event"], timeout=SLOW).stdout.split()
     check("samples per event as perf script's: %r %r" % (h.get("samples"), h2.get("samples")),
           h.get("samples") == script.count("page-faults:") and
           h2.get("samples") == script.count("minor-faults:"))
-    a = run([HWPROF, "annotate", "-i", data, "--stdio", "--limit", "1"])
+    a = run([HWPROF, "annotate", "-i", data, "--stdio", "--limit", "1"], timeout=SLOW)
     check("annotate -i perf.data: exit 0 or 1", a.returncode in (0, 1), a.stderr)
-    fault = hwprof_test.hot_line(SRC, "fault")
+    fault = hot_line(SRC, "fault")
     check("annotate shows touch_pages with the HOT: fault line",
           "touch_pages" in a.stdout and re.search(r"\b%d\b.*HOT: fault" % fault, a.stdout),
           a.stdout[:2000])
@@ -273,7 +271,8 @@ def test_default_event_pipe(d):
     if p.returncode:
         print("skip: perf record -o - failed here: %s" % p.stderr.decode().strip())
         sys.exit(77)
-    n = run([PERF, "script", "-i", data, "-F", "event"]).stdout.split().count("page-faults:")
+    n = run([PERF, "script", "-i", data, "-F", "event"],
+            timeout=SLOW).stdout.split().count("page-faults:")
     with open(data, "rb") as f:
         rows, h = hwprof_rows("-", stdin=f)
     check("pipe: page-faults shown: %r, %r samples (perf script %d)"
@@ -294,13 +293,14 @@ def test_default_event_compressed(d):
     """perf record -z with two events, the first without samples: its samples are all inside
     COMPRESSED records, and still the first event with samples is shown."""
     data = os.path.join(d, "z2.data")
-    run([HOTLOOP, STEPS])  # into the page cache: major faults would fill the first event
+    # Into the page cache: major faults would fill the first event.
+    run([HOTLOOP, STEPS], timeout=SLOW)
     perf_record(data, "-z", "-e", "major-faults", "-e", "page-faults", "-c", "1")
-    stats = run([PERF, "report", "-i", data, "--stats"]).stdout
+    stats = run([PERF, "report", "-i", data, "--stats"], timeout=SLOW).stdout
     if not re.search(r"COMPRESSED events:\s+[1-9]", stats):
         print("skip: perf record -z wrote no COMPRESSED record here (perf built without zstd?)")
         sys.exit(77)
-    events = run([PERF, "script", "-i", data, "-F", "event"]).stdout.split()
+    events = run([PERF, "script", "-i", data, "-F", "event"], timeout=SLOW).stdout.split()
     if events.count("major-faults:"):
         # A major fault (the binary not in the page cache: a loaded host) makes the first
         # event not empty: what this case tests is gone, not wrong.
@@ -333,22 +333,23 @@ def test_many_tracepoints(d):
     shown is perf report's first (it skips the empty ones), and the text header counts the
     empty ones on one line."""
     data = os.path.join(d, "sc.data")
-    p = run([PERF, "record", "-q", "-e", "syscalls:sys_enter_*", "-o", data, HOTLOOP, "1000"])
+    p = run([PERF, "record", "-q", "-e", "syscalls:sys_enter_*", "-o", data, HOTLOOP, "1000"],
+            timeout=SLOW)
     if p.returncode != 0 or not os.path.exists(data):
         print("skip: perf record -e 'syscalls:sys_enter_*' failed here: %s" % p.stderr.strip())
         sys.exit(77)
-    rep = run([PERF, "report", "-i", data, "--stdio", "--no-children"]).stdout
+    rep = run([PERF, "report", "-i", data, "--stdio", "--no-children"], timeout=SLOW).stdout
     # perf abbreviates a count of 1000 or more ("# Samples: 2K of event ..."): such a section
     # is counted, its number not compared.
     sections = re.findall(r"^# Samples: (\d+[KMG]?)\s+of event '([^']+)'", rep, re.M)
-    every = run([PERF, "report", "-i", data, "--stdio", "--no-skip-empty"]).stdout
+    every = run([PERF, "report", "-i", data, "--stdio", "--no-skip-empty"], timeout=SLOW).stdout
     nevents = len(re.findall(r"^# Samples: \d+[KMG]?\s+of event", every, re.M))
     check("perf shows events with samples: %r" % sections[:3], len(sections) >= 2)
     _, h = hwprof_rows(data)
     check("shown: perf report's first event %r, hwprof %r" % (sections[0], h.get("event")),
           h.get("event") == sections[0][1] and
           (not sections[0][0].isdigit() or h.get("samples") == int(sections[0][0])))
-    t = run([HWPROF, "report", "-i", data, "-n", "1"])
+    t = run([HWPROF, "report", "-i", data, "-n", "1"], timeout=SLOW)
     head = [ln for ln in t.stdout.splitlines() if ln.startswith("# events recorded:")]
     empty = nevents - len(sections)
     check("the header: %d events by name, 'and %d events with no samples'"
