@@ -1,5 +1,6 @@
 """What the python tests share: one check() that prints and counts, finish() that exits with
-the test's status, hot_line() that finds a workload's "HOT: name" marker, run() of a command, on_terminal() of a
+the test's status, hot_line() that finds a workload's "HOT: name" marker, report_rows() that
+finds the rows of a report's table, run() of a command, on_terminal() of a
 command on a pseudo-terminal, record() of a command into a sample file, wait_for() a condition
 and wait_for_threads() of a process, and run_cases() that runs a script's cases, all or the one
 named by --case.
@@ -53,6 +54,12 @@ def hot_line(path, name):
             if marker.search(line):
                 return n
     sys.exit(f"no 'HOT: {name}' marker in {path}")
+
+
+def report_rows(text):
+    """The lines of TEXT (a text report) that are rows of its table, in order: those that start
+    with a share, "12.34%", after any spaces (a 100.00% share fills its column: no space)."""
+    return [l for l in text.splitlines() if re.match(r"\s*\d+\.\d+%", l)]
 
 
 def run(cmd, timeout=30, **kw):

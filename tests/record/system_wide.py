@@ -19,7 +19,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from hwprof_test import check, hot_line, run, run_cases  # noqa: E402
+from hwprof_test import check, hot_line, report_rows, run, run_cases  # noqa: E402
 
 HWPROF, WL, SRC, SPIN = (os.path.abspath(a) for a in sys.argv[1:5])
 PAGES = 3000
@@ -114,7 +114,7 @@ def test_running_before_is_named(d):
         spin.kill()
         spin.wait()
     text = report(out, "--comm", os.path.basename(SPIN), "--sort", "function,dso")
-    rows = [l.split() for l in text.splitlines() if re.match(r"\s+\d+\.\d+%", l)]
+    rows = [l.split() for l in report_rows(text)]
     check("the spinning process was sampled", rows, text)
     if rows:
         check("its code is named from /proc/PID/maps, not [unknown]",

@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import hwprof_test  # noqa: E402
-from hwprof_test import check, on_terminal, run_cases  # noqa: E402
+from hwprof_test import check, on_terminal, report_rows, run_cases  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 SRC = os.environ["RPT_SRC"]
@@ -258,7 +258,7 @@ def test_cxx_names(tmp):
     r = report("-i", data, "-s", "function", "-n", "0")
     lines = r.stdout.splitlines()
     title = [l for l in lines if l.lstrip().startswith("share")]
-    rows = [l for l in lines if re.match(r"^ *\d+\.\d+%", l)]
+    rows = report_rows(r.stdout)
     col = title[0].index("dso") if title else -1
     cut = [l for l in rows if "long hw::work<int, long>" in l]
     check("no cut name: %r" % cut, cut and "\u2026" in cut[0] and full not in r.stdout)
