@@ -161,9 +161,10 @@ static int step(struct cg_tree *t, uint32_t *at, const struct cg_frame *f)
 }
 
 /* The frames of stack S outward from its frame J (the row's), into *V (grown as needed):
- * J's own inline callers first, then each caller's frames. */
+ * J's own inline callers first, then each caller's frames. OUTER: the row's frame is J's
+ * outermost (the function J's code was inlined into), its inline callers none. */
 static int path_frames(const struct profile *p, const struct profile_stack *s, uint32_t j,
-		       bool inline_all, struct cg_frame **v, size_t *cap, size_t *n)
+		       bool outer, bool inline_all, struct cg_frame **v, size_t *cap, size_t *n)
 {
 	*n = 0;
 	for (uint32_t k = j; k < s->n; k++) {
@@ -171,7 +172,7 @@ static int path_frames(const struct profile *p, const struct profile_stack *s, u
 		size_t m = cg_loc_chain(p, &p->locations[s->locs[k]], inline_all, fr, CG_MAX_CHAIN);
 		if (hwprof_grow((void **)v, cap, *n + m + 1, sizeof(**v)) < 0)
 			return -ENOMEM;
-		for (size_t i = k == j ? 1 : 0; i < m; i++)
+		for (size_t i = k != j ? 0 : outer ? m : 1; i < m; i++)
 			(*v)[(*n)++] = fr[i];
 	}
 	if (s->truncated)
@@ -229,12 +230,19 @@ int cg_tree_build(const struct profile *p, const uint32_t *row_of, uint32_t row,
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profile_stack *s = &p->stacks[i];
 		uint32_t j = 0, at = 0;
+		bool self = row_of[s->locs[0]] == row, outer = false;
 
-		while (j < s->n && row_of[s->locs[j]] != row && children)
-			j++;
-		if (j == s->n || row_of[s->locs[j]] != row)
+		for (; !self && children && j < s->n; j++) {
+			if (row_of[s->locs[j]] == row)
+				break;
+			if (row_of[p->nlocations + s->locs[j]] == row) {
+				outer = true;
+				break;
+			}
+		}
+		if (j == s->n || (!self && !children))
 			continue;
-		if (path_frames(p, s, j, inline_all, &path, &cap, &n) < 0)
+		if (path_frames(p, s, j, outer, inline_all, &path, &cap, &n) < 0)
 			goto out;
 		t->v[0].samples += s->samples;
 		t->v[0].period += s->period;

@@ -85,10 +85,10 @@ struct cg_tree {
 
 /* The tree of the call paths of row ROW of P (ROW_OF: location id -> row, from
  * profile_rows_by()). A stack belongs to the row when its sampled address is the row's
- * (self), or with CHILDREN when any of its frames is (the innermost such frame: recursion
- * adds one path). A truncated stack ends with a "[truncated]" frame. INLINE_ALL: every
- * location's whole inline chain (cg_loc_chain()). Returns 0 (T filled, release with
- * cg_tree_release()) or -ENOMEM. */
+ * (self), or with CHILDREN when any of its frames is, the outer frame of inlined code
+ * included (the innermost such frame: recursion adds one path). A truncated stack ends with a
+ * "[truncated]" frame. INLINE_ALL: every location's whole inline chain (cg_loc_chain()). Returns 0
+ * (T filled, release with cg_tree_release()) or -ENOMEM. */
 int cg_tree_build(const struct profile *p, const uint32_t *row_of, uint32_t row, bool children,
 		  enum cg_order order, bool inline_all, struct cg_tree *t);
 

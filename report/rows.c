@@ -269,12 +269,27 @@ static void merge_loc(struct profile_row *r, const struct profile_loc *l, bool f
 	}
 }
 
-/* Self and children of ROWS (ROW_OF by location id) from P's stacks: a stack counts once
- * in each row it passes through (recursion does not count a row twice), as its self in
- * the row of its sampled address. */
+/* Adds stack S (number I) to row R unless it is there already (STAMP: the last stack each
+ * row took). */
+static void add_stack(const struct profile_stack *s, size_t i, uint32_t r, struct profile_row *rows,
+		      size_t *stamp)
+{
+	if (r == UINT32_MAX || stamp[r] == i + 1)
+		return;
+	stamp[r] = i + 1;
+	rows[r].samples += s->samples;
+	rows[r].period += s->period;
+}
+
+/* Self and children of ROWS (ROW_OF by location id, then by location id for the function a
+ * location's code was inlined into) from P's stacks: a stack counts once in each row it
+ * passes through (recursion does not count a row twice), as its self in the row of its
+ * sampled address. */
 static void sum_stacks(const struct profile *p, const uint32_t *row_of, struct profile_row *rows,
 		       size_t n, size_t *stamp)
 {
+	const uint32_t *outer_of = row_of + p->nlocations;
+
 	for (size_t r = 0; r < n; r++)
 		stamp[r] = 0;
 	for (size_t i = 0; i < p->nstacks; i++) {
@@ -284,14 +299,25 @@ static void sum_stacks(const struct profile *p, const uint32_t *row_of, struct p
 		leaf->self_samples += s->samples;
 		leaf->self_period += s->period;
 		for (uint32_t j = 0; j < s->n; j++) {
-			uint32_t r = row_of[s->locs[j]];
-			if (stamp[r] == i + 1)
-				continue;
-			stamp[r] = i + 1;
-			rows[r].samples += s->samples;
-			rows[r].period += s->period;
+			add_stack(s, i, row_of[s->locs[j]], rows, stamp);
+			add_stack(s, i, outer_of[s->locs[j]], rows, stamp);
 		}
 	}
+}
+
+/* The outer frame of location L, inlined code (cg_loc_frames()' second frame): the real
+ * function at the call site, as a location of its own for the rows' keys. */
+static struct profile_loc outer_frame(const struct profile_loc *l)
+{
+	struct profile_loc o = *l;
+
+	o.function = l->inlined_into;
+	o.inlined_into = NULL;
+	o.file = l->call_file;
+	o.line = l->call_line;
+	o.call_file = NULL;
+	o.call_line = 0;
+	return o;
 }
 
 /* Sorts the N rows R by cost, maps ROW_OF's groups to the rows' places (POS: room for N) and
@@ -305,7 +331,7 @@ static void finish_rows(const struct profile *p, struct profile_row *r, size_t n
 	/* row_of said the group; now the row's place. */
 	for (size_t i = 0; i < n; i++)
 		pos[r[i].group] = (uint32_t)i;
-	for (size_t i = 0; i < p->nlocations; i++)
+	for (size_t i = 0; i < 2 * p->nlocations; i++)
 		if (row_of[i] != UINT32_MAX)
 			row_of[i] = pos[row_of[i]];
 	for (size_t i = 0; i < n; i++) {
@@ -319,6 +345,17 @@ static void finish_rows(const struct profile *p, struct profile_row *r, size_t n
 	for (size_t i = 0; i < n; i++)
 		r[i].rank_uncertain = (i > 0 && r[i].ci_hi >= r[i - 1].ci_lo) ||
 				      (i + 1 < n && r[i].ci_lo <= r[i + 1].ci_hi);
+}
+
+/* A row_of map of P (profile_rows_by()'s contract: 2 x nlocations entries) with no row
+ * for any location, or NULL without memory. */
+static uint32_t *new_row_of(const struct profile *p)
+{
+	uint32_t *row_of = malloc((p->nlocations ? 2 * p->nlocations : 1) * sizeof(*row_of));
+
+	for (size_t i = 0; row_of && i < 2 * p->nlocations; i++)
+		row_of[i] = UINT32_MAX;
+	return row_of;
 }
 
 /* Gives the caller *R (N rows) and *ROW_OF (when it asked for it: ROW_OF_OUT), leaving NULL
@@ -474,7 +511,7 @@ static int data_rows(const struct profile *p, const struct profile_rows_req *req
 	/* The rows and their data parts in one block: one free(). */
 	struct profile_row *r = calloc(nin ? nin : 1, sizeof(*r) + sizeof(struct profile_row_data));
 	struct profile_row_data *rd = (struct profile_row_data *)(r + (nin ? nin : 1));
-	uint32_t *row_of = malloc((p->nlocations ? p->nlocations : 1) * sizeof(*row_of));
+	uint32_t *row_of = new_row_of(p);
 	uint32_t *group_of = malloc((nin ? nin : 1) * sizeof(*group_of));
 	size_t *items = malloc((nin ? nin : 1) * sizeof(*items)), *first = NULL;
 	struct rows_data_scratch scratch = {0};
@@ -485,8 +522,6 @@ static int data_rows(const struct profile *p, const struct profile_rows_req *req
 
 	if (!k || !r || !row_of || !items || !group_of)
 		goto out;
-	for (size_t i = 0; i < p->nlocations; i++)
-		row_of[i] = UINT32_MAX;
 	groups = group_items(p, req, line_size, loc_keys, k, group_of);
 	if (groups < 0)
 		goto out;
@@ -603,13 +638,17 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 	bool others = req->every_event && !children && p->nvalues;
 	/* The locations grouped: the sampled ones (locs[]), or every one a stack holds; with
 	 * OTHERS, after them (from index NIN) those only other events sampled. */
+	/* The locations grouped: with CHILDREN every one a stack holds and after them (from
+	 * index NIN) the outer frames of those that are inlined code, to give the stacks through
+	 * them to the function they were inlined into. */
 	size_t nin = children ? p->nlocations : p->nlocs, m = 0, n = 0, others_from = nin;
-	size_t room = nin + (others ? p->nlocations : 0);
+	size_t room = nin + (others || children ? p->nlocations : 0);
 	struct key *k = calloc(room ? room : 1, sizeof(*k));
 	struct profile_row *r = calloc(room ? room : 1, sizeof(*r));
-	uint32_t *row_of = malloc((p->nlocations ? p->nlocations : 1) * sizeof(*row_of));
+	uint32_t *row_of = new_row_of(p);
 	double *col_total = others ? calloc(p->nvalues, sizeof(*col_total)) : NULL;
-	size_t *stamp = NULL;
+	struct profile_loc *outer = NULL;
+	size_t *stamp = NULL, nouter = 0;
 	bool *used = NULL;
 	int ret = -ENOMEM;
 
@@ -619,11 +658,10 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		*row_of_out = NULL;
 	if (!k || !r || !row_of || (others && !col_total))
 		goto out;
-	for (size_t i = 0; i < p->nlocations; i++)
-		row_of[i] = UINT32_MAX;
 	if (children) {
 		used = calloc(nin ? nin : 1, sizeof(*used));
-		if (!used)
+		outer = malloc((nin ? nin : 1) * sizeof(*outer));
+		if (!used || !outer)
 			goto out;
 		for (size_t i = 0; i < p->nstacks; i++)
 			for (uint32_t j = 0; j < p->stacks[i].n; j++)
@@ -635,12 +673,19 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 			continue;
 		make_key(l, req->keys, req->nkeys, &k[m]);
 		k[m++].loc = i;
+		if (children && l->inlined_into) {
+			outer[nouter] = outer_frame(l);
+			make_key(&outer[nouter], req->keys, req->nkeys, &k[m]);
+			k[m++].loc = nin + nouter++;
+		}
 	}
 	if (others && add_others(p, req, k, &m, others_from, col_total) < 0)
 		goto out;
 	qsort(k, m, sizeof(*k), keycmp);
 	for (size_t i = 0; i < m; i++) {
-		const struct profile_loc *l = k[i].loc >= others_from
+		bool is_outer = children && k[i].loc >= nin;
+		const struct profile_loc *l = is_outer ? &outer[k[i].loc - nin]
+					      : k[i].loc >= others_from
 						  ? &p->locations[k[i].loc - others_from]
 					      : children ? &p->locations[k[i].loc]
 							 : &p->locs[k[i].loc];
@@ -655,7 +700,7 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 			r[n - 1].self_period = r[n - 1].period;
 		}
 		if (l->id < p->nlocations)
-			row_of[l->id] = (uint32_t)(n - 1);
+			row_of[(is_outer ? p->nlocations : 0) + l->id] = (uint32_t)(n - 1);
 		if (others)
 			r[n - 1].other_share += other_share(p, l->id, col_total);
 	}
@@ -682,6 +727,7 @@ out:
 	free(row_of);
 	free(stamp);
 	free(used);
+	free(outer);
 	free(col_total);
 	return ret;
 }

@@ -110,9 +110,11 @@ struct profile_rows_req {
  * DATA is set, ROW_OF maps no location (every entry UINT32_MAX), and the rows' DATA live in the
  * same allocation as *ROWS (one free()). */
 
-/* profile_rows() with REQ; *ROW_OF (ROW_OF may be NULL; caller frees with free()) gets,
- * per location id (profile.locations), its row's index in *ROWS or UINT32_MAX when it has
- * none. Returns 0 or -ENOMEM. */
+/* profile_rows() with REQ; *ROW_OF (ROW_OF may be NULL; caller frees with free()) gets
+ * 2 x profile.nlocations entries: at a location's id its row's index in *ROWS, at
+ * nlocations + id, with children, the row of the function the location's code was inlined
+ * into (its frame at the call site: cg_loc_frames()' second); UINT32_MAX for none. Returns 0
+ * or -ENOMEM. */
 int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		    struct profile_row **rows, size_t *nrows, uint32_t **row_of);
 

@@ -254,7 +254,7 @@ Test(callgraph, children_rows_count_each_stack_once)
 	struct bin b;
 	struct profile *p;
 	size_t n;
-	bool seen_main = false, seen_recurse = false;
+	bool seen_main = false, seen_recurse = false, seen_path_b = false, seen_hop = false;
 
 	bin_open(&b);
 	p = calls_profile(&b, &o);
@@ -277,10 +277,21 @@ Test(callgraph, children_rows_count_each_stack_once)
 			cr_expect_eq(r->samples, 4500);
 			cr_expect_eq(r->self_samples, 4500);
 		} else if (!strcmp(r->function, "path_b")) {
+			/* Its only frame in the stacks is hop's call site, inlined into it: the
+			 * stack passes through path_b all the same (as -G shows it). */
+			seen_path_b = true;
 			cr_expect_eq(r->samples, 3000);
+			cr_expect_eq(r->self_samples, 0);
+			cr_expect(!r->inlined_into);
+		} else if (!strcmp(r->function, "hop")) {
+			seen_hop = true;
+			cr_expect_eq(r->samples, 3000);
+			cr_expect_str_eq(r->inlined_into, "path_b");
 		}
 	}
 	cr_expect(seen_main && seen_recurse);
+	cr_expect(seen_path_b, "no row for path_b, which hop is inlined into");
+	cr_expect(seen_hop);
 	free(rows);
 	/* Without children the rows are the flat ones. */
 	req.children = false;
