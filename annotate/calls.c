@@ -2,6 +2,7 @@
 #include "calls.h"
 
 #include "cli.h"
+#include "textfmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,13 @@ static int caller_cmp(const void *pa, const void *pb)
 {
 	const struct ann_caller *a = pa, *b = pb;
 
+	int c;
+
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
+	if ((c = hwprof_namecmp(a->function, b->function)) ||
+	    (c = hwprof_namecmp(a->file, b->file)))
+		return c;
 	return (a->line > b->line) - (a->line < b->line);
 }
 

@@ -5,6 +5,7 @@
 #include "closest.h"
 #include "funcname.h"
 #include "keymap.h"
+#include "textfmt.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -27,12 +28,14 @@ static const char *outer_name(const struct profile_loc *l)
 static int func_cmp(const void *pa, const void *pb)
 {
 	const struct ann_func *a = pa, *b = pb;
+	int c;
 
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
 	if (a->samples != b->samples)
 		return a->samples > b->samples ? -1 : 1;
-	return strcmp(a->name, b->name);
+	c = strcmp(a->name, b->name);
+	return c ? c : hwprof_namecmp(a->dso, b->dso);
 }
 
 struct ann_model *ann_model_build(const struct profile *p)

@@ -172,6 +172,11 @@ char *hwprof_argv_line(char *const *argv, size_t argc)
 	return s;
 }
 
+int hwprof_namecmp(const char *a, const char *b)
+{
+	return a == b ? 0 : strcmp(a ? a : "", b ? b : "");
+}
+
 char *hwprof_group_digits(unsigned long long n, char *buf, size_t len)
 {
 	char digits[32];

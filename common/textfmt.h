@@ -24,6 +24,10 @@ void hwprof_json_double(FILE *f, double v, int digits);
  * ',' '"' '\n' or '\r'. A NULL S writes nothing (an empty field). */
 void hwprof_csv_str(FILE *f, const char *s);
 
+/* Compares names A and B as strcmp() does, a NULL (unknown) name as "": the order rows and
+ * frames of equal cost keep, by text and never by where the strings sit in memory. */
+int hwprof_namecmp(const char *a, const char *b);
+
 /* Writes N with thousands separators ("1,234,567") into BUF (LEN bytes, truncated to fit);
  * returns BUF. */
 char *hwprof_group_digits(unsigned long long n, char *buf, size_t len);

@@ -6,25 +6,19 @@
  * siblings come out ordered by name. */
 #include "flame.h"
 #include "output.h"
+#include "textfmt.h"
 #include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_str(const char *a, const char *b)
-{
-	if (a == b)
-		return 0;
-	return strcmp(a ? a : "", b ? b : "");
-}
-
 static int cmp_frame(const struct flame_node *a, const struct flame_node *b)
 {
-	int c = cmp_str(a->name, b->name);
+	int c = hwprof_namecmp(a->name, b->name);
 
 	if (!c)
-		c = cmp_str(a->dso, b->dso);
+		c = hwprof_namecmp(a->dso, b->dso);
 	if (!c)
 		c = (int)a->inlined - (int)b->inlined;
 	if (!c)
@@ -75,7 +69,7 @@ int flame_add(struct flame *fl, const struct flame_node *frames, size_t n, uint6
 			break;
 		node->period += period;
 		node->samples += samples;
-		if (cmp_str(node->file, frames[d].file))
+		if (hwprof_namecmp(node->file, frames[d].file))
 			node->file = NULL;
 		if (node->line != frames[d].line)
 			node->line = 0;

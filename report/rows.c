@@ -4,6 +4,7 @@
 #include "closest.h"
 #include "fnv.h"
 #include "rows_data.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -217,9 +218,9 @@ static int rowcmp(const void *a, const void *b)
 		return x->samples < y->samples ? 1 : -1;
 	if (x->other_share != y->other_share)
 		return x->other_share < y->other_share ? 1 : -1;
-	if ((c = strcmp(x->function ? x->function : "", y->function ? y->function : "")))
-		return c;
-	if ((c = strcmp(x->file ? x->file : "", y->file ? y->file : "")))
+	if ((c = hwprof_namecmp(x->function, y->function)) ||
+	    (c = hwprof_namecmp(x->inlined_into, y->inlined_into)) ||
+	    (c = hwprof_namecmp(x->file, y->file)))
 		return c;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
@@ -227,10 +228,12 @@ static int rowcmp(const void *a, const void *b)
 		return x->offset < y->offset ? -1 : 1;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if ((c = hwprof_namecmp(x->dso, y->dso)))
+		return c;
 	if (x->data && y->data) {
 		const struct profile_row_data *a = x->data, *b = y->data;
-		if ((c = strcmp(a->object ? a->object : "", b->object ? b->object : "")) ||
-		    (c = strcmp(a->base ? a->base : "", b->base ? b->base : "")))
+		if ((c = hwprof_namecmp(a->object, b->object)) ||
+		    (c = hwprof_namecmp(a->base, b->base)))
 			return c;
 		return a->line < b->line ? -1 : a->line > b->line;
 	}

@@ -206,3 +206,14 @@ Test(closest, suggest_only_when_close)
 		hwprof_suggest_consider(&s, cmds[i]);
 	cr_expect_str_eq(hwprof_suggest_result(&s), "");
 }
+
+Test(textfmt, names_compare_by_text_null_first)
+{
+	static const char two[] = "b\0b";
+
+	cr_expect_eq(hwprof_namecmp(two, two + 2), 0);
+	cr_expect_lt(hwprof_namecmp(NULL, "a"), 0);
+	cr_expect_gt(hwprof_namecmp("a", NULL), 0);
+	cr_expect_eq(hwprof_namecmp(NULL, ""), 0);
+	cr_expect_lt(hwprof_namecmp("alpha", "zeta"), 0);
+}

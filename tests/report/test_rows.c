@@ -270,3 +270,30 @@ Test(rows, text_cuts_long_function_names_and_keeps_the_dso_column)
 	free(rows);
 	free(text);
 }
+
+/* Rows of equal cost come in the order of their names, whatever the order of the pooled
+ * strings in memory (which the symbolization jobs' timing decides): here each pointer order
+ * is the opposite of the names'. */
+Test(rows, ties_ordered_by_name_not_by_address)
+{
+	static const char dsos[] = "/z/prog\0/a/lib.so", outer[] = "zeta\0alpha";
+	const char *z = dsos, *a = dsos + 8, *zeta = outer, *alpha = outer + 5;
+	struct profile_loc locs[] = {
+	    {.dso = z, .function = "main", .samples = 5, .period = 5},
+	    {.dso = a, .function = "main", .samples = 5, .period = 5},
+	    {.dso = z, .function = "f", .inlined_into = zeta, .samples = 2, .period = 2},
+	    {.dso = z, .function = "f", .inlined_into = alpha, .samples = 2, .period = 2},
+	};
+	struct profile p = {.locs = locs, .nlocs = 4, .samples = 14, .period = 14};
+	enum profile_key fn = PROFILE_KEY_FUNCTION;
+	struct profile_row *rows;
+	size_t n;
+
+	cr_assert_eq(profile_rows(&p, &fn, 1, &rows, &n), 0);
+	cr_assert_eq(n, 4);
+	cr_expect_str_eq(rows[0].dso, "/a/lib.so");
+	cr_expect_str_eq(rows[1].dso, "/z/prog");
+	cr_expect_str_eq(rows[2].inlined_into, "alpha");
+	cr_expect_str_eq(rows[3].inlined_into, "zeta");
+	free(rows);
+}
