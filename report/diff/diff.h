@@ -80,7 +80,8 @@ struct diff_req {
 /* A diff of two profiles. */
 struct diff {
 	const struct profile *p[2];
-	struct diff_row *rows; /* sorted: significant first, then by |delta|, then by name */
+	struct diff_row *rows; /* sorted: significant first, then by |delta|, by the larger
+				* share of the two sides, then by name */
 	size_t nrows;
 	size_t ncommon;	     /* rows with samples on both sides */
 	size_t nsignificant; /* rows significant at alpha */

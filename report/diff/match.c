@@ -292,11 +292,16 @@ static int by_significance(const void *a, const void *b)
 {
 	const struct diff_row *x = a, *y = b;
 	double dx = fabs(x->delta), dy = fabs(y->delta);
+	double hx = fmax(x->side[DIFF_BASE].share, x->side[DIFF_NEW].share);
+	double hy = fmax(y->side[DIFF_BASE].share, y->side[DIFF_NEW].share);
 
 	if (x->significant != y->significant)
 		return x->significant ? -1 : 1;
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
+	/* Equal change (none, often): the hotter row first, as report orders them. */
+	if (hx != hy)
+		return hx > hy ? -1 : 1;
 	return strcmp(x->key, y->key);
 }
 

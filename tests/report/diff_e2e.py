@@ -155,6 +155,10 @@ def test_twice(tmp):
     check("twice: B the first row: %r" % j["rows"][0], j["rows"][0] == b)
     check("twice: nothing else significant: %d" % j["test"]["significant"],
           j["test"]["significant"] == 1)
+    # Rows of equal change (all of them, a recording against itself): the hottest first.
+    same = [max(r["base_value"], r["new_value"]) for r in diff_json(base, base)["rows"]]
+    check("twice: base against itself, rows by share: %r" % same[:8],
+          same and same == sorted(same, reverse=True))
     r = diff(base, new, "--fail-if-worse", "1")
     check("--fail-if-worse 1: exit %d, one error naming B: %r" % (r.returncode, r.stderr),
           r.returncode == 1 and r.stderr.count("\n") == 1 and "touch_b" in r.stderr)
