@@ -639,11 +639,10 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 
 	bool children = req->children && p->nstacks;
 	bool others = req->every_event && !children && p->nvalues;
-	/* The locations grouped: the sampled ones (locs[]), or every one a stack holds; with
-	 * OTHERS, after them (from index NIN) those only other events sampled. */
-	/* The locations grouped: with CHILDREN every one a stack holds and after them (from
-	 * index NIN) the outer frames of those that are inlined code, to give the stacks through
-	 * them to the function they were inlined into. */
+	/* The locations grouped: the sampled ones (locs[]), or with CHILDREN every one a stack
+	 * holds. After them, from index NIN: with OTHERS the locations only other events
+	 * sampled; with CHILDREN the outer frames of those that are inlined code, to give the
+	 * stacks through them to the function they were inlined into. */
 	size_t nin = children ? p->nlocations : p->nlocs, m = 0, n = 0, others_from = nin;
 	size_t room = nin + (others || children ? p->nlocations : 0);
 	struct key *k = calloc(room ? room : 1, sizeof(*k));
@@ -677,8 +676,11 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		make_key(l, req->keys, req->nkeys, &k[m]);
 		k[m++].loc = i;
 		if (children && l->inlined_into) {
+			/* An outer frame keyed as its location (--sort addr, dso) is that row. */
 			outer[nouter] = outer_frame(l);
 			make_key(&outer[nouter], req->keys, req->nkeys, &k[m]);
+			if (same_group(&k[m], &k[m - 1]))
+				continue;
 			k[m++].loc = nin + nouter++;
 		}
 	}

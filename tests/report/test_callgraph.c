@@ -305,6 +305,37 @@ Test(callgraph, children_rows_count_each_stack_once)
 	dwfl_end(b.dwfl);
 }
 
+/* --sort addr: an inlined instruction's outer frame has the instruction's own key; its row
+ * still names the inlined function and its line. */
+Test(callgraph, children_addr_rows_keep_the_inlined_function)
+{
+	struct profile_options o = {0};
+	enum profile_key key = PROFILE_KEY_ADDR;
+	struct profile_rows_req req = {.keys = &key, .nkeys = 1, .children = true};
+	struct profile_row *rows;
+	struct bin b;
+	struct profile *p;
+	size_t n, hops = 0;
+
+	bin_open(&b);
+	p = calls_profile(&b, &o);
+	cr_assert_eq(profile_rows_by(p, &req, &rows, &n, NULL), 0);
+	for (size_t i = 0; i < n; i++) {
+		cr_expect(rows[i].function, "row %zu (0x%llx) lost its function", i,
+			  (unsigned long long)rows[i].addr);
+		if (rows[i].function && !strcmp(rows[i].function, "hop")) {
+			hops++;
+			cr_expect_str_eq(rows[i].inlined_into, "path_b");
+			cr_expect_eq(rows[i].line, hot_line(SRC, "call_hop"));
+			cr_expect_eq(rows[i].samples, 3000);
+		}
+	}
+	cr_expect_eq(hops, 1);
+	free(rows);
+	profile_free(p);
+	dwfl_end(b.dwfl);
+}
+
 Test(callgraph, folded_one_line_per_stack_with_inline_frames)
 {
 	struct profile_options o = {0};
