@@ -22,7 +22,7 @@ static const char *prefix = "hwprof";
 
 /* Notes and warnings held by cli_hold_messages(), in order: "KIND\0TEXT" each. */
 static char **held;
-static size_t nheld;
+static size_t nheld, capheld;
 static bool holding;
 
 void cli_set_prefix(const char *p)
@@ -51,11 +51,9 @@ static void vreport(const char *kind, int err, const char *fmt, va_list ap)
 	hwprof_text_tame(buf);
 	if (holding && kind && (!strcmp(kind, "note") || !strcmp(kind, "warning"))) {
 		size_t k = strlen(kind), n = strlen(buf);
-		char *m = malloc(k + n + 2), **v = realloc(held, (nheld + 1) * sizeof(*held));
+		char *m = malloc(k + n + 2);
 
-		if (v)
-			held = v;
-		if (m && v) {
+		if (m && hwprof_grow((void **)&held, &capheld, nheld + 1, sizeof(*held)) == 0) {
 			memcpy(m, kind, k + 1);
 			memcpy(m + k + 1, buf, n + 1);
 			held[nheld++] = m;
@@ -93,7 +91,7 @@ void cli_drop_messages(void)
 		free(held[i]);
 	free(held);
 	held = NULL;
-	nheld = 0;
+	nheld = capheld = 0;
 	holding = false;
 }
 
@@ -103,7 +101,7 @@ void cli_release_messages(void)
 	size_t n = nheld;
 
 	held = NULL;
-	nheld = 0;
+	nheld = capheld = 0;
 	holding = false;
 	for (size_t i = 0; i < n; i++) {
 		fprintf(stderr, "%s: %s: %s\n", prefix, v[i], v[i] + strlen(v[i]) + 1);

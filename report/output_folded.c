@@ -1,6 +1,8 @@
 /* output_folded.c - folded stacks for flame graphs (flamegraph.pl, inferno, speedscope). */
 #include "output.h"
 
+#include "grow.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -36,14 +38,8 @@ static int put_frame(char **s, size_t *len, size_t *cap, const struct cg_frame *
 		if (*c == ';' || *c == ' ' || (unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '_';
 	n = strlen(buf);
-	if (*len + n + 2 > *cap) {
-		size_t c = (*len + n + 2) * 2;
-		char *v = realloc(*s, c);
-		if (!v)
-			return -ENOMEM;
-		*s = v;
-		*cap = c;
-	}
+	if (hwprof_grow((void **)s, cap, *len + n + 2, 1) < 0)
+		return -ENOMEM;
 	if (*len)
 		(*s)[(*len)++] = ';';
 	memcpy(*s + *len, buf, n + 1);

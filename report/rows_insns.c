@@ -2,6 +2,7 @@
 #include "rows_insns.h"
 
 #include "code.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ struct rows_insns {
 	bool *tried;
 	size_t nfiles;
 	struct read_func *funcs; /* every function read, kept for their texts */
-	size_t nfuncs;
+	size_t nfuncs, capfuncs;
 };
 
 void rows_insns_free(struct rows_insns *r)
@@ -56,7 +57,6 @@ static const struct code_insn *insn_at(const struct code_func *f, uint64_t addr)
  * it cannot be read; -ENOMEM in *ERR. */
 static const struct code_func *func_at(struct rows_insns *r, uint32_t m, uint64_t addr, int *err)
 {
-	struct read_func *v;
 	struct code_func fn;
 	char why[512];
 	int rc;
@@ -69,13 +69,11 @@ static const struct code_func *func_at(struct rows_insns *r, uint32_t m, uint64_
 		*err = rc == -ENOMEM ? rc : 0;
 		return NULL;
 	}
-	v = realloc(r->funcs, (r->nfuncs + 1) * sizeof(*v));
-	if (!v) {
+	if (hwprof_grow((void **)&r->funcs, &r->capfuncs, r->nfuncs + 1, sizeof(*r->funcs)) < 0) {
 		code_func_release(&fn);
 		*err = -ENOMEM;
 		return NULL;
 	}
-	r->funcs = v;
 	r->funcs[r->nfuncs] = (struct read_func){.mapping = m, .f = fn};
 	return &r->funcs[r->nfuncs++].f;
 }

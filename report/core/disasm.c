@@ -8,6 +8,7 @@
 #include "disasm.h"
 
 #include "capstone_lib.h"
+#include "grow.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -172,17 +173,10 @@ int disasm_run(struct disasm *d, const uint8_t *code, size_t len, uint64_t addr,
 		struct disasm_insn *in;
 		bool ok = d->lib->disasm_iter(d->cs, &code, &len, &addr, ci);
 
-		if (*n == cap) {
-			struct disasm_insn *nv;
-
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				d->lib->free(ci, 1);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (hwprof_grow((void **)&v, &cap, *n + 1, sizeof(*v)) < 0) {
+			free(v);
+			d->lib->free(ci, 1);
+			return -ENOMEM;
 		}
 		in = &v[(*n)++];
 		memset(in, 0, sizeof(*in));

@@ -1,6 +1,8 @@
 /* filter.c - comma-separated filter lists and their matching. */
 #include "filter.h"
 
+#include "grow.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +31,9 @@ int filter_parse(struct filter *f, const char *option, const char *list, bool nu
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char **v = realloc(f->v, (f->n + 1) * sizeof(*v));
-		uint32_t *ids = realloc(f->ids, (f->n + 1) * sizeof(*ids));
-		if (v)
-			f->v = v;
-		if (ids)
-			f->ids = ids;
-		if (!v || !ids || !(f->v[f->n] = strdup(tok))) {
+		if (hwprof_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)) < 0 ||
+		    hwprof_grow((void **)&f->ids, &f->capids, f->n + 1, sizeof(*f->ids)) < 0 ||
+		    !(f->v[f->n] = strdup(tok))) {
 			ret = -ENOMEM;
 			goto out;
 		}

@@ -18,7 +18,7 @@ struct filter {
 	char **v;
 	uint32_t *ids; /* numeric values (pid, tid lists) */
 	uint64_t *hits;
-	size_t n;
+	size_t n, cap, capids;
 };
 
 /* Parses LIST (comma-separated; NULL = no filter) for OPTION into F; NUMERIC lists hold

@@ -15,6 +15,7 @@
  */
 #include "diff.h"
 
+#include "grow.h"
 #include "output.h"
 #include "stats.h"
 
@@ -41,7 +42,7 @@ struct ctx {
 	const struct profile *p[2];
 	struct diff *d;
 	struct file_mode *files;
-	size_t nfiles;
+	size_t nfiles, capfiles;
 };
 
 /* An entry of the merge: one side's row and its key. */
@@ -142,11 +143,9 @@ static int decide_files(struct ctx *c)
 			}
 			m = file_mode(c, r->file);
 			if (!m) {
-				struct file_mode *v =
-				    realloc(c->files, (c->nfiles + 1) * sizeof(*c->files));
-				if (!v)
+				if (hwprof_grow((void **)&c->files, &c->capfiles, c->nfiles + 1,
+						sizeof(*c->files)) < 0)
 					return -ENOMEM;
-				c->files = v;
 				m = &c->files[c->nfiles++];
 				*m = (struct file_mode){.base = path_base(r->file)};
 			}
