@@ -1,9 +1,9 @@
 """What the python tests share: one check() that prints and counts, finish() that exits with
 the test's status, hot_line() that finds a workload's "HOT: name" marker, report_rows() that
-finds the rows of a report's table, run() of a command, on_terminal() of a
-command on a pseudo-terminal, record() of a command into a sample file, wait_for() a condition
-and wait_for_threads() of a process, and run_cases() that runs a script's cases, all or the one
-named by --case.
+finds the rows of a report's table, run() of a command, on_terminal() of a command on a
+pseudo-terminal, record() of a command into a sample file (record_faults(): one sample per
+page fault), wait_for() a condition and wait_for_threads() of a process, and run_cases() that
+runs a script's cases, all or the one named by --case.
 
 A test script puts this folder on its path and imports what it uses:
 
@@ -112,6 +112,13 @@ def record(hwprof, out, args, cmd, timeout=60, want=0, label=None, skip=False, s
     if no_loss:
         check(f"{label} no sample lost", " 0 lost," in p.stderr, p.stderr)
     return p
+
+
+def record_faults(hwprof, out, *cmd):
+    """record() of CMD into OUT with one sample per page fault (EACH_FAULT: exact IPs, a count
+    a test can predict), checked to exit 0; returns OUT."""
+    record(hwprof, out, EACH_FAULT, list(cmd), label="record " + os.path.basename(out))
+    return out
 
 
 def wait_for(cond, secs, step=0.05):

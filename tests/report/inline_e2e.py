@@ -12,17 +12,12 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import hwprof_test  # noqa: E402
-from hwprof_test import finish  # noqa: E402
+from hwprof_test import check, finish  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 SRC = os.environ["RPT_SRC"]
 CHAIN = os.environ["RPT_INLINE_CHAIN"]
 PAGES = 2000
-
-
-def check(cond, what):
-    """hwprof_test.check() with the condition first, as the checks below read."""
-    return hwprof_test.check(what, cond)
 
 
 def hot_line(token):
@@ -43,7 +38,7 @@ def ending(stacks, tail):
 
 def folded(data, *extra):
     r = run("report", "-i", data, "-f", "folded", *extra)
-    check(r.returncode in (0, 1), "folded %s: %s" % (" ".join(extra), r.stderr))
+    check("folded %s: %s" % (" ".join(extra), r.stderr), r.returncode in (0, 1))
     return {x.rsplit(" ", 1)[0]: int(x.rsplit(" ", 1)[1]) for x in r.stdout.splitlines()}
 
 
@@ -54,38 +49,40 @@ with tempfile.TemporaryDirectory() as d:
     # Folded: every page's sample is main;outer;mid;poke with --inline, main;outer;poke without.
     full = folded(data, "--inline")
     hot = ending(full, "main;outer;mid;poke")
-    check(PAGES <= hot <= PAGES + 50, "--inline: main;outer;mid;poke %d (%d pages)" % (hot, PAGES))
+    check("--inline: main;outer;mid;poke %d (%d pages)" % (hot, PAGES), PAGES <= hot <= PAGES + 50)
     flat = folded(data)
-    check(ending(flat, "main;outer;poke") == hot, "without --inline: main;outer;poke %d, as before"
-          % ending(flat, "main;outer;poke"))
-    check(not any(";mid;" in k for k in flat), "without --inline: no mid frame")
+    check("without --inline: main;outer;poke %d, as before"
+          % ending(flat, "main;outer;poke"), ending(flat, "main;outer;poke") == hot)
+    check("without --inline: no mid frame", not any(";mid;" in k for k in flat))
     lines = folded(data, "--inline", "--folded-lines")
     want = "main:%d;outer:%d;mid:%d;poke:%d" % (hot_line("call_outer"), hot_line("call_mid"),
                                                hot_line("call_poke"), hot_line("poke"))
-    check(ending(lines, want) == hot, "--inline --folded-lines: %s %d" % (want, ending(lines, want)))
+    check("--inline --folded-lines: %s %d" % (want, ending(lines, want)),
+          ending(lines, want) == hot)
 
     # -G --inline: poke's call path names mid at its call of poke, then outer and main.
     r = run("report", "-i", data, "-G", "--inline", "--no-children", "-s", "function", "-n", "1")
-    check(r.returncode in (0, 1), "-G --inline: %s" % r.stderr)
+    check("-G --inline: %s" % r.stderr, r.returncode in (0, 1))
     for fn, tok in (("mid", "call_poke"), ("outer", "call_mid"), ("main", "call_outer")):
         frame = "wl_inline_chain.c:%d %s" % (hot_line(tok), fn)
-        check(frame in r.stdout, "-G --inline shows %s" % frame)
+        check("-G --inline shows %s" % frame, frame in r.stdout)
     r = run("report", "-i", data, "-G", "--no-children", "-s", "function", "-n", "1")
-    check(" mid" not in r.stdout and "wl_inline_chain.c:%d outer" % hot_line("call_mid")
-          in r.stdout, "-G without --inline: outer at the outermost call site, no mid")
+    check("-G without --inline: outer at the outermost call site, no mid",
+          " mid" not in r.stdout and "wl_inline_chain.c:%d outer" % hot_line("call_mid")
+          in r.stdout)
 
     # JSON with --inline: the row's call paths carry mid with its line.
     r = run("report", "-i", data, "--inline", "--no-children", "-s", "function", "-f", "json")
     rows = json.loads(r.stdout)["rows"]
     top = rows[0] if rows else {}
     frames = [(f["function"], f["line"]) for p in top.get("call_paths", []) for f in p["frames"]]
-    check(top.get("function", "").startswith("poke") and ("mid", hot_line("call_poke")) in frames,
-          "json --inline: poke's path has mid at call_poke (%s)" % frames[:4])
+    check("json --inline: poke's path has mid at call_poke (%s)" % frames[:4],
+          top.get("function", "").startswith("poke") and ("mid", hot_line("call_poke")) in frames)
 
     # --inline MODE with a space still means the mode, as before.
     r = run("report", "-i", data, "--inline", "caller", "--no-children", "-f", "json", "-n", "1")
     rows = json.loads(r.stdout)["rows"] if r.returncode in (0, 1) else []
-    check(rows and rows[0]["line"] == hot_line("call_mid"),
-          "--inline caller: the outermost call site's line (%s)" % (rows[:1],))
+    check("--inline caller: the outermost call site's line (%s)" % (rows[:1],),
+          rows and rows[0]["line"] == hot_line("call_mid"))
 
 finish("inline-e2e")

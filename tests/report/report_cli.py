@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import hwprof_test  # noqa: E402
-from hwprof_test import check, on_terminal, report_rows, run_cases  # noqa: E402
+from hwprof_test import check, on_terminal, record_faults, report_rows, run_cases  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 SRC = os.environ["RPT_SRC"]
@@ -27,14 +27,6 @@ SRC = os.environ["RPT_SRC"]
 def hot_line(src, token):
     """The line of SRC (in tests/report) marked "HOT: TOKEN"."""
     return hwprof_test.hot_line(os.path.join(SRC, src), token)
-
-
-def record_faults(path, *argv):
-    """Records ARGV with one sample per page fault (exact IPs) into PATH; returns PATH."""
-    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", path, "--",
-                          *argv], capture_output=True, text=True)
-    check("record %s: %s" % (os.path.basename(path), rec.stderr), rec.returncode == 0)
-    return path
 
 
 def report(*args):
@@ -105,7 +97,7 @@ def test_debuginfod(tmp):
     server = HTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     data = os.path.join(tmp, "bare.data")
-    record_faults(data, bare, "1000")
+    record_faults(HWPROF, data, bare, "1000")
     env = dict(os.environ, DEBUGINFOD_URLS="http://127.0.0.1:%d" % server.server_port,
                DEBUGINFOD_CACHE_PATH=os.path.join(tmp, "cache"), DEBUGINFOD_TIMEOUT="10")
     r = subprocess.run([HWPROF, "report", "-i", data, "-f", "json"], capture_output=True,
@@ -121,7 +113,7 @@ def test_debuginfod(tmp):
 def test_json_version(tmp):
     """Every JSON document hwprof writes starts with "version": 2 (common/json.h), and a
     command is an array of its arguments wherever it is written (report and stat alike)."""
-    data = record_faults(os.path.join(tmp, "v.data"), os.environ["RPT_INLINE"], "200")
+    data = record_faults(HWPROF, os.path.join(tmp, "v.data"), os.environ["RPT_INLINE"], "200")
     outputs = {
         "report": report("-i", data, "-f", "json"),
         "annotate": annotate("-i", data, "--stdio", "-f", "json", "first"),
@@ -234,7 +226,7 @@ def test_cxx_names(tmp):
         print("skip C++ names: no C++ compiler")
         return
     data = os.path.join(tmp, "tmpl.data")
-    record_faults(data, prog, "300", "x")
+    record_faults(HWPROF, data, prog, "300", "x")
     full = "long hw::work<int, long>(std::map<int, long, std::less<int>, " \
         "std::allocator<std::pair<int const, long> > >&, char volatile*, unsigned long)"
     nm = subprocess.run(["nm", prog], capture_output=True, text=True).stdout
@@ -420,7 +412,7 @@ def test_rebuilt_without_build_id(tmp):
         check("build nobid: %s" % r.stderr, r.returncode == 0)
 
     build("")
-    data = record_faults(os.path.join(tmp, "nobid.data"), prog, "500")
+    data = record_faults(HWPROF, os.path.join(tmp, "nobid.data"), prog, "500")
     r = report("-i", data, "-f", "json")
     mine = [row for row in json.loads(r.stdout)["rows"] if row["dso"] == prog]
     check("nobid before the rebuild: %d %r %r" % (r.returncode, mine[:1], r.stderr),
@@ -497,7 +489,7 @@ def test_control_bytes_tamed(tmp):
     the text views show '?' for each control byte and keep one row per line; JSON keeps the
     bytes (escaped as JSON does)."""
     data = os.path.join(tmp, "escape.data")
-    record_faults(data, os.environ["RPT_ESCAPE"])
+    record_faults(HWPROF, data, os.environ["RPT_ESCAPE"])
     name = "evil\x1b]0;PWNED\x07\x1b[2J\x1b[31m\nred.c"
     for what, r in (("report", report("-i", data, "-n", "3")),
                     ("annotate --stdio", annotate("-i", data, "--stdio", "--limit", "1"))):
@@ -570,7 +562,7 @@ def test_gc_sections(tmp):
     only ('??'), never with a line of the discarded function. The live function keeps its
     exact line."""
     data = os.path.join(tmp, "gc.data")
-    record_faults(data, os.environ["RPT_GC"], "300", "100")
+    record_faults(HWPROF, data, os.environ["RPT_GC"], "300", "100")
     r = report("-i", data, "-f", "json", "-n", "0")
     rows = json.loads(r.stdout)["rows"]
     nodbg = [x for x in rows if x["function"] == "nodbg_work"]
@@ -590,7 +582,7 @@ def test_annotate_range(tmp):
     """R-8: annotate shows a function's own lines: a one-line function ends on its line, not
     at the next column-0 brace (the next function's)."""
     data = os.path.join(tmp, "oneline.data")
-    record_faults(data, os.environ["RPT_ONELINE"])
+    record_faults(HWPROF, data, os.environ["RPT_ONELINE"])
     r = annotate("-i", data, "--stdio", "one")
     one, after = hot_line("wl_oneline.c", "oneline"), hot_line("wl_oneline.c", "after")
     shown = [int(m.group(1)) for m in re.finditer(r"^[#+.* ] .{20,30}?\s(\d+)  ", r.stdout,
@@ -604,7 +596,7 @@ def test_stdio(tmp):
     """Issue 17: perf's --stdio is accepted: the text report, byte for byte; with another
     format a usage error."""
     data = os.path.join(tmp, "stdio.data")
-    record_faults(data, os.environ["RPT_ONELINE"])
+    record_faults(HWPROF, data, os.environ["RPT_ONELINE"])
     plain, stdio = report("-i", data), report("-i", data, "--stdio")
     check(f"--stdio is the text report: {stdio.returncode} {stdio.stderr!r}",
           stdio.returncode == 0 and stdio.stdout == plain.stdout and "share" in plain.stdout)
@@ -619,7 +611,7 @@ def test_annotate_rebuilt(tmp):
     exe = os.path.join(tmp, "rebuilt")
     shutil.copy(os.environ["RPT_ONELINE"], exe)
     data = os.path.join(tmp, "rebuilt.data")
-    record_faults(data, exe)
+    record_faults(HWPROF, data, exe)
     before = annotate("-i", data, "--stdio", "one")
     shutil.copy(os.environ["RPT_ESCAPE"], exe)  # another build at the same path
     after = annotate("-i", data, "--stdio", "one")
@@ -640,7 +632,7 @@ def test_lambdas(tmp):
         print("skip: no C++ compiler, no lambda workload")
         return
     data = os.path.join(tmp, "lambda.data")
-    record_faults(data, prog, "100")
+    record_faults(HWPROF, data, prog, "100")
     rows = json.loads(report("-i", data, "-f", "json", "-n", "0").stdout)["rows"]
     by_line = {}
     for x in rows:
@@ -663,7 +655,7 @@ def test_split_dwarf(tmp):
     views = []
     for prog in (os.environ["RPT_INLINE"], os.environ["RPT_SPLIT"]):
         data = os.path.join(tmp, os.path.basename(prog) + ".split.data")
-        record_faults(data, prog, "1000")
+        record_faults(HWPROF, data, prog, "1000")
         view = []
         for mode in ("callee", "caller"):
             rows = json.loads(report("-i", data, "-f", "json", "-n", "0",
@@ -687,7 +679,7 @@ def test_annotate_debug_dir(tmp):
     os.makedirs(os.path.join(root, ".build-id", bid[:2]))
     os.symlink(debug, os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug"))
     data = os.path.join(tmp, "bare-annotate.data")
-    record_faults(data, bare, "1000")
+    record_faults(HWPROF, data, bare, "1000")
     without = annotate("-i", data, "--stdio", "--limit", "1")
     got = annotate("-i", data, "--stdio", "--limit", "1", "--debug-dir", root)
     line = hot_line("wl_dwarf.c", "dwarf")
@@ -700,7 +692,7 @@ def test_annotate_debug_dir(tmp):
 def test_inline(tmp):
     """A recording of rpt_inline: JSON, CSV and text views, the caller view, --function."""
     data = os.path.join(tmp, "inline.data")
-    record_faults(data, os.environ["RPT_INLINE"], "1000")
+    record_faults(HWPROF, data, os.environ["RPT_INLINE"], "1000")
     poke = hot_line("wl_inline.c", "poke")
 
     r = report("-i", data, "-f", "json")
@@ -805,7 +797,7 @@ def test_inline_intervals(tmp):
     """W: every share printed inside its own printed interval (rounded outward). About 15000
     samples: a one-sample row prints 0.01% with an upper bound under 0.05%."""
     big = os.path.join(tmp, "big-inline.data")
-    record_faults(big, os.environ["RPT_INLINE"], "3700")
+    record_faults(HWPROF, big, os.environ["RPT_INLINE"], "3700")
     r = report("-i", big, "-n", "0")
     rows = re.findall(r"^ *([\d.]+)%.? +\[([\d.]+), ([\d.]+)\]", r.stdout, re.M)
     check("shares outside their intervals: %r" % [x for x in rows
@@ -816,7 +808,7 @@ def test_inline_intervals(tmp):
 def test_inline_bad_input(tmp):
     """A recording of rpt_inline read with bad options, damaged, cut short, or behind junk."""
     data = os.path.join(tmp, "inline.data")
-    record_faults(data, os.environ["RPT_INLINE"], "1000")
+    record_faults(HWPROF, data, os.environ["RPT_INLINE"], "1000")
     check_junk_after_trailer(tmp, data)
     check_paths_and_disk(tmp, data)
     # Bad input: one line, cause and way out, the documented exit code.
@@ -891,7 +883,7 @@ def test_group(tmp):
         r = report("-i", data, "--group", *opt)
         check("--group %s: usage error %r" % (opt[0], r.stderr),
               r.returncode == 64 and want in r.stderr)
-    one = record_faults(os.path.join(tmp, "group1.data"), os.environ["RPT_INLINE"], "100")
+    one = record_faults(HWPROF, os.path.join(tmp, "group1.data"), os.environ["RPT_INLINE"], "100")
     r = report("-i", one, "--group")
     check("--group, one event: a note, no column: %r" % r.stderr,
           r.returncode == 0 and "no other column" in r.stderr and

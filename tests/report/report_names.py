@@ -10,24 +10,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import hwprof_test  # noqa: E402
+from hwprof_test import check, finish, record_faults  # noqa: E402
 from hwprof_test import hot_line as lib_hot_line  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def record_faults(path, *argv):
-    """Records ARGV with one sample per page fault into PATH; returns PATH."""
-    rec = subprocess.run([HWPROF, "record", "-e", "page-faults", "-c", "1", "-o", path, "--",
-                          *argv], capture_output=True, text=True)
-    check(rec.returncode == 0, "record %s: %s" % (os.path.basename(path), rec.stderr))
-    return path
 
 
 def functions(data, *args):
@@ -43,12 +30,12 @@ def check_rust(tmp):
     """Issue 10: Rust v0 names (_R...) demangle as perf's do, and --function finds them, the
     legacy trait method `<c::Poker as c::Poke>::poke` by `--function poke` too."""
     n = 100
-    data = record_faults(os.path.join(tmp, "rust.data"), os.environ["RPT_RUST"], str(n))
+    data = record_faults(HWPROF, os.path.join(tmp, "rust.data"), os.environ["RPT_RUST"], str(n))
     want = {"c::fill": n, "<c::Toucher as c::Touch>::touch": 2 * n,
             "<c::Poker as c::Poke>::poke": 3 * n}
     got, r = functions(data)
-    check(all(got.get(k) == v for k, v in want.items()),
-          "rust: names and samples %r, want %r (%s)" % (got, want, r.stderr))
+    check("rust: names and samples %r, want %r (%s)" % (got, want, r.stderr),
+          all(got.get(k) == v for k, v in want.items()))
     for query, name in (("fill", "c::fill"), ("c::fill", "c::fill"),
                         ("_RNvCse0t5XC0jcx_1c4fill", "c::fill"),
                         ("touch", "<c::Toucher as c::Touch>::touch"),
@@ -57,15 +44,15 @@ def check_rust(tmp):
                         ("_ZN36_$LT$c..Poker$u20$as$u20$c..Poke$GT$4poke17h0123456789abcdefE",
                          "<c::Poker as c::Poke>::poke")):
         got, r = functions(data, "--function", query)
-        check(got == {name: want[name]}, "rust: --function %s: %r, want %s (exit %d %s)" %
-              (query, got, name, r.returncode, r.stderr.strip()))
+        check("rust: --function %s: %r, want %s (exit %d %s)" %
+              (query, got, name, r.returncode, r.stderr.strip()), got == {name: want[name]})
 
 
 def rows(data, *args):
     """The JSON rows of `report` over DATA with ARGS."""
     r = subprocess.run([HWPROF, "report", "-i", data, "-f", "json", *args], capture_output=True,
                        text=True)
-    check(r.returncode == 0, "report %s: exit %d %s" % (" ".join(args), r.returncode, r.stderr))
+    check("report %s: exit %d %s" % (" ".join(args), r.returncode, r.stderr), r.returncode == 0)
     return json.loads(r.stdout)["rows"] if r.returncode == 0 else []
 
 
@@ -86,13 +73,13 @@ def check_notype(tmp):
     n = 100
     binary = os.environ["RPT_ASM"]
     syms = symbols(binary)
-    check(syms.get("asm_touch", (0, 0, ""))[1:] == (0, "NOTYPE"),
-          "notype: asm_touch is %r, the test wants a bare label" % (syms.get("asm_touch"),))
-    data = record_faults(os.path.join(tmp, "asm.data"), binary, str(n))
+    check("notype: asm_touch is %r, the test wants a bare label" % (syms.get("asm_touch"),),
+          syms.get("asm_touch", (0, 0, ""))[1:] == (0, "NOTYPE"))
+    data = record_faults(HWPROF, os.path.join(tmp, "asm.data"), binary, str(n))
     got, r = functions(data, "--dso", os.path.basename(binary))
-    check(got.get("asm_touch") == n and got.get("asm_poke") == 2 * n and
-          "frame_dummy" not in got,
-          "notype: %r, want asm_touch %d and asm_poke %d (%s)" % (got, n, 2 * n, r.stderr))
+    check("notype: %r, want asm_touch %d and asm_poke %d (%s)" % (got, n, 2 * n, r.stderr),
+          got.get("asm_touch") == n and got.get("asm_poke") == 2 * n and
+          "frame_dummy" not in got)
     return data
 
 
@@ -118,8 +105,8 @@ def check_ld_so_start(data):
         return
     at = [x for x in rows(data, "--dso", os.path.basename(start[0]))
           if x["function"] == "_start" or x["offset"] == start[1]]
-    check(at and all(x["function"] == "_start" for x in at),
-          "ld.so: its _start at %#x: %r" % (start[1], at))
+    check("ld.so: its _start at %#x: %r" % (start[1], at),
+          at and all(x["function"] == "_start" for x in at))
 
 
 def check_plt(tmp):
@@ -136,12 +123,12 @@ def check_plt(tmp):
         # A fixed period (100 us): at the default rate a loaded host gave 92 samples.
         rec = subprocess.run([HWPROF, "record", "-e", "cpu-clock", "-c", "100000", "-o", data,
                               "--", binary], capture_output=True, text=True)
-        check(rec.returncode == 0, "plt: record %s: %s" % (binary, rec.stderr))
+        check("plt: record %s: %s" % (binary, rec.stderr), rec.returncode == 0)
         got, r = functions(data, "--dso", os.path.basename(binary))
         # Usually 5% to 30% of the samples, but a share is left to chance: the names are what
         # is checked (test_plt.c checks every slot's name and address).
-        check(got.get("plt_id@plt", 0) >= 1 and not {"_init", "_fini", "[unknown]"} & set(got),
-              "plt: %s: %r, want plt_id@plt beside main (%s)" % (var, got, r.stderr))
+        check("plt: %s: %r, want plt_id@plt beside main (%s)" % (var, got, r.stderr),
+              got.get("plt_id@plt", 0) >= 1 and not {"_init", "_fini", "[unknown]"} & set(got))
 
 
 def check_missing_dwo(tmp):
@@ -156,10 +143,10 @@ def check_missing_dwo(tmp):
                          os.path.join(os.environ["RPT_SRC"], "wl_inline.c")], cwd=d,
                         capture_output=True, text=True)
     dwo = [f for f in os.listdir(d) if f.endswith(".dwo")]
-    check(cc.returncode == 0 and len(dwo) == 1, "dwo: build: %r %s" % (dwo, cc.stderr))
+    check("dwo: build: %r %s" % (dwo, cc.stderr), cc.returncode == 0 and len(dwo) == 1)
     if cc.returncode or len(dwo) != 1:
         return
-    data = record_faults(os.path.join(d, "inl.data"), exe, "100")
+    data = record_faults(HWPROF, os.path.join(d, "inl.data"), exe, "100")
     src = os.path.join(os.environ["RPT_SRC"], "wl_inline.c")
     poke, first, second = (lib_hot_line(src, t) for t in
                            ("poke", "call_first", "call_second"))
@@ -172,8 +159,9 @@ def check_missing_dwo(tmp):
         return {(x["function"], x["line"]): x["samples"] for x in rows}, r
 
     got, r = caller_lines()
-    check(got.get(("first", first)) == 100 and got.get(("second", second)) == 300 and
-          r.stderr == "", "dwo: with its .dwo: %r %s" % (got, r.stderr))
+    check("dwo: with its .dwo: %r %s" % (got, r.stderr),
+          got.get(("first", first)) == 100 and got.get(("second", second)) == 300 and
+          r.stderr == "")
     cases = [("gone", None)]
     if os.environ.get("RPT_DWP"):
         cases.append(("in a package", "inl.dwp"))
@@ -185,18 +173,18 @@ def check_missing_dwo(tmp):
             os.rename(os.path.join(tmp, dwo[0]), os.path.join(d, dwo[0]))
             p = subprocess.run([os.environ["RPT_DWP"], "-e", exe, "-o", dwp], cwd=d,
                                capture_output=True, text=True)
-            check(p.returncode == 0, "dwo: llvm-dwp: %s" % p.stderr)
+            check("dwo: llvm-dwp: %s" % p.stderr, p.returncode == 0)
             os.unlink(os.path.join(d, dwo[0]))
         got, r = caller_lines()
         lines = r.stderr.strip().splitlines()
-        check(r.returncode == 0 and got.get(("first", None)) == 100 and
-              got.get(("second", None)) == 300 and not any(k[1] == poke for k in got),
-              "dwo %s: call sites %r, want first and second without a line (%s)" %
-              (what, got, r.stderr))
-        check(len(lines) == 1 and dwo[0] in lines[0] and (not dwp or dwp in lines[0]) and
-              lines[0].count("(") == lines[0].count(")"),
-              "dwo %s: want one warning naming %s%s: %r" %
-              (what, dwo[0], " and " + dwp if dwp else "", r.stderr))
+        check("dwo %s: call sites %r, want first and second without a line (%s)" %
+              (what, got, r.stderr),
+              r.returncode == 0 and got.get(("first", None)) == 100 and
+              got.get(("second", None)) == 300 and not any(k[1] == poke for k in got))
+        check("dwo %s: want one warning naming %s%s: %r" %
+              (what, dwo[0], " and " + dwp if dwp else "", r.stderr),
+              len(lines) == 1 and dwo[0] in lines[0] and (not dwp or dwp in lines[0]) and
+              lines[0].count("(") == lines[0].count(")"))
 
 
 def main():
@@ -205,10 +193,9 @@ def main():
     check_ld_so_start(check_notype(tmp))
     check_plt(tmp)
     check_missing_dwo(tmp)
-    if FAILS:
-        print("%d failures" % len(FAILS))
-        sys.exit(1)
-    subprocess.run(["rm", "-rf", tmp])
+    if not hwprof_test.failures:
+        subprocess.run(["rm", "-rf", tmp])
+    finish()
 
 
 if __name__ == "__main__":
