@@ -7,14 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The function L is charged to, as funcs.c charges it. */
-static const char *charged_to(const struct profile_loc *l)
-{
-	if (l->inlined_into)
-		return l->inlined_into;
-	return l->function ? l->function : "[unknown]";
-}
-
 /* F's own line of location L: its line, or for inlined code the line of F that inlined it. */
 static void own_line(const struct profile_loc *l, const char **file, int *line)
 {
@@ -79,7 +71,7 @@ void ann_calls_build(const struct ann_model *m, size_t func, struct ann_calls *c
 		{
 			const struct profile_loc *l = k < s->n ? &p->locations[s->locs[k]] : NULL;
 			struct ann_caller *cl =
-			    caller_slot(c, l ? charged_to(l) : NULL, l ? l->file : NULL,
+			    caller_slot(c, l ? ann_charged_to(l) : NULL, l ? l->file : NULL,
 					l ? l->line : 0, &ccap);
 			cl->samples += s->samples;
 			cl->period += s->period;
@@ -112,7 +104,7 @@ void ann_calls_build(const struct ann_model *m, size_t func, struct ann_calls *c
 			 * (a line calling two functions names the one that costs more, mostly). */
 			callee = &p->locations[s->locs[k - 1]];
 			if (!lc->callee || s->period > lc->callee_period) {
-				lc->callee = charged_to(callee);
+				lc->callee = ann_charged_to(callee);
 				lc->callee_dso = callee->dso;
 				lc->callee_period = s->period;
 			}

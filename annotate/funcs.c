@@ -16,9 +16,7 @@ static bool is_inlined(const struct profile_loc *l)
 	return l->inlined_into && l->function;
 }
 
-/* The function a location is charged to: the real (out-of-line) function its inline frames
- * were inlined into (profile.h: inlined_into is the outermost, not-inlined function). */
-static const char *outer_name(const struct profile_loc *l)
+const char *ann_charged_to(const struct profile_loc *l)
 {
 	if (l->inlined_into)
 		return l->inlined_into;
@@ -52,18 +50,18 @@ struct ann_model *ann_model_build(const struct profile *p)
 	m->funcs = xmalloc((p->nlocs ? p->nlocs : 1) * sizeof(*m->funcs));
 	for (size_t i = 0; i < p->nlocs; i++) {
 		const struct profile_loc *l = &p->locs[i];
-		size_t f = keymap_get_or_add(&funcs, l->dso, outer_name(l), NULL, m->nfuncs);
+		size_t f = keymap_get_or_add(&funcs, l->dso, ann_charged_to(l), NULL, m->nfuncs);
 
 		if (f == m->nfuncs)
-			m->funcs[m->nfuncs++] =
-			    (struct ann_func){.name = outer_name(l), .dso = l->dso ? l->dso : ""};
+			m->funcs[m->nfuncs++] = (struct ann_func){.name = ann_charged_to(l),
+								  .dso = l->dso ? l->dso : ""};
 		func_of[i] = f;
 		m->funcs[f].samples += l->samples;
 		m->funcs[f].period += l->period;
 		m->funcs[f].nlocs++;
 		/* Distinct inline functions per function. */
 		if (is_inlined(l)) {
-			keymap_get_or_add(&inl, l->dso, outer_name(l), l->function, 0);
+			keymap_get_or_add(&inl, l->dso, ann_charged_to(l), l->function, 0);
 			if (inl.n > ninl) { /* a new key */
 				ninl = inl.n;
 				m->funcs[f].ninlined++;
@@ -93,8 +91,8 @@ struct ann_model *ann_model_build(const struct profile *p)
 		keymap_get_or_add(&funcs, m->funcs[f].dso, m->funcs[f].name, NULL, f);
 	m->func_of_location = xmalloc((p->nlocations ? p->nlocations : 1) * sizeof(size_t));
 	for (size_t i = 0; i < p->nlocations; i++)
-		m->func_of_location[i] =
-		    keymap_find(&funcs, p->locations[i].dso, outer_name(&p->locations[i]), NULL);
+		m->func_of_location[i] = keymap_find(&funcs, p->locations[i].dso,
+						     ann_charged_to(&p->locations[i]), NULL);
 	keymap_release(&funcs);
 	free(fill);
 	free(func_of);
@@ -132,7 +130,7 @@ void ann_model_resolve(const struct ann_model *m, size_t func)
 		const struct profile_loc *l = m->locs[fn->first + i];
 
 		if (is_inlined(l))
-			keymap_get_or_add(&inl, l->dso, outer_name(l), l->function, 0);
+			keymap_get_or_add(&inl, l->dso, ann_charged_to(l), l->function, 0);
 	}
 	fn->ninlined = inl.n;
 	keymap_release(&inl);

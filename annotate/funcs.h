@@ -40,6 +40,11 @@ struct ann_model {
 	bool *resolved; /* with LAZY: per function, its locations complete */
 };
 
+/* The function location L is charged to: the real (out-of-line) function its inline frames
+ * were inlined into (profile.h: inlined_into is the outermost), else its own, else
+ * "[unknown]". The string is L's (the profile's). */
+const char *ann_charged_to(const struct profile_loc *l);
+
 /* Builds the function list of P (time linear in P's locations, plus sorting the functions).
  * Never fails (allocation failures die). Free with ann_model_free(). */
 struct ann_model *ann_model_build(const struct profile *p);

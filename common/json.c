@@ -107,6 +107,14 @@ void hwprof_jw_null(struct hwprof_jw *j, const char *key)
 	fputs("null", j->f);
 }
 
+void hwprof_jw_measured(struct hwprof_jw *j, const char *key, double v, bool valid)
+{
+	if (valid)
+		hwprof_jw_double(j, key, v, 15);
+	else
+		hwprof_jw_null(j, key);
+}
+
 void hwprof_jw_newline(struct hwprof_jw *j)
 {
 	j->newline = true;

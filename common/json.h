@@ -54,6 +54,9 @@ void hwprof_jw_version(struct hwprof_jw *j);
 void hwprof_jw_uint(struct hwprof_jw *j, const char *key, uint64_t v);
 void hwprof_jw_bool(struct hwprof_jw *j, const char *key, bool v);
 void hwprof_jw_null(struct hwprof_jw *j, const char *key);
+/* hwprof_jw_double() with 15 digits when VALID, else null: a figure that could not be
+ * measured. */
+void hwprof_jw_measured(struct hwprof_jw *j, const char *key, double v, bool valid);
 
 /* Starts the next value on a new line, after its comma: one line per row of a long array. */
 void hwprof_jw_newline(struct hwprof_jw *j);

@@ -1126,15 +1126,6 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 	fputc('\n', f);
 }
 
-/* V, or null when not VALID. */
-static void json_num(struct hwprof_jw *j, const char *key, double v, bool valid)
-{
-	if (valid)
-		hwprof_jw_double(j, key, v, 15);
-	else
-		hwprof_jw_null(j, key);
-}
-
 /* The notes and warnings of the run (held since cmd_stat() began, see cli_hold_messages()),
  * so that JSON sharing stderr with them stays one document. */
 static void json_messages(struct hwprof_jw *j)
@@ -1170,8 +1161,8 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 	hwprof_jw_int(&j, "runs", rd->completed);
 	hwprof_jw_bool(&j, "interrupted", rd->interrupted);
 	hwprof_jw_double(&j, "elapsed_s", t->elapsed, 9);
-	json_num(&j, "user_s", t->user, t->have_cpu);
-	json_num(&j, "sys_s", t->sys, t->have_cpu);
+	hwprof_jw_measured(&j, "user_s", t->user, t->have_cpu);
+	hwprof_jw_measured(&j, "sys_s", t->sys, t->have_cpu);
 	hwprof_jw_array(&j, "events");
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ev_stat *s = &st[i];
@@ -1179,11 +1170,11 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 
 		hwprof_jw_object(&j, NULL);
 		hwprof_jw_str(&j, "event", list->ev[i].spec);
-		json_num(&j, "mean", mean_of(s), ok);
-		json_num(&j, "stddev_pct", stddev_pct(s), ok);
-		json_num(&j, "min", s->min, ok);
-		json_num(&j, "max", s->max, ok);
-		json_num(&j, "running_pct", running_pct(s), true);
+		hwprof_jw_measured(&j, "mean", mean_of(s), ok);
+		hwprof_jw_measured(&j, "stddev_pct", stddev_pct(s), ok);
+		hwprof_jw_measured(&j, "min", s->min, ok);
+		hwprof_jw_measured(&j, "max", s->max, ok);
+		hwprof_jw_measured(&j, "running_pct", running_pct(s), true);
 		hwprof_jw_str(&j, "unit", hwprof_event_unit(&list->ev[i]));
 		hwprof_jw_bool(&j, "counted", ok);
 		hwprof_jw_bool(&j, "supported", !s->unsupported);

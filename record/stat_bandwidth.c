@@ -185,14 +185,6 @@ void stat_bw_text(FILE *f, const struct stat_bw *bw)
 		fprintf(f, " (%s counts reads and writes together)\n", bw->plan.source);
 }
 
-static void json_num(struct hwprof_jw *j, const char *key, double v, bool valid)
-{
-	if (valid)
-		hwprof_jw_double(j, key, v, 15);
-	else
-		hwprof_jw_null(j, key);
-}
-
 void stat_bw_json(struct hwprof_jw *j, const struct stat_bw *bw)
 {
 	bool ok = bw->counted, split = ok && bw->plan.split, peak = bw->peak_bps > 0;
@@ -202,16 +194,16 @@ void stat_bw_json(struct hwprof_jw *j, const struct stat_bw *bw)
 	hwprof_jw_str(j, "source", bw->plan.source);
 	hwprof_jw_uint(j, "boxes", bw->plan.boxes);
 	hwprof_jw_bool(j, "counted", ok);
-	json_num(j, "read_bytes", bw->read_bytes, split);
-	json_num(j, "write_bytes", bw->write_bytes, split);
-	json_num(j, "bytes", t, ok);
-	json_num(j, "read_gbps", gbps(bw, bw->read_bytes), split);
-	json_num(j, "write_gbps", gbps(bw, bw->write_bytes), split);
-	json_num(j, "gbps", gbps(bw, t), ok);
-	json_num(j, "peak_gbps", bw->peak_bps / 1e9, peak);
-	json_num(j, "peak_pct",
-		 bw->elapsed > 0 && peak ? 100.0 * t / bw->elapsed / bw->peak_bps : 0,
-		 ok && peak && bw->elapsed > 0);
+	hwprof_jw_measured(j, "read_bytes", bw->read_bytes, split);
+	hwprof_jw_measured(j, "write_bytes", bw->write_bytes, split);
+	hwprof_jw_measured(j, "bytes", t, ok);
+	hwprof_jw_measured(j, "read_gbps", gbps(bw, bw->read_bytes), split);
+	hwprof_jw_measured(j, "write_gbps", gbps(bw, bw->write_bytes), split);
+	hwprof_jw_measured(j, "gbps", gbps(bw, t), ok);
+	hwprof_jw_measured(j, "peak_gbps", bw->peak_bps / 1e9, peak);
+	hwprof_jw_measured(j, "peak_pct",
+			   bw->elapsed > 0 && peak ? 100.0 * t / bw->elapsed / bw->peak_bps : 0,
+			   ok && peak && bw->elapsed > 0);
 	hwprof_jw_str(j, "peak_from", peak ? bw->peak_from : NULL);
 	hwprof_jw_str(j, "peak_source", peak ? bw->peak_source : NULL);
 	hwprof_jw_str(j, "peak_unknown", peak ? NULL : bw->peak_why);

@@ -1019,9 +1019,9 @@ out:
 	return ret;
 }
 
-/* Whether a stack whose leaf is location ID passes --dso (values.h), as finish_stacks() keeps
- * the shown event's. */
-static bool keep_leaf(void *ctx, uint32_t id)
+/* Whether the samples at location ID pass --dso: a stack by its leaf (values.h), as
+ * finish_stacks() keeps the shown event's, and data samples (data.h) as their code samples. */
+static bool keep_location(void *ctx, uint32_t id)
 {
 	struct builder *b = ctx;
 
@@ -1049,14 +1049,6 @@ static struct dso *data_dso(void *ctx, const char *path)
 			return d;
 	}
 	return NULL;
-}
-
-/* Whether data samples of location ID pass the filters, as its samples do. */
-static bool data_keep(void *ctx, uint32_t id)
-{
-	struct builder *b = ctx;
-
-	return filter_dso(&b->dso_filter, b->p->locations[id].dso);
 }
 
 /* A filter value that matched nothing is a typo more often than an empty answer. */
@@ -1436,9 +1428,9 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	qsort(p->locs, p->nlocs, sizeof(*p->locs), by_period);
 	if (b->stacks.n && finish_stacks(b) < 0)
 		goto out;
-	if (values_build(p, b->ev_stacks, b->nev_stacks, keep_leaf, b) < 0)
+	if (values_build(p, b->ev_stacks, b->nev_stacks, keep_location, b) < 0)
 		goto out;
-	if (data_finish(&b->data, p, data_dso, b, data_keep) < 0)
+	if (data_finish(&b->data, p, data_dso, b, keep_location) < 0)
 		goto out;
 	ret = check_filters(b, err, errlen);
 	if (ret == 0 && b->opt->event && !b->shown_set) {

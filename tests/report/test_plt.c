@@ -1,6 +1,7 @@
 /* test_plt.c - plt_slots() names every PLT slot that objdump names (binutils synthesises
  * "name@plt" labels from the same relocations), at the same address: ld.bfd's .plt and
  * .plt.got, .plt.sec with IBT, ld.lld's .plt, and the system's libc and libstdc++. */
+#include "hot.h"
 #include "plt.h"
 
 #include <criterion/criterion.h>
@@ -71,15 +72,6 @@ static void check_file(const char *path, size_t min)
 	}
 	free(got);
 	dwfl_end(dwfl);
-}
-
-static const char *need_env(const char *name)
-{
-	const char *v = getenv(name);
-
-	if (!v || !v[0])
-		cr_skip_test("%s not set: that workload was not built on this host", name);
-	return v;
 }
 
 /* plt_id, strtoul (main's argument) and __cxa_finalize (.plt.got) at least. */
