@@ -1120,7 +1120,9 @@ static int read_header(struct hwprof_reader *r, const char *path, char *err, siz
 	return 0;
 }
 
-static int reader_open(struct hwprof_reader **out, const char *path, char *err, size_t errlen)
+/* FD_IN: -1 (open PATH), or PATH open already (not closed). */
+static int reader_open(struct hwprof_reader **out, const char *path, int fd_in, char *err,
+		       size_t errlen)
 {
 	struct hwprof_reader *r;
 	const char *kind;
@@ -1136,7 +1138,7 @@ static int reader_open(struct hwprof_reader **out, const char *path, char *err, 
 		return -ENOMEM;
 	}
 	r->trailer.exit_status = INT32_MIN;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = fd_in >= 0 ? fd_in : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -ENOENT) {
@@ -1147,7 +1149,8 @@ static int reader_open(struct hwprof_reader **out, const char *path, char *err, 
 		goto fail;
 	}
 	ret = load(r, fd, &st);
-	close(fd);
+	if (fd_in < 0)
+		close(fd);
 	kind = input_kind(&st);
 	if (ret == -ENODATA && kind) {
 		fmt(err, errlen, "%s: %s that gave no bytes (nothing was written into it)", path,
@@ -1182,7 +1185,13 @@ fail:
 int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, size_t errlen)
 {
 	/* As hwprof_events_parse(): the thread's message, and a copy in ERR. */
-	return see_finish(reader_open(out, path, see_msg(), SEE_MSG_MAX), err, errlen);
+	return see_finish(reader_open(out, path, -1, see_msg(), SEE_MSG_MAX), err, errlen);
+}
+
+int hwprof_reader_open_fd(struct hwprof_reader **out, int fd, const char *path, char *err,
+			  size_t errlen)
+{
+	return see_finish(reader_open(out, path, fd, see_msg(), SEE_MSG_MAX), err, errlen);
 }
 
 const struct hwprof_file_header *hwprof_reader_header(const struct hwprof_reader *r)

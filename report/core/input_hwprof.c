@@ -12,13 +12,14 @@ static bool hwprof_probe(const unsigned char *head, size_t n)
 	return n >= SF_MAGIC_LEN && !memcmp(head, SF_MAGIC, SF_MAGIC_LEN);
 }
 
-static int hwprof_read(struct input *in, const char *path, char *err, size_t errlen)
+static int hwprof_read(struct input *in, const char *path, int fd, char *err, size_t errlen)
 {
 	struct hwprof_reader *r = NULL;
 	struct hwprof_record rec;
 	const char *msg = NULL;
 	enum hwprof_read_status st;
-	int ret = hwprof_reader_open(&r, path, err, errlen);
+	int ret = fd >= 0 ? hwprof_reader_open_fd(&r, fd, path, err, errlen)
+			  : hwprof_reader_open(&r, path, err, errlen);
 
 	if (ret < 0)
 		return ret;

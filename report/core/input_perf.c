@@ -118,6 +118,7 @@ struct queued {
 struct perf_reader {
 	struct input *in;
 	const char *path;
+	int path_fd; /* PATH open already (a FIFO), or -1 */
 	struct perf_meta m;
 	struct src src;
 	bool pipe;
@@ -1377,7 +1378,8 @@ static int open_src(struct perf_reader *r, char *err, size_t errlen)
 	uint64_t size;
 	int e;
 
-	s->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+	s->fd = r->path_fd >= 0 ? fcntl(r->path_fd, F_DUPFD_CLOEXEC, 0)
+				: open(r->path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0 || fstat(s->fd, &st) < 0) {
 		e = -errno;
 		hwprof_msgf(err, errlen, e, "%s: %m", r->path);
@@ -1543,7 +1545,7 @@ static int finish(struct perf_reader *r)
 	return ret;
 }
 
-static int perf_read(struct input *in, const char *path, char *err, size_t errlen)
+static int perf_read(struct input *in, const char *path, int fd, char *err, size_t errlen)
 {
 	struct perf_reader *r = calloc(1, sizeof(*r));
 	int ret;
@@ -1552,6 +1554,7 @@ static int perf_read(struct input *in, const char *path, char *err, size_t errle
 		return -ENOMEM;
 	r->in = in;
 	r->path = path;
+	r->path_fd = fd;
 	r->src.fd = -1;
 	ret = open_src(r, err, errlen);
 	if (ret == 0 && r->pipe) {

@@ -265,18 +265,18 @@ static ssize_t peek_pipe(int fd, unsigned char *buf, size_t len)
 }
 
 /* The producer for PATH: the first whose probe knows its first bytes (peeked at without
- * consuming them in a pipe: `perf record -o - | hwprof report -i -`); the first producer when
- * none does or PATH cannot be read ahead (a device, a socket). */
-static const struct producer *pick_producer(const char *path, const struct stat *sb)
+ * consuming them in a pipe, PIPE_FD: `perf record -o - | hwprof report -i -`); the first
+ * producer when none does or PATH cannot be read ahead (a device, a socket). */
+static const struct producer *pick_producer(const char *path, const struct stat *sb, int pipe_fd)
 {
 	unsigned char head[64];
 	ssize_t n = -1;
 	int fd;
 
-	if (sb && (S_ISREG(sb->st_mode) || S_ISFIFO(sb->st_mode)) &&
-	    (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		n = S_ISREG(sb->st_mode) ? pread(fd, head, sizeof(head), 0)
-					 : peek_pipe(fd, head, sizeof(head));
+	if (pipe_fd >= 0) {
+		n = peek_pipe(pipe_fd, head, sizeof(head));
+	} else if (sb && S_ISREG(sb->st_mode) && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = pread(fd, head, sizeof(head), 0);
 		close(fd);
 	}
 	for (size_t i = 0; n > 0 && i < sizeof(producers) / sizeof(producers[0]); i++)
@@ -315,10 +315,20 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 			    "not counted twice",
 			    path, first);
 	}
+	/* A pipe or FIFO is opened once, for the probe and the reader: opened again after its
+	 * writer had gone, a FIFO would wait for another, what was written lost. */
+	int fd = -1;
+	if (have_stat && S_ISFIFO(sb.st_mode) && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		ret = -errno;
+		hwprof_msgf(err, errlen, ret, "%s: cannot open: %m", path);
+		return ret;
+	}
 	struct input in = {.l = l, .path = path, .shown = -1};
-	ret = pick_producer(path, have_stat ? &sb : NULL)->read(&in, path, err, errlen);
+	ret = pick_producer(path, have_stat ? &sb : NULL, fd)->read(&in, path, fd, err, errlen);
 	if (ret < 0 && !err[0])
 		hwprof_msgf(err, errlen, ret, "%s: %m", path);
+	if (fd >= 0)
+		close(fd);
 	free(in.counts);
 	return ret;
 }

@@ -57,10 +57,12 @@ struct producer {
 	 * the file is that short), starts a file of this format. */
 	bool (*probe)(const unsigned char *head, size_t n);
 	/* Reads the file at PATH into IN: input_begin(), input_record() per record,
-	 * input_end(); input_note() as needed. Returns 0; or -errno with ERR (one line naming
-	 * PATH, the cause and a way out) when PATH cannot be read as this format at all
-	 * (-ENOENT, -EACCES, -EPROTO, ...); or the -errno an input_*() call returned. */
-	int (*read)(struct input *in, const char *path, char *err, size_t errlen);
+	 * input_end(); input_note() as needed. FD: -1 (open PATH), or PATH already open (a
+	 * pipe or FIFO, which opened twice would lose what its writer wrote): read from it,
+	 * not closed. Returns 0; or -errno with ERR (one line naming PATH, the cause and a way
+	 * out) when PATH cannot be read as this format at all (-ENOENT, -EACCES, -EPROTO, ...);
+	 * or the -errno an input_*() call returned. */
+	int (*read)(struct input *in, const char *path, int fd, char *err, size_t errlen);
 };
 
 /* hwprof's own sample files (input_hwprof.c); also what is tried when no producer knows a

@@ -592,6 +592,40 @@ def test_annotate_range(tmp):
           r.returncode == 0 and one in shown and not [l for l in shown if l > one])
 
 
+def fifo_report(fifo, data, *args):
+    """report -i FIFO ARGS, while a thread writes DATA's bytes (b"" for none) into FIFO and
+    closes it, as `cat DATA > FIFO` does: the writer is gone before report reads."""
+    def write():
+        with open(fifo, "wb") as f:
+            f.write(open(data, "rb").read() if data else b"")
+    t = threading.Thread(target=write)
+    t.start()
+    try:
+        return subprocess.run([HWPROF, "report", "-i", fifo, *args], capture_output=True,
+                              text=True, timeout=30)
+    finally:
+        t.join()
+
+
+def test_named_fifo(tmp):
+    """A named FIFO as -i is read once, whole: its bytes were lost between the format's
+    probe and the reader (which then waited for ever for a second writer)."""
+    data = os.path.join(tmp, "fifo.data")
+    fifo = os.path.join(tmp, "in.fifo")
+    record_faults(HWPROF, data, os.environ["RPT_ONELINE"])
+    os.mkfifo(fifo)
+    want = report("-i", data, "-f", "json")
+    try:
+        got = fifo_report(fifo, data, "-f", "json")
+        check("report -i FIFO: exit %d %r" % (got.returncode, got.stderr[-300:]),
+              got.returncode == want.returncode and
+              json.loads(got.stdout)["rows"] == json.loads(want.stdout)["rows"])
+        one_line_error(fifo_report(fifo, None), 2, ["in.fifo", "gave no bytes"],
+                       "report -i FIFO, nothing written")
+    except subprocess.TimeoutExpired:
+        check("report -i FIFO ended", False, "still waiting after 30 s")
+
+
 def test_stdio(tmp):
     """Issue 17: perf's --stdio is accepted: the text report, byte for byte; with another
     format a usage error."""

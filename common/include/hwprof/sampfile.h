@@ -267,6 +267,11 @@ enum hwprof_read_status {
  * read (ENOENT, EPROTO). */
 int hwprof_reader_open(struct hwprof_reader **out, const char *path, char *err, size_t errlen);
 
+/* hwprof_reader_open() of FD, PATH open for reading (read from its current offset, left
+ * open: the caller closes it), PATH naming it in messages. */
+int hwprof_reader_open_fd(struct hwprof_reader **out, int fd, const char *path, char *err,
+			  size_t errlen);
+
 /* The header; valid until hwprof_reader_close(). */
 const struct hwprof_file_header *hwprof_reader_header(const struct hwprof_reader *r);
 
