@@ -43,12 +43,16 @@ typedef int output_fn(FILE *f, const struct profile *p, const struct profile_row
  * format_opts.h and list it here and in the command's .formats. */
 static const struct output_format {
 	output_fn *write;
-	long long limit; /* rows by default (0: all) */
-	bool binary;	 /* never written to a terminal */
+	long long limit;  /* rows by default (0: all) */
+	bool binary;	  /* never written to a terminal */
+	bool every_event; /* holds every sampling event's values, not only the shown one's */
 } writers[CLI_NFORMATS] = {
-    [CLI_FORMAT_TEXT] = {output_text, 40, false}, [CLI_FORMAT_CSV] = {output_csv, 0, false},
-    [CLI_FORMAT_JSON] = {output_json, 0, false},  [CLI_FORMAT_FOLDED] = {output_folded, 0, false},
-    [CLI_FORMAT_SVG] = {output_svg, 0, false},	  [CLI_FORMAT_PPROF] = {output_pprof, 0, true},
+    [CLI_FORMAT_TEXT] = {output_text, 40, false, false},
+    [CLI_FORMAT_CSV] = {output_csv, 0, false, false},
+    [CLI_FORMAT_JSON] = {output_json, 0, false, false},
+    [CLI_FORMAT_FOLDED] = {output_folded, 0, false, false},
+    [CLI_FORMAT_SVG] = {output_svg, 0, false, false},
+    [CLI_FORMAT_PPROF] = {output_pprof, 0, true, true},
 };
 
 enum {
@@ -289,7 +293,7 @@ static int load(struct report_options *o, struct report_run *r)
 	for (int i = 0; i < r->nkeys; i++)
 		o->samples.po.keep_code |= r->keys[i] == PROFILE_KEY_ADDR;
 	o->samples.po.data = data_keys(r);
-	o->samples.po.every_event = o->group;
+	o->samples.po.every_event = o->group || writers[o->out.format].every_event;
 	if (!o->samples.po.ninputs)
 		sample_opts_add_input(&o->samples, "hwprof.data");
 	if (profile_load(&r->p, &o->samples.po, err, sizeof(err)) < 0)

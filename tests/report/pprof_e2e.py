@@ -189,6 +189,9 @@ def test_events(hwprof, hotloop):
     event's top lines those of report --event with that event."""
     data = rec(hwprof, hotloop, "ev", ["-e", "page-faults,minor-faults", "-c", "1"])
     pb = to_pprof(hwprof, data)
+    p = run([hwprof, "report", "-i", data, "-f", "pprof", "-o", pb])
+    check("no warning that minor-faults is not shown: the file holds it", "not shown" not in
+          p.stderr, p.stderr)
     raw = pprof("-raw", pb)
     check("pprof -raw: both events' sample types, page-faults the default",
           "page-faults-samples/count page-faults/count[dflt] minor-faults-samples/count "
