@@ -225,14 +225,17 @@ int dso_check(struct dso *d, char *why, size_t whylen)
 			hwprof_msgf(why, whylen, errno, "%s: %m since the recording", d->path);
 		goto out;
 	}
+	/* The kernel maps only regular files: what is there now is not the file that ran. */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		d->state = DSO_NOT_ELF;
+		d->state = DSO_MISSING;
 		snprintf(why, whylen, "%s: not a regular file now", d->path);
 		goto out;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || read_loads(d, elf) < 0) {
-		d->state = DSO_NOT_ELF;
+		/* With a recorded build-id the file that ran was ELF; without one it may have
+		 * been a mapped data file all along. */
+		d->state = d->build_id_size ? DSO_MISMATCH : DSO_NOT_ELF;
 		snprintf(why, whylen, "%s: not an ELF file with loadable segments now", d->path);
 		goto out;
 	}

@@ -93,6 +93,7 @@ Test(builder, mmap_replay_follows_time_fork_and_exec)
 	cr_expect_eq(samples_of_dso(p, "/nonexistent/child"), 4);
 	cr_expect_eq(samples_of_dso(p, "[unknown]"), 2);
 	cr_expect(has_warning(p, "/nonexistent/new", "deleted or moved"));
+	cr_expect(p->partial);
 	profile_free(p);
 }
 
@@ -611,5 +612,36 @@ Test(builder, fifo_at_a_mapped_path_is_not_opened_blocking, .timeout = 20)
 	unlink(fifo);
 	cr_expect_eq(samples_of_dso(p, fifo), 3);
 	cr_expect(has_warning(p, fifo, "not a regular file"));
+	/* The file that ran is gone: its samples have no lines, the exit is 1. */
+	cr_expect(p->partial);
 	profile_free(p);
+}
+
+/* A file that is not ELF now where the recording saw a build-id was replaced: the profile is
+ * partial. Without a recorded identity it may never have been ELF (a mapped data file). */
+Test(builder, a_non_elf_file_where_a_build_id_was_recorded_is_partial)
+{
+	struct profile_options o = {0};
+	char err[256], path[64];
+	struct builder *b;
+	struct profile *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/hwprof-notelf-%d", (int)getpid());
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs("not an ELF file\n", f);
+	fclose(f);
+	for (uint8_t id = 0; id < 2; id++) {
+		cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+		begin(b, "synthetic");
+		add_mmap(b, 40, 100, 0x400000, path, id ? 7 : 0);
+		add_samples(b, 40, 40, 200, 0x400010, 3, false);
+		p = finish(b, err, sizeof(err), 0);
+		cr_expect_eq(samples_of_dso(p, path), 3);
+		cr_expect(has_warning(p, path, "not an ELF file"));
+		cr_expect_eq(p->partial, id == 1, "build-id recorded: %d", id);
+		profile_free(p);
+	}
+	unlink(path);
 }
