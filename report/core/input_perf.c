@@ -1304,6 +1304,16 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 	ret = begin(r, data.offset);
 	if (ret == 0)
 		ret = read_records(r, end);
+	if (ret == 0 && r->status == HWPROF_READ_CORRUPT && !data.size) {
+		/* Read to the end of the file for a killed perf: bytes after the records (the
+		 * features of a file whose header was damaged) stop it. Say why they were read. */
+		char was[sizeof(r->msg)];
+		memcpy(was, r->msg, sizeof(was));
+		snprintf(r->msg, sizeof(r->msg),
+			 "the header's data size is 0 (perf record killed? or the header damaged), "
+			 "so records were read to the end of the file: %.200s",
+			 was);
+	}
 	if (ret == 0 && r->status == HWPROF_READ_OK && end != data.offset + data.size) {
 		r->status = HWPROF_READ_TRUNCATED;
 		snprintf(r->msg, sizeof(r->msg),

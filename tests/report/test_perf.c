@@ -560,6 +560,30 @@ Test(perf, data_size_perf_never_wrote)
 	free(f.p);
 }
 
+/* perf record killed, or a header damaged to say so: with a data size of 0 the records are
+ * read to the end of the file, and what follows them (here the feature sections) is not
+ * records. The warning names the header's 0, not only the first bad size. */
+Test(perf, data_size_0_before_other_bytes_names_the_header)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+
+	data_of(&d, 7, 3);
+	pw_file(&f, &ev, 1, &d);
+	memset(f.p + 48, 0, 8);
+	f.p = realloc(f.p, f.len + 64);
+	memset(f.p + f.len, 0, 64); /* bytes that are not records */
+	f.len += 64;
+	p = loaded(&f, "zeroed.perf", NULL);
+	cr_assert_eq(p->samples_read, 4);
+	cr_assert(p->partial);
+	cr_assert(has_warning(p, "data size is 0", "killed"));
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
 Test(perf, records_are_given_in_time_order)
 {
 	/* perf writes one CPU's buffer after another: a child's sample (time 300) before the FORK
