@@ -164,6 +164,9 @@ with tempfile.TemporaryDirectory() as d:
     # annotate: leaf's callers.
     r = run([HWPROF, "annotate", "-i", data, "--stdio", "leaf"], timeout=120)
     check("annotate names leaf's callers", "called from" in r.stdout and "path_b" in r.stdout)
+    heads = [l.split() for l in r.stdout.splitlines() if l.lstrip().startswith("func%")]
+    check("annotate's column heads are words apart: %r" % heads[:1],
+          heads and heads[0][:4] == ["func%", "total%", "calls%", "samples"])
 
     if PERF:
         p = run([PERF, "report", "-i", data, "--no-children", "--stdio",
