@@ -32,8 +32,10 @@ struct report_options {
 	bool inverted;		/* svg: an icicle */
 	bool group;		/* --group: a share column per other sampled event */
 	long long line_size;	/* --cacheline-size: bytes per line of --sort cacheline */
-	const char *row_option; /* the last option given that shapes rows or frames
-				 * (-s, -n, --percent-limit, --children, --inline), or NULL */
+	const char *row_option; /* the last of -n, --percent-limit, --children, --no-children,
+				 * --cacheline-size given (they shape rows), or NULL */
+	bool sort_given;	/* -s */
+	bool inline_given;	/* --inline */
 };
 
 typedef int output_fn(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
@@ -145,7 +147,7 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 	while ((c = cli_next_option(&command, argc, argv)) != -1) {
 		if (sample_opts_parse(&o->samples, c, argc, argv)) {
 			if (c == SAMPLE_OPT_INLINE)
-				o->row_option = "--inline";
+				o->inline_given = true;
 			continue;
 		}
 		if (format_opts_parse(&o->out, &command, c))
@@ -156,7 +158,7 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			break;
 		case 's':
 			o->sort = optarg;
-			o->row_option = "-s";
+			o->sort_given = true;
 			break;
 		case 'n':
 			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
@@ -233,15 +235,22 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 		die_usage("-G puts call paths under rows; -f %s already holds every stack whole "
 			  "(drop -G)",
 			  cli_format_name(o->out.format));
-	/* pprof sorts, cuts and folds inline frames itself: the file holds every stack whole,
-	 * each location with its whole inline chain. The data key is the one -s it takes: the
-	 * objects become leaf frames (output_pprof.c). */
-	if (o->row_option && o->out.format == CLI_FORMAT_PPROF &&
-	    !(!strcmp(o->row_option, "-s") && sort_has_data(o->sort)))
-		die_usage(
-		    "%s shapes report's rows; -f pprof holds every sample and inline frame "
-		    "whole, for pprof to sort and cut (drop %s; -s data adds the data objects)",
-		    o->row_option, o->row_option);
+	/* folded, svg and pprof hold every stack whole, for the flame graph or pprof to sort and
+	 * cut: options that shape rows do not apply. The data key is the one -s they take: the
+	 * objects become leaf frames (output_folded.c, flame.c, output_pprof.c). pprof folds
+	 * inline frames itself: each location holds its whole inline chain. */
+	if (o->out.format == CLI_FORMAT_FOLDED || o->out.format == CLI_FORMAT_SVG ||
+	    o->out.format == CLI_FORMAT_PPROF) {
+		const char *opt = o->sort_given && !sort_has_data(o->sort) ? "-s" : o->row_option;
+
+		if (!opt && o->inline_given && o->out.format == CLI_FORMAT_PPROF)
+			opt = "--inline";
+		if (opt)
+			die_usage(
+			    "%s shapes report's rows; -f %s holds every stack whole (drop %s; "
+			    "-s data adds the data objects)",
+			    opt, cli_format_name(o->out.format), opt);
+	}
 }
 
 /* What one report holds between its steps. */

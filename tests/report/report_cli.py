@@ -924,6 +924,23 @@ def test_group(tmp):
           any(l.split()[:2] == ["share", "95%"] for l in r.stdout.splitlines()))
 
 
+
+def test_whole_stack_formats(tmp):
+    """folded and svg hold every stack whole: an option that shapes rows is a usage error
+    naming it, not silently ignored; -s data and --inline, which they honour, are taken."""
+    data = record_faults(HWPROF, os.path.join(tmp, "whole.data"), os.environ["RPT_INLINE"], "100")
+    for fmt in ("folded", "svg"):
+        out = ["-o", os.path.join(tmp, "x.svg")] if fmt == "svg" else []
+        for opt in (["-n", "2"], ["--percent-limit", "5"], ["-s", "function"], ["--children"],
+                    ["--no-children"], ["-s", "cacheline", "--cacheline-size", "128"]):
+            r = report("-i", data, "-f", fmt, *out, *opt)
+            check(f"-f {fmt} {' '.join(opt)}: usage error {r.returncode} {r.stderr!r}",
+                  r.returncode == 64 and opt[0] in r.stderr.split("\n")[0])
+        for opt in (["-s", "data"], ["--inline"]):
+            r = report("-i", data, "-f", fmt, *out, *opt)
+            check(f"-f {fmt} {' '.join(opt)}: taken {r.returncode} {r.stderr!r}",
+                  r.returncode == 0)
+
 if __name__ == "__main__":
     tmp_dir = tempfile.mkdtemp(prefix="rpt-cli-", dir=os.environ.get("RPT_TMP"))
     try:
