@@ -1272,6 +1272,13 @@ static int symbolize_all(struct sym_jobs *w)
 			b->p->partial = true;
 		if (w->v[i].warning && add_warning(b->p, "%s", w->v[i].warning) < 0)
 			ret = -ENOMEM;
+		if (w->v[i].n && b->dsos.v[i].file &&
+		    profile_push_line(
+			&b->p->notes, &b->p->nnotes,
+			"%s: the build that ran was read from perf's build-id cache, %s (the path "
+			"no longer holds it)",
+			b->dsos.v[i].path, b->dsos.v[i].file) < 0)
+			ret = -ENOMEM;
 		if (w->v[i].notes.shadowed &&
 		    add_warning(b->p,
 				"%s: %" PRIu64 " samples shown by function only: their lines "

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,7 @@ void dso_table_release(struct dso_table *t)
 		dso_sym_free(t->v[i].sym);
 		jitmap_free(t->v[i].jit);
 		free(t->v[i].loads);
+		free(t->v[i].file);
 	}
 	free(t->v);
 	memset(t, 0, sizeof(*t));
@@ -110,6 +112,8 @@ static int read_loads(struct dso *d, Elf *elf)
 
 	if (elf_getphdrnum(elf, &nph) < 0)
 		return -1;
+	free(d->loads);
+	d->nloads = 0;
 	d->loads = calloc(nph ? nph : 1, sizeof(*d->loads));
 	if (!d->loads)
 		return -1;
@@ -127,6 +131,8 @@ const char *dso_file(const struct dso *d)
 {
 	const char *image;
 
+	if (d->file)
+		return d->file;
 	if (strcmp(d->path, "[vdso]"))
 		return d->path;
 	image = vdso_image_path();
@@ -191,6 +197,53 @@ static bool identity_changed(const struct dso *d, int fd, char *why, size_t whyl
 		 " now) and no build-id tells whether it is the build that ran",
 		 d->path, d->ino, (uint64_t)st.st_ino);
 	return true;
+}
+
+/* Whether PATH is a regular ELF file with D's recorded build-id; then D->loads are its. */
+static bool is_the_build(struct dso *d, const char *path)
+{
+	const void *bid = NULL;
+	struct stat st;
+	bool same = false;
+	Elf *elf = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) && elf_kind(elf) == ELF_K_ELF &&
+	    dwelf_elf_gnu_build_id(elf, &bid) == d->build_id_size &&
+	    !memcmp(bid, d->build_id, d->build_id_size))
+		same = read_loads(d, elf) == 0;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return same;
+}
+
+/* perf record keeps a copy of each sampled binary under its build-id (perf-buildid-cache(1));
+ * perf sets PERF_BUILDID_DIR from its buildid.dir setting for the commands it runs. A copy is
+ * taken only when its own build-id is the recorded one. Sets D->file; returns whether found. */
+static bool from_buildid_cache(struct dso *d)
+{
+	const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char hex[41], path[PATH_MAX];
+
+	if (!d->build_id_size || d->build_id_size > 20)
+		return false;
+	if (!dir || !*dir) {
+		if (!home || !*home)
+			return false;
+		dir = NULL;
+	}
+	dso_build_id_hex(d->build_id, d->build_id_size, hex);
+	for (int older = 0; older < 2; older++) {
+		int n = snprintf(path, sizeof(path), "%s%s/.build-id/%.2s/%s%s", dir ? dir : home,
+				 dir ? "" : "/.debug", hex, hex + 2, older ? "" : "/elf");
+		if (n > 0 && (size_t)n < sizeof(path) && is_the_build(d, path))
+			return (d->file = strdup(path)) != NULL;
+	}
+	return false;
 }
 
 int dso_check(struct dso *d, char *why, size_t whylen)
@@ -264,6 +317,11 @@ out:
 		elf_end(elf);
 	if (fd >= 0)
 		close(fd);
+	if ((d->state == DSO_MISSING || d->state == DSO_MISMATCH) && from_buildid_cache(d)) {
+		d->state = DSO_OK;
+		why[0] = '\0';
+		ret = 0;
+	}
 	return ret;
 }
 

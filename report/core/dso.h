@@ -40,6 +40,8 @@ struct dso {
 	bool warned; /* the state's warning was given */
 	struct dso_load *loads;
 	size_t nloads;
+	char *file;	     /* the build that ran, found in perf's build-id cache when PATH is no
+			      * longer it (dso_check()); NULL: PATH (dso_file()). Owned */
 	struct dso_sym *sym; /* symbolize.c's state (Dwfl), NULL until opened */
 	struct jitmap *jit;  /* a JIT's map of a process's anonymous code (jitmap.h): the
 			      * DSO's path is the map file's, its offsets are the process's
@@ -72,8 +74,8 @@ int dso_table_get(struct dso_table *t, struct strpool *pool, const char *path,
 /* Frees T's arrays (and through symbolize.c each DSO's Dwfl). */
 void dso_table_release(struct dso_table *t);
 
-/* The file to read for D: its recorded path, or for a "[vdso]" with a build-id the image of
- * the running vDSO (vdso.h). */
+/* The file to read for D: the build-id cache's copy when dso_check() took one, else its
+ * recorded path, or for a "[vdso]" with a build-id the image of the running vDSO (vdso.h). */
 const char *dso_file(const struct dso *d);
 
 /* Keeps M's file identity in D when D has none yet (the first MMAP of the DSO decides). */
@@ -81,8 +83,11 @@ void dso_set_identity(struct dso *d, const struct hwprof_rec_mmap *m);
 
 /* Opens D's file and sets D->state and D->loads. Without a recorded build-id, a file whose
  * size or mtime (else device and inode) differ from the recorded ones is DSO_MISMATCH: no
- * build-id can tell whether it is the build that ran, so none of its lines is claimed. On any state
- * but DSO_OK writes one line to WHY naming the file and the reason. Returns 0 when the DSO can be
+ * build-id can tell whether it is the build that ran, so none of its lines is claimed. A file
+ * deleted or rebuilt whose recorded build-id is in perf's build-id cache (perf-buildid-cache(1):
+ * DIR/.build-id/xx/rest/elf, or older perfs' DIR/.build-id/xx/rest; DIR is $PERF_BUILDID_DIR,
+ * else $HOME/.debug) is read from there: DSO_OK with D->file set. On any state but DSO_OK
+ * writes one line to WHY naming the file and the reason. Returns 0 when the DSO can be
  * symbolized, else -1. */
 int dso_check(struct dso *d, char *why, size_t whylen);
 

@@ -364,6 +364,45 @@ def test_changed_dso(tmp):
             os.unlink(prog)
 
 
+
+def test_build_id_cache(tmp):
+    """A binary rebuilt or deleted since the recording is read from perf's build-id cache
+    (perf-buildid-cache(1): DIR/.build-id/xx/rest/elf, DIR $PERF_BUILDID_DIR else ~/.debug)
+    when the build that ran is there: the same rows as before, a note naming the copy, exit 0.
+    A copy whose build-id differs is not trusted."""
+    prog = os.path.join(tmp, "cached")
+    shutil.copy(os.environ["RPT_INLINE"], prog)
+    data = gen_case(os.path.join(tmp, "cached.data"), prog, "samples=300")
+    orig = shutil.copy(prog, prog + ".orig")
+    before = report("-i", data, "-f", "json")
+    check("before: exit 0 %r" % before.stderr, before.returncode == 0)
+    bid = build_id(prog)
+    home = os.path.join(tmp, "home")
+    for where, env in (("PERF_BUILDID_DIR", {"PERF_BUILDID_DIR": os.path.join(tmp, "bids")}),
+                       ("~/.debug", {"HOME": home, "PERF_BUILDID_DIR": ""})):
+        top = env["PERF_BUILDID_DIR"] or os.path.join(home, ".debug")
+        entry = os.path.join(top, ".build-id", bid[:2], bid[2:])
+        os.makedirs(entry)
+        shutil.copy(orig, os.path.join(entry, "elf"))
+        shutil.copy(os.environ["RPT_TMPL"], prog)  # rebuilt
+        for what in ("rebuilt", "deleted"):
+            r = subprocess.run([HWPROF, "report", "-i", data, "-f", "json"], capture_output=True,
+                               text=True, env=dict(os.environ, **env))
+            check("%s, %s: exit 0 %r" % (where, what, r.stderr), r.returncode == 0)
+            check("%s, %s: the rows of the build that ran" % (where, what),
+                  json.loads(r.stdout)["rows"] == json.loads(before.stdout)["rows"])
+            check("%s, %s: a note naming the copy %r" % (where, what, r.stderr),
+                  "build-id cache" in r.stderr and entry in r.stderr)
+            if what == "rebuilt":
+                os.unlink(prog)
+        # Another build under that build-id's name: not the build that ran.
+        shutil.copy(os.environ["RPT_TMPL"], os.path.join(entry, "elf"))
+        r = subprocess.run([HWPROF, "report", "-i", data], capture_output=True, text=True,
+                           env=dict(os.environ, **env))
+        check("%s, a wrong copy: exit 1, deleted %r" % (where, r.stderr),
+              r.returncode == 1 and "deleted" in r.stderr)
+        shutil.rmtree(top)
+
 REBUILD_SRC = r"""
 #include <stdlib.h>
 #include <sys/mman.h>
