@@ -270,8 +270,87 @@ int perf_meta_feature(struct perf_meta *m, unsigned feat, const unsigned char *p
 	return ret ? ret : r.bad ? -EBADMSG : 0;
 }
 
+/* perf's options that take their value as the next word (perf-record(1), perf(1)); an
+ * option missing here makes its value look like the command, never a crash. */
+static const char *const value_options[] = {
+    "--event",
+    "--filter",
+    "--pid",
+    "--tid",
+    "--realtime",
+    "--cpu",
+    "--count",
+    "--output",
+    "--freq",
+    "--mmap-pages",
+    "--call-graph",
+    "--cgroup",
+    "--uid",
+    "--branch-filter",
+    "--clockid",
+    "--max-size",
+    "--affinity",
+    "--mmap-flush",
+    "--control",
+    "--delay",
+    "--switch-output-event",
+    "--num-thread-synthesize",
+    "--buildid-dir",
+    "--exec-path",
+    "--debugfs-dir",
+    "--type",
+    "--ldlat",
+};
+static const char short_value_options[] = "ecoFpmtrCGujkD";
+
+/* Whether option word W takes the next word as its value. */
+static bool takes_next(const char *w)
+{
+	if (w[1] == '-') {
+		if (strchr(w, '='))
+			return false;
+		for (size_t i = 0; i < sizeof(value_options) / sizeof(value_options[0]); i++)
+			if (!strcmp(w, value_options[i]))
+				return true;
+		return false;
+	}
+	/* A bundle such as -ag or -ae: the first letter with a value takes the rest of the
+	 * word, or the next word when it is last. */
+	for (size_t i = 1; w[i]; i++)
+		if (strchr(short_value_options, w[i]))
+			return !w[i + 1];
+	return false;
+}
+
+size_t perf_cmdline_target(char *const *argv, size_t argc)
+{
+	const char *base;
+	size_t i = 1;
+
+	if (!argc || !argv[0])
+		return 0;
+	base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	if (strncmp(base, "perf", 4))
+		return 0;
+	/* Up to "record": perf's own options and a command such as mem or c2c. */
+	while (i < argc && argv[i] && strcmp(argv[i], "record"))
+		i += argv[i][0] == '-' && takes_next(argv[i]) ? 2 : 1;
+	if (i >= argc)
+		return 0;
+	for (i++; i < argc && argv[i] && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "--"))
+			return i + 1;
+		if (takes_next(argv[i]))
+			i++;
+	}
+	return i < argc ? i : argc;
+}
+
 int perf_meta_header(struct perf_meta *m)
 {
+	size_t target;
+
 	struct hwprof_file_header *h = &m->h;
 
 	free(m->hev);
@@ -283,8 +362,9 @@ int perf_meta_header(struct perf_meta *m)
 	snprintf(h->kernel, sizeof(h->kernel), "%s", m->osrelease);
 	snprintf(h->cpu_model, sizeof(h->cpu_model), "%s", m->cpudesc);
 	h->ncpus = m->ncpus;
-	h->argc = m->argv ? m->argc : 0;
-	h->argv = m->argv;
+	target = m->argv ? perf_cmdline_target(m->argv, m->argc) : 0;
+	h->argc = m->argv ? m->argc - (uint32_t)target : 0;
+	h->argv = m->argv ? m->argv + target : NULL;
 	h->nevents = m->nev;
 	h->events = m->hev;
 	for (uint32_t i = 0; i < m->nev; i++) {

@@ -69,7 +69,7 @@ struct perf_meta {
 	size_t nbids;
 	char hostname[65], osrelease[65], cpudesc[128];
 	uint32_t ncpus;
-	char **argv; /* CMDLINE: perf's own command line */
+	char **argv; /* CMDLINE: perf's own command line (h.argv: its target) */
 	uint32_t argc;
 	uint64_t first_time, last_time; /* SAMPLE_TIME, ns (0: not known) */
 	/* Filled by perf_meta_header(): the loader's header, pointing into this struct. */
@@ -98,6 +98,12 @@ int perf_meta_event_of(const struct perf_meta *m, uint64_t id);
 /* The build-id perf stored for FILENAME, or NULL. */
 const struct perf_build_id *perf_meta_find_build_id(const struct perf_meta *m,
 						    const char *filename);
+
+/* Where the profiled command starts in perf's command line ARGV (ARGC words, as CMDLINE
+ * holds it): after "--", else the first word after record's options ("perf [opts] [mem |
+ * c2c | ...] record [opts] prog args"; an option's value may be the next word). Returns
+ * ARGC when there is none (perf record -a alone), 0 when ARGV is not perf record's. */
+size_t perf_cmdline_target(char *const *argv, size_t argc);
 
 /* Fills m->h, the loader's header (hwprof/sampfile.h), from what was read; events without a
  * name from the file get perf's; h.data is set when a sampling event's sample_type has

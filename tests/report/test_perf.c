@@ -11,6 +11,7 @@
 #include "datasrc.h"
 #include "fixture.h"
 #include "output.h"
+#include "perf_meta.h"
 #include "perf_writer.h"
 
 #define PROG "/nonexistent/perf-test-prog"
@@ -74,6 +75,38 @@ static struct pw_event page_faults(uint64_t id, const char *name)
 	    .name = name};
 }
 
+/* The profiled command within perf's CMDLINE: after "--", else after record's options (a
+ * value in the next word for those that take one); none for perf record -a alone; the whole
+ * line when it is not perf's. */
+Test(perf, the_target_within_perfs_command_line)
+{
+	static const struct {
+		const char *line;
+		size_t target;
+	} cases[] = {
+	    {"perf record -- prog a", 3},
+	    {"/usr/bin/perf record -e page-faults -c 1 -o x.data ./prog 1000", 8},
+	    {"perf record -g --call-graph dwarf,8192 -F 999 prog", 7},
+	    {"perf record -ag -e cycles sleep 1", 5},
+	    {"perf record -c1 --output=x prog", 4},
+	    {"perf --buildid-dir /tmp/b record -e cycles prog -- x", 6},
+	    {"perf mem record prog", 3},
+	    {"perf record -a", 3},
+	    {"perf record -e cycles --", 5},
+	    {"./prog 1000", 0},
+	    {"perf", 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[128], *argv[16], *save = NULL;
+		size_t argc = 0;
+		snprintf(buf, sizeof(buf), "%s", cases[i].line);
+		for (char *w = strtok_r(buf, " ", &save); w && argc < 16;
+		     w = strtok_r(NULL, " ", &save))
+			argv[argc++] = w;
+		cr_expect_eq(perf_cmdline_target(argv, argc), cases[i].target, "%s", cases[i].line);
+	}
+}
+
 Test(perf, a_file_reads_as_perf_wrote_it)
 {
 	struct pw d = {0}, f = {0};
@@ -86,8 +119,8 @@ Test(perf, a_file_reads_as_perf_wrote_it)
 	cr_assert_eq(p->samples_read, 11);
 	cr_assert_eq(samples_of_dso(p, PROG), 11, "the MMAP2 maps the samples to PROG");
 	cr_assert_str_eq(p->header.hostname, "testhost");
-	cr_assert_eq(p->header.argc, 3);
-	cr_assert_str_eq(p->header.argv[2], "prog");
+	cr_assert_eq(p->header.argc, 1, "the target of 'perf record prog'");
+	cr_assert_str_eq(p->header.argv[0], "prog");
 	cr_assert_str_eq(p->header.events[0].name, "page-faults:u", "EVENT_DESC's name");
 	cr_assert(p->header.events[0].exclude_kernel);
 	cr_assert_eq(p->trailer.lost, 2);
