@@ -385,11 +385,15 @@ static int64_t build_id_str(struct strtab *s, const struct profile_mapping *m)
 	return str_idf(s, "%s", hex);
 }
 
-/* Whether mapping M is the program's: its file's base name is the command's. */
-static bool is_program(const struct profile *p, const struct profile_mapping *m)
+/* Mapping M's place in the output: 0 the program's (its file's base name is the
+ * command's), 1 another file, 2 no file ([kernel], [vdso], ...). pprof takes the first
+ * Mapping for the main binary. */
+static int mapping_rank(const struct profile *p, const struct profile_mapping *m)
 {
-	return p->header.argc && p->header.argv[0] && m->file &&
-	       !strcmp(path_base(m->file), path_base(p->header.argv[0]));
+	if (p->header.argc && p->header.argv[0] && m->file &&
+	    !strcmp(path_base(m->file), path_base(p->header.argv[0])))
+		return 0;
+	return m->file && m->file[0] == '[' ? 2 : 1;
 }
 
 /* The Mappings of the mapped files the samples name, the program's first. */
@@ -417,12 +421,12 @@ static void add_mappings(struct pprof *w)
 	}
 	w->mappings = xcalloc(p->nmappings + 1, sizeof(*w->mappings));
 	w->mapping_ptrs = xcalloc(p->nmappings + 1, sizeof(*w->mapping_ptrs));
-	/* Twice over the mappings: the program's, then the others. */
-	for (int pass = 0; pass < 2; pass++)
+	/* Three times over the mappings: the program's, the other files, those without one. */
+	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 1; i < p->nmappings; i++) {
 			const struct profile_mapping *m = &p->mappings[i];
 			pb_mapping *o = &w->mappings[n];
-			if (w->mapping_id[i] != 1 || is_program(p, m) != !pass)
+			if (w->mapping_id[i] != 1 || mapping_rank(p, m) != pass)
 				continue;
 			perftools__profiles__mapping__init(o);
 			o->id = ++n;

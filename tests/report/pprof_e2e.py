@@ -51,6 +51,39 @@ def hwprof_rows(hwprof, data, *args):
     return json.loads(p.stdout)["rows"]
 
 
+def mapping_files(pb):
+    """The file names of PB's Mappings in the file's order (pprof's readers reorder them):
+    profile.proto's wire format read directly, Profile.mapping = 3, string_table = 6,
+    Mapping.filename = 5."""
+    buf = gzip.decompress(open(pb, "rb").read())
+
+    def varint(b, i):
+        v = shift = 0
+        while True:
+            c = b[i]
+            v, i, shift = v | (c & 0x7F) << shift, i + 1, shift + 7
+            if c < 0x80:
+                return v, i
+
+    def fields(b):
+        i = 0
+        while i < len(b):
+            key, i = varint(b, i)
+            kind = key & 7
+            if kind == 0:
+                v, i = varint(b, i)
+            elif kind == 2:
+                n, i = varint(b, i)
+                v, i = b[i:i + n], i + n
+            else:
+                n = 8 if kind == 1 else 4
+                v, i = b[i:i + n], i + n
+            yield key >> 3, v
+
+    strings = [v.decode() for f, v in fields(buf) if f == 6]
+    return [strings[dict(fields(v)).get(5, 0)] for f, v in fields(buf) if f == 3]
+
+
 def to_pprof(hwprof, data, *args):
     out = data + ".pb.gz"
     p = run([hwprof, "report", "-i", data, "-f", "pprof", "-o", out] + list(args))
@@ -83,6 +116,17 @@ def test_perf_data(hwprof, hotloop):
         print("skip: perf record failed here: %s" % p.stderr.strip())
         sys.exit(77)
     same_top_lines(hwprof, data)
+    # perf's CMDLINE is perf's own: the program is found after its options, mapping 1; the
+    # kernel's samples (page-faults without :u) make a [kernel] mapping, after the files.
+    pb = to_pprof(hwprof, data)
+    raw = pprof("-raw", pb)
+    maps = mapping_files(pb)
+    check("perf.data: the program is mapping 1: %r" % maps[:1],
+          maps and os.path.realpath(maps[0]) == os.path.realpath(hotloop))
+    check("perf.data: [kernel] after the files: %r" % maps, "[kernel]" in maps and
+          all(m.startswith("[") for m in maps[maps.index("[kernel]"):]))
+    check("perf.data: the command in a comment is the program's",
+          f"Comment: command: {hotloop} 1000" in raw, raw[:800])
     pipe = os.path.join(TMP, "perf.pipe")
     with open(pipe, "wb") as f:
         p = subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-o", "-", hotloop,
