@@ -482,6 +482,13 @@ bool cli_stdout_is_tty(void)
 
 /* The way out goes inside a message's closing parenthesis, after a question without a ';'
  * ("(did you mean 'cycles'? see 'hwprof list')"), else in parentheses of its own. */
+const char *cli_no_pmu_alternatives(void)
+{
+	return "what works here: software events (task-clock, page-faults, context-switches), "
+	       "page-fault attribution to source lines ('hwprof record -e page-faults -c 1'), "
+	       "and simulated cache miss rates ('valgrind --tool=cachegrind PROGRAM')";
+}
+
 const char *cli_see(const char *msg)
 {
 	static const char *const way[] = {

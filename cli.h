@@ -37,6 +37,11 @@ enum {
  * cli.c's that the next call overwrites. */
 const char *cli_see(const char *msg);
 
+/* What still works on a host without a hardware PMU, as one phrase for a note naming hwprof's
+ * commands: software events, page-fault attribution, simulated miss rates (valgrind's
+ * cachegrind). A static string. */
+const char *cli_no_pmu_alternatives(void);
+
 /* Sets the prefix of every message, e.g. "hwprof record". The string is not copied. */
 void cli_set_prefix(const char *prefix);
 

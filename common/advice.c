@@ -159,10 +159,3 @@ const char *hwprof_open_advice(const struct hwprof_event *ev, int err, char *buf
 	}
 	return hwprof_msgf(buf, len, err, "%m");
 }
-
-const char *hwprof_no_pmu_alternatives(void)
-{
-	return "what works here: software events (task-clock, page-faults, context-switches), "
-	       "page-fault attribution to source lines ('hwprof record -e page-faults -c 1'), "
-	       "and simulated cache miss rates ('valgrind --tool=cachegrind PROGRAM')";
-}

@@ -1374,7 +1374,7 @@ int cmd_stat(int argc, char **argv)
 			    "no hardware PMU on this host (virtualized?): counting software events "
 			    "(task-clock, context-switches, cpu-migrations, page-faults); choose "
 			    "others with -e, see 'hwprof list'; %s",
-			    hwprof_no_pmu_alternatives());
+			    cli_no_pmu_alternatives());
 	}
 	r = hwprof_events_parse(o.events, &list, err, sizeof(err));
 	if (r < 0) /* a PMU that does not exist is a spelling to fix too: 64, as in record */
@@ -1395,8 +1395,7 @@ int cmd_stat(int argc, char **argv)
 		/* -M: the metrics are the question, so each says why it cannot be answered. */
 		if (o.metrics && metrics_why_not(&o, &list, st, NULL, 0, true)) {
 			if (!hwprof_host_has_pmu())
-				note("no hardware PMU on this host: %s",
-				     hwprof_no_pmu_alternatives());
+				note("no hardware PMU on this host: %s", cli_no_pmu_alternatives());
 			goto out;
 		}
 		error("no event of the list can be counted here: %s", cli_see(msg));

@@ -21,7 +21,7 @@ char *stat_bw_events(struct stat_bw *bw, const char *events)
 	if (r == -ENOENT) {
 		error("--bandwidth: %s, so this host's memory traffic cannot be counted "
 		      "(virtualized? a VM exposes none); %s",
-		      why, hwprof_no_pmu_alternatives());
+		      why, cli_no_pmu_alternatives());
 		return NULL;
 	}
 	if (r < 0) {

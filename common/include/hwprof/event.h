@@ -229,10 +229,6 @@ int hwprof_papi_preset_at(size_t i, const char **name, const char **event, const
  * strings). Returns how many were stored (0 for a name without aliases). */
 size_t hwprof_event_aliases(const char *name, const char **out, size_t max);
 
-/* What still works on a host without a hardware PMU, as one phrase for a note: software
- * events, page-fault attribution, simulated miss rates (valgrind's cachegrind). Never NULL. */
-const char *hwprof_no_pmu_alternatives(void);
-
 /* What perf_event_paranoid LEVEL allows an unprivileged user (without CAP_PERFMON), as one
  * phrase, e.g. 2 -> "user-space profiling of your own processes only". See perf_event_open(2)
  * and the kernel's Documentation/admin-guide/perf-security.rst. Never NULL. */
