@@ -11,12 +11,24 @@
 #include "host.h"
 #include "grow.h"
 
+/* PATH, or under $HWPROF_PROC_ROOT for a /proc path (ROOTED, LEN bytes, holds it then). */
+static const char *proc_path(const char *path, char *rooted, size_t len)
+{
+	const char *root = getenv("HWPROF_PROC_ROOT");
+
+	if (root && *root && !strncmp(path, "/proc/", 6)) {
+		snprintf(rooted, len, "%s/%s", root, path + 6);
+		return rooted;
+	}
+	return path;
+}
+
 /* The CPU model: x86's "model name"; other architectures name it differently. */
 int hwprof_host_cpu_model(char *dst, size_t cap)
 {
 	static const char *const keys[] = {"model name", "Processor", "cpu model", "cpu", NULL};
-	char line[512];
-	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[512], rooted[4096];
+	FILE *f = fopen(proc_path("/proc/cpuinfo", rooted, sizeof(rooted)), "re");
 
 	snprintf(dst, cap, "unknown");
 	if (!f)
@@ -80,18 +92,6 @@ void hwprof_header_release(struct hwprof_file_header *h)
 	h->events = NULL;
 	h->argc = 0;
 	h->nevents = 0;
-}
-
-/* PATH, or under $HWPROF_PROC_ROOT for a /proc path (ROOTED, LEN bytes, holds it then). */
-static const char *proc_path(const char *path, char *rooted, size_t len)
-{
-	const char *root = getenv("HWPROF_PROC_ROOT");
-
-	if (root && *root && !strncmp(path, "/proc/", 6)) {
-		snprintf(rooted, len, "%s/%s", root, path + 6);
-		return rooted;
-	}
-	return path;
 }
 
 int hwprof_read_keyed_hex(const char *path, const char *key, unsigned long long *out)

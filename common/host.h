@@ -5,10 +5,11 @@
 
 #include <stddef.h>
 
-/* Writes the CPU model from /proc/cpuinfo into BUF (LEN bytes, cut to fit, NUL-terminated):
- * x86's "model name", or the field other architectures use ("Processor", "cpu model", "cpu").
- * Returns 0; -errno when /proc/cpuinfo does not open, -ENOENT when it names no model; in both
- * cases BUF holds "unknown". */
+/* Writes the CPU model from /proc/cpuinfo (under $HWPROF_PROC_ROOT as for
+ * hwprof_read_number()) into BUF (LEN bytes, cut to fit, NUL-terminated): x86's "model
+ * name", or the field other architectures use ("Processor", "cpu model", "cpu"). Returns 0;
+ * -errno when the file does not open, -ENOENT when it names no model; in both cases BUF
+ * holds "unknown". */
 int hwprof_host_cpu_model(char *buf, size_t len);
 
 /* Reads the number a /proc or /sys file holds (its first integer, as scanf's %lld reads it)

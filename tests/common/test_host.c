@@ -1,4 +1,5 @@
-/* The one reader of numbers from /proc and /sys (host.h): $HWPROF_PROC_ROOT, errors. */
+/* The one reader of numbers from /proc and /sys (host.h): $HWPROF_PROC_ROOT, errors; the CPU
+ * model from /proc/cpuinfo under it. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
@@ -42,6 +43,25 @@ Test(host, proc_numbers_come_from_the_proc_root)
 	unsetenv("HWPROF_PROC_ROOT");
 	cr_expect_eq(hwprof_read_number("/proc/sys/kernel/garbage", &v), -ENOENT,
 		     "without the root, the real /proc");
+}
+
+/* The CPU model is read under the root too: the header of a recording made in a test names
+ * the fixture's CPU, not the host's. */
+Test(host, the_cpu_model_comes_from_the_proc_root)
+{
+	char path[256], model[128];
+	FILE *f;
+
+	fixture("unused", "0\n");
+	snprintf(path, sizeof(path), "%s/cpuinfo", root);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Fixture CPU @ 1GHz\n", f);
+	fclose(f);
+	setenv("HWPROF_PROC_ROOT", root, 1);
+	cr_expect_eq(hwprof_host_cpu_model(model, sizeof(model)), 0);
+	cr_expect_str_eq(model, "Fixture CPU @ 1GHz");
+	unsetenv("HWPROF_PROC_ROOT");
 }
 
 Test(host, other_paths_are_read_as_given)
