@@ -210,7 +210,7 @@ void ann_asm_build(struct ann_asm *a, struct ann_code *c, const struct ann_model
 	double total = m->profile->period;
 	struct code_slot *slot;
 	uint64_t *starts = NULL;
-	size_t cap = 0, nstarts = 0;
+	size_t cap = 0, nstarts = 0, capstarts = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->skid = ann_skid_of(m->profile);
@@ -243,7 +243,7 @@ void ann_asm_build(struct ann_asm *a, struct ann_code *c, const struct ann_model
 			seen = starts[k] == addr - off;
 		if (seen)
 			continue;
-		starts = xrealloc(starts, (nstarts + 1) * sizeof(*starts));
+		xgrow(&starts, &capstarts, nstarts + 1, sizeof(*starts));
 		starts[nstarts++] = addr - off;
 		read_symbol(a, slot->f, addr, &cap);
 		if (a->n)

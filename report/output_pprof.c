@@ -62,7 +62,7 @@ struct strtab {
 	uint32_t *slots; /* 1 + index into v; 0 empty */
 	size_t scap;	 /* power of two */
 	char **owned;
-	size_t nowned;
+	size_t nowned, capowned;
 };
 
 static uint64_t str_hash(const char *s)
@@ -119,7 +119,7 @@ static int64_t str_idf(struct strtab *t, const char *fmt, ...)
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	t->owned = xrealloc(t->owned, (t->nowned + 1) * sizeof(*t->owned));
+	xgrow(&t->owned, &t->capowned, t->nowned + 1, sizeof(*t->owned));
 	t->owned[t->nowned++] = s;
 	return str_id(t, s);
 }

@@ -12,6 +12,7 @@
  *                file name NUL-terminated up to the record's size
  */
 #include "perf_meta.h"
+#include "grow.h"
 
 #include "hwprof/event.h"
 
@@ -188,10 +189,8 @@ int perf_meta_build_id(struct perf_meta *m, const unsigned char *p, size_t n)
 	k = strnlen((const char *)p + name_off, n - name_off);
 	if (k == n - name_off || !k)
 		return -EBADMSG;
-	b = realloc(m->bids, (m->nbids + 1) * sizeof(*b));
-	if (!b)
+	if (hwprof_grow((void **)&m->bids, &m->capbids, m->nbids + 1, sizeof(*b)) < 0)
 		return -ENOMEM;
-	m->bids = b;
 	b = &m->bids[m->nbids];
 	b->size = (h.misc & BUILD_ID_MISC_SIZE) ? p[12 + 20] : 20;
 	if (!b->size || b->size > 20)

@@ -66,7 +66,7 @@ struct perf_meta {
 	uint16_t *id_ev; /* ... and the event each belongs to */
 	size_t nids;
 	struct perf_build_id *bids;
-	size_t nbids;
+	size_t nbids, capbids;
 	char hostname[65], osrelease[65], cpudesc[128];
 	uint32_t ncpus;
 	char **argv; /* CMDLINE: perf's own command line (h.argv: its target) */

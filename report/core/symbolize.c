@@ -32,7 +32,7 @@ struct dso_sym {
 	const char **dirs;	  /* the caller's --debug-dir list (not copied) */
 	size_t ndirs;
 	struct scoped_name *scoped; /* qualified names made by scoped_name(), by DIE offset */
-	size_t nscoped;
+	size_t nscoped, capscoped;
 	struct fn_info *fns; /* function DIEs' names (fn_info()), found by DIE through FNS_INDEX */
 	size_t nfns, capfns;
 	uint32_t *fns_index; /* idindex.h slots, or NULL before the first */
@@ -391,11 +391,10 @@ static const char *scoped_name(struct dso_sym *s, Dwarf_Die *die, const char *na
 	}
 	/* Kept whatever the answer: a function at file scope (main in a C++ file) has no
 	 * scope, and asking again walks the CU for every one of its addresses. */
-	v = realloc(s->scoped, (s->nscoped + 1) * sizeof(*v));
-	if (v) {
+	if (hwprof_grow((void **)&s->scoped, &s->capscoped, s->nscoped + 1, sizeof(*v)) == 0) {
+		v = s->scoped;
 		memmove(v + lo + 1, v + lo, (s->nscoped - lo) * sizeof(*v));
 		v[lo] = (struct scoped_name){off, r};
-		s->scoped = v;
 		s->nscoped++;
 	}
 	return r;
