@@ -1304,6 +1304,105 @@ static int check_pid(pid_t pid)
 	return 0;
 }
 
+/* The process of -p, or the command to run and -o, checked before anything is opened: the
+ * command first, as record does, since a typo is the likelier news than the host. Returns 0
+ * or the exit status after the error. */
+static int check_target(const struct stat_opts *o)
+{
+	char msg[PATH_MAX + 256];
+	int r;
+
+	if (o->pid > 0 && kill(o->pid, 0) < 0 && errno == ESRCH)
+		return error_status(EXIT_FATAL, "-p %d: no such process (check the PID with 'ps')",
+				    (int)o->pid);
+	if (o->pid > 0 && check_pid(o->pid) < 0)
+		return EXIT_FATAL;
+	if (o->argv && o->out.file && launch_is_program(o->argv[0], o->out.file))
+		return error_status(
+		    EXIT_USAGE, "-o %s is the program being counted (choose another file with -o)",
+		    o->out.file);
+	if (o->argv && (r = launch_check(o->argv[0])) != 0)
+		return error_status(EXIT_NOT_EXECUTED, "%s",
+				    launch_strerror(o->argv[0], r, msg, sizeof(msg)));
+	return 0;
+}
+
+/* Runs O's measurement O->runs times, or until ^C / SIGTERM, each kept run's counts summed
+ * into ST (BOXES: run_sum_boxes()) and counted in RD; the mean elapsed time (and its spread)
+ * and CPU times into *TIMES. CMD names the command in a run's warning. Returns the last run's
+ * status (the command's exit status), or MEASURE_FAILED / MEASURE_EXEC_FAILED after the
+ * error. */
+static int run_all(const struct stat_opts *o, const struct hwprof_event_list *list,
+		   struct ev_stat *st, const size_t *boxes, const char *cmd, struct runs_done *rd,
+		   struct run_times *times, bool *one_by_one)
+{
+	double el_sum = 0, el_sumsq = 0, user_sum = 0, sys_sum = 0, elapsed;
+	int status = 0;
+
+	for (long long i = 0; i < o->runs && !stop_requested; i++) {
+		double el = 0;
+		struct rusage ru = {0};
+
+		status = measure(o, list, st, &el, &ru, one_by_one);
+		if (status < 0)
+			return status;
+		if (o->argv && stop_requested) {
+			/* An interrupted run is cut short: its counts would pull every mean
+			 * down. Only when no run completed are they all there is to show. */
+			rd->interrupted = i + 1;
+			if (rd->completed)
+				break;
+		}
+		run_sum_boxes(st, boxes, list->n);
+		run_keep(st, list->n);
+		rd->kept++;
+		el_sum += el;
+		el_sumsq += el * el;
+		user_sum += (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+		sys_sum += (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		if (rd->interrupted)
+			break;
+		rd->completed++;
+		if (o->runs > 1 && status != 0)
+			warning("run %lld of %lld: '%s' exited with status %d", i + 1, o->runs, cmd,
+				status);
+	}
+	if (stop_requested && o->argv && !rd->interrupted && rd->completed < o->runs)
+		rd->interrupted = rd->completed + 1; /* between two runs: the next never started */
+	if (rd->interrupted && o->runs > 1)
+		note_interrupted(rd);
+	elapsed = rd->kept ? el_sum / (double)rd->kept : 0;
+	if (rd->kept > 1 && elapsed > 0) {
+		double var =
+		    (el_sumsq - (double)rd->kept * elapsed * elapsed) / (double)(rd->kept - 1);
+		times->elapsed_sd = var > 0 ? 100.0 * sqrt(var) / elapsed : 0;
+	}
+	times->elapsed = elapsed;
+	times->have_cpu = o->argv && o->pid <= 0 && !o->system_wide && rd->kept;
+	if (times->have_cpu) {
+		times->user = user_sum / (double)rd->kept;
+		times->sys = sys_sum / (double)rd->kept;
+	}
+	return status;
+}
+
+/* stat_bw_finish() on the mean of each event of LIST over the runs (ST) and ELAPSED
+ * seconds. */
+static void finish_bandwidth(struct stat_bw *bw, const struct hwprof_event_list *list,
+			     const struct ev_stat *st, double elapsed)
+{
+	double *mean = xcalloc(list->n, sizeof(*mean));
+	bool *counted = xcalloc(list->n, sizeof(*counted));
+
+	for (size_t i = 0; i < list->n; i++) {
+		mean[i] = mean_of(&st[i]);
+		counted[i] = st[i].counted_runs > 0;
+	}
+	stat_bw_finish(bw, list, mean, counted, elapsed);
+	free(counted);
+	free(mean);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = {
@@ -1322,7 +1421,7 @@ int cmd_stat(int argc, char **argv)
 	char *metric_spec = NULL, *bw_spec = NULL;
 	struct stat_bw *bw = NULL;
 	size_t *boxes = NULL;
-	double el_sum = 0, el_sumsq = 0, user_sum = 0, sys_sum = 0, elapsed;
+	double elapsed;
 	struct run_times times = {.have_cpu = false};
 	bool one_by_one = false;
 	int status = 0, rc = EXIT_FATAL, r, out_fd = -1;
@@ -1335,19 +1434,8 @@ int cmd_stat(int argc, char **argv)
 		cli_hold_messages();
 	launch_adjust_limits();
 	rd.asked = o.runs;
-	if (o.pid > 0 && kill(o.pid, 0) < 0 && errno == ESRCH)
-		return error_status(EXIT_FATAL, "-p %d: no such process (check the PID with 'ps')",
-				    (int)o.pid);
-	if (o.pid > 0 && check_pid(o.pid) < 0)
-		return EXIT_FATAL;
-	if (o.argv && o.out.file && launch_is_program(o.argv[0], o.out.file))
-		return error_status(
-		    EXIT_USAGE, "-o %s is the program being counted (choose another file with -o)",
-		    o.out.file);
-	/* The command first, as record does: a typo is the likelier news than the host. */
-	if (o.argv && (r = launch_check(o.argv[0])) != 0)
-		return error_status(EXIT_NOT_EXECUTED, "%s",
-				    launch_strerror(o.argv[0], r, msg, sizeof(msg)));
+	if ((r = check_target(&o)) != 0)
+		return r;
 	if (o.metrics) {
 		metric_spec = with_metric_events(o.events, o.metrics);
 		o.events = metric_spec;
@@ -1413,52 +1501,12 @@ int cmd_stat(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	for (long long i = 0; i < o.runs && !stop_requested; i++) {
-		double el = 0;
-		struct rusage ru = {0};
-
-		status = measure(&o, &list, st, &el, &ru, &one_by_one);
-		if (status == MEASURE_EXEC_FAILED)
-			rc = EXIT_NOT_EXECUTED;
-		if (status < 0)
-			goto out;
-		if (o.argv && stop_requested) {
-			/* An interrupted run is cut short: its counts would pull every mean
-			 * down. Only when no run completed are they all there is to show. */
-			rd.interrupted = i + 1;
-			if (rd.completed)
-				break;
-		}
-		run_sum_boxes(st, boxes, list.n);
-		run_keep(st, list.n);
-		rd.kept++;
-		el_sum += el;
-		el_sumsq += el * el;
-		user_sum += (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-		sys_sum += (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-		if (rd.interrupted)
-			break;
-		rd.completed++;
-		if (o.runs > 1 && status != 0)
-			warning("run %lld of %lld: '%s' exited with status %d", i + 1, o.runs, cmd,
-				status);
-	}
-	if (stop_requested && o.argv && !rd.interrupted && rd.completed < o.runs)
-		rd.interrupted = rd.completed + 1; /* between two runs: the next never started */
-	if (rd.interrupted && o.runs > 1)
-		note_interrupted(&rd);
-	elapsed = rd.kept ? el_sum / (double)rd.kept : 0;
-	if (rd.kept > 1 && elapsed > 0) {
-		double var =
-		    (el_sumsq - (double)rd.kept * elapsed * elapsed) / (double)(rd.kept - 1);
-		times.elapsed_sd = var > 0 ? 100.0 * sqrt(var) / elapsed : 0;
-	}
-	times.elapsed = elapsed;
-	times.have_cpu = o.argv && o.pid <= 0 && !o.system_wide && rd.kept;
-	if (times.have_cpu) {
-		times.user = user_sum / (double)rd.kept;
-		times.sys = sys_sum / (double)rd.kept;
-	}
+	status = run_all(&o, &list, st, boxes, cmd, &rd, &times, &one_by_one);
+	if (status == MEASURE_EXEC_FAILED)
+		rc = EXIT_NOT_EXECUTED;
+	if (status < 0)
+		goto out;
+	elapsed = times.elapsed;
 	if (one_by_one)
 		note("the kernel refused inherit with PERF_FORMAT_GROUP (an older kernel): group "
 		     "members were read one by one");
@@ -1467,18 +1515,8 @@ int cmd_stat(int argc, char **argv)
 		stat_bw_locate(bw, &list);
 	nm = derive(&list, st, elapsed, bw ? bw->first : list.n, metrics, 64);
 	metrics_why_not(&o, &list, st, metrics, nm, false);
-	if (bw) {
-		double *mean = xcalloc(list.n, sizeof(*mean));
-		bool *counted = xcalloc(list.n, sizeof(*counted));
-
-		for (size_t i = 0; i < list.n; i++) {
-			mean[i] = mean_of(&st[i]);
-			counted[i] = st[i].counted_runs > 0;
-		}
-		stat_bw_finish(bw, &list, mean, counted, elapsed);
-		free(counted);
-		free(mean);
-	}
+	if (bw)
+		finish_bandwidth(bw, &list, st, elapsed);
 
 	out = open_memstream(&text, &text_len);
 	if (!out)
