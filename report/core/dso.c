@@ -259,6 +259,7 @@ int dso_check(struct dso *d, char *why, size_t whylen)
 	if (d->state != DSO_UNCHECKED)
 		return d->state == DSO_OK ? 0 : -1;
 	why[0] = '\0';
+	elf_version(EV_CURRENT); /* also for from_buildid_cache() after a deleted mapping */
 	/* The kernel marks a mapping whose file was unlinked; a new file at that path is not
 	 * the one that ran. */
 	if (plen > 10 && !strcmp(d->path + plen - 10, " (deleted)")) {
@@ -266,7 +267,6 @@ int dso_check(struct dso *d, char *why, size_t whylen)
 		snprintf(why, whylen, "%s: deleted before the recording ended", d->path);
 		goto out;
 	}
-	elf_version(EV_CURRENT);
 	/* Non-blocking, then checked: the path is the recording's, and a FIFO or a device
 	 * there now would block open(2) or read(2) forever. */
 	fd = open(dso_file(d), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

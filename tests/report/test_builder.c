@@ -645,3 +645,56 @@ Test(builder, a_non_elf_file_where_a_build_id_was_recorded_is_partial)
 	}
 	unlink(path);
 }
+
+/* A mapping the kernel marked "(deleted)" (record -p of a process whose binary was removed)
+ * is read from perf's build-id cache when the build that ran is there, also when nothing set
+ * up libelf before (each test runs in a process of its own). */
+Test(builder, a_deleted_mapping_is_read_from_the_build_id_cache)
+{
+	struct profile_options o = {0};
+	struct hwprof_record r = {.type = HWPROF_REC_MMAP};
+	char exe[PATH_MAX], hex[64] = "", cache[64], sh[3 * PATH_MAX], err[256];
+	char mapped[PATH_MAX + 16];
+	struct builder *b;
+	struct profile *p;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f;
+
+	cr_assert_gt(n, 0);
+	exe[n] = '\0';
+	snprintf(sh, sizeof(sh), "readelf -n '%s' | sed -n 's/.*Build ID: //p'", exe);
+	f = popen(sh, "r");
+	cr_assert(f && fgets(hex, sizeof(hex), f));
+	pclose(f);
+	hex[strcspn(hex, "\n")] = '\0';
+	cr_assert_eq(strlen(hex), 40, "the test binary has a 20-byte build-id: %s", hex);
+	snprintf(cache, sizeof(cache), "/tmp/hwprof-bidc-%d", (int)getpid());
+	snprintf(sh, sizeof(sh),
+		 "mkdir -p %s/.build-id/%.2s/%s && cp '%s' %s/.build-id/%.2s/%s/elf", cache, hex,
+		 hex + 2, exe, cache, hex, hex + 2);
+	cr_assert_eq(system(sh), 0);
+	setenv("PERF_BUILDID_DIR", cache, 1);
+
+	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+	begin(b, "synthetic");
+	snprintf(mapped, sizeof(mapped), "%s (deleted)", exe);
+	r.mmap = (struct hwprof_rec_mmap){.pid = 40,
+					  .tid = 40,
+					  .time = 100,
+					  .start = 0x400000,
+					  .len = 0x1000,
+					  .prot = 5,
+					  .build_id_size = 20,
+					  .filename = mapped};
+	for (int i = 0; i < 20; i++)
+		sscanf(hex + 2 * i, "%2hhx", &r.mmap.build_id[i]);
+	cr_assert_eq(builder_add(b, &r), 0);
+	add_samples(b, 40, 40, 200, 0x400010, 3, false);
+	p = finish(b, err, sizeof(err), 0);
+	cr_expect_not(p->partial, "%s", p->nwarnings ? p->warnings[0] : "");
+	cr_expect_eq(p->nnotes, 1);
+	cr_expect(p->nnotes && strstr(p->notes[0], "build-id cache"));
+	profile_free(p);
+	snprintf(sh, sizeof(sh), "rm -rf %s", cache);
+	cr_assert_eq(system(sh), 0);
+}
