@@ -278,9 +278,14 @@ int dso_check(struct dso *d, char *why, size_t whylen)
 			hwprof_msgf(why, whylen, errno, "%s: %m since the recording", d->path);
 		goto out;
 	}
-	/* The kernel maps only regular files: what is there now is not the file that ran. */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		d->state = DSO_MISSING;
+	/* A FIFO, directory or socket cannot be mapped: what is there now is not the file that
+	 * ran. A device can (/dev/zero): one with no recorded build-id may be what ran. */
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
+		d->state = (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !d->build_id_size
+			       ? DSO_NOT_ELF
+			       : DSO_MISSING;
 		snprintf(why, whylen, "%s: not a regular file now", d->path);
 		goto out;
 	}

@@ -20,7 +20,7 @@ struct dso_sym;
 enum dso_state {
 	DSO_UNCHECKED, /* dso_check() not called yet */
 	DSO_OK,	       /* file present, build-id matches (or none was recorded) */
-	DSO_MISSING,   /* file deleted, unreadable or not a regular file now */
+	DSO_MISSING,   /* file deleted or unreadable, or now what cannot be mapped (a FIFO) */
 	DSO_MISMATCH,  /* build-id differs, or not ELF now where one was recorded */
 	DSO_NOT_ELF,   /* not an ELF file, or no PT_LOAD covers the mapping */
 	DSO_PSEUDO,    /* [unknown], [kernel], [vdso], anonymous memory: no file */

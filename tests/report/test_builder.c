@@ -698,3 +698,24 @@ Test(builder, a_deleted_mapping_is_read_from_the_build_id_cache)
 	snprintf(sh, sizeof(sh), "rm -rf %s", cache);
 	cr_assert_eq(system(sh), 0);
 }
+
+/* A device can be mapped executable: one at the path now may be what ran, unless a build-id
+ * says an ELF file did. */
+Test(builder, a_device_at_a_mapped_path_is_partial_only_with_a_build_id)
+{
+	struct profile_options o = {0};
+	char err[256];
+	struct builder *b;
+	struct profile *p;
+
+	for (uint8_t id = 0; id < 2; id++) {
+		cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
+		begin(b, "synthetic");
+		add_mmap(b, 40, 100, 0x400000, "/dev/zero", id ? 7 : 0);
+		add_samples(b, 40, 40, 200, 0x400010, 3, false);
+		p = finish(b, err, sizeof(err), 0);
+		cr_expect_eq(samples_of_dso(p, "/dev/zero"), 3);
+		cr_expect_eq(p->partial, id == 1, "build-id recorded: %d", id);
+		profile_free(p);
+	}
+}
