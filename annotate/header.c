@@ -202,15 +202,16 @@ static void samples_topic(struct topic *t, const struct profile *p)
 		topic_add(t, false, "duration: %.3f s", (double)tr->duration_ns / 1e9);
 	}
 	if (p->header.argc) {
-		char **words = xcalloc(p->header.argc, sizeof(*words));
+		size_t start = profile_command_start(p), n = p->header.argc - start;
+		char **words = xcalloc(n, sizeof(*words));
 		char *cmd, *slash;
 
 		/* The program's base name: its directory says little and costs a line. */
-		memcpy(words, p->header.argv, p->header.argc * sizeof(*words));
+		memcpy(words, p->header.argv + start, n * sizeof(*words));
 		slash = words[0] ? strrchr(words[0], '/') : NULL;
 		if (slash && slash[1])
 			words[0] = slash + 1;
-		cmd = hwprof_argv_line(words, p->header.argc);
+		cmd = hwprof_argv_line(words, n);
 		if (!cmd)
 			die("out of memory");
 		if (strlen(cmd) >= 160)

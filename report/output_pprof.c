@@ -390,8 +390,10 @@ static int64_t build_id_str(struct strtab *s, const struct profile_mapping *m)
  * Mapping for the main binary. */
 static int mapping_rank(const struct profile *p, const struct profile_mapping *m)
 {
-	if (p->header.argc && p->header.argv[0] && m->file &&
-	    !strcmp(path_base(m->file), path_base(p->header.argv[0])))
+	size_t cmd = profile_command_start(p);
+
+	if (cmd < p->header.argc && p->header.argv[cmd] && m->file &&
+	    !strcmp(path_base(m->file), path_base(p->header.argv[cmd])))
 		return 0;
 	return m->file && m->file[0] == '[' ? 2 : 1;
 }

@@ -348,7 +348,6 @@ size_t perf_cmdline_target(char *const *argv, size_t argc)
 
 int perf_meta_header(struct perf_meta *m)
 {
-	size_t target;
 
 	struct hwprof_file_header *h = &m->h;
 
@@ -361,9 +360,9 @@ int perf_meta_header(struct perf_meta *m)
 	snprintf(h->kernel, sizeof(h->kernel), "%s", m->osrelease);
 	snprintf(h->cpu_model, sizeof(h->cpu_model), "%s", m->cpudesc);
 	h->ncpus = m->ncpus;
-	target = m->argv ? perf_cmdline_target(m->argv, m->argc) : 0;
-	h->argc = m->argv ? m->argc - (uint32_t)target : 0;
-	h->argv = m->argv ? m->argv + target : NULL;
+	h->argc = m->argv ? m->argc : 0;
+	h->argv = m->argv;
+	h->target = m->argv ? (uint32_t)perf_cmdline_target(m->argv, m->argc) : 0;
 	h->nevents = m->nev;
 	h->events = m->hev;
 	for (uint32_t i = 0; i < m->nev; i++) {

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h> /* GNU basename() */
 
 int profile_push_vline(char ***v, size_t *n, const char *fmt, va_list ap)
 {
@@ -101,6 +102,19 @@ void profile_free(struct profile *p)
 	free(p->data_weights);
 	strpool_free(p->strings);
 	free(p);
+}
+
+size_t profile_command_start(const struct profile *p)
+{
+	const struct hwprof_file_header *h = &p->header;
+
+	if (!h->target || h->target >= h->argc || !h->argv[h->target])
+		return 0;
+	for (size_t i = 0; i < p->nmappings; i++)
+		if (p->mappings[i].file &&
+		    !strcmp(basename(p->mappings[i].file), basename(h->argv[h->target])))
+			return h->target;
+	return 0;
 }
 
 const struct profile_line *profile_loc_lines(const struct profile *p, const struct profile_loc *l,

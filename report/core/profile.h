@@ -283,6 +283,11 @@ struct profile {
 const struct profile_line *profile_loc_lines(const struct profile *p, const struct profile_loc *l,
 					     uint32_t *n);
 
+/* Where the profiled command starts in P's header.argv: header.target when the recording
+ * mapped a file of that word's base name (a perf.data's guess from perf's options that the
+ * recording confirms), else 0 (the whole command line). */
+size_t profile_command_start(const struct profile *p);
+
 /* The lost samples of P's shown event, the one answer every view prints and checks. */
 struct profile_lost {
 	uint64_t lost;	/* samples lost */

@@ -246,8 +246,8 @@ struct pw_event {
 };
 
 /* A perf.data file into OUT: header, attrs (each with its one id), DATA, and the feature
- * sections HOSTNAME ("testhost"), CMDLINE ("perf record -- prog") and, when the events have
- * names, EVENT_DESC. */
+ * sections HOSTNAME ("testhost"), CMDLINE ("perf record /nonexistent/perf-test-prog") and, when the
+ * events have names, EVENT_DESC. */
 static inline void pw_file(struct pw *out, const struct pw_event *ev, size_t nev,
 			   const struct pw *data)
 {
@@ -288,7 +288,8 @@ static inline void pw_file(struct pw *out, const struct pw_event *ev, size_t nev
 	/* CMDLINE */
 	sec[nsec][0] = feat_off + feat.len;
 	pw_u32(&feat, 3);
-	pw_str(&feat, "perf"), pw_str(&feat, "record"), pw_str(&feat, "prog");
+	pw_str(&feat, "perf"), pw_str(&feat, "record"),
+	    pw_str(&feat, "/nonexistent/perf-test-prog");
 	sec[nsec][1] = feat_off + feat.len - sec[nsec][0], nsec++;
 	if (names) {
 		sec[nsec][0] = feat_off + feat.len;

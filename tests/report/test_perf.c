@@ -119,8 +119,10 @@ Test(perf, a_file_reads_as_perf_wrote_it)
 	cr_assert_eq(p->samples_read, 11);
 	cr_assert_eq(samples_of_dso(p, PROG), 11, "the MMAP2 maps the samples to PROG");
 	cr_assert_str_eq(p->header.hostname, "testhost");
-	cr_assert_eq(p->header.argc, 1, "the target of 'perf record prog'");
-	cr_assert_str_eq(p->header.argv[0], "prog");
+	cr_assert_eq(p->header.argc, 3, "perf's own command line");
+	cr_assert_str_eq(p->header.argv[2], PROG);
+	cr_assert_eq(p->header.target, 2);
+	cr_assert_eq(profile_command_start(p), 2, "PROG is mapped: the guess holds");
 	cr_assert_str_eq(p->header.events[0].name, "page-faults:u", "EVENT_DESC's name");
 	cr_assert(p->header.events[0].exclude_kernel);
 	cr_assert_eq(p->trailer.lost, 2);
