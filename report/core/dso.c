@@ -199,7 +199,28 @@ static bool identity_changed(const struct dso *d, int fd, char *why, size_t whyl
 	return true;
 }
 
-/* Whether PATH is a regular ELF file with D's recorded build-id; then D->loads are its. */
+/* Whether ELF, a file of SIZE bytes, holds the code its program headers name: a copy with
+ * the build's debug info only (objcopy --only-keep-debug: executable segments of no file
+ * bytes) or cut short has the headers but not the code. */
+static bool code_in_file(Elf *elf, uint64_t size)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(elf, &nph) < 0)
+		return false;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset ||
+		    ((ph.p_flags & PF_X) && !ph.p_filesz))
+			return false;
+	}
+	return true;
+}
+
+/* Whether PATH is a regular ELF file with D's recorded build-id and the code its program
+ * headers name; then D->loads are its. */
 static bool is_the_build(struct dso *d, const char *path)
 {
 	const void *bid = NULL;
@@ -214,7 +235,7 @@ static bool is_the_build(struct dso *d, const char *path)
 	    (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) && elf_kind(elf) == ELF_K_ELF &&
 	    dwelf_elf_gnu_build_id(elf, &bid) == d->build_id_size &&
 	    !memcmp(bid, d->build_id, d->build_id_size))
-		same = read_loads(d, elf) == 0;
+		same = code_in_file(elf, (uint64_t)st.st_size) && read_loads(d, elf) == 0;
 	if (elf)
 		elf_end(elf);
 	close(fd);

@@ -395,12 +395,20 @@ def test_build_id_cache(tmp):
                   "build-id cache" in r.stderr and entry in r.stderr)
             if what == "rebuilt":
                 os.unlink(prog)
-        # Another build under that build-id's name: not the build that ran.
-        shutil.copy(os.environ["RPT_TMPL"], os.path.join(entry, "elf"))
-        r = subprocess.run([HWPROF, "report", "-i", data], capture_output=True, text=True,
-                           env=dict(os.environ, **env))
-        check("%s, a wrong copy: exit 1, deleted %r" % (where, r.stderr),
-              r.returncode == 1 and "deleted" in r.stderr)
+        # Another build under that build-id's name, or the build's debug info alone (the
+        # right build-id, no code), or a copy cut short: not the build that ran.
+        elf = os.path.join(entry, "elf")
+        for what, make in (("another build", lambda: shutil.copy(os.environ["RPT_TMPL"], elf)),
+                           ("debug info only", lambda: subprocess.run(
+                               ["objcopy", "--only-keep-debug", orig, elf], check=True)),
+                           ("cut short", lambda: open(elf, "wb").write(
+                               open(orig, "rb").read()[:3000]))):
+            make()
+            r = subprocess.run([HWPROF, "report", "-i", data, "--no-cache"],
+                               capture_output=True, text=True, env=dict(os.environ, **env))
+            check("%s, %s in the cache: exit 1, deleted %r" % (where, what, r.stderr),
+                  r.returncode == 1 and "deleted" in r.stderr and "build-id cache" not in
+                  r.stderr)
         shutil.rmtree(top)
 
 REBUILD_SRC = r"""
