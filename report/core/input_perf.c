@@ -1304,7 +1304,8 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 	ret = begin(r, data.offset);
 	if (ret == 0)
 		ret = read_records(r, end);
-	if (ret == 0 && r->status == HWPROF_READ_CORRUPT && !data.size) {
+	if (ret == 0 && !data.size &&
+	    (r->status == HWPROF_READ_CORRUPT || r->status == HWPROF_READ_TRUNCATED)) {
 		/* Read to the end of the file for a killed perf: bytes after the records (the
 		 * features of a file whose header was damaged) stop it. Say why they were read. */
 		char was[sizeof(r->msg)];
@@ -1322,6 +1323,12 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 			 "host, command and event names unknown",
 			 data.size ? "cut short" : "not finished by perf record (killed?)",
 			 data.size, end - data.offset, r->samples);
+	} else if (ret == 0 && r->status == HWPROF_READ_OK && !data.size) {
+		/* perf writes at least its synthesized COMM and MMAP records: 0 is unfinished. */
+		r->status = HWPROF_READ_TRUNCATED;
+		snprintf(r->msg, sizeof(r->msg),
+			 "perf.data not finished by perf record (killed?): the header's data size "
+			 "is 0 and no records follow");
 	}
 	return ret;
 }

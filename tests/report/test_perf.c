@@ -595,6 +595,34 @@ Test(perf, data_size_perf_never_wrote)
 	free(f.p);
 }
 
+/* A killed perf's file: data size 0, and the last record cut where the kill stopped it, or
+ * no record at all. Both name the header's 0 and are partial. */
+Test(perf, data_size_0_and_cut_or_empty_names_the_header)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	size_t head = 104 + (sizeof(ev.attr) + 16) + 8;
+	struct profile *p;
+
+	data_of(&d, 7, 3);
+	pw_file(&f, &ev, 1, &d);
+	f.len = head + d.len - 5; /* no features, the last sample cut */
+	memset(f.p + 48, 0, 8);
+	p = loaded(&f, "killed-cut.perf", NULL);
+	cr_expect_eq(p->samples_read, 3);
+	cr_expect(p->partial);
+	cr_expect(has_warning(p, "data size is 0", "killed"));
+	profile_free(p);
+	f.len = head; /* nothing after the ids */
+	p = loaded(&f, "killed-empty.perf", NULL);
+	cr_expect_eq(p->samples_read, 0);
+	cr_expect(p->partial);
+	cr_expect(has_warning(p, "data size is 0", "killed"));
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
 /* perf record killed, or a header damaged to say so: with a data size of 0 the records are
  * read to the end of the file, and what follows them (here the feature sections) is not
  * records. The warning names the header's 0, not only the first bad size. */
