@@ -299,6 +299,11 @@ static const char *const value_options[] = {
     "--debugfs-dir",
     "--type",
     "--ldlat",
+    "--proc-map-timeout",
+    "--switch-max-files",
+    "--synth",
+    "--pfm-events",
+    "--setup-filter",
 };
 static const char short_value_options[] = "ecoFpmtrCGujkD";
 

@@ -91,6 +91,7 @@ Test(perf, the_target_within_perfs_command_line)
 	    {"perf record -c1 --output=x prog", 4},
 	    {"perf --buildid-dir /tmp/b record -e cycles prog -- x", 6},
 	    {"perf mem record prog", 3},
+	    {"perf record --proc-map-timeout 500 --synth all --switch-max-files 3 prog", 8},
 	    {"perf record -a", 3},
 	    {"perf record -e cycles --", 5},
 	    {"./prog 1000", 0},
