@@ -26,7 +26,8 @@ struct report_options {
 	double percent_limit;	/* rows under this share (percent) are left out */
 	struct format_opts out; /* -f, -o */
 	int children;		/* -1: when the recording has stacks; 0 / 1 */
-	bool callgraph;		/* -G / --call-graph: call paths under each row */
+	const char *callgraph;	/* "-G" / "--call-graph" given (call paths under each row), or
+				 * NULL */
 	enum cg_order order;	/* of the call paths */
 	bool folded_lines;
 	bool inverted;		/* svg: an icicle */
@@ -162,12 +163,14 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			break;
 		case 'n':
 			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
-			o->row_option = "-n";
+			if (o->limit) /* 0: every row, what any format can give */
+				o->row_option = "-n";
 			break;
 		case OPT_PERCENT:
 			o->percent_limit = cli_parse_real("--percent-limit", optarg, 0, 100,
 							  "not a percentage in 0..100");
-			o->row_option = "--percent-limit";
+			if (o->percent_limit > 0)
+				o->row_option = "--percent-limit";
 			break;
 		case OPT_CHILDREN:
 			o->children = 1;
@@ -178,11 +181,11 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			o->row_option = "--no-children";
 			break;
 		case 'G':
-			o->callgraph = true;
+			o->callgraph = "-G";
 			o->order = CG_CALLER;
 			break;
 		case OPT_CALL_GRAPH:
-			o->callgraph = true;
+			o->callgraph = "--call-graph";
 			if (!strcmp(optarg, "caller"))
 				o->order = CG_CALLER;
 			else if (!strcmp(optarg, "callee"))
@@ -230,26 +233,30 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 		die_usage("--group's columns are self shares: it goes with --no-children");
 	if (o->folded_lines && o->out.format != CLI_FORMAT_FOLDED)
 		die_usage("--folded-lines adds lines to folded stacks: it goes with -f folded");
-	if (o->callgraph && (o->out.format == CLI_FORMAT_FOLDED ||
-			     o->out.format == CLI_FORMAT_SVG || o->out.format == CLI_FORMAT_PPROF))
-		die_usage("-G puts call paths under rows; -f %s already holds every stack whole "
-			  "(drop -G)",
-			  cli_format_name(o->out.format));
 	/* folded, svg and pprof hold every stack whole, for the flame graph or pprof to sort and
 	 * cut: options that shape rows do not apply. The data key is the one -s they take: the
 	 * objects become leaf frames (output_folded.c, flame.c, output_pprof.c). pprof folds
 	 * inline frames itself: each location holds its whole inline chain. */
 	if (o->out.format == CLI_FORMAT_FOLDED || o->out.format == CLI_FORMAT_SVG ||
 	    o->out.format == CLI_FORMAT_PPROF) {
-		const char *opt = o->sort_given && !sort_has_data(o->sort) ? "-s" : o->row_option;
+		const char *fmt = cli_format_name(o->out.format);
 
-		if (!opt && o->inline_given && o->out.format == CLI_FORMAT_PPROF)
-			opt = "--inline";
-		if (opt)
+		if (o->callgraph)
+			die_usage("%s puts call paths under rows; -f %s already holds every stack "
+				  "whole (drop %s)",
+				  o->callgraph, fmt, o->callgraph);
+		if (o->sort_given && !sort_has_data(o->sort))
 			die_usage(
-			    "%s shapes report's rows; -f %s holds every stack whole (drop %s; "
+			    "-s shapes report's rows; -f %s holds every stack whole (drop -s; "
 			    "-s data adds the data objects)",
-			    opt, cli_format_name(o->out.format), opt);
+			    fmt);
+		if (o->row_option)
+			die_usage(
+			    "%s shapes report's rows; -f %s holds every stack whole (drop %s)",
+			    o->row_option, fmt, o->row_option);
+		if (o->inline_given && o->out.format == CLI_FORMAT_PPROF)
+			die_usage("--inline shapes report's rows; -f pprof holds every location's "
+				  "whole inline chain, for pprof to fold (drop --inline)");
 	}
 }
 
@@ -366,7 +373,7 @@ static int write_rows(const struct report_options *o, const struct report_run *r
 	    .inline_mode = o->samples.po.inline_mode,
 	    .omitted = r->nrows - r->shown,
 	    .children = r->children,
-	    .callgraph = o->callgraph,
+	    .callgraph = o->callgraph != NULL,
 	    .order = o->order,
 	    .row_of = r->row_of,
 	    .percent_limit = o->percent_limit,

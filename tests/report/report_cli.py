@@ -979,11 +979,17 @@ def test_whole_stack_formats(tmp):
     for fmt in ("folded", "svg"):
         out = ["-o", os.path.join(tmp, "x.svg")] if fmt == "svg" else []
         for opt in (["-n", "2"], ["--percent-limit", "5"], ["-s", "function"], ["--children"],
-                    ["--no-children"], ["-s", "cacheline", "--cacheline-size", "128"]):
+                    ["--no-children"], ["--cacheline-size", "128"],
+                    ["--call-graph=callee"], ["-G"]):
             r = report("-i", data, "-f", fmt, *out, *opt)
-            check(f"-f {fmt} {' '.join(opt)}: usage error {r.returncode} {r.stderr!r}",
-                  r.returncode == 64 and opt[0] in r.stderr.split("\n")[0])
-        for opt in (["-s", "data"], ["--inline"]):
+            first = r.stderr.split("\n")[0]
+            name = opt[0].split("=")[0]
+            check(f"-f {fmt} {' '.join(opt)}: usage error naming it {r.returncode} {r.stderr!r}",
+                  r.returncode == 64 and f"error: {name} " in first)
+            check(f"-f {fmt} {' '.join(opt)}: the -s data hint only for -s: {first!r}",
+                  ("-s data" in first) == (name == "-s"))
+        # 0 is "every row", what these formats hold anyway.
+        for opt in (["-s", "data"], ["--inline"], ["-n", "0"], ["--percent-limit", "0"]):
             r = report("-i", data, "-f", fmt, *out, *opt)
             check(f"-f {fmt} {' '.join(opt)}: taken {r.returncode} {r.stderr!r}",
                   r.returncode == 0)
