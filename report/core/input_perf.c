@@ -1270,6 +1270,14 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 			 r->path, r->src.size, FILE_HEADER_SIZE);
 		return -EBADMSG;
 	}
+	if (get64(b + 72 + 8 * (PERF_FEAT_DIR_FORMAT / 64)) >> (PERF_FEAT_DIR_FORMAT % 64) & 1) {
+		snprintf(err, errlen,
+			 "%s: the header of a perf.data directory (perf record --threads): its "
+			 "samples are in the data.N files beside it, which hwprof does not read; "
+			 "record without --threads",
+			 r->path);
+		return -EPROTONOSUPPORT;
+	}
 	data = section_at(b + 40);
 	if (data.offset == 0) {
 		snprintf(err, errlen,

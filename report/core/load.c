@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,16 @@ static const struct producer *pick_producer(const char *path, const struct stat 
 	return producers[0];
 }
 
+/* Whether directory PATH is perf record --threads' output: a perf.data named "data" in it. */
+static bool perf_data_dir(const char *path)
+{
+	char file[PATH_MAX];
+	struct stat sb;
+
+	return snprintf(file, sizeof(file), "%s/data", path) < (int)sizeof(file) &&
+	       stat(file, &sb) == 0 && pick_producer(file, &sb, -1) == &producer_perf;
+}
+
 static int load_one(struct loader *l, const char *path, char *err, size_t errlen)
 {
 	const char *first = NULL;
@@ -298,6 +309,13 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 		path = "/dev/stdin";
 	have_stat = stat(path, &sb) == 0;
 	if (have_stat) {
+		if (S_ISDIR(sb.st_mode) && perf_data_dir(path)) {
+			snprintf(err, errlen,
+				 "%s: a perf.data directory (perf record --threads), which hwprof "
+				 "does not read; record without --threads",
+				 path);
+			return -EISDIR;
+		}
 		if (S_ISDIR(sb.st_mode)) {
 			snprintf(err, errlen,
 				 "%s: is a directory (name a sample file with -i, e.g. "

@@ -42,7 +42,8 @@ enum {
 	PERF_FEAT_CMDLINE = 11,
 	PERF_FEAT_EVENT_DESC = 12,
 	PERF_FEAT_SAMPLE_TIME = 21,
-	PERF_FEAT_MAX = 256, /* bits of the header's feature bitmap */
+	PERF_FEAT_DIR_FORMAT = 24, /* perf record --threads: the data in DIR/data.N files */
+	PERF_FEAT_MAX = 256,	   /* bits of the header's feature bitmap */
 };
 
 /* A build-id perf stored for a file it saw samples in (HEADER_BUILD_ID). */

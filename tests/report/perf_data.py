@@ -241,6 +241,22 @@ def test_compressed(d):
           h.get("samples") == n)
 
 
+
+def test_threads_directory(d):
+    """perf record --threads writes a directory (data, data.N): refused by name, the
+    directory and its header file alike, with a way out; not an empty profile."""
+    data = os.path.join(d, "thr.data")
+    perf_record(data, "--threads", "-e", "page-faults", "-c", "100")
+    if not os.path.isdir(data):
+        print("skip: perf record --threads wrote no directory here")
+        sys.exit(77)
+    for path in (data, os.path.join(data, "data")):
+        r = run([HWPROF, "report", "-i", path], timeout=SLOW)
+        first = r.stderr.splitlines()[0] if r.stderr else ""
+        check("%s: exit 2, --threads named: %r" % (os.path.basename(path), r.stderr),
+              r.returncode == 2 and "perf record --threads" in first and
+              "without --threads" in first and len(r.stderr.splitlines()) == 1)
+
 def test_events_and_annotate(d):
     """Two events: the first shown, --event picks the other; annotate opens the file."""
     data = os.path.join(d, "two.data")

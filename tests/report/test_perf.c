@@ -482,6 +482,22 @@ Test(perf, other_byte_order_and_versions_are_refused)
 	free(f.p);
 }
 
+/* perf record --threads writes a directory: its "data" file has the header and the
+ * DIR_FORMAT feature (bit 24), the samples are in data.N beside it. Read alone it would be
+ * an empty profile. */
+Test(perf, the_header_of_a_perf_data_directory_is_refused)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+
+	data_of(&d, 7, 2);
+	pw_file(&f, &ev, 1, &d);
+	f.p[72 + 3] |= 1; /* bit 24 of the feature bitmap */
+	refused(&f, -EPROTONOSUPPORT, "--threads");
+	free(d.p);
+	free(f.p);
+}
+
 /* A version 1 file was "not a hwprof sample file", an offset of 0 "outside the file", a cut
  * at 104 or 200 bytes "attr section ... does not hold its events". */
 Test(perf, header_faults_are_named)
