@@ -161,7 +161,8 @@ static int read_lines(struct source_file *f, const char *path)
 	size_t len = 0, cap = 0;
 	int fd, ret = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO at the path would block open(2) until a writer came. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {

@@ -441,6 +441,31 @@ __attribute__((noinline, used)) long inserted(long x)
 """
 
 
+
+def test_annotate_source_fifo(tmp):
+    """A source file replaced by a FIFO after the build: annotate does not block on it; it
+    says the source could not be read and shows the function's samples."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        print("skip annotate-source-fifo case: no C compiler")
+        return
+    src, prog = os.path.join(tmp, "fifosrc.c"), os.path.join(tmp, "fifosrc")
+    with open(src, "w") as f:
+        f.write(REBUILD_SRC % "")
+    r = subprocess.run([cc, "-g", "-O1", "-o", prog, src], capture_output=True, text=True,
+                       timeout=60)
+    check("build fifosrc: %s" % r.stderr, r.returncode == 0)
+    data = record_faults(HWPROF, os.path.join(tmp, "fifosrc.data"), prog, "500")
+    os.unlink(src)
+    os.mkfifo(src)
+    try:
+        r = subprocess.run([HWPROF, "annotate", "-i", data, "--stdio", "fill"],
+                           capture_output=True, text=True, timeout=30)
+        check("annotate, source a FIFO: exit %d %r" % (r.returncode, r.stderr[-300:]),
+              r.returncode == 0 and "fill" in r.stdout and src in r.stdout + r.stderr)
+    except subprocess.TimeoutExpired:
+        check("annotate, source a FIFO: ended", False, "still waiting after 30 s")
+
 def test_rebuilt_without_build_id(tmp):
     """Issue 10: a binary linked without a build-id, recorded, then rebuilt with a function
     inserted: report must not charge the old samples to the new file's lines; it warns once
