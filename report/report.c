@@ -329,7 +329,7 @@ static int group_rows(struct report_options *o, struct report_run *r)
 
 	if (data_keys(r) && !p->ndata)
 		return error("--sort %s: no sample has a data address (record with --data, or an "
-			     "event that carries one: -e page-faults)",
+			     "event that carries one: -e page-faults; with perf: perf record -d)",
 			     o->sort);
 	r->children = p->nstacks && o->children != 0 && !o->group && !data_keys(r);
 	if (o->group && !p->nvalues)

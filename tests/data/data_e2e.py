@@ -241,7 +241,8 @@ def test_no_data():
     record(HWPROF, out, ["-e", "page-faults", "-c", "1", "--no-data"], [WL, "struct"])
     p = run([HWPROF, "report", "-i", out, "-s", "data"])
     check("--sort data without addresses: exit 2", p.returncode == 2, p.returncode)
-    check("one line naming the way out", "record with --data" in p.stderr and
+    check("one line naming the way out, perf's too", "record with --data" in p.stderr and
+          "perf record -d" in p.stderr and
           len(p.stderr.strip().splitlines()) == 1, p.stderr)
     p = run([HWPROF, "report", "-i", out, "-s", "cachline"])
     check("a misspelt key suggests cacheline", "did you mean 'cacheline'" in p.stderr, p.stderr)
