@@ -106,7 +106,7 @@ static void print_function(FILE *out, const struct ann_model *m, struct source_c
 	print_view_line(out, v, mode);
 	if (stacks)
 		print_callers(out, &v->calls);
-	fprintf(out, "   func%%  total%% %s%*s %*s  %s\n", stacks ? "calls% " : "", sw, "samples",
+	fprintf(out, "   func%% total%%  %s%*s %*s  %s\n", stacks ? "calls% " : "", sw, "samples",
 		lw, "line", v->mode == ANN_VIEW_SOURCE ? "source" : "source / instructions");
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct ann_row *r = &v->rows[i];

@@ -164,9 +164,19 @@ with tempfile.TemporaryDirectory() as d:
     # annotate: leaf's callers.
     r = run([HWPROF, "annotate", "-i", data, "--stdio", "leaf"], timeout=120)
     check("annotate names leaf's callers", "called from" in r.stdout and "path_b" in r.stdout)
-    heads = [l.split() for l in r.stdout.splitlines() if l.lstrip().startswith("func%")]
+    lines = r.stdout.splitlines()
+    heads = [l.split() for l in lines if l.lstrip().startswith("func%")]
     check("annotate's column heads are words apart: %r" % heads[:1],
           heads and heads[0][:4] == ["func%", "total%", "calls%", "samples"])
+
+    def ends(line, n):
+        """The columns where LINE's first N words end (the columns are right-aligned)."""
+        return [m.end() for m in re.finditer(r"\S+", line)][:n]
+    head = next((l for l in lines if l.lstrip().startswith("func%")), "")
+    row = next((l for l in lines if re.match(r"^.\s+\d+\.\d%\s+\d+\.\d%", l)), "")
+    check("annotate's func%% and total%% heads end over their values:\n%s\n%s" % (head, row),
+          head and row and
+          ends(head, 2) == [m.end() for m in re.finditer(r"\d+\.\d%", row)][:2])
 
     if PERF:
         p = run([PERF, "report", "-i", data, "--no-children", "--stdio",
