@@ -122,10 +122,13 @@ static const struct cli_command command = {
     .options = options,
     .formats = CLI_FMT(TEXT) | CLI_FMT(CSV) | CLI_FMT(JSON) | CLI_FMT(FOLDED) | CLI_FMT(SVG) |
 	       CLI_FMT(PPROF),
-    .footer = "\n"
-	      "Each row's share has a 95% interval (Wilson); '~' marks rows whose order against a\n"
-	      "neighbour the samples do not settle. Exit status: 0 ok, 1 partial (file cut short,\n"
-	      "over 1% of the samples lost, a DSO rebuilt or deleted since), 2 error, 64 usage.\n",
+    .footer =
+	"\n"
+	"Each row's share has a 95% interval (Wilson); '~' marks rows whose order against a\n"
+	"neighbour the samples do not settle. A DSO rebuilt or deleted since the recording is\n"
+	"read from perf's build-id cache ($PERF_BUILDID_DIR, else ~/.debug) when the build\n"
+	"that ran is there. Exit status: 0 ok, 1 partial (file cut short, over 1% of the\n"
+	"samples lost, a DSO rebuilt or deleted and not in that cache), 2 error, 64 usage.\n",
 };
 
 /* Whether --sort SORT holds the data key (a bad SORT is reported later). */
