@@ -199,7 +199,7 @@ static bool identity_changed(const struct dso *d, int fd, char *why, size_t whyl
 	return true;
 }
 
-/* Whether ELF, a file of SIZE bytes, holds the code its program headers name: a copy with
+/* Whether ELF, a file of SIZE bytes, holds the code its program headers name: a file with
  * the build's debug info only (objcopy --only-keep-debug: executable segments of no file
  * bytes) or cut short has the headers but not the code. */
 static bool code_in_file(Elf *elf, uint64_t size)
@@ -219,27 +219,76 @@ static bool code_in_file(Elf *elf, uint64_t size)
 	return true;
 }
 
-/* Whether PATH is a regular ELF file with D's recorded build-id and the code its program
- * headers name; then D->loads are its. */
-static bool is_the_build(struct dso *d, const char *path)
+/* The state FILE (the path D ran from, or a copy of the build that ran) is in for D, and
+ * D->loads its segments when DSO_OK. On any other state writes one line to WHY naming
+ * D->path and the reason. */
+static enum dso_state check_file(struct dso *d, const char *file, char *why, size_t whylen)
 {
+	char want[41], have[41];
+	enum dso_state state = DSO_OK;
 	const void *bid = NULL;
-	struct stat st;
-	bool same = false;
+	ssize_t bidlen;
 	Elf *elf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	/* Non-blocking, then checked: the path is the recording's, and a FIFO or a device
+	 * there now would block open(2) or read(2) forever. */
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
-	if (fd < 0)
-		return false;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) && elf_kind(elf) == ELF_K_ELF &&
-	    dwelf_elf_gnu_build_id(elf, &bid) == d->build_id_size &&
-	    !memcmp(bid, d->build_id, d->build_id_size))
-		same = code_in_file(elf, (uint64_t)st.st_size) && read_loads(d, elf) == 0;
+	if (fd < 0) {
+		if (errno == ENOENT)
+			snprintf(why, whylen, "%s: deleted or moved since the recording", d->path);
+		else
+			hwprof_msgf(why, whylen, errno, "%s: %m since the recording", d->path);
+		return DSO_MISSING;
+	}
+	/* A FIFO, directory or socket cannot be mapped: what is there now is not the file that
+	 * ran. A device can (/dev/zero): one with no recorded build-id may be what ran. */
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
+		state = (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !d->build_id_size
+			    ? DSO_NOT_ELF
+			    : DSO_MISSING;
+		snprintf(why, whylen, "%s: not a regular file now", d->path);
+		goto out;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || read_loads(d, elf) < 0) {
+		/* With a recorded build-id the file that ran was ELF; without one it may have
+		 * been a mapped data file all along. */
+		state = d->build_id_size ? DSO_MISMATCH : DSO_NOT_ELF;
+		snprintf(why, whylen, "%s: not an ELF file with loadable segments now", d->path);
+		goto out;
+	}
+	bidlen = dwelf_elf_gnu_build_id(elf, &bid);
+	if (d->build_id_size &&
+	    (bidlen != d->build_id_size || memcmp(bid, d->build_id, d->build_id_size))) {
+		state = DSO_MISMATCH;
+		dso_build_id_hex(d->build_id, d->build_id_size, want);
+		if (bidlen > 0)
+			dso_build_id_hex(bid, (size_t)bidlen, have);
+		else
+			strcpy(have, "none");
+		snprintf(why, whylen,
+			 "%s: rebuilt since the recording (build-id %s recorded, %s now)", d->path,
+			 want, have);
+		goto out;
+	}
+	if (!code_in_file(elf, (uint64_t)st.st_size)) {
+		state = DSO_MISMATCH;
+		snprintf(why, whylen,
+			 "%s: without the code its program headers name now (cut short, or debug "
+			 "info only)",
+			 d->path);
+		goto out;
+	}
+	if (!d->build_id_size && identity_changed(d, fd, why, whylen))
+		state = DSO_MISMATCH;
+out:
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	return same;
+	return state;
 }
 
 /* perf record keeps a copy of each sampled binary under its build-id (perf-buildid-cache(1));
@@ -248,7 +297,7 @@ static bool is_the_build(struct dso *d, const char *path)
 static bool from_buildid_cache(struct dso *d)
 {
 	const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
-	char hex[41], path[PATH_MAX];
+	char hex[41], path[PATH_MAX], why[768];
 
 	if (!d->build_id_size || d->build_id_size > 20)
 		return false;
@@ -261,7 +310,8 @@ static bool from_buildid_cache(struct dso *d)
 	for (int older = 0; older < 2; older++) {
 		int n = snprintf(path, sizeof(path), "%s%s/.build-id/%.2s/%s%s", dir ? dir : home,
 				 dir ? "" : "/.debug", hex, hex + 2, older ? "" : "/elf");
-		if (n > 0 && (size_t)n < sizeof(path) && is_the_build(d, path))
+		if (n > 0 && (size_t)n < sizeof(path) &&
+		    check_file(d, path, why, sizeof(why)) == DSO_OK)
 			return (d->file = strdup(path)) != NULL;
 	}
 	return false;
@@ -269,86 +319,25 @@ static bool from_buildid_cache(struct dso *d)
 
 int dso_check(struct dso *d, char *why, size_t whylen)
 {
-	char want[41], have[41];
-	const void *bid = NULL;
-	ssize_t bidlen;
-	Elf *elf = NULL;
-	int fd = -1, ret = -1;
-	struct stat st;
 	size_t plen = strlen(d->path);
 
 	if (d->state != DSO_UNCHECKED)
 		return d->state == DSO_OK ? 0 : -1;
 	why[0] = '\0';
-	elf_version(EV_CURRENT); /* also for from_buildid_cache() after a deleted mapping */
+	elf_version(EV_CURRENT);
 	/* The kernel marks a mapping whose file was unlinked; a new file at that path is not
 	 * the one that ran. */
 	if (plen > 10 && !strcmp(d->path + plen - 10, " (deleted)")) {
 		d->state = DSO_MISSING;
 		snprintf(why, whylen, "%s: deleted before the recording ended", d->path);
-		goto out;
+	} else {
+		d->state = check_file(d, dso_file(d), why, whylen);
 	}
-	/* Non-blocking, then checked: the path is the recording's, and a FIFO or a device
-	 * there now would block open(2) or read(2) forever. */
-	fd = open(dso_file(d), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		d->state = DSO_MISSING;
-		if (errno == ENOENT)
-			snprintf(why, whylen, "%s: deleted or moved since the recording", d->path);
-		else
-			hwprof_msgf(why, whylen, errno, "%s: %m since the recording", d->path);
-		goto out;
-	}
-	/* A FIFO, directory or socket cannot be mapped: what is there now is not the file that
-	 * ran. A device can (/dev/zero): one with no recorded build-id may be what ran. */
-	if (fstat(fd, &st) < 0)
-		st.st_mode = 0;
-	if (!S_ISREG(st.st_mode)) {
-		d->state = (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !d->build_id_size
-			       ? DSO_NOT_ELF
-			       : DSO_MISSING;
-		snprintf(why, whylen, "%s: not a regular file now", d->path);
-		goto out;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || read_loads(d, elf) < 0) {
-		/* With a recorded build-id the file that ran was ELF; without one it may have
-		 * been a mapped data file all along. */
-		d->state = d->build_id_size ? DSO_MISMATCH : DSO_NOT_ELF;
-		snprintf(why, whylen, "%s: not an ELF file with loadable segments now", d->path);
-		goto out;
-	}
-	bidlen = dwelf_elf_gnu_build_id(elf, &bid);
-	if (d->build_id_size &&
-	    (bidlen != d->build_id_size || memcmp(bid, d->build_id, d->build_id_size))) {
-		d->state = DSO_MISMATCH;
-		dso_build_id_hex(d->build_id, d->build_id_size, want);
-		if (bidlen > 0)
-			dso_build_id_hex(bid, (size_t)bidlen, have);
-		else
-			strcpy(have, "none");
-		snprintf(why, whylen,
-			 "%s: rebuilt since the recording (build-id %s recorded, %s now)", d->path,
-			 want, have);
-		goto out;
-	}
-	if (!d->build_id_size && identity_changed(d, fd, why, whylen)) {
-		d->state = DSO_MISMATCH;
-		goto out;
-	}
-	d->state = DSO_OK;
-	ret = 0;
-out:
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
 	if ((d->state == DSO_MISSING || d->state == DSO_MISMATCH) && from_buildid_cache(d)) {
 		d->state = DSO_OK;
 		why[0] = '\0';
-		ret = 0;
 	}
-	return ret;
+	return d->state == DSO_OK ? 0 : -1;
 }
 
 bool dso_offset_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr)

@@ -21,7 +21,7 @@ enum dso_state {
 	DSO_UNCHECKED, /* dso_check() not called yet */
 	DSO_OK,	       /* file present, build-id matches (or none was recorded) */
 	DSO_MISSING,   /* file deleted or unreadable, or now what cannot be mapped (a FIFO) */
-	DSO_MISMATCH,  /* build-id differs, or not ELF now where one was recorded */
+	DSO_MISMATCH,  /* build-id differs, not ELF now where one was recorded, or no code */
 	DSO_NOT_ELF,   /* not an ELF file, or no PT_LOAD covers the mapping */
 	DSO_PSEUDO,    /* [unknown], [kernel], [vdso], anonymous memory: no file */
 };

@@ -410,6 +410,11 @@ def test_build_id_cache(tmp):
                   r.returncode == 1 and "deleted" in r.stderr and "build-id cache" not in
                   r.stderr)
         shutil.rmtree(top)
+    # The same checks for the file at the path itself: the build's debug info alone there.
+    subprocess.run(["objcopy", "--only-keep-debug", orig, prog], check=True)
+    r = report("-i", data, "--no-cache")
+    check("debug info only at the path: exit 1, named %r" % r.stderr,
+          r.returncode == 1 and "without the code" in r.stderr)
 
 REBUILD_SRC = r"""
 #include <stdlib.h>
