@@ -307,9 +307,15 @@ static bool from_buildid_cache(struct dso *d)
 		dir = NULL;
 	}
 	dso_build_id_hex(d->build_id, d->build_id_size, hex);
-	for (int older = 0; older < 2; older++) {
-		int n = snprintf(path, sizeof(path), "%s%s/.build-id/%.2s/%s%s", dir ? dir : home,
-				 dir ? "" : "/.debug", hex, hex + 2, older ? "" : "/elf");
+	/* perf names the copy elf (a vDSO's: vdso); older perfs made the entry the file. */
+	for (int k = 0; k < 3; k++) {
+		const char *name = k == 0 ? "/elf" : k == 1 ? "/vdso" : "";
+		int n;
+
+		if (k == 1 && strcmp(d->path, "[vdso]"))
+			continue;
+		n = snprintf(path, sizeof(path), "%s%s/.build-id/%.2s/%s%s", dir ? dir : home,
+			     dir ? "" : "/.debug", hex, hex + 2, name);
 		if (n > 0 && (size_t)n < sizeof(path) &&
 		    check_file(d, path, why, sizeof(why)) == DSO_OK)
 			return (d->file = strdup(path)) != NULL;

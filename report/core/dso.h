@@ -85,7 +85,8 @@ void dso_set_identity(struct dso *d, const struct hwprof_rec_mmap *m);
  * size or mtime (else device and inode) differ from the recorded ones is DSO_MISMATCH: no
  * build-id can tell whether it is the build that ran, so none of its lines is claimed. A file
  * deleted or rebuilt whose recorded build-id is in perf's build-id cache (perf-buildid-cache(1):
- * DIR/.build-id/xx/rest/elf, or older perfs' DIR/.build-id/xx/rest; DIR is $PERF_BUILDID_DIR,
+ * DIR/.build-id/xx/rest/elf, a [vdso]'s .../rest/vdso, or older perfs' DIR/.build-id/xx/rest;
+ * DIR is $PERF_BUILDID_DIR,
  * else $HOME/.debug) is read from there: DSO_OK with D->file set. On any state but DSO_OK
  * writes one line to WHY naming the file and the reason. Returns 0 when the DSO can be
  * symbolized, else -1. */

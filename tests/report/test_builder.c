@@ -646,10 +646,9 @@ Test(builder, a_non_elf_file_where_a_build_id_was_recorded_is_partial)
 	unlink(path);
 }
 
-/* A mapping the kernel marked "(deleted)" (record -p of a process whose binary was removed)
- * is read from perf's build-id cache when the build that ran is there, also when nothing set
- * up libelf before (each test runs in a process of its own). */
-Test(builder, a_deleted_mapping_is_read_from_the_build_id_cache)
+/* A recording of 3 samples in a mapping of MAPPED whose build-id is the test binary's, with
+ * the test binary in a build-id cache of perf's layout as .build-id/xx/rest/NAME. */
+static struct profile *cached_build(const char *mapped_fmt, const char *name)
 {
 	struct profile_options o = {0};
 	struct hwprof_record r = {.type = HWPROF_REC_MMAP};
@@ -670,14 +669,14 @@ Test(builder, a_deleted_mapping_is_read_from_the_build_id_cache)
 	cr_assert_eq(strlen(hex), 40, "the test binary has a 20-byte build-id: %s", hex);
 	snprintf(cache, sizeof(cache), "/tmp/hwprof-bidc-%d", (int)getpid());
 	snprintf(sh, sizeof(sh),
-		 "mkdir -p %s/.build-id/%.2s/%s && cp '%s' %s/.build-id/%.2s/%s/elf", cache, hex,
-		 hex + 2, exe, cache, hex, hex + 2);
+		 "rm -rf %s && mkdir -p %s/.build-id/%.2s/%s && cp '%s' %s/.build-id/%.2s/%s/%s",
+		 cache, cache, hex, hex + 2, exe, cache, hex, hex + 2, name);
 	cr_assert_eq(system(sh), 0);
 	setenv("PERF_BUILDID_DIR", cache, 1);
 
 	cr_assert_eq(builder_new(&b, &o, err, sizeof(err)), 0);
 	begin(b, "synthetic");
-	snprintf(mapped, sizeof(mapped), "%s (deleted)", exe);
+	snprintf(mapped, sizeof(mapped), mapped_fmt, exe);
 	r.mmap = (struct hwprof_rec_mmap){.pid = 40,
 					  .tid = 40,
 					  .time = 100,
@@ -691,12 +690,33 @@ Test(builder, a_deleted_mapping_is_read_from_the_build_id_cache)
 	cr_assert_eq(builder_add(b, &r), 0);
 	add_samples(b, 40, 40, 200, 0x400010, 3, false);
 	p = finish(b, err, sizeof(err), 0);
+	snprintf(sh, sizeof(sh), "rm -rf %s", cache);
+	cr_assert_eq(system(sh), 0);
+	return p;
+}
+
+/* A mapping the kernel marked "(deleted)" (record -p of a process whose binary was removed)
+ * is read from perf's build-id cache when the build that ran is there, also when nothing set
+ * up libelf before (each test runs in a process of its own). */
+Test(builder, a_deleted_mapping_is_read_from_the_build_id_cache)
+{
+	struct profile *p = cached_build("%s (deleted)", "elf");
+
 	cr_expect_not(p->partial, "%s", p->nwarnings ? p->warnings[0] : "");
 	cr_expect_eq(p->nnotes, 1);
 	cr_expect(p->nnotes && strstr(p->notes[0], "build-id cache"));
 	profile_free(p);
-	snprintf(sh, sizeof(sh), "rm -rf %s", cache);
-	cr_assert_eq(system(sh), 0);
+}
+
+/* perf keeps a vDSO of another kernel as .build-id/xx/rest/vdso: a [vdso] whose build-id is
+ * not the running kernel's is read from there. */
+Test(builder, a_vdso_of_another_kernel_is_read_from_the_build_id_cache)
+{
+	struct profile *p = cached_build("[vdso]", "vdso");
+
+	cr_expect_not(p->partial, "%s", p->nwarnings ? p->warnings[0] : "");
+	cr_expect(p->nnotes && strstr(p->notes[0], "build-id cache"));
+	profile_free(p);
 }
 
 /* A device can be mapped executable: one at the path now may be what ran, unless a build-id
