@@ -5,16 +5,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-const char *path_base(const char *path)
-{
-	const char *s;
-
-	if (!path)
-		return "";
-	s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 bool output_has_key(const struct output_opts *o, enum profile_key k)
 {
 	for (size_t i = 0; i < o->nkeys; i++)

@@ -85,9 +85,6 @@ const char *row_function_label(const struct profile_row *r, char *buf, size_t le
  * file's base name. */
 const char *row_location_label(const struct profile_row *r, bool full, char *buf, size_t len);
 
-/* The last path component of PATH ("" for NULL). */
-const char *path_base(const char *path);
-
 /* The sampling event shown (NULL when the file lists none). */
 const struct hwprof_file_event *profile_sampling_event(const struct profile *p);
 

@@ -385,15 +385,12 @@ static int64_t build_id_str(struct strtab *s, const struct profile_mapping *m)
 	return str_idf(s, "%s", hex);
 }
 
-/* Mapping M's place in the output: 0 the program's (its file's base name is the
- * command's), 1 another file, 2 no file ([kernel], [vdso], ...). pprof takes the first
- * Mapping for the main binary. */
-static int mapping_rank(const struct profile *p, const struct profile_mapping *m)
+/* Mapping M's place in the output: 0 the program's (its file's base name is PROGRAM's, when
+ * known), 1 another file, 2 no file ([kernel], [vdso], ...). pprof takes the first Mapping
+ * for the main binary. */
+static int mapping_rank(const struct profile_mapping *m, const char *program)
 {
-	size_t cmd = profile_command_start(p);
-
-	if (cmd < p->header.argc && p->header.argv[cmd] && m->file &&
-	    !strcmp(path_base(m->file), path_base(p->header.argv[cmd])))
+	if (program && m->file && !strcmp(path_base(m->file), path_base(program)))
 		return 0;
 	return m->file && m->file[0] == '[' ? 2 : 1;
 }
@@ -402,6 +399,7 @@ static int mapping_rank(const struct profile *p, const struct profile_mapping *m
 static void add_mappings(struct pprof *w)
 {
 	const struct profile *p = w->p;
+	const char *program = profile_program(p);
 	uint64_t *lo = xcalloc(p->nmappings + 1, sizeof(*lo));
 	uint64_t *hi = xcalloc(p->nmappings + 1, sizeof(*hi));
 	bool *funcs = xcalloc(p->nmappings + 1, sizeof(*funcs));
@@ -428,7 +426,7 @@ static void add_mappings(struct pprof *w)
 		for (size_t i = 1; i < p->nmappings; i++) {
 			const struct profile_mapping *m = &p->mappings[i];
 			pb_mapping *o = &w->mappings[n];
-			if (w->mapping_id[i] != 1 || mapping_rank(p, m) != pass)
+			if (w->mapping_id[i] != 1 || mapping_rank(m, program) != pass)
 				continue;
 			perftools__profiles__mapping__init(o);
 			o->id = ++n;

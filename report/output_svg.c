@@ -285,7 +285,7 @@ int output_svg(FILE *f, const struct profile *p, const struct profile_row *rows,
 	       const struct output_opts *o)
 {
 	const struct hwprof_file_event *ev = profile_sampling_event(p);
-	const char *program = p->header.argc ? path_base(p->header.argv[0]) : NULL;
+	const char *program = profile_program(p) ? path_base(profile_program(p)) : NULL;
 	struct flame fl;
 	int height;
 

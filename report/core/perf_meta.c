@@ -337,11 +337,12 @@ size_t perf_cmdline_target(char *const *argv, size_t argc)
 	base = base ? base + 1 : argv[0];
 	if (strncmp(base, "perf", 4))
 		return 0;
-	/* Up to "record": perf's own options and a command such as mem or c2c. */
+	/* Up to "record", over perf's own options and a command such as mem or c2c with
+	 * theirs (whose letters are not record's: no value is skipped, none is "record"). */
 	while (i < argc && argv[i] && strcmp(argv[i], "record"))
-		i += argv[i][0] == '-' && takes_next(argv[i]) ? 2 : 1;
+		i++;
 	if (i >= argc)
-		return 0;
+		return argc;
 	for (i++; i < argc && argv[i] && argv[i][0] == '-' && argv[i][1]; i++) {
 		if (!strcmp(argv[i], "--"))
 			return i + 1;

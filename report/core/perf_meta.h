@@ -103,7 +103,8 @@ const struct perf_build_id *perf_meta_find_build_id(const struct perf_meta *m,
 /* Where the profiled command starts in perf's command line ARGV (ARGC words, as CMDLINE
  * holds it): after "--", else the first word after record's options ("perf [opts] [mem |
  * c2c | ...] record [opts] prog args"; an option's value may be the next word). Returns
- * ARGC when there is none (perf record -a alone), 0 when ARGV is not perf record's. */
+ * ARGC when there is none (perf record -a alone, or no record word found), 0 when ARGV[0]
+ * is not perf. */
 size_t perf_cmdline_target(char *const *argv, size_t argc);
 
 /* Fills m->h, the loader's header (hwprof/sampfile.h), from what was read; events without a

@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h> /* GNU basename() */
+#include <string.h>
 
 int profile_push_vline(char ***v, size_t *n, const char *fmt, va_list ap)
 {
@@ -104,17 +104,34 @@ void profile_free(struct profile *p)
 	free(p);
 }
 
-size_t profile_command_start(const struct profile *p)
+const char *path_base(const char *path)
+{
+	const char *s;
+
+	if (!path)
+		return "";
+	s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+const char *profile_program(const struct profile *p)
 {
 	const struct hwprof_file_header *h = &p->header;
 
-	if (!h->target || h->target >= h->argc || !h->argv[h->target])
-		return 0;
+	if (h->target >= h->argc || !h->argv[h->target])
+		return NULL;
+	if (!h->target) /* hwprof's own: the command it ran */
+		return h->argv[0];
 	for (size_t i = 0; i < p->nmappings; i++)
 		if (p->mappings[i].file &&
-		    !strcmp(basename(p->mappings[i].file), basename(h->argv[h->target])))
-			return h->target;
-	return 0;
+		    !strcmp(path_base(p->mappings[i].file), path_base(h->argv[h->target])))
+			return h->argv[h->target];
+	return NULL;
+}
+
+size_t profile_command_start(const struct profile *p)
+{
+	return p->header.target && profile_program(p) ? p->header.target : 0;
 }
 
 const struct profile_line *profile_loc_lines(const struct profile *p, const struct profile_loc *l,

@@ -283,9 +283,17 @@ struct profile {
 const struct profile_line *profile_loc_lines(const struct profile *p, const struct profile_loc *l,
 					     uint32_t *n);
 
-/* Where the profiled command starts in P's header.argv: header.target when the recording
- * mapped a file of that word's base name (a perf.data's guess from perf's options that the
- * recording confirms), else 0 (the whole command line). */
+/* The last path component of PATH ("" for NULL). */
+const char *path_base(const char *path);
+
+/* The profiled program, as its command line names it, or NULL when not known: argv[0] of
+ * a hwprof recording; for a perf.data the word after perf record's options (header.target)
+ * when the recording mapped a file of that base name, else NULL (perf record -a, or a guess
+ * the mappings do not confirm). Points into P's header. */
+const char *profile_program(const struct profile *p);
+
+/* Where the profiled command starts in P's header.argv, for showing it: header.target when
+ * profile_program() confirms it, else 0 (the whole command line). */
 size_t profile_command_start(const struct profile *p);
 
 /* The lost samples of P's shown event, the one answer every view prints and checks. */

@@ -139,6 +139,13 @@ def test_callgraph(d):
     # Without -g the same file still reports by line, with perf's counts.
     rows, _ = hwprof_rows(data)
     same_top("page-faults -g", by_line(rows), perf_lines(data, "--no-children"), 2, True)
+    # The flame graph colours the program's frames as the program's: perf's command line
+    # names it after perf record's options.
+    svg = os.path.join(d, "pfg.svg")
+    r = run([HWPROF, "report", "-i", data, "-f", "svg", "-o", svg], timeout=SLOW)
+    text = open(svg).read() if r.returncode == 0 else ""
+    check("svg of a perf.data: the program in the legend %r" % r.stderr,
+          'class="small">program</text>' in text)
 
 
 def test_cpu_clock_callgraph(d):

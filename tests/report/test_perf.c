@@ -95,7 +95,8 @@ Test(perf, the_target_within_perfs_command_line)
 	    {"perf record -a", 3},
 	    {"perf record -e cycles --", 5},
 	    {"./prog 1000", 0},
-	    {"perf", 0},
+	    {"perf", 1},
+	    {"perf mem -p record prog", 4},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char buf[128], *argv[16], *save = NULL;
