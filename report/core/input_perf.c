@@ -162,6 +162,14 @@ static uint64_t get64(const unsigned char *p)
 	return v;
 }
 
+bool perf_header_is_dir_format(const unsigned char *head, size_t n)
+{
+	const size_t at = 72 + 8 * (PERF_FEAT_DIR_FORMAT / 64);
+
+	return n >= at + 8 && !memcmp(head, PERF_MAGIC, 8) &&
+	       (get64(head + at) >> (PERF_FEAT_DIR_FORMAT % 64) & 1);
+}
+
 static uint32_t get32(const unsigned char *p)
 {
 	uint32_t v;
@@ -1270,7 +1278,7 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 			 r->path, r->src.size, FILE_HEADER_SIZE);
 		return -EBADMSG;
 	}
-	if (get64(b + 72 + 8 * (PERF_FEAT_DIR_FORMAT / 64)) >> (PERF_FEAT_DIR_FORMAT % 64) & 1) {
+	if (perf_header_is_dir_format(b, r->src.size)) {
 		snprintf(err, errlen,
 			 "%s: the header of a perf.data directory (perf record --threads): its "
 			 "samples are in the data.N files beside it, which hwprof does not read; "

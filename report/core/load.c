@@ -286,14 +286,25 @@ static const struct producer *pick_producer(const char *path, const struct stat 
 	return producers[0];
 }
 
-/* Whether directory PATH is perf record --threads' output: a perf.data named "data" in it. */
+/* Whether directory PATH is perf record --threads' output: its "data" the header of one. */
 static bool perf_data_dir(const char *path)
 {
+	unsigned char head[104];
 	char file[PATH_MAX];
 	struct stat sb;
+	ssize_t n = -1;
+	int fd;
 
-	return snprintf(file, sizeof(file), "%s/data", path) < (int)sizeof(file) &&
-	       stat(file, &sb) == 0 && pick_producer(file, &sb, -1) == &producer_perf;
+	if (snprintf(file, sizeof(file), "%s/data", path) >= (int)sizeof(file))
+		return false;
+	/* Non-blocking: a FIFO of that name would block open(2). */
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	return n > 0 && perf_header_is_dir_format(head, (size_t)n);
 }
 
 static int load_one(struct loader *l, const char *path, char *err, size_t errlen)

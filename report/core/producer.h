@@ -72,4 +72,8 @@ extern const struct producer producer_hwprof;
 /* perf's perf.data, as a file or as perf record -o -'s pipe stream (input_perf.c). */
 extern const struct producer producer_perf;
 
+/* Whether HEAD, a file's first N bytes, is the header of perf record --threads' output
+ * (DIR/data: the DIR_FORMAT feature set, the samples in DIR/data.N; perf's header.h). */
+bool perf_header_is_dir_format(const unsigned char *head, size_t n);
+
 #endif

@@ -263,6 +263,13 @@ def test_threads_directory(d):
         check("%s: exit 2, --threads named: %r" % (os.path.basename(path), r.stderr),
               r.returncode == 2 and "perf record --threads" in first and
               "without --threads" in first and len(r.stderr.splitlines()) == 1)
+    # A directory that only holds an ordinary perf.data named "data" is no --threads output.
+    plain = os.path.join(d, "plain")
+    os.mkdir(plain)
+    perf_record(os.path.join(plain, "data"), "-e", "page-faults", "-c", "100")
+    r = run([HWPROF, "report", "-i", plain], timeout=SLOW)
+    check("a directory with a plain perf.data: is a directory, not --threads: %r" % r.stderr,
+          r.returncode == 2 and "is a directory" in r.stderr and "--threads" not in r.stderr)
 
 def test_events_and_annotate(d):
     """Two events: the first shown, --event picks the other; annotate opens the file."""
