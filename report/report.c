@@ -33,9 +33,11 @@ struct report_options {
 	bool inverted;		/* svg: an icicle */
 	bool group;		/* --group: a share column per other sampled event */
 	long long line_size;	/* --cacheline-size: bytes per line of --sort cacheline */
-	const char *row_option; /* the last of -n, --percent-limit, --children, --no-children,
-				 * --cacheline-size given (they shape rows), or NULL */
+	const char *row_option; /* the last of --children, --no-children, --cacheline-size
+				 * given (they shape rows), or NULL */
 	bool sort_given;	/* -s */
+	bool limit_given;	/* -n, not 0 */
+	bool percent_given;	/* --percent-limit, not 0 */
 	bool inline_given;	/* --inline */
 };
 
@@ -166,14 +168,13 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			break;
 		case 'n':
 			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
-			if (o->limit) /* 0: every row, what any format can give */
-				o->row_option = "-n";
+			/* 0: every row, what any format can give; the last -n counts. */
+			o->limit_given = o->limit != 0;
 			break;
 		case OPT_PERCENT:
 			o->percent_limit = cli_parse_real("--percent-limit", optarg, 0, 100,
 							  "not a percentage in 0..100");
-			if (o->percent_limit > 0)
-				o->row_option = "--percent-limit";
+			o->percent_given = o->percent_limit > 0;
 			break;
 		case OPT_CHILDREN:
 			o->children = 1;
@@ -253,10 +254,14 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 			    "-s shapes report's rows; -f %s holds every stack whole (drop -s; "
 			    "-s data adds the data objects)",
 			    fmt);
-		if (o->row_option)
+		const char *opt = o->limit_given     ? "-n"
+				  : o->percent_given ? "--percent-limit"
+						     : o->row_option;
+
+		if (opt)
 			die_usage(
-			    "%s shapes report's rows; -f %s holds every stack whole (drop %s)",
-			    o->row_option, fmt, o->row_option);
+			    "%s shapes report's rows; -f %s holds every stack whole (drop %s)", opt,
+			    fmt, opt);
 		if (o->inline_given && o->out.format == CLI_FORMAT_PPROF)
 			die_usage("--inline shapes report's rows; -f pprof holds every location's "
 				  "whole inline chain, for pprof to fold (drop --inline)");

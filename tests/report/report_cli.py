@@ -1019,7 +1019,8 @@ def test_whole_stack_formats(tmp):
             check(f"-f {fmt} {' '.join(opt)}: the -s data hint only for -s: {first!r}",
                   ("-s data" in first) == (name == "-s"))
         # 0 is "every row", what these formats hold anyway.
-        for opt in (["-s", "data"], ["--inline"], ["-n", "0"], ["--percent-limit", "0"]):
+        for opt in (["-s", "data"], ["--inline"], ["-n", "0"], ["--percent-limit", "0"],
+                    ["-n", "5", "-n", "0"], ["--percent-limit", "5", "--percent-limit", "0"]):
             r = report("-i", data, "-f", fmt, *out, *opt)
             check(f"-f {fmt} {' '.join(opt)}: taken {r.returncode} {r.stderr!r}",
                   r.returncode == 0)
