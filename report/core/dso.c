@@ -212,7 +212,8 @@ static bool code_in_file(Elf *elf, uint64_t size)
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset ||
+		/* A segment of no file bytes (bss only) may carry any offset. */
+		if ((ph.p_filesz && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset)) ||
 		    ((ph.p_flags & PF_X) && !ph.p_filesz))
 			return false;
 	}

@@ -447,6 +447,29 @@ __attribute__((noinline, used)) long inserted(long x)
 
 
 
+
+def test_bss_segment_past_the_file(tmp):
+    """A PT_LOAD of no file bytes (bss only) may carry any offset, past the file's end too:
+    it is no sign of a file without its code."""
+    prog = os.path.join(tmp, "bssprog")
+    shutil.copy(os.environ["RPT_INLINE"], prog)
+    with open(prog, "r+b") as f:
+        elf = bytearray(f.read())
+        phoff, = struct.unpack_from("<Q", elf, 0x20)
+        phentsize, phnum = struct.unpack_from("<HH", elf, 0x36)
+        loads = [phoff + i * phentsize for i in range(phnum)
+                 if struct.unpack_from("<I", elf, phoff + i * phentsize)[0] == 1]
+        flags, = struct.unpack_from("<I", elf, loads[-1] + 4)
+        check("the last PT_LOAD is not executable", not flags & 1)
+        struct.pack_into("<Q", elf, loads[-1] + 8, len(elf) + 0x10000)  # p_offset
+        struct.pack_into("<Q", elf, loads[-1] + 32, 0)  # p_filesz
+        f.seek(0)
+        f.write(elf)
+    data = gen_case(os.path.join(tmp, "bss.data"), prog, "samples=50")
+    r = report("-i", data, "--no-cache")
+    check("a bss segment past the end: exit 0 %r" % r.stderr,
+          r.returncode == 0 and "without the code" not in r.stderr)
+
 def test_annotate_source_fifo(tmp):
     """A source file replaced by a FIFO after the build: annotate does not block on it; it
     says the source could not be read and shows the function's samples."""
