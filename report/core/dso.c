@@ -221,7 +221,7 @@ static bool code_in_file(Elf *elf, uint64_t size)
 }
 
 /* The state FILE (the path D ran from, or a copy of the build that ran) is in for D, and
- * D->loads its segments when DSO_OK. On any other state writes one line to WHY naming
+ * D->loads its segments when DSO_OK (else none). On any other state writes one line to WHY naming
  * D->path and the reason. */
 static enum dso_state check_file(struct dso *d, const char *file, char *why, size_t whylen)
 {
@@ -286,6 +286,11 @@ static enum dso_state check_file(struct dso *d, const char *file, char *why, siz
 	if (!d->build_id_size && identity_changed(d, fd, why, whylen))
 		state = DSO_MISMATCH;
 out:
+	if (state != DSO_OK) { /* the segments are only ever those of a file that passed */
+		free(d->loads);
+		d->loads = NULL;
+		d->nloads = 0;
+	}
 	if (elf)
 		elf_end(elf);
 	close(fd);
