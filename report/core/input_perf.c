@@ -1344,7 +1344,7 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 		r->status = HWPROF_READ_TRUNCATED;
 		snprintf(r->msg, sizeof(r->msg),
 			 "perf.data not finished by perf record (killed?): the header's data size "
-			 "is 0 and no records follow");
+			 "is 0 and no records follow; record again");
 	}
 	return ret;
 }
