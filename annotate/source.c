@@ -153,7 +153,11 @@ static void split_lines(struct source_file *f, char *buf, size_t len)
 	free(u);
 }
 
-/* Reads PATH into F's lines. Returns 0 or -errno (EISDIR, EFBIG for a huge file, open's). */
+/* read_lines()'s answer for a FIFO, socket or device: no errno says it. */
+#define NOT_REGULAR (-4096)
+
+/* Reads PATH into F's lines. Returns 0, NOT_REGULAR, or -errno (EISDIR, EFBIG for a huge
+ * file, open's). */
 static int read_lines(struct source_file *f, const char *path)
 {
 	struct stat st;
@@ -173,7 +177,11 @@ static int read_lines(struct source_file *f, const char *path)
 		ret = -EISDIR;
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > SOURCE_MAX_BYTES) {
+	if (!S_ISREG(st.st_mode)) {
+		ret = NOT_REGULAR;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > SOURCE_MAX_BYTES) {
 		ret = -EFBIG;
 		goto out;
 	}
@@ -219,7 +227,10 @@ static void note_miss(struct source_file *f, const char *candidate, int err)
 	char why[128];
 	size_t add;
 
-	hwprof_msgf(why, sizeof(why), err, "%m");
+	if (err == NOT_REGULAR)
+		snprintf(why, sizeof(why), "not a regular file");
+	else
+		hwprof_msgf(why, sizeof(why), err, "%m");
 	add = strlen(candidate) + strlen(why) + 8;
 	f->looked_for = xrealloc(f->looked_for, old + add);
 	snprintf(f->looked_for + old, add, "%s%s (%s)", old ? "; " : "", candidate, why);
