@@ -61,6 +61,29 @@ static char *names(unsigned formats_mask, bool notes, char *buf, size_t size)
 	return buf;
 }
 
+/* The format FILE's name says (report.json, flame.svg, cpu.pb.gz), when CMD writes it; else
+ * text. */
+static enum cli_format format_of_name(const struct cli_command *cmd, const char *file)
+{
+	static const struct {
+		const char *suffix;
+		enum cli_format format;
+	} by_suffix[] = {
+	    {".json", CLI_FORMAT_JSON},	    {".csv", CLI_FORMAT_CSV},
+	    {".folded", CLI_FORMAT_FOLDED}, {".svg", CLI_FORMAT_SVG},
+	    {".pb.gz", CLI_FORMAT_PPROF},   {".pb", CLI_FORMAT_PPROF},
+	};
+	size_t n = strlen(file);
+
+	for (size_t i = 0; i < sizeof(by_suffix) / sizeof(by_suffix[0]); i++) {
+		size_t k = strlen(by_suffix[i].suffix);
+		if (n > k && !strcmp(file + n - k, by_suffix[i].suffix) &&
+		    (cmd->formats & (1u << by_suffix[i].format)))
+			return by_suffix[i].format;
+	}
+	return CLI_FORMAT_TEXT;
+}
+
 char *cli_formats_help(unsigned formats_mask, char *buf, size_t size)
 {
 	return names(formats_mask, true, buf, size);
@@ -72,6 +95,8 @@ bool format_opts_parse(struct format_opts *o, const struct cli_command *cmd, int
 
 	if (c == FORMAT_OPT_FILE) {
 		o->file = optarg;
+		if (!o->format_given)
+			o->format = format_of_name(cmd, optarg);
 		return true;
 	}
 	if (c != FORMAT_OPT_FORMAT)
@@ -83,6 +108,7 @@ bool format_opts_parse(struct format_opts *o, const struct cli_command *cmd, int
 			die_usage("--format '%s': %s writes %s", optarg, cli_prefix(),
 				  names(cmd->formats, false, list, sizeof(list)));
 		o->format = (enum cli_format)i;
+		o->format_given = true;
 		return true;
 	}
 	die_usage("--format '%s': not a format (%s)", optarg,

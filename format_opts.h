@@ -42,17 +42,20 @@ extern const struct cli_option format_only_table[];
 
 /* What the options chose. Start from FORMAT_OPTS_INIT. */
 struct format_opts {
-	enum cli_format format; /* -f; CLI_FORMAT_TEXT by default */
+	enum cli_format format; /* -f; else what -o FILE's name says (.json, .csv, .folded,
+				 * .svg, .pb.gz) when the command writes it; else text */
 	const char *file;	/* -o FILE (argv's); NULL: standard output */
+	bool format_given;	/* -f was given */
 };
 
 #define FORMAT_OPTS_INIT                                                                           \
 	{                                                                                          \
-		.format = CLI_FORMAT_TEXT, .file = NULL                                            \
+		.format = CLI_FORMAT_TEXT, .file = NULL, .format_given = false                     \
 	}
 
 /* Takes getopt_long's answer C (with optarg) for CMD. Returns true when C was -f or -o (now
- * stored in O), false when it is the command's own. An unknown format, or one CMD does not
+ * stored in O; -o FILE also sets O's format from FILE's name, unless -f came or comes), false
+ * when it is the command's own. An unknown format, or one CMD does not
  * write (not in CMD->formats), exits 64 naming CMD's formats. */
 bool format_opts_parse(struct format_opts *o, const struct cli_command *cmd, int c);
 

@@ -518,8 +518,10 @@ int cmd_list(int argc, char **argv)
 	while ((c = cli_next_option(&command, argc, argv)) != -1) {
 		if (format_opts_parse(&o.out, &command, c))
 			continue;
-		if (c == OPT_JSON) /* the spelling before -f, kept */
+		if (c == OPT_JSON) { /* the spelling before -f, kept */
 			o.out.format = CLI_FORMAT_JSON;
+			o.out.format_given = true;
+		}
 	}
 	o.json = o.out.format == CLI_FORMAT_JSON;
 	if (optind < argc) {

@@ -194,6 +194,7 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 					  "RFC 4180, quoted where needed: -f csv)",
 					  optarg);
 			o->out.format = CLI_FORMAT_CSV;
+			o->out.format_given = true; /* perf's -x is -f csv */
 			break;
 		}
 	}

@@ -448,6 +448,26 @@ __attribute__((noinline, used)) long inserted(long x)
 
 
 
+
+def test_format_from_output_name(tmp):
+    """-o FILE without -f: the file's name picks the format where it names one (.json, .csv,
+    .folded, .svg, .pb.gz); -f, before or after -o, wins; another name is text."""
+    data = record_faults(HWPROF, os.path.join(tmp, "name.data"), os.environ["RPT_INLINE"],
+                         "100")
+    for name, starts in (("r.json", b"{"), ("r.csv", b"samples"), ("r.svg", b"<?xml"),
+                         ("r.pb.gz", b"\x1f\x8b"), ("r.txt", b"# event")):
+        out = os.path.join(tmp, name)
+        r = report("-i", data, "-o", out)
+        got = open(out, "rb").read(16) if os.path.exists(out) else b""
+        check(f"-o {name}: exit {r.returncode}, starts {got!r}",
+              r.returncode == 0 and got.lstrip().startswith(starts), r.stderr)
+    out = os.path.join(tmp, "forced.json")
+    for args in (["-f", "csv", "-o", out], ["-o", out, "-f", "csv"]):
+        r = report("-i", data, *args)
+        got = open(out, "rb").read(16) if os.path.exists(out) else b""
+        check(f"{' '.join(args[::2])}: -f wins: {got!r}",
+              r.returncode == 0 and got.startswith(b"samples"), r.stderr)
+
 def test_bss_segment_past_the_file(tmp):
     """A PT_LOAD of no file bytes (bss only) may carry any offset, past the file's end too:
     it is no sign of a file without its code."""
