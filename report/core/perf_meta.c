@@ -13,6 +13,7 @@
  */
 #include "perf_meta.h"
 #include "grow.h"
+#include "profile.h"
 
 #include "hwprof/event.h"
 
@@ -328,14 +329,9 @@ static bool takes_next(const char *w)
 
 size_t perf_cmdline_target(char *const *argv, size_t argc)
 {
-	const char *base;
 	size_t i = 1;
 
-	if (!argc || !argv[0])
-		return 0;
-	base = strrchr(argv[0], '/');
-	base = base ? base + 1 : argv[0];
-	if (strncmp(base, "perf", 4))
+	if (!argc || !argv[0] || strncmp(path_base(argv[0]), "perf", 4))
 		return 0;
 	/* Up to "record", over perf's own options and a command such as mem or c2c with
 	 * theirs (whose letters are not record's: no value is skipped, none is "record"). */
@@ -354,7 +350,6 @@ size_t perf_cmdline_target(char *const *argv, size_t argc)
 
 int perf_meta_header(struct perf_meta *m)
 {
-
 	struct hwprof_file_header *h = &m->h;
 
 	free(m->hev);
@@ -368,7 +363,6 @@ int perf_meta_header(struct perf_meta *m)
 	h->ncpus = m->ncpus;
 	h->argc = m->argv ? m->argc : 0;
 	h->argv = m->argv;
-	h->target = m->argv ? (uint32_t)perf_cmdline_target(m->argv, m->argc) : 0;
 	h->nevents = m->nev;
 	h->events = m->hev;
 	for (uint32_t i = 0; i < m->nev; i++) {

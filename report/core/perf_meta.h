@@ -70,7 +70,7 @@ struct perf_meta {
 	size_t nbids, capbids;
 	char hostname[65], osrelease[65], cpudesc[128];
 	uint32_t ncpus;
-	char **argv; /* CMDLINE: perf's own command line */
+	char **argv; /* CMDLINE: perf's own command line (h.argv too) */
 	uint32_t argc;
 	uint64_t first_time, last_time; /* SAMPLE_TIME, ns (0: not known) */
 	/* Filled by perf_meta_header(): the loader's header, pointing into this struct. */

@@ -2,6 +2,7 @@
 #include "profile.h"
 
 #include "dso.h"
+#include "perf_meta.h"
 #include "resolve.h"
 #include "strpool.h"
 
@@ -114,24 +115,38 @@ const char *path_base(const char *path)
 	return s ? s + 1 : path;
 }
 
-const char *profile_program(const struct profile *p)
+/* Where the program's word is in P's argv: 0 for hwprof's recordings, whose argv is the
+ * command it ran; a perf.data's header (version 0: perf_meta_header()) holds perf's own
+ * command line, the program after record's options. argc when there is none. */
+static size_t program_word(const struct profile *p)
 {
 	const struct hwprof_file_header *h = &p->header;
 
-	if (h->target >= h->argc || !h->argv[h->target])
+	return h->major ? 0 : perf_cmdline_target(h->argv, h->argc);
+}
+
+const char *profile_program(const struct profile *p)
+{
+	const struct hwprof_file_header *h = &p->header;
+	size_t t = program_word(p);
+
+	if (t >= h->argc || !h->argv[t])
 		return NULL;
-	if (!h->target) /* hwprof's own: the command it ran */
+	if (!t)
 		return h->argv[0];
+	/* A guess from perf's options: trusted when the recording mapped that file. */
 	for (size_t i = 0; i < p->nmappings; i++)
 		if (p->mappings[i].file &&
-		    !strcmp(path_base(p->mappings[i].file), path_base(h->argv[h->target])))
-			return h->argv[h->target];
+		    !strcmp(path_base(p->mappings[i].file), path_base(h->argv[t])))
+			return h->argv[t];
 	return NULL;
 }
 
 size_t profile_command_start(const struct profile *p)
 {
-	return p->header.target && profile_program(p) ? p->header.target : 0;
+	size_t t = program_word(p);
+
+	return t && profile_program(p) ? t : 0;
 }
 
 const struct profile_line *profile_loc_lines(const struct profile *p, const struct profile_loc *l,

@@ -287,13 +287,14 @@ const struct profile_line *profile_loc_lines(const struct profile *p, const stru
 const char *path_base(const char *path);
 
 /* The profiled program, as its command line names it, or NULL when not known: argv[0] of
- * a hwprof recording; for a perf.data the word after perf record's options (header.target)
- * when the recording mapped a file of that base name, else NULL (perf record -a, or a guess
- * the mappings do not confirm). Points into P's header. */
+ * a hwprof recording; for a perf.data (whose header.argv is perf's own command line) the
+ * word after perf record's options (perf_cmdline_target()) when the recording mapped a file
+ * of that base name, else NULL (perf record -a, or a guess the mappings do not confirm).
+ * Points into P's header. */
 const char *profile_program(const struct profile *p);
 
-/* Where the profiled command starts in P's header.argv, for showing it: header.target when
- * profile_program() confirms it, else 0 (the whole command line). */
+/* Where the profiled command starts in P's header.argv, for showing it: the program's word
+ * when profile_program() confirms it, else 0 (the whole command line). */
 size_t profile_command_start(const struct profile *p);
 
 /* The lost samples of P's shown event, the one answer every view prints and checks. */

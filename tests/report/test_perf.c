@@ -109,6 +109,26 @@ Test(perf, the_target_within_perfs_command_line)
 	}
 }
 
+/* perf's command line names /nonexistent/perf-test-prog, but nothing of that name was
+ * mapped: the guess is not trusted, the whole line is shown. */
+Test(perf, a_program_no_mapping_confirms_is_not_named)
+{
+	struct pw d = {0}, f = {0};
+	struct pw_event ev = page_faults(7, NULL);
+	struct profile *p;
+
+	pw_comm(&d, 42, "prog", 10, 7);
+	pw_sample(&d, BASE + 0x100, 42, 100, 7, 1, NULL, 0);
+	pw_file(&f, &ev, 1, &d);
+	p = loaded(&f, "unmapped.perf", NULL);
+	cr_assert_eq(p->samples_read, 1);
+	cr_expect_null(profile_program(p));
+	cr_expect_eq(profile_command_start(p), 0);
+	profile_free(p);
+	free(d.p);
+	free(f.p);
+}
+
 Test(perf, a_file_reads_as_perf_wrote_it)
 {
 	struct pw d = {0}, f = {0};
@@ -123,8 +143,8 @@ Test(perf, a_file_reads_as_perf_wrote_it)
 	cr_assert_str_eq(p->header.hostname, "testhost");
 	cr_assert_eq(p->header.argc, 3, "perf's own command line");
 	cr_assert_str_eq(p->header.argv[2], PROG);
-	cr_assert_eq(p->header.target, 2);
-	cr_assert_eq(profile_command_start(p), 2, "PROG is mapped: the guess holds");
+	cr_assert_str_eq(profile_program(p), PROG, "PROG is mapped: the guess holds");
+	cr_assert_eq(profile_command_start(p), 2);
 	cr_assert_str_eq(p->header.events[0].name, "page-faults:u", "EVENT_DESC's name");
 	cr_assert(p->header.events[0].exclude_kernel);
 	cr_assert_eq(p->trailer.lost, 2);

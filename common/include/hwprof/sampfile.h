@@ -53,11 +53,7 @@ struct hwprof_file_header {
 	uint32_t ncpus;		/* CPUs online */
 	uint64_t start_time_ns; /* CLOCK_REALTIME at start, ns since the epoch */
 	uint32_t argc;
-	char **argv;	  /* the target's command line, ARGC strings (0 for `record -a` alone);
-			   * a perf.data's: perf's own */
-	uint32_t target;  /* reader: ARGV[TARGET] starts the target's command, guessed from
-			   * perf's options in a perf.data (else 0); ARGC when none is named.
-			   * Not written to files */
+	char **argv;	  /* the target's command line, ARGC strings (0 for `record -a` alone) */
 	bool system_wide; /* record -a / -C: every task of the CPUs, not only the command's */
 	char cpus[128];	  /* with SYSTEM_WIDE: -C's CPUs as a cpulist ("0-3,8", ending in "..."
 			   * when cut to fit); "": every online CPU. Both false / "" in files
