@@ -480,8 +480,6 @@ bool cli_stdout_is_tty(void)
 	return isatty(STDOUT_FILENO);
 }
 
-/* The way out goes inside a message's closing parenthesis, after a question without a ';'
- * ("(did you mean 'cycles'? see 'hwprof list')"), else in parentheses of its own. */
 const char *cli_no_pmu_alternatives(void)
 {
 	return "what works here: software events (task-clock, page-faults, context-switches), "
@@ -489,6 +487,8 @@ const char *cli_no_pmu_alternatives(void)
 	       "and simulated cache miss rates ('valgrind --tool=cachegrind PROGRAM')";
 }
 
+/* The way out goes inside a message's closing parenthesis, after a question without a ';'
+ * ("(did you mean 'cycles'? see 'hwprof list')"), else in parentheses of its own. */
 const char *cli_see(const char *msg)
 {
 	static const char *const way[] = {

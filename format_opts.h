@@ -54,9 +54,9 @@ struct format_opts {
 	}
 
 /* Takes getopt_long's answer C (with optarg) for CMD. Returns true when C was -f or -o (now
- * stored in O; -o FILE also sets O's format from FILE's name, unless -f came or comes), false
- * when it is the command's own. An unknown format, or one CMD does not
- * write (not in CMD->formats), exits 64 naming CMD's formats. */
+ * stored in O; -o FILE also sets O's format from FILE's name, unless -f came or comes),
+ * false when it is the command's own. An unknown format, or one CMD does not write (not in
+ * CMD->formats), exits 64 naming CMD's formats. */
 bool format_opts_parse(struct format_opts *o, const struct cli_command *cmd, int c);
 
 /* FMT's -f name ("json"). */

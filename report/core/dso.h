@@ -81,15 +81,16 @@ const char *dso_file(const struct dso *d);
 /* Keeps M's file identity in D when D has none yet (the first MMAP of the DSO decides). */
 void dso_set_identity(struct dso *d, const struct hwprof_rec_mmap *m);
 
-/* Opens D's file and sets D->state and D->loads. Without a recorded build-id, a file whose
- * size or mtime (else device and inode) differ from the recorded ones is DSO_MISMATCH: no
- * build-id can tell whether it is the build that ran, so none of its lines is claimed. A file
- * deleted or rebuilt whose recorded build-id is in perf's build-id cache (perf-buildid-cache(1):
- * DIR/.build-id/xx/rest/elf, a [vdso]'s .../rest/vdso, or older perfs' DIR/.build-id/xx/rest;
- * DIR is $PERF_BUILDID_DIR,
- * else $HOME/.debug) is read from there: DSO_OK with D->file set. On any state but DSO_OK
- * writes one line to WHY naming the file and the reason. Returns 0 when the DSO can be
- * symbolized, else -1. */
+/* Opens D's file and sets D->state and D->loads (none unless DSO_OK). Without a recorded
+ * build-id, a file whose size or mtime (else device and inode) differ from the recorded ones
+ * is DSO_MISMATCH: no build-id can tell whether it is the build that ran, so none of its
+ * lines is claimed. A file without the code its program headers name (cut short, debug info
+ * only) is DSO_MISMATCH too. A file deleted or rebuilt whose recorded build-id is in perf's
+ * build-id cache (perf-buildid-cache(1): DIR/.build-id/xx/rest/elf, a [vdso]'s
+ * .../rest/vdso, or older perfs' DIR/.build-id/xx/rest; DIR is $PERF_BUILDID_DIR, else
+ * $HOME/.debug) is read from there: DSO_OK with D->file set. On any state but DSO_OK writes
+ * one line to WHY (WHYLEN bytes) naming the file and the reason. Returns 0 when the DSO can
+ * be symbolized, else -1. */
 int dso_check(struct dso *d, char *why, size_t whylen);
 
 /* Link-time address of file offset OFF of D through its PT_LOAD headers: the segment with
