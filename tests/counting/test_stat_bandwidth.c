@@ -173,9 +173,11 @@ Test(bandwidth, two_boxes_text_line, .fini = fixture_remove)
 			    "%lf GB/s = %lf of %lf GB/s peak (%lf%%)",
 			    &r, &w, &t, &p, &pct),
 		     5, "%s", line);
-	/* 9e6 x 64 B read, 3e6 x 64 B written: three times as much read, to the rounding. */
-	cr_assert_float_eq(r, 3 * w, 0.2, "%s", line);
-	cr_assert_float_eq(t, r + w, 0.1, "%s", line);
+	/* 9e6 x 64 B read, 3e6 x 64 B written: three times as much read, to the rounding. Each
+	 * figure is printed to 0.1, so off by up to 0.05: r against 3 w by up to 0.2, t against
+	 * r + w by up to 0.15 (8.3 + 2.8 against 11.0 is a run with these exact rates). */
+	cr_assert_float_eq(r, 3 * w, 0.2 + 1e-9, "%s", line);
+	cr_assert_float_eq(t, r + w, 0.15 + 1e-9, "%s", line);
 	cr_assert_float_eq(p, 51.2, 1e-9, "2 x 3200 MT/s x 8 B: %s", line);
 	cr_assert_float_eq(pct, 100 * t / p, 1, "%s", line);
 	cr_assert_not_null(
