@@ -7,6 +7,7 @@
 #include "profile.h"
 
 #include "builder.h"
+#include "heap.h"
 #include "filter.h"
 #include "producer.h"
 #include "strpool.h"
@@ -444,6 +445,7 @@ int profile_load(struct profile **out, const struct profile_options *opt, char *
 		return -EINVAL;
 	}
 	bopt.functions = NULL;
+	heap_use_huge_pages();
 	ret = builder_new(&l.b, &bopt, err, errlen);
 	for (size_t i = 0; ret == 0 && i < opt->ninputs; i++)
 		ret = load_one(&l, opt->inputs[i], err, errlen);
