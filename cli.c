@@ -25,9 +25,44 @@ static char **held;
 static size_t nheld, capheld;
 static bool holding;
 
+/* glibc's hook of error(3), declared here: <error.h> also declares an error() that is not
+ * cli.h's. */
+extern void (*error_print_progname)(void);
+
+/* Set when a library has printed through glibc's error(3) (lib_error_prefix). */
+static bool lib_error_printed;
+
+/* glibc's error(3) calls this instead of printing the program's name. elfutils' libraries
+ * call error(EXIT_FAILURE, ENOMEM, ...) when an allocation fails, and error() then exits:
+ * the message gets the command's prefix and is fatal. */
+static void lib_error_prefix(void)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: fatal: ", prefix);
+	lib_error_printed = true;
+}
+
+/* An exit with error(3)'s EXIT_FAILURE after a library's message: 1 is hwprof's "partial"
+ * (docs/exit-codes.md), so the status becomes EXIT_FATAL. */
+static void lib_error_exit(int status, void *arg)
+{
+	(void)arg;
+	if (lib_error_printed && status == EXIT_FAILURE) {
+		fflush(stderr);
+		_exit(EXIT_FATAL);
+	}
+}
+
 void cli_set_prefix(const char *p)
 {
+	static bool hooked;
+
 	prefix = p ? p : "hwprof";
+	if (!hooked) {
+		hooked = true;
+		error_print_progname = lib_error_prefix;
+		on_exit(lib_error_exit, NULL);
+	}
 }
 
 const char *cli_prefix(void)

@@ -21,6 +21,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Hidden: not in the executable's dynamic symbol table, where they would take the calls the
+ * shared libraries make to functions of the same names (libdw's to glibc's error(3)). */
+#pragma GCC visibility push(hidden)
+
 enum {
 	EXIT_OK = 0,
 	EXIT_PARTIAL = 1,
@@ -42,7 +46,9 @@ const char *cli_see(const char *msg);
  * cachegrind). A static string. */
 const char *cli_no_pmu_alternatives(void);
 
-/* Sets the prefix of every message, e.g. "hwprof record". The string is not copied. */
+/* Sets the prefix of every message, e.g. "hwprof record", the libraries' error(3) messages
+ * included: those print "PREFIX: fatal: " before their text, and their exit status 1 becomes
+ * EXIT_FATAL. The string is not copied. */
 void cli_set_prefix(const char *prefix);
 
 /* The prefix set by cli_set_prefix() ("hwprof" before), to name the command in a message. */
@@ -179,5 +185,7 @@ int cli_output_check(const char *opt, const char *path);
 
 /* Whether stdout is a terminal; used to choose colours and the TUI. */
 bool cli_stdout_is_tty(void);
+
+#pragma GCC visibility pop
 
 #endif

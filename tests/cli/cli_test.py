@@ -2,6 +2,7 @@
 """The shared CLI behaviour: dispatch, help, bad options and numbers (cli.c, hwprof.c).
 Every failure is one "hwprof CMD: error: ..." line plus the --help hint, exit 64."""
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -94,5 +95,13 @@ check("not a number", rc == 64 and "-F 'abc': not a number" in err, err)
 for cmd, names in (("report", "text, csv, json, folded, svg or pprof"), ("stat", "text, csv or json")):
     rc, out, err = run(cmd, "--format", "xml", "--", "true")
     check(f"{cmd} --format xml", rc == 64 and f"--format 'xml': not a format ({names})" in err, err)
+
+# The executable exports none of its own functions: libdw's out-of-memory path calls glibc's
+# error(3), and an exported error() of the CLI's would take that call (a crash in report
+# under a low `ulimit -v`).
+nm = subprocess.run(["nm", "-D", "--defined-only", sys.argv[1]], capture_output=True, text=True)
+own = [l.split()[-1] for l in nm.stdout.splitlines() if len(l.split()) == 3 and l.split()[1] in "TtWw"]
+check("no function of the executable is in its dynamic symbol table", nm.returncode == 0 and not own,
+      (nm.returncode, own, nm.stderr))
 
 finish()

@@ -1,8 +1,10 @@
 /* The CLI's one reporter (cli.h): message shapes, the errno variants and the exit codes. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -170,4 +172,36 @@ Test(cli, library_messages_name_no_command)
 	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_EVENTS);
 	cr_assert_lt(hwprof_events_parse("PAPI_FP_OPS", &l, err, sizeof(err)), 0);
 	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_VENDOR_EVENTS);
+}
+
+/* A library's error(3) call (libdw's and libelf's when out of memory) is a fatal error of
+ * the command: its prefix, exit 2, not glibc's default exit status 1 (hwprof's "partial"). */
+Test(cli, library_error3_is_fatal)
+{
+	void (*glibc_error)(int, int, const char *, ...) = dlsym(RTLD_DEFAULT, "error");
+	int fds[2], status;
+	char out[256] = "";
+	ssize_t n;
+	pid_t pid;
+
+	cr_assert_not_null(glibc_error, "glibc's error(3) not found");
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], STDERR_FILENO);
+		cli_set_prefix("hwprof report");
+		glibc_error(EXIT_FAILURE, ENOMEM, "%s", "cannot allocate memory");
+		_exit(99);
+	}
+	close(fds[1]);
+	/* glibc writes the message in pieces: read to the end. */
+	for (size_t len = 0; (n = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0;)
+		len += (size_t)n;
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == EXIT_FATAL, "status %#x: %s", status,
+		  out);
+	cr_expect_str_eq(out, "hwprof report: fatal: cannot allocate memory: Cannot allocate "
+			      "memory\n");
 }
