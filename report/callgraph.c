@@ -1,5 +1,6 @@
 /* callgraph.c - a row's call paths as a tree of frames. */
 #include "callgraph.h"
+#include "rows.h"
 #include "textfmt.h"
 #include "grow.h"
 
@@ -162,9 +163,11 @@ static int step(struct cg_tree *t, uint32_t *at, const struct cg_frame *f)
 
 /* The frames of stack S outward from its frame J (the row's), into *V (grown as needed):
  * J's own inline callers first, then each caller's frames. OUTER: the row's frame is J's
- * outermost (the function J's code was inlined into), its inline callers none. */
+ * outermost (the function J's code was inlined into), its inline callers none; else DEPTH is
+ * the row's frame in J's chain (0 its innermost, up to a middle frame of INLINE_ALL's). */
 static int path_frames(const struct profile *p, const struct profile_stack *s, uint32_t j,
-		       bool outer, bool inline_all, struct cg_frame **v, size_t *cap, size_t *n)
+		       bool outer, uint32_t depth, bool inline_all, struct cg_frame **v,
+		       size_t *cap, size_t *n)
 {
 	*n = 0;
 	for (uint32_t k = j; k < s->n; k++) {
@@ -172,7 +175,7 @@ static int path_frames(const struct profile *p, const struct profile_stack *s, u
 		size_t m = cg_loc_chain(p, &p->locations[s->locs[k]], inline_all, fr, CG_MAX_CHAIN);
 		if (hwprof_grow((void **)v, cap, *n + m + 1, sizeof(**v)) < 0)
 			return -ENOMEM;
-		for (size_t i = k != j ? 0 : outer ? m : 1; i < m; i++)
+		for (size_t i = k != j ? 0 : outer ? m : depth + 1; i < m; i++)
 			(*v)[(*n)++] = fr[i];
 	}
 	if (s->truncated)
@@ -216,6 +219,20 @@ static int sort_children(struct cg_tree *t)
 	return 0;
 }
 
+/* The depth in location LOC's inline chain of its middle frame in row ROW
+ * (profile_row_of_mids()), or 0 when none is. */
+static uint32_t mid_depth(const struct profile *p, const uint32_t *row_of, uint32_t loc,
+			  uint32_t row)
+{
+	uint32_t n;
+	const uint32_t *mid = profile_row_of_mids(p, row_of, loc, &n);
+
+	for (uint32_t d = 0; d < n; d++)
+		if (mid[d] == row)
+			return d + 1;
+	return 0;
+}
+
 int cg_tree_build(const struct profile *p, const uint32_t *row_of, uint32_t row, bool children,
 		  enum cg_order order, bool inline_all, struct cg_tree *t)
 {
@@ -229,7 +246,7 @@ int cg_tree_build(const struct profile *p, const uint32_t *row_of, uint32_t row,
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profile_stack *s = &p->stacks[i];
-		uint32_t j = 0, at = 0;
+		uint32_t j = 0, at = 0, depth = 0;
 		bool self = row_of[s->locs[0]] == row, outer = false;
 
 		for (; !self && children && j < s->n; j++) {
@@ -239,10 +256,12 @@ int cg_tree_build(const struct profile *p, const uint32_t *row_of, uint32_t row,
 				outer = true;
 				break;
 			}
+			if ((depth = mid_depth(p, row_of, s->locs[j], row)))
+				break;
 		}
 		if (j == s->n || (!self && !children))
 			continue;
-		if (path_frames(p, s, j, outer, inline_all, &path, &cap, &n) < 0)
+		if (path_frames(p, s, j, outer, depth, inline_all, &path, &cap, &n) < 0)
 			goto out;
 		t->v[0].samples += s->samples;
 		t->v[0].period += s->period;

@@ -353,6 +353,7 @@ static int group_rows(struct report_options *o, struct report_run *r)
 	    .nkeys = (size_t)r->nkeys,
 	    .children = r->children,
 	    .line_size = (uint32_t)o->line_size,
+	    .inline_frames = o->samples.inline_frames,
 	    .every_event = o->group,
 	};
 	if (profile_rows_by(p, &req, &r->rows, &r->nrows, &r->row_of) < 0)

@@ -302,8 +302,13 @@ static void sum_stacks(const struct profile *p, const uint32_t *row_of, struct p
 		leaf->self_samples += s->samples;
 		leaf->self_period += s->period;
 		for (uint32_t j = 0; j < s->n; j++) {
+			uint32_t nmid;
+			const uint32_t *mid = profile_row_of_mids(p, row_of, s->locs[j], &nmid);
+
 			add_stack(s, i, row_of[s->locs[j]], rows, stamp);
 			add_stack(s, i, outer_of[s->locs[j]], rows, stamp);
+			for (uint32_t d = 0; d < nmid; d++)
+				add_stack(s, i, mid[d], rows, stamp);
 		}
 	}
 }
@@ -323,10 +328,47 @@ static struct profile_loc outer_frame(const struct profile_loc *l)
 	return o;
 }
 
-/* Sorts the N rows R by cost, maps ROW_OF's groups to the rows' places (POS: room for N) and
- * sets the shares, intervals and rank flags. */
+/* A middle inline frame of location L (profile_loc_lines()' line LN, neither the first nor
+ * the last): its function at its line, inlined into L's real function, as a location of its
+ * own for the rows' keys. */
+static struct profile_loc mid_frame(const struct profile *p, const struct profile_loc *l,
+				    const struct profile_line *ln)
+{
+	struct profile_loc o = *l;
+
+	o.function = ln->function < p->nfunctions ? p->functions[ln->function].name : NULL;
+	o.file = ln->file;
+	o.line = ln->line;
+	return o;
+}
+
+/* The middle inline frames of location L that get rows (REQ's inline_frames): its chain's
+ * lines but the first and the last. */
+static uint32_t nmids_of(const struct profile *p, const struct profile_loc *l)
+{
+	uint32_t n = 0;
+
+	if (l->inlined_into)
+		profile_loc_lines(p, l, &n);
+	return n >= 3 ? n - 2 : 0;
+}
+
+/* row_of's layout (profile_rows_by()): [0, N) rows of the locations, [N, 2N) rows of their
+ * outer frames, [2N, 3N) each location's first entry in [3N, 3N + middle frames), the rows of
+ * the middle inline frames (N = nlocations). */
+const uint32_t *profile_row_of_mids(const struct profile *p, const uint32_t *row_of, uint32_t loc,
+				    uint32_t *n)
+{
+	uint32_t first = loc < p->nlocations ? row_of[2 * p->nlocations + loc] : UINT32_MAX;
+
+	*n = first == UINT32_MAX ? 0 : nmids_of(p, &p->locations[loc]);
+	return *n ? row_of + 3 * p->nlocations + first : NULL;
+}
+
+/* Sorts the N rows R by cost, maps ROW_OF's groups (NMID middle frames) to the rows' places
+ * (POS: room for N) and sets the shares, intervals and rank flags. */
 static void finish_rows(const struct profile *p, struct profile_row *r, size_t n, uint32_t *row_of,
-			uint32_t *pos)
+			size_t nmid, uint32_t *pos)
 {
 	for (size_t i = 0; i < n; i++)
 		r[i].group = (uint32_t)i;
@@ -335,6 +377,9 @@ static void finish_rows(const struct profile *p, struct profile_row *r, size_t n
 	for (size_t i = 0; i < n; i++)
 		pos[r[i].group] = (uint32_t)i;
 	for (size_t i = 0; i < 2 * p->nlocations; i++)
+		if (row_of[i] != UINT32_MAX)
+			row_of[i] = pos[row_of[i]];
+	for (size_t i = 3 * p->nlocations; i < 3 * p->nlocations + nmid; i++)
 		if (row_of[i] != UINT32_MAX)
 			row_of[i] = pos[row_of[i]];
 	for (size_t i = 0; i < n; i++) {
@@ -350,13 +395,14 @@ static void finish_rows(const struct profile *p, struct profile_row *r, size_t n
 				      (i + 1 < n && r[i].ci_lo <= r[i + 1].ci_hi);
 }
 
-/* A row_of map of P (profile_rows_by()'s contract: 2 x nlocations entries) with no row
- * for any location, or NULL without memory. */
-static uint32_t *new_row_of(const struct profile *p)
+/* A row_of map of P (profile_row_of_mids()'s layout, room for NMID middle frames) with no
+ * row for any location, or NULL without memory. */
+static uint32_t *new_row_of(const struct profile *p, size_t nmid)
 {
-	uint32_t *row_of = malloc((p->nlocations ? 2 * p->nlocations : 1) * sizeof(*row_of));
+	size_t n = 3 * p->nlocations + nmid;
+	uint32_t *row_of = malloc((n ? n : 1) * sizeof(*row_of));
 
-	for (size_t i = 0; row_of && i < 2 * p->nlocations; i++)
+	for (size_t i = 0; row_of && i < n; i++)
 		row_of[i] = UINT32_MAX;
 	return row_of;
 }
@@ -514,7 +560,7 @@ static int data_rows(const struct profile *p, const struct profile_rows_req *req
 	/* The rows and their data parts in one block: one free(). */
 	struct profile_row *r = calloc(nin ? nin : 1, sizeof(*r) + sizeof(struct profile_row_data));
 	struct profile_row_data *rd = (struct profile_row_data *)(r + (nin ? nin : 1));
-	uint32_t *row_of = new_row_of(p);
+	uint32_t *row_of = new_row_of(p, 0);
 	uint32_t *group_of = malloc((nin ? nin : 1) * sizeof(*group_of));
 	size_t *items = malloc((nin ? nin : 1) * sizeof(*items)), *first = NULL;
 	struct rows_data_scratch scratch = {0};
@@ -568,7 +614,7 @@ static int data_rows(const struct profile *p, const struct profile_rows_req *req
 			r[i].dso = NULL;
 		clear_location(&r[i]);
 	}
-	finish_rows(p, r, n, row_of, (uint32_t *)k);
+	finish_rows(p, r, n, row_of, 0, (uint32_t *)k);
 	hand_out(&r, n, &row_of, rows, nrows, row_of_out);
 	ret = 0;
 out:
@@ -626,6 +672,48 @@ static double other_share(const struct profile *p, uint32_t id, const double *co
 	return sum;
 }
 
+/* The location key LOC names below NIN (profile_rows_by()): a location of P's, with
+ * CHILDREN by id, else a sampled one (locs[]) or, from OTHERS_FROM, another event's. */
+static const struct profile_loc *in_loc(const struct profile *p, bool children, size_t others_from,
+					size_t loc)
+{
+	if (children)
+		return &p->locations[loc];
+	return loc >= others_from ? &p->locations[loc - others_from] : &p->locs[loc];
+}
+
+/* Which of P's locations a stack holds, by location id (calloc'ed), or NULL without memory. */
+static bool *in_stacks(const struct profile *p)
+{
+	bool *used = calloc(p->nlocations ? p->nlocations : 1, sizeof(*used));
+
+	for (size_t i = 0; used && i < p->nstacks; i++)
+		for (uint32_t j = 0; j < p->stacks[i].n; j++)
+			used[p->stacks[i].locs[j]] = true;
+	return used;
+}
+
+/* Keys, from K[M] on, of the middle inline frames of location I (nmids_of()): each kept in
+ * MID at slot *NM on, its key's loc MID_FROM + slot, its row to go to row_of's last part at
+ * that slot (profile_row_of_mids()), the first slot noted in ROW_OF. Returns the new M. */
+static size_t add_mid_keys(const struct profile *p, const struct profile_rows_req *req, size_t i,
+			   struct profile_loc *mid, size_t *nm, size_t mid_from, struct key *k,
+			   size_t m, uint32_t *row_of)
+{
+	const struct profile_loc *l = &p->locations[i];
+	uint32_t nl, count = nmids_of(p, l);
+	const struct profile_line *ln = count ? profile_loc_lines(p, l, &nl) : NULL;
+
+	if (count)
+		row_of[2 * p->nlocations + i] = (uint32_t)*nm;
+	for (uint32_t d = 1; d <= count; d++, (*nm)++) {
+		mid[*nm] = mid_frame(p, l, &ln[d]);
+		make_key(&mid[*nm], req->keys, req->nkeys, &k[m]);
+		k[m++].loc = mid_from + *nm;
+	}
+	return m;
+}
+
 int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		    struct profile_row **rows, size_t *nrows, uint32_t **row_of_out)
 {
@@ -639,17 +727,22 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 
 	bool children = req->children && p->nstacks;
 	bool others = req->every_event && !children && p->nvalues;
+	bool mids = children && req->inline_frames;
 	/* The locations grouped: the sampled ones (locs[]), or with CHILDREN every one a stack
 	 * holds. After them, from index NIN: with OTHERS the locations only other events
 	 * sampled; with CHILDREN the outer frames of those that are inlined code, to give the
-	 * stacks through them to the function they were inlined into. */
+	 * stacks through them to the function they were inlined into, and from MID_FROM with
+	 * MIDS the frames between. */
 	size_t nin = children ? p->nlocations : p->nlocs, m = 0, n = 0, others_from = nin;
-	size_t room = nin + (others || children ? p->nlocations : 0);
+	size_t mid_from = nin + p->nlocations, nmid = 0, nm = 0;
+	for (size_t i = 0; mids && i < p->nlocations; i++)
+		nmid += nmids_of(p, &p->locations[i]);
+	size_t room = nin + (others || children ? p->nlocations : 0) + nmid;
 	struct key *k = calloc(room ? room : 1, sizeof(*k));
 	struct profile_row *r = calloc(room ? room : 1, sizeof(*r));
-	uint32_t *row_of = new_row_of(p);
+	uint32_t *row_of = new_row_of(p, nmid);
 	double *col_total = others ? calloc(p->nvalues, sizeof(*col_total)) : NULL;
-	struct profile_loc *outer = NULL;
+	struct profile_loc *outer = NULL, *mid = nmid ? malloc(nmid * sizeof(*mid)) : NULL;
 	size_t *stamp = NULL, nouter = 0;
 	bool *used = NULL;
 	int ret = -ENOMEM;
@@ -658,16 +751,13 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 	*nrows = 0;
 	if (row_of_out)
 		*row_of_out = NULL;
-	if (!k || !r || !row_of || (others && !col_total))
+	if (!k || !r || !row_of || (others && !col_total) || (nmid && !mid))
 		goto out;
 	if (children) {
-		used = calloc(nin ? nin : 1, sizeof(*used));
+		used = in_stacks(p);
 		outer = malloc((nin ? nin : 1) * sizeof(*outer));
 		if (!used || !outer)
 			goto out;
-		for (size_t i = 0; i < p->nstacks; i++)
-			for (uint32_t j = 0; j < p->stacks[i].n; j++)
-				used[p->stacks[i].locs[j]] = true;
 	}
 	for (size_t i = 0; i < nin; i++) {
 		const struct profile_loc *l = children ? &p->locations[i] : &p->locs[i];
@@ -679,21 +769,22 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 			/* An outer frame keyed as its location (--sort addr, dso) is that row. */
 			outer[nouter] = outer_frame(l);
 			make_key(&outer[nouter], req->keys, req->nkeys, &k[m]);
-			if (same_group(&k[m], &k[m - 1]))
-				continue;
-			k[m++].loc = nin + nouter++;
+			if (!same_group(&k[m], &k[m - 1]))
+				k[m++].loc = nin + nouter++;
 		}
+		if (mids)
+			m = add_mid_keys(p, req, i, mid, &nm, mid_from, k, m, row_of);
 	}
 	if (others && add_others(p, req, k, &m, others_from, col_total) < 0)
 		goto out;
 	qsort(k, m, sizeof(*k), keycmp);
 	for (size_t i = 0; i < m; i++) {
-		bool is_outer = children && k[i].loc >= nin;
-		const struct profile_loc *l = is_outer ? &outer[k[i].loc - nin]
-					      : k[i].loc >= others_from
-						  ? &p->locations[k[i].loc - others_from]
-					      : children ? &p->locations[k[i].loc]
-							 : &p->locs[k[i].loc];
+		bool is_mid = children && k[i].loc >= mid_from;
+		bool is_outer = children && !is_mid && k[i].loc >= nin;
+		const struct profile_loc *l = is_mid ? &mid[k[i].loc - mid_from]
+					      : is_outer
+						  ? &outer[k[i].loc - nin]
+						  : in_loc(p, children, others_from, k[i].loc);
 		bool first = i == 0 || !same_group(&k[i], &k[i - 1]);
 		if (first)
 			n++;
@@ -704,7 +795,9 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 			r[n - 1].self_samples = r[n - 1].samples;
 			r[n - 1].self_period = r[n - 1].period;
 		}
-		if (l->id < p->nlocations)
+		if (is_mid)
+			row_of[3 * p->nlocations + (k[i].loc - mid_from)] = (uint32_t)(n - 1);
+		else if (l->id < p->nlocations)
 			row_of[(is_outer ? p->nlocations : 0) + l->id] = (uint32_t)(n - 1);
 		if (others)
 			r[n - 1].other_share += other_share(p, l->id, col_total);
@@ -723,7 +816,7 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		dso_only = dso_only && req->keys[i] == PROFILE_KEY_DSO;
 	for (size_t i = 0; dso_only && i < n; i++)
 		clear_location(&r[i]);
-	finish_rows(p, r, n, row_of, (uint32_t *)k);
+	finish_rows(p, r, n, row_of, nmid, (uint32_t *)k);
 	hand_out(&r, n, &row_of, rows, nrows, row_of_out);
 	ret = 0;
 out:
@@ -733,6 +826,7 @@ out:
 	free(stamp);
 	free(used);
 	free(outer);
+	free(mid);
 	free(col_total);
 	return ret;
 }

@@ -100,6 +100,9 @@ struct profile_rows_req {
 			     * without samples of its own too), sorted by children cost
 			     * (--children, perf's word); else the self rows of profile_rows() */
 	uint32_t line_size; /* --sort cacheline: bytes per line, a power of two (0: 64) */
+	bool inline_frames; /* --inline, with children: also a row for each frame between a
+			     * location's innermost and outermost (a function inlined into
+			     * another inlined one), its stacks that frame's children */
 	bool every_event;   /* --group, without children: rows also for the locations that only
 			     * another sampling event's samples reach (profile.loc_values), with
 			     * 0 samples of the shown event; they sort after the shown event's,
@@ -110,13 +113,20 @@ struct profile_rows_req {
  * DATA is set, ROW_OF maps no location (every entry UINT32_MAX), and the rows' DATA live in the
  * same allocation as *ROWS (one free()). */
 
-/* profile_rows() with REQ; *ROW_OF (ROW_OF may be NULL; caller frees with free()) gets
- * 2 x profile.nlocations entries: at a location's id its row's index in *ROWS, at
- * nlocations + id, with children, the row of the function the location's code was inlined
- * into (its frame at the call site: cg_loc_frames()' second); UINT32_MAX for none. Returns 0
- * or -ENOMEM. */
+/* profile_rows() with REQ; *ROW_OF (ROW_OF may be NULL; caller frees with free()) maps
+ * locations to rows: at a location's id its row's index in *ROWS, at nlocations + id, with
+ * children, the row of the function the location's code was inlined into (its frame at the
+ * call site: cg_loc_frames()' second); UINT32_MAX for none. The rows of the frames between
+ * (REQ's inline_frames) are read with profile_row_of_mids(). Returns 0 or -ENOMEM. */
 int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		    struct profile_row **rows, size_t *nrows, uint32_t **row_of);
+
+/* The rows, in ROW_OF of profile_rows_by(), of location LOC's inline frames between its
+ * innermost and its outermost: *N of them (UINT32_MAX for a frame in its neighbour's row),
+ * innermost first, matching profile_loc_lines()' lines 1 .. N; NULL and 0 when there are
+ * none (no inline_frames, or a chain of two frames or fewer). */
+const uint32_t *profile_row_of_mids(const struct profile *p, const uint32_t *row_of, uint32_t loc,
+				    uint32_t *n);
 
 /* 95% Wilson score interval for a binomial proportion: K of N (K may be fractional, e.g. a
  * period-weighted share times N). Sets *LO and *HI in 0..1; N == 0 gives [0, 1]. */

@@ -79,6 +79,26 @@ with tempfile.TemporaryDirectory() as d:
     check("json --inline: poke's path has mid at call_poke (%s)" % frames[:4],
           top.get("function", "").startswith("poke") and ("mid", hot_line("call_poke")) in frames)
 
+    # --children --inline: the middle frame is a row of its own, every stack through it
+    # its children (none its self), at its call of poke; without --inline it has none.
+    r = run("report", "-i", data, "--children", "--inline", "-s", "function", "-f", "json")
+    rows = json.loads(r.stdout)["rows"] if r.returncode in (0, 1) else []
+    mid = [x for x in rows if x.get("function", "").split(" ")[0] == "mid"]
+    outer = [x for x in rows if x.get("function", "").split(" ")[0] == "outer"]
+    check("--children --inline: a mid row with outer's children and no self (%s)" % mid[:1],
+          len(mid) == 1 and outer and mid[0]["samples"] == outer[0]["samples"] >= PAGES and
+          mid[0]["self_samples"] == 0 and mid[0]["line"] == hot_line("call_poke"))
+    r = run("report", "-i", data, "-G", "--children", "--inline", "-s", "function")
+    block = r.stdout.split("mid (inlined into outer)", 1)[1].split("\n\n", 1)[0] \
+        if "mid (inlined into outer)" in r.stdout else ""
+    check("-G --children --inline: mid's callers are outer and main (%s)" % block[:300],
+          "wl_inline_chain.c:%d outer" % hot_line("call_mid") in block and
+          "wl_inline_chain.c:%d main" % hot_line("call_outer") in block)
+    r = run("report", "-i", data, "--children", "-s", "function", "-f", "json")
+    rows = json.loads(r.stdout)["rows"] if r.returncode in (0, 1) else []
+    check("--children without --inline: no mid row",
+          rows and not any(x.get("function", "").startswith("mid") for x in rows))
+
     # --inline MODE with a space still means the mode, as before.
     r = run("report", "-i", data, "--inline", "caller", "--no-children", "-f", "json", "-n", "1")
     rows = json.loads(r.stdout)["rows"] if r.returncode in (0, 1) else []
