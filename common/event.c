@@ -418,6 +418,24 @@ static char *trim(char *t)
 	return t;
 }
 
+/* Whether T is the term "config", "config1" or "config2": then V is stored in that word of
+ * CONFIG. */
+static bool config_term(const char *t, uint64_t v, uint64_t config[3])
+{
+	if (strcmp(t, "config") && strcmp(t, "config1") && strcmp(t, "config2"))
+		return false;
+	config[t[6] ? t[6] - '0' : 0] = v;
+	return true;
+}
+
+/* EV's config, config1 and config2 from CONFIG. */
+static void set_config(struct hwprof_event *ev, const uint64_t config[3])
+{
+	ev->config = config[0];
+	ev->config1 = config[1];
+	ev->config2 = config[2];
+}
+
 /* Applies alias PMU/events/NAME (its terms, .scale, .unit) to EV. 1 when applied, 0 when PMU
  * has no such alias, <0 on error (message written). */
 static int apply_alias(struct parser *p, struct hwprof_event *ev, const char *pmu, const char *name,
@@ -450,10 +468,8 @@ static int apply_alias(struct parser *p, struct hwprof_event *ev, const char *pm
 			return fail(p, -EINVAL,
 				    "alias '%s/%s/' in sysfs has a bad value '%s' for '%s'", pmu,
 				    name, val, t);
-		if (!strcmp(t, "config") || !strcmp(t, "config1") || !strcmp(t, "config2")) {
-			config[t[6] ? t[6] - '0' : 0] = v;
+		if (config_term(t, v, config))
 			continue;
-		}
 		struct pmu_format f;
 		if (pmu_format_read(pmu, t, &f) < 0 || pmu_format_apply(&f, v, config) < 0)
 			return fail(
@@ -494,111 +510,175 @@ static int unknown_pmu(struct parser *p, const char *pmu, const char *what)
 			hwprof_sysfs_root(), pmu);
 }
 
-/* pmu/term,term,.../ */
-static int resolve_pmu(struct parser *p, struct hwprof_event *ev, const char *terms)
+/* EV's PMU type from sysfs into EV (its kind and type) and *TYPE. */
+static int pmu_set_type(struct parser *p, struct hwprof_event *ev, uint32_t *type)
 {
-	uint64_t config[3] = {0, 0, 0};
-	uint32_t type;
-	int r = pmu_type(ev->pmu, &type);
+	int r = pmu_type(ev->pmu, type);
+
 	if (r == -ENOENT)
 		return unknown_pmu(p, ev->pmu, ev->name);
 	if (r < 0)
 		return fail(p, r, "PMU '%s': cannot read its type from sysfs: %m", ev->pmu);
 	/* The software PMU spelled by its sysfs name is a software event. */
-	ev->kind = type == PERF_TYPE_SOFTWARE ? HWPROF_EV_SOFTWARE : HWPROF_EV_PMU;
-	ev->type = type;
+	ev->kind = *type == PERF_TYPE_SOFTWARE ? HWPROF_EV_SOFTWARE : HWPROF_EV_PMU;
+	ev->type = *type;
+	return 0;
+}
 
-	char buf[256];
+/* Splits term T ("name=value" or "name", white space around either) of EV in place: its name
+ * into *NAME, its value into *V (1 when it has none, *HAS_VALUE false). */
+static int split_term(struct parser *p, const struct hwprof_event *ev, char *t, char **name,
+		      uint64_t *v, bool *has_value)
+{
+	char *eq;
+
+	t = trim(t);
+	eq = strchr(t, '=');
+	*v = 1;
+	*has_value = eq != NULL;
+	if (eq) {
+		*eq = '\0';
+		trim(t);
+		char *val = trim(eq + 1);
+		if (!parse_u64(val, v))
+			return fail(p, -EINVAL,
+				    "bad value '%s' for '%s' in '%s' (expected a number: "
+				    "decimal or 0x hex)",
+				    val, t, ev->name);
+	}
+	if (!*t)
+		return fail(p, -EINVAL, "empty term in '%s'", ev->name);
+	*name = t;
+	return 0;
+}
+
+/* Field T of EV's PMU (its format/T) set to V in CONFIG. 1 when set, 0 when the PMU has no
+ * such field, <0 on error (message written). */
+static int format_term(struct parser *p, const struct hwprof_event *ev, const char *t, uint64_t v,
+		       uint64_t config[3])
+{
+	struct pmu_format f;
+	int r = pmu_format_read(ev->pmu, t, &f);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r != 0)
+		return fail(p, -EINVAL,
+			    "PMU '%s' describes field '%s' in a way hwprof "
+			    "cannot read (format/%s)",
+			    ev->pmu, t, t);
+	if (pmu_format_apply(&f, v, config) < 0) {
+		char d[96];
+		pmu_format_describe(&f, d, sizeof(d));
+		return fail(p, -EINVAL,
+			    "value 0x%llx does not fit field '%s' of '%s' (%d bits: "
+			    "%s)",
+			    (unsigned long long)v, t, ev->name, f.nbits, d);
+	}
+	return 1;
+}
+
+/* A term without a value that names an event: an alias of EV's PMU (its events/T), or on a
+ * core PMU a generic hardware or cache event. 1 when applied to EV and CONFIG, 0 when T is
+ * neither, <0 on error (message written). */
+static int event_term(struct parser *p, struct hwprof_event *ev, const char *t, uint32_t type,
+		      uint64_t config[3])
+{
+	uint64_t c;
+	int kind = -1;
+	int r = apply_alias(p, ev, ev->pmu, t, config);
+
+	if (r != 0)
+		return r;
+	/* Generic events on one core PMU of a hybrid machine: the extended type puts the PMU's
+	 * TYPE in config bits 32-63 (linux/perf_event.h, PERF_PMU_TYPE_SHIFT). */
+	if (lookup(hw_events, sizeof(hw_events) / sizeof(*hw_events), t, &c))
+		kind = HWPROF_EV_HARDWARE;
+	else if (parse_cache(t, &c))
+		kind = HWPROF_EV_CACHE;
+	if (kind < 0 || !pmu_is_core(ev->pmu))
+		return 0;
+	ev->kind = (enum hwprof_event_kind)kind;
+	ev->type = kind == HWPROF_EV_CACHE ? PERF_TYPE_HW_CACHE : PERF_TYPE_HARDWARE;
+	config[0] = c | (uint64_t)type << 32;
+	return 1;
+}
+
+/* The names in PMU's sysfs folder DIR ("format" or "events") closest to WORD into OUT (LEN
+ * bytes), or "" when none is close or DIR cannot be read. */
+static void suggest_pmu_name(const char *word, const char *pmu, const char *dir, char *out,
+			     size_t len)
+{
+	char **names;
+	size_t n;
+
+	out[0] = '\0';
+	if (pmu_names(pmu, dir, &names, &n) == 0) {
+		suggest_from(word, names, n, out, len);
+		pmu_names_free(names, n);
+	}
+}
+
+/* The error for term T that EV's PMU has neither as a field nor as an event. */
+static int unknown_term(struct parser *p, const struct hwprof_event *ev, const char *t)
+{
+	char best[128];
+
+	suggest_pmu_name(t, ev->pmu, "format", best, sizeof(best));
+	if (!*best)
+		suggest_pmu_name(t, ev->pmu, "events", best, sizeof(best));
+	if (*best)
+		return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL,
+				"unknown term '%s' in '%s' (did you mean '%s'?)", t, ev->name,
+				best);
+	return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL,
+			"unknown term '%s' in '%s': PMU '%s' has no such field or event", t,
+			ev->name, ev->pmu);
+}
+
+/* Applies term T of "PMU/terms/" to EV and CONFIG (TYPE: the PMU's): config, config1 or
+ * config2, a field of the PMU's format/, or an event. Returns 0 or the fail() code. */
+static int apply_term(struct parser *p, struct hwprof_event *ev, char *t, uint32_t type,
+		      uint64_t config[3])
+{
+	char *name;
+	uint64_t v;
+	bool has_value;
+	int r = split_term(p, ev, t, &name, &v, &has_value);
+
+	if (r < 0)
+		return r;
+	if (config_term(name, v, config))
+		return 0;
+	r = format_term(p, ev, name, v, config);
+	if (r == 0 && !has_value)
+		r = event_term(p, ev, name, type, config);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	return unknown_term(p, ev, name);
+}
+
+/* pmu/term,term,.../ */
+static int resolve_pmu(struct parser *p, struct hwprof_event *ev, const char *terms)
+{
+	uint64_t config[3] = {0, 0, 0};
+	uint32_t type;
+	char buf[256], *save = NULL;
+	int r = pmu_set_type(p, ev, &type);
+
+	if (r < 0)
+		return r;
 	snprintf(buf, sizeof(buf), "%s", terms);
 	if (!*buf)
 		return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL,
 				"no event terms in '%s' (e.g. '%s/event=0x3c/')", ev->name,
 				ev->pmu);
-	char *save = NULL;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		t = trim(t);
-		char *eq = strchr(t, '=');
-		uint64_t v = 1;
-		if (eq) {
-			*eq = '\0';
-			trim(t);
-			char *val = trim(eq + 1);
-			if (!parse_u64(val, &v))
-				return fail(p, -EINVAL,
-					    "bad value '%s' for '%s' in '%s' (expected a number: "
-					    "decimal or 0x hex)",
-					    val, t, ev->name);
-		}
-		if (!*t)
-			return fail(p, -EINVAL, "empty term in '%s'", ev->name);
-		if (!strcmp(t, "config") || !strcmp(t, "config1") || !strcmp(t, "config2")) {
-			config[t[6] ? t[6] - '0' : 0] = v;
-			continue;
-		}
-		struct pmu_format f;
-		r = pmu_format_read(ev->pmu, t, &f);
-		if (r == 0) {
-			if (pmu_format_apply(&f, v, config) < 0) {
-				char d[96];
-				pmu_format_describe(&f, d, sizeof(d));
-				return fail(
-				    p, -EINVAL,
-				    "value 0x%llx does not fit field '%s' of '%s' (%d bits: "
-				    "%s)",
-				    (unsigned long long)v, t, ev->name, f.nbits, d);
-			}
-			continue;
-		}
-		if (r != -ENOENT)
-			return fail(p, -EINVAL,
-				    "PMU '%s' describes field '%s' in a way hwprof "
-				    "cannot read (format/%s)",
-				    ev->pmu, t, t);
-		if (!eq) {
-			r = apply_alias(p, ev, ev->pmu, t, config);
-			if (r < 0)
-				return r;
-			if (r > 0)
-				continue;
-			/* Generic events on one core PMU of a hybrid machine: the extended
-			 * type puts the PMU's type in config bits 32-63 (linux/perf_event.h,
-			 * PERF_PMU_TYPE_SHIFT). */
-			uint64_t c;
-			int kind = -1;
-			if (lookup(hw_events, sizeof(hw_events) / sizeof(*hw_events), t, &c))
-				kind = HWPROF_EV_HARDWARE;
-			else if (parse_cache(t, &c))
-				kind = HWPROF_EV_CACHE;
-			if (kind >= 0 && pmu_is_core(ev->pmu)) {
-				ev->kind = (enum hwprof_event_kind)kind;
-				ev->type = kind == HWPROF_EV_CACHE ? PERF_TYPE_HW_CACHE
-								   : PERF_TYPE_HARDWARE;
-				config[0] = c | (uint64_t)type << 32;
-				continue;
-			}
-		}
-		char **names;
-		size_t n;
-		char best[128] = "";
-		if (pmu_names(ev->pmu, "format", &names, &n) == 0) {
-			suggest_from(t, names, n, best, sizeof(best));
-			pmu_names_free(names, n);
-		}
-		if (!*best && pmu_names(ev->pmu, "events", &names, &n) == 0) {
-			suggest_from(t, names, n, best, sizeof(best));
-			pmu_names_free(names, n);
-		}
-		if (*best)
-			return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL,
-					"unknown term '%s' in '%s' (did you mean '%s'?)", t,
-					ev->name, best);
-		return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL,
-				"unknown term '%s' in '%s': PMU '%s' has no such field or event", t,
-				ev->name, ev->pmu);
+		r = apply_term(p, ev, t, type, config);
+		if (r < 0)
+			return r;
 	}
-	ev->config = config[0];
-	ev->config1 = config[1];
-	ev->config2 = config[2];
+	set_config(ev, config);
 	return 0;
 }
 
@@ -697,107 +777,136 @@ static bool no_vendor_pmu(void)
 	return vendor_active_pmus(buf, sizeof(buf)) <= 0;
 }
 
-/* A bare name: generic hardware, cache, software, raw, a sysfs alias of some PMU, or a
- * vendor name libpfm4 knows (VATTRS: libpfm4's attributes written after it, or ""). */
-static int resolve_named(struct parser *p, struct hwprof_event *ev, const char *vattrs)
+/* A PAPI preset's name (PAPI_*) as the generic event it stands for into *OUT; any other
+ * NAME as it is. Returns 0, or a fail() code for a preset no generic event counts. */
+static int papi_event(struct parser *p, const char *name, const char **out)
 {
-	const char *name = ev->name;
+	*out = name;
+	if (strncasecmp(name, "PAPI_", 5))
+		return 0;
+	for (size_t i = 0; i < sizeof(papi_presets) / sizeof(*papi_presets); i++) {
+		if (strcasecmp(name, papi_presets[i].name))
+			continue;
+		if (!papi_presets[i].event)
+			return fail_see(p, HWPROF_SEE_VENDOR_EVENTS, -EINVAL,
+					"PAPI preset '%s': %s", name, papi_presets[i].why);
+		*out = papi_presets[i].event;
+		return 0;
+	}
+	return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
+			"unknown PAPI preset '%s' (hwprof takes the presets that "
+			"a generic event counts)",
+			name);
+}
+
+/* Whether the N bytes at NAME are a raw event's name: 'r' and hex digits ("r1a2"). */
+static bool raw_name(const char *name, size_t n)
+{
+	return name[0] == 'r' && n > 1 && strspn(name + 1, "0123456789abcdefABCDEF") == n - 1;
+}
+
+/* NAME as a generic hardware, software or cache event, or a raw one, into EV. 1 when it is
+ * one, 0 when not, <0 on error (message written). */
+static int resolve_generic(struct parser *p, struct hwprof_event *ev, const char *name)
+{
+	enum hwprof_event_kind kind;
+	uint32_t type;
 	uint64_t c;
 
-	if (!strncasecmp(name, "PAPI_", 5)) {
-		for (size_t i = 0; i < sizeof(papi_presets) / sizeof(*papi_presets); i++) {
-			if (strcasecmp(name, papi_presets[i].name))
-				continue;
-			if (!papi_presets[i].event)
-				return fail_see(p, HWPROF_SEE_VENDOR_EVENTS, -EINVAL,
-						"PAPI preset '%s': %s", name, papi_presets[i].why);
-			name = papi_presets[i].event;
-			break;
-		}
-		if (name == ev->name)
-			return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
-					"unknown PAPI preset '%s' (hwprof takes the presets that "
-					"a generic event counts)",
-					name);
-	}
 	if (lookup(hw_events, sizeof(hw_events) / sizeof(*hw_events), name, &c)) {
-		ev->kind = HWPROF_EV_HARDWARE;
-		ev->type = PERF_TYPE_HARDWARE;
-		ev->config = c;
-		return 0;
-	}
-	if (lookup(sw_events, sizeof(sw_events) / sizeof(*sw_events), name, &c)) {
-		ev->kind = HWPROF_EV_SOFTWARE;
-		ev->type = PERF_TYPE_SOFTWARE;
-		ev->config = c;
-		return 0;
-	}
-	if (parse_cache(name, &c)) {
-		ev->kind = HWPROF_EV_CACHE;
-		ev->type = PERF_TYPE_HW_CACHE;
-		ev->config = c;
-		return 0;
-	}
-	if (name[0] == 'r' && name[1] &&
-	    strspn(name + 1, "0123456789abcdefABCDEF") == strlen(name + 1)) {
+		kind = HWPROF_EV_HARDWARE;
+		type = PERF_TYPE_HARDWARE;
+	} else if (lookup(sw_events, sizeof(sw_events) / sizeof(*sw_events), name, &c)) {
+		kind = HWPROF_EV_SOFTWARE;
+		type = PERF_TYPE_SOFTWARE;
+	} else if (parse_cache(name, &c)) {
+		kind = HWPROF_EV_CACHE;
+		type = PERF_TYPE_HW_CACHE;
+	} else if (raw_name(name, strlen(name))) {
 		if (strlen(name + 1) > 16)
 			return fail(p, -EINVAL, "raw event '%s' has more than 64 bits", name);
-		ev->kind = HWPROF_EV_RAW;
-		ev->type = PERF_TYPE_RAW;
-		ev->config = strtoull(name + 1, NULL, 16);
+		kind = HWPROF_EV_RAW;
+		type = PERF_TYPE_RAW;
+		c = strtoull(name + 1, NULL, 16);
+	} else {
 		return 0;
 	}
-	/* A sysfs alias given without its PMU, like perf: the first PMU (core ones first) that
-	 * has events/NAME. */
+	ev->kind = kind;
+	ev->type = type;
+	ev->config = c;
+	return 1;
+}
+
+/* A sysfs alias given without its PMU, like perf: the first PMU (core ones first) that has
+ * events/NAME, into EV. 1 when one has it, 0 when none, <0 on error (message written). */
+static int resolve_any_alias(struct parser *p, struct hwprof_event *ev, const char *name)
+{
 	char **pmus;
 	size_t n;
-	if (pmu_list(&pmus, &n) == 0) {
-		int r = 0;
-		for (int pass = 0; pass < 2 && r == 0; pass++) {
-			for (size_t i = 0; i < n && r == 0; i++) {
-				if (pmu_is_core(pmus[i]) != (pass == 0))
-					continue;
-				uint64_t config[3] = {0, 0, 0};
-				uint32_t type;
-				if (pmu_type(pmus[i], &type) < 0)
-					continue;
-				r = apply_alias(p, ev, pmus[i], name, config);
-				if (r > 0) {
-					ev->kind = HWPROF_EV_PMU;
-					ev->type = type;
-					snprintf(ev->pmu, sizeof(ev->pmu), "%s", pmus[i]);
-					ev->config = config[0];
-					ev->config1 = config[1];
-					ev->config2 = config[2];
-				}
+	int r = 0;
+
+	if (pmu_list(&pmus, &n) != 0)
+		return 0;
+	for (int pass = 0; pass < 2 && r == 0; pass++) {
+		for (size_t i = 0; i < n && r == 0; i++) {
+			uint64_t config[3] = {0, 0, 0};
+			uint32_t type;
+
+			if (pmu_is_core(pmus[i]) != (pass == 0) || pmu_type(pmus[i], &type) < 0)
+				continue;
+			r = apply_alias(p, ev, pmus[i], name, config);
+			if (r > 0) {
+				ev->kind = HWPROF_EV_PMU;
+				ev->type = type;
+				snprintf(ev->pmu, sizeof(ev->pmu), "%s", pmus[i]);
+				set_config(ev, config);
 			}
 		}
-		pmu_names_free(pmus, n);
-		if (r < 0)
-			return r;
-		if (r > 0)
-			return 0;
 	}
-	int v = resolve_vendor(p, ev, vattrs);
-	if (v != 0)
-		return v < 0 ? v : 0;
-	char best[128];
+	pmu_names_free(pmus, n);
+	return r;
+}
+
+/* The error for NAME that is no event of any kind: the closest known name, or why vendor
+ * names could not be looked up when NAME looks like one ('.' or '_'). */
+static int unknown_event(struct parser *p, const char *name)
+{
+	bool vendor_like = strchr(name, '.') || strchr(name, '_');
+	char best[128], why[512];
+
 	suggest_event(name, best, sizeof(best));
 	if (*best)
 		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
 				"unknown event '%s' (did you mean '%s'?)", name, best);
-	char why[512];
-	if (vendor_status(why, sizeof(why)) < 0 && (strchr(name, '.') || strchr(name, '_')))
+	if (vendor_status(why, sizeof(why)) < 0 && vendor_like)
 		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
 				"unknown event '%s' (not a generic name, and vendor names cannot "
 				"be looked up: %s)",
 				name, why);
-	if (no_vendor_pmu() && (strchr(name, '.') || strchr(name, '_')))
+	if (no_vendor_pmu() && vendor_like)
 		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
 				"unknown event '%s' (not a generic name, and libpfm4 finds no "
 				"CPU PMU on this host to look vendor names up in)",
 				name);
 	return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL, "unknown event '%s'", name);
+}
+
+/* A bare name: generic hardware, cache, software, raw, a sysfs alias of some PMU, or a
+ * vendor name libpfm4 knows (VATTRS: libpfm4's attributes written after it, or ""). */
+static int resolve_named(struct parser *p, struct hwprof_event *ev, const char *vattrs)
+{
+	const char *name;
+	int r = papi_event(p, ev->name, &name);
+
+	if (r == 0)
+		r = resolve_generic(p, ev, name);
+	if (r == 0)
+		r = resolve_any_alias(p, ev, name);
+	if (r == 0)
+		r = resolve_vendor(p, ev, vattrs);
+	if (r == 0)
+		return unknown_event(p, name);
+	return r < 0 ? r : 0;
 }
 
 /* ---- modifiers ---------------------------------------------------------------------------- */
@@ -995,8 +1104,7 @@ static bool generic_name(const char *name, size_t n)
 	snprintf(buf, sizeof(buf), "%.*s", (int)n, name);
 	return lookup(hw_events, sizeof(hw_events) / sizeof(*hw_events), buf, &c) ||
 	       lookup(sw_events, sizeof(sw_events) / sizeof(*sw_events), buf, &c) ||
-	       parse_cache(buf, &c) ||
-	       (buf[0] == 'r' && buf[1] && strspn(buf + 1, "0123456789abcdefABCDEF") == n - 1);
+	       parse_cache(buf, &c) || raw_name(buf, n);
 }
 
 /* Whether "SYS:EVENT" (SYS the N bytes at SYS) is meant as a tracepoint: tracefs has the
@@ -1163,16 +1271,29 @@ static size_t vendor_mods(const char *s, size_t start, char *vattrs, size_t alen
 	}
 }
 
-static int parse_event(struct parser *p, int group, bool leader, struct mods *own)
+/* Where the parts of one event's text are in the spec: its name from START to NAME_END; the
+ * terms of "PMU/terms/" (TERMS, TERMS_LEN bytes; NULL for a bare name); the text before the
+ * modifiers to BODY_END; hwprof's modifiers from MODS_START to MODS_END; with libpfm4's
+ * attributes to EXT_END, split into VATTRS and VMODS (vendor_mods()). */
+struct event_text {
+	size_t start, name_end, body_end, mods_start, mods_end, ext_end;
+	const char *terms;
+	size_t terms_len;
+	char vattrs[128], vmods[32];
+};
+
+/* The event's name at E->start, to E->name_end (P's position). */
+static int scan_name(struct parser *p, struct event_text *e)
 {
 	const char *s = p->s;
-	size_t start = p->pos;
+	size_t start = e->start;
+
 	/* libpfm4's "PMU::EVENT" keeps its "::" in the name. */
 	while (name_char(s[p->pos]) || (p->pos > start && s[p->pos] == ':' &&
 					s[p->pos + 1] == ':' && name_char(s[p->pos + 2])))
 		p->pos += s[p->pos] == ':' ? 2 : 1;
-	size_t name_end = p->pos;
-	if (name_end == start) {
+	e->name_end = p->pos;
+	if (e->name_end == start) {
 		if (!s[p->pos])
 			return fail(p, -EINVAL, "missing event at the end of '%s'", s);
 		return fail(p, -EINVAL,
@@ -1180,123 +1301,210 @@ static int parse_event(struct parser *p, int group, bool leader, struct mods *ow
 			    "name)",
 			    s[p->pos], p->pos, s);
 	}
-	if (s[p->pos] == ':' && tracepoint_follows(s + p->pos + 1) &&
-	    !generic_name(s + start, name_end - start) &&
-	    tracepoint_system(s + start, name_end - start, s + p->pos + 1))
-		return parse_tracepoint(p, start, name_end, group, leader, own);
-	struct hwprof_event *ev = new_event(p, group, leader);
-	if (!ev)
-		return -ENOMEM;
+	return 0;
+}
 
-	const char *terms = NULL;
-	size_t terms_len = 0;
-	if (s[p->pos] == '/') {
-		if (name_end - start >= sizeof(ev->pmu))
-			return fail(p, -EINVAL, "PMU name too long at offset %zu ('%.32s...')",
-				    start, s + start);
-		memcpy(ev->pmu, s + start, name_end - start);
-		if (ev->pmu[0] == '.' || ev->pmu[0] == '-')
-			return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL,
-					"bad PMU name '%s' in '%s'", ev->pmu, s);
+/* Whether the name E scanned is a tracepoint's system, "SYS:EVENT". */
+static bool names_tracepoint(const struct parser *p, const struct event_text *e)
+{
+	const char *s = p->s, *after = s + e->name_end;
+	size_t n = e->name_end - e->start;
+
+	return *after == ':' && tracepoint_follows(after + 1) && !generic_name(s + e->start, n) &&
+	       tracepoint_system(s + e->start, n, after + 1);
+}
+
+/* "PMU/terms/": the PMU's name into EV->pmu, the terms into E, P's position after the closing
+ * '/'. Nothing for a bare name. */
+static int scan_terms(struct parser *p, struct hwprof_event *ev, struct event_text *e)
+{
+	const char *s = p->s;
+	size_t start = e->start;
+
+	if (s[p->pos] != '/')
+		return 0;
+	if (e->name_end - start >= sizeof(ev->pmu))
+		return fail(p, -EINVAL, "PMU name too long at offset %zu ('%.32s...')", start,
+			    s + start);
+	memcpy(ev->pmu, s + start, e->name_end - start);
+	if (ev->pmu[0] == '.' || ev->pmu[0] == '-')
+		return fail_see(p, HWPROF_SEE_PMU_EVENTS, -EINVAL, "bad PMU name '%s' in '%s'",
+				ev->pmu, s);
+	p->pos++;
+	e->terms = s + p->pos;
+	while (s[p->pos] && s[p->pos] != '/')
 		p->pos++;
-		terms = s + p->pos;
-		while (s[p->pos] && s[p->pos] != '/')
-			p->pos++;
-		if (!s[p->pos])
-			return fail(p, -EINVAL, "unterminated '%.*s' (close the terms with '/')",
-				    (int)(p->pos - start), s + start);
-		terms_len = (size_t)(s + p->pos - terms);
-		p->pos++;
-	}
-	size_t body_end = p->pos;
-	size_t mods_start = p->pos, mods_end = p->pos, ext_end = p->pos;
-	char vattrs[128] = "", vmods[32] = "";
+	if (!s[p->pos])
+		return fail(p, -EINVAL, "unterminated '%.*s' (close the terms with '/')",
+			    (int)(p->pos - start), s + start);
+	e->terms_len = (size_t)(s + p->pos - e->terms);
+	p->pos++;
+	return 0;
+}
+
+/* The modifiers after the name (":upp", or right after "PMU/terms/": "/upp"), and for a bare
+ * name libpfm4's attributes among them, into E; P's position after them. */
+static int scan_mods(struct parser *p, struct event_text *e)
+{
+	const char *s = p->s;
+
+	e->body_end = e->mods_start = e->mods_end = e->ext_end = p->pos;
 	if (s[p->pos] == ':') {
 		p->pos++;
-		mods_start = p->pos;
+		e->mods_start = p->pos;
 		while (isalnum((unsigned char)s[p->pos]))
 			p->pos++;
-		mods_end = ext_end = p->pos;
-		if (!terms)
-			ext_end = vendor_mods(s, mods_start, vattrs, sizeof(vattrs), vmods,
-					      sizeof(vmods));
-		if (mods_end == mods_start && ext_end == mods_start)
+		e->mods_end = e->ext_end = p->pos;
+		if (!e->terms)
+			e->ext_end = vendor_mods(s, e->mods_start, e->vattrs, sizeof(e->vattrs),
+						 e->vmods, sizeof(e->vmods));
+		if (e->mods_end == e->mods_start && e->ext_end == e->mods_start)
 			return fail(p, -EINVAL,
 				    "empty modifier after ':' in '%.*s' (modifiers: u k h "
 				    "p pp ppp P)",
-				    (int)(p->pos - start), s + start);
-	} else if (terms) {
+				    (int)(p->pos - e->start), s + e->start);
+	} else if (e->terms) {
 		while (isalnum((unsigned char)s[p->pos]))
 			p->pos++;
-		mods_end = p->pos;
+		e->mods_end = p->pos;
 	}
-	if (body_end - start >= sizeof(ev->name) || p->pos - start >= sizeof(ev->spec))
+	return 0;
+}
+
+/* EV's name (the text before the modifiers) and spec (the text up to P's position) from E. */
+static int copy_text(struct parser *p, struct hwprof_event *ev, const struct event_text *e)
+{
+	const char *s = p->s;
+	size_t start = e->start;
+
+	if (e->body_end - start >= sizeof(ev->name) || p->pos - start >= sizeof(ev->spec))
 		return fail(p, -EINVAL,
 			    "event too long at offset %zu ('%.32s...'; names have up to "
 			    "%zu characters)",
 			    start, s + start, sizeof(ev->name) - 1);
-	memcpy(ev->name, s + start, body_end - start);
+	memcpy(ev->name, s + start, e->body_end - start);
 	memcpy(ev->spec, s + start, p->pos - start);
+	return 0;
+}
 
-	/* The event first: in "cyclez:q" the unknown name is the news, not the modifier. */
-	int r;
-	char t[256], boxes[256][64];
-	size_t nboxes = 0;
-	if (terms) {
-		if (terms_len >= sizeof(t))
-			return fail(p, -EINVAL, "terms too long in '%s'", ev->name);
-		memcpy(t, terms, terms_len);
-		t[terms_len] = '\0';
-		nboxes = pmu_boxes(ev->pmu, boxes, sizeof(boxes) / sizeof(*boxes));
-		if (nboxes && p->in_group)
-			return fail(p, -EINVAL,
-				    "'%s' stands for %zu PMUs (%s .. %s), which cannot share one "
-				    "group (name one box, e.g. '%s/%s/', or leave out the braces)",
-				    ev->name, nboxes, boxes[0], boxes[nboxes - 1], boxes[0], t);
-		if (nboxes)
-			snprintf(ev->pmu, sizeof(ev->pmu), "%s", boxes[0]);
-		r = resolve_pmu(p, ev, t);
-	} else {
-		r = resolve_named(p, ev, vattrs);
-	}
-	if (r < 0)
-		return r;
-	memset(own, 0, sizeof(*own));
-	if (ev->vendor[0]) {
-		/* libpfm4's attributes were taken by the encoding; hwprof's are the rest. */
-		if (ext_end - start >= sizeof(ev->spec))
-			return fail(p, -EINVAL, "event too long at offset %zu ('%.32s...')", start,
-				    s + start);
-		p->pos = ext_end;
-		memcpy(ev->spec, s + start, ext_end - start);
-		r = parse_mods(p, vmods, strlen(vmods), ev->spec, own);
-		if (r < 0)
-			return r;
-		p->out->n++;
-		return 0;
-	}
-	if (mods_end == mods_start && s[mods_end - 1] == ':')
+/* The terms of one "PMU/terms/" and the boxes its PMU stands for (pmu_boxes()). */
+struct pmu_terms {
+	char terms[256];
+	char boxes[256][64];
+	size_t nboxes;
+};
+
+/* "PMU/terms/" resolved into EV, the terms copied into T. A PMU spelled without its box
+ * number stands for each of its boxes: their names go into T, and EV is the first. */
+static int resolve_terms(struct parser *p, struct hwprof_event *ev, const struct event_text *e,
+			 struct pmu_terms *t)
+{
+	if (e->terms_len >= sizeof(t->terms))
+		return fail(p, -EINVAL, "terms too long in '%s'", ev->name);
+	memcpy(t->terms, e->terms, e->terms_len);
+	t->terms[e->terms_len] = '\0';
+	t->nboxes = pmu_boxes(ev->pmu, t->boxes, sizeof(t->boxes) / sizeof(*t->boxes));
+	if (t->nboxes && p->in_group)
 		return fail(p, -EINVAL,
-			    "empty modifier after ':' in '%.*s' (modifiers: u k h p pp ppp P)",
-			    (int)(mods_end - start), s + start);
-	r = parse_mods(p, s + mods_start, mods_end - mods_start, ev->spec, own);
+			    "'%s' stands for %zu PMUs (%s .. %s), which cannot share one "
+			    "group (name one box, e.g. '%s/%s/', or leave out the braces)",
+			    ev->name, t->nboxes, t->boxes[0], t->boxes[t->nboxes - 1], t->boxes[0],
+			    t->terms);
+	if (t->nboxes)
+		snprintf(ev->pmu, sizeof(ev->pmu), "%s", t->boxes[0]);
+	return resolve_pmu(p, ev, t->terms);
+}
+
+/* Counts in the vendor event EV: libpfm4's attributes were taken by the encoding; hwprof's
+ * modifiers are the rest (E->vmods, into *OWN), and the spec runs to E->ext_end. */
+static int add_vendor_event(struct parser *p, struct hwprof_event *ev, const struct event_text *e,
+			    struct mods *own)
+{
+	const char *s = p->s;
+	size_t start = e->start;
+	int r;
+
+	if (e->ext_end - start >= sizeof(ev->spec))
+		return fail(p, -EINVAL, "event too long at offset %zu ('%.32s...')", start,
+			    s + start);
+	p->pos = e->ext_end;
+	memcpy(ev->spec, s + start, e->ext_end - start);
+	r = parse_mods(p, e->vmods, strlen(e->vmods), ev->spec, own);
 	if (r < 0)
 		return r;
 	p->out->n++;
-	/* The other boxes: the same event, spelled the same, on each box's own PMU type. */
-	for (size_t i = 1; i < nboxes; i++) {
+	return 0;
+}
+
+/* EV's own modifiers (E->mods_start to E->mods_end) into *OWN. */
+static int own_mods(struct parser *p, const struct hwprof_event *ev, const struct event_text *e,
+		    struct mods *own)
+{
+	const char *s = p->s;
+
+	if (e->mods_end == e->mods_start && s[e->mods_end - 1] == ':')
+		return fail(p, -EINVAL,
+			    "empty modifier after ':' in '%.*s' (modifiers: u k h p pp ppp P)",
+			    (int)(e->mods_end - e->start), s + e->start);
+	return parse_mods(p, s + e->mods_start, e->mods_end - e->mods_start, ev->spec, own);
+}
+
+/* The boxes of T after the first, of the event just counted in: the same event, spelled the
+ * same, on each box's own PMU type (T's terms resolved again). */
+static int add_boxes(struct parser *p, int group, bool leader, const struct pmu_terms *t)
+{
+	for (size_t i = 1; i < t->nboxes; i++) {
 		struct hwprof_event first = p->out->ev[p->out->n - 1], *box;
+		int r;
 
 		if (!(box = new_event(p, group, leader)))
 			return -ENOMEM;
 		*box = first;
-		snprintf(box->pmu, sizeof(box->pmu), "%s", boxes[i]);
-		r = resolve_pmu(p, box, t);
+		snprintf(box->pmu, sizeof(box->pmu), "%s", t->boxes[i]);
+		r = resolve_pmu(p, box, t->terms);
 		if (r < 0)
 			return r;
 		p->out->n++;
 	}
 	return 0;
+}
+
+/* One event at P's position, of GROUP, into P's list (a tracepoint pattern: every one it
+ * matches; an uncore PMU without its box number: every box); its own modifiers into *OWN. */
+static int parse_event(struct parser *p, int group, bool leader, struct mods *own)
+{
+	struct event_text e = {.start = p->pos};
+	struct pmu_terms t = {.nboxes = 0};
+	struct hwprof_event *ev;
+	int r = scan_name(p, &e);
+
+	if (r < 0)
+		return r;
+	if (names_tracepoint(p, &e))
+		return parse_tracepoint(p, e.start, e.name_end, group, leader, own);
+	ev = new_event(p, group, leader);
+	if (!ev)
+		return -ENOMEM;
+	r = scan_terms(p, ev, &e);
+	if (r == 0)
+		r = scan_mods(p, &e);
+	if (r == 0)
+		r = copy_text(p, ev, &e);
+	/* The event first: in "cyclez:q" the unknown name is the news, not the modifier. */
+	if (r == 0 && e.terms)
+		r = resolve_terms(p, ev, &e, &t);
+	else if (r == 0)
+		r = resolve_named(p, ev, e.vattrs);
+	if (r < 0)
+		return r;
+	memset(own, 0, sizeof(*own));
+	if (ev->vendor[0])
+		return add_vendor_event(p, ev, &e, own);
+	r = own_mods(p, ev, &e, own);
+	if (r < 0)
+		return r;
+	p->out->n++;
+	return add_boxes(p, group, leader, &t);
 }
 
 static int parse_group(struct parser *p)
