@@ -12,6 +12,7 @@
 #include "launch.h"
 #include "sampler.h"
 #include "stat_bandwidth.h"
+#include "stat_counts.h"
 #include "stat_host.h"
 #include "syswide.h"
 #include "host.h"
@@ -45,18 +46,6 @@ struct stat_opts {
 	struct format_opts out; /* -f; -o: NULL stderr, "-" stdout */
 	char **argv;		/* the command, NULL-terminated; NULL: none */
 	int argc;
-};
-
-/* Per event, over the runs kept and CPUs. */
-struct ev_stat {
-	double sum, sumsq, min, max; /* of the scaled value per counted run */
-	unsigned counted_runs;
-	uint64_t enabled_ns, running_ns; /* summed over runs and CPUs */
-	double run_scaled;		 /* this run, summed over CPUs */
-	uint64_t run_enabled_ns, run_running_ns;
-	bool run_counted;
-	char *unsupported; /* why the host cannot count the event (probe_events()); NULL:
-			    * it can, or may */
 };
 
 /* How many runs the printed values are over. */
@@ -358,81 +347,6 @@ static int run_read(struct stat_run *r, struct ev_stat *st)
 	return 0;
 }
 
-/* The boxes of one uncore PMU spelled without its number ("uncore_imc/cas_count_read/" for
- * uncore_imc_0..N, common/event.c): the parser gives one event per box, all with the same
- * spec; their counts are summed into the first, as perf stat shows them. INTO[i] is the
- * entry event I is summed into (I itself for the first or an event of its own). */
-static size_t *box_sums(const struct hwprof_event_list *list)
-{
-	size_t *into = xcalloc(list->n ? list->n : 1, sizeof(*into));
-
-	for (size_t i = 0; i < list->n; i++) {
-		const struct hwprof_event *e = &list->ev[i];
-
-		into[i] = i;
-		for (size_t k = 0; k < i && into[i] == i; k++)
-			if (into[k] == k && e->kind == HWPROF_EV_PMU &&
-			    list->ev[k].kind == HWPROF_EV_PMU && strcmp(e->pmu, list->ev[k].pmu) &&
-			    !strcmp(e->spec, list->ev[k].spec))
-				into[i] = k;
-	}
-	return into;
-}
-
-/* Adds each box's count of the run just read into its first box (box_sums()). */
-static void run_sum_boxes(struct ev_stat *st, const size_t *into, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct ev_stat *to = &st[into[i]], *s = &st[i];
-
-		if (into[i] == i)
-			continue;
-		to->run_scaled += s->run_scaled;
-		to->run_counted |= s->run_counted;
-		to->run_enabled_ns += s->run_enabled_ns;
-		to->run_running_ns += s->run_running_ns;
-		s->run_scaled = 0;
-		s->run_counted = false;
-		s->run_enabled_ns = s->run_running_ns = 0;
-	}
-}
-
-/* Leaves in LIST and ST the rows to show: the boxes summed into their first are dropped. */
-static void drop_summed_boxes(struct hwprof_event_list *list, struct ev_stat *st,
-			      const size_t *into)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < list->n; i++) {
-		if (into[i] != i) {
-			free(st[i].unsupported);
-			continue;
-		}
-		list->ev[k] = list->ev[i];
-		st[k++] = st[i];
-	}
-	list->n = k;
-}
-
-/* Adds the run just read to the statistics (a run interrupted by a signal is left out). */
-static void run_keep(struct ev_stat *st, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct ev_stat *s = &st[i];
-		s->enabled_ns += s->run_enabled_ns;
-		s->running_ns += s->run_running_ns;
-		if (!s->run_counted)
-			continue;
-		if (!s->counted_runs || s->run_scaled < s->min)
-			s->min = s->run_scaled;
-		if (!s->counted_runs || s->run_scaled > s->max)
-			s->max = s->run_scaled;
-		s->sum += s->run_scaled;
-		s->sumsq += s->run_scaled * s->run_scaled;
-		s->counted_runs++;
-	}
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -629,38 +543,6 @@ fail:
 
 /* ---- output ---------------------------------------------------------------------------- */
 
-static double mean_of(const struct ev_stat *s)
-{
-	return s->counted_runs ? s->sum / s->counted_runs : 0;
-}
-
-/* Sample standard deviation (n - 1) as % of the mean; 0 for one run. */
-static double stddev_pct(const struct ev_stat *s)
-{
-	double m = mean_of(s), var;
-	unsigned n = s->counted_runs;
-
-	if (n < 2 || m == 0)
-		return 0;
-	var = (s->sumsq - n * m * m) / (n - 1);
-	return var > 0 ? 100.0 * sqrt(var) / fabs(m) : 0;
-}
-
-/* The event's times summed over runs and CPUs, as libhwprof reads a count: its ratio is
- * the share of the enabled time it was counted. */
-static struct hwprof_count running_of(const struct ev_stat *s)
-{
-	struct hwprof_count c = {.enabled_ns = s->enabled_ns, .running_ns = s->running_ns};
-
-	hwprof_count_scale(&c, 1.0);
-	return c;
-}
-
-static double running_pct(const struct ev_stat *s)
-{
-	return 100.0 * running_of(s).ratio;
-}
-
 /* CMD as one line (arguments with blanks or quotes quoted), or NULL without a command. */
 static char *command_line(const struct stat_opts *o)
 {
@@ -693,7 +575,7 @@ static size_t derive_rates(const struct hwprof_event_list *list, const struct ev
 		if (list->ev[i].type == PERF_TYPE_SOFTWARE &&
 		    list->ev[i].config == PERF_COUNT_SW_TASK_CLOCK && st[i].counted_runs)
 			tc = i;
-	if (tc == list->n || (secs = mean_of(&st[tc]) / 1e9) <= 0)
+	if (tc == list->n || (secs = stat_mean(&st[tc]) / 1e9) <= 0)
 		return 0;
 	if (elapsed > 0 && k < max) {
 		struct metric_out *mo = &out[k++];
@@ -711,8 +593,8 @@ static size_t derive_rates(const struct hwprof_event_list *list, const struct ev
 		mo = &out[k++];
 		*mo = (struct metric_out){.unit = "/s"};
 		snprintf(mo->m.name, sizeof(mo->m.name), "%.40s/s", list->ev[i].spec);
-		mo->m.value = mean_of(&st[i]) / secs;
-		snprintf(mo->m.formula, sizeof(mo->m.formula), "%.0f / %.6f s", mean_of(&st[i]),
+		mo->m.value = stat_mean(&st[i]) / secs;
+		snprintf(mo->m.formula, sizeof(mo->m.formula), "%.0f / %.6f s", stat_mean(&st[i]),
 			 secs);
 	}
 	return k;
@@ -733,8 +615,9 @@ static void metric_inputs(const struct hwprof_event_list *list, const struct ev_
 		if (ev->type == PERF_TYPE_RAW ||
 		    hwprof_event_name_of(ev->type, ev->config, names[i], sizeof(names[i])) < 0)
 			snprintf(names[i], sizeof(names[i]), "%s", ev->name);
-		in[i] = (struct hwprof_metric_input){
-		    .event = names[i], .value = mean_of(&st[i]), .counted = st[i].counted_runs > 0};
+		in[i] = (struct hwprof_metric_input){.event = names[i],
+						     .value = stat_mean(&st[i]),
+						     .counted = st[i].counted_runs > 0};
 		why[i] = NULL;
 		if (st[i].unsupported) {
 			/* The reason without its advice: "not supported on this host". */
@@ -849,9 +732,9 @@ static size_t derive(const struct hwprof_event_list *list, const struct ev_stat 
 		struct metric_out *mo = &out[k++];
 		*mo = (struct metric_out){.unit = "GB/s"};
 		snprintf(mo->m.name, sizeof(mo->m.name), "%.30s bandwidth", list->ev[i].name);
-		mo->m.value = mean_of(&st[i]) * b / 1e9 / elapsed;
+		mo->m.value = stat_mean(&st[i]) * b / 1e9 / elapsed;
 		snprintf(mo->m.formula, sizeof(mo->m.formula), "%.60s %.2f %.8s * %.0f B / %.6f s",
-			 list->ev[i].name, mean_of(&st[i]), list->ev[i].unit, b, elapsed);
+			 list->ev[i].name, stat_mean(&st[i]), list->ev[i].unit, b, elapsed);
 	}
 	free(names);
 	free(buf);
@@ -932,12 +815,12 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 				why ? " (" : "", why ? why : "", why ? ")" : "");
 			continue;
 		}
-		fprintf(f, " %20s  %-24s %-5s", hwprof_count_text(mean_of(s), unit, a, sizeof(a)),
+		fprintf(f, " %20s  %-24s %-5s", hwprof_count_text(stat_mean(s), unit, a, sizeof(a)),
 			list->ev[i].spec, unit);
 		/* 78 columns with the spread: min and max get a table of their own below. */
 		if (rd->kept > 1)
-			fprintf(f, " ( +- %5.2f%% )", stddev_pct(s));
-		struct hwprof_count run = running_of(s);
+			fprintf(f, " ( +- %5.2f%% )", stat_stddev_pct(s));
+		struct hwprof_count run = stat_running(s);
 
 		fprintf(f, "  [%5.1f%%]", 100 * run.ratio);
 		if (hwprof_count_multiplexed(&run))
@@ -1023,11 +906,11 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 
 		hwprof_jw_object(&j, NULL);
 		hwprof_jw_str(&j, "event", list->ev[i].spec);
-		hwprof_jw_measured(&j, "mean", mean_of(s), ok);
-		hwprof_jw_measured(&j, "stddev_pct", stddev_pct(s), ok);
+		hwprof_jw_measured(&j, "mean", stat_mean(s), ok);
+		hwprof_jw_measured(&j, "stddev_pct", stat_stddev_pct(s), ok);
 		hwprof_jw_measured(&j, "min", s->min, ok);
 		hwprof_jw_measured(&j, "max", s->max, ok);
-		hwprof_jw_measured(&j, "running_pct", running_pct(s), true);
+		hwprof_jw_measured(&j, "running_pct", stat_running_pct(s), true);
 		hwprof_jw_str(&j, "unit", hwprof_event_unit(&list->ev[i]));
 		hwprof_jw_bool(&j, "counted", ok);
 		hwprof_jw_bool(&j, "supported", !s->unsupported);
@@ -1054,12 +937,12 @@ static void print_csv(FILE *f, const struct hwprof_event_list *list, const struc
 		const struct ev_stat *s = &st[i];
 		hwprof_csv_str(f, list->ev[i].spec);
 		if (s->counted_runs)
-			fprintf(f, ",%.15g,%.6f,%.15g,%.15g,%.3f,", mean_of(s), stddev_pct(s),
-				s->min, s->max, running_pct(s));
+			fprintf(f, ",%.15g,%.6f,%.15g,%.15g,%.3f,", stat_mean(s),
+				stat_stddev_pct(s), s->min, s->max, stat_running_pct(s));
 		else if (s->unsupported)
 			fputs(",,,,,,", f); /* never opened: no running share either */
 		else
-			fprintf(f, ",,,,,%.3f,", running_pct(s));
+			fprintf(f, ",,,,,%.3f,", stat_running_pct(s));
 		hwprof_csv_str(f, hwprof_event_unit(&list->ev[i]));
 		fprintf(f, ",%s,%s\n", s->counted_runs ? "true" : "false",
 			s->unsupported ? "false" : "true");
@@ -1181,7 +1064,7 @@ static int check_target(const struct stat_opts *o)
 }
 
 /* Runs O's measurement O->runs times, or until ^C / SIGTERM, each kept run's counts summed
- * into ST (BOXES: run_sum_boxes()) and counted in RD; the mean elapsed time (and its spread)
+ * into ST (BOXES: stat_run_sum_boxes()) and counted in RD; the mean elapsed time (and its spread)
  * and CPU times into *TIMES. CMD names the command in a run's warning. Returns the last run's
  * status (the command's exit status), or MEASURE_FAILED / MEASURE_EXEC_FAILED after the
  * error. */
@@ -1206,8 +1089,8 @@ static int run_all(const struct stat_opts *o, const struct hwprof_event_list *li
 			if (rd->completed)
 				break;
 		}
-		run_sum_boxes(st, boxes, list->n);
-		run_keep(st, list->n);
+		stat_run_sum_boxes(st, boxes, list->n);
+		stat_run_keep(st, list->n);
 		rd->kept++;
 		el_sum += el;
 		el_sumsq += el * el;
@@ -1248,7 +1131,7 @@ static void finish_bandwidth(struct stat_bw *bw, const struct hwprof_event_list 
 	bool *counted = xcalloc(list->n, sizeof(*counted));
 
 	for (size_t i = 0; i < list->n; i++) {
-		mean[i] = mean_of(&st[i]);
+		mean[i] = stat_mean(&st[i]);
 		counted[i] = st[i].counted_runs > 0;
 	}
 	stat_bw_finish(bw, list, mean, counted, elapsed);
@@ -1327,7 +1210,7 @@ int cmd_stat(int argc, char **argv)
 		cli_release_messages();
 		return EXIT_FATAL;
 	}
-	boxes = box_sums(&list);
+	boxes = stat_box_sums(&list);
 	hwprof_host_cpu_model(cpu, sizeof(cpu));
 	cmd = command_line(&o);
 	st = xcalloc(list.n, sizeof(*st));
@@ -1363,7 +1246,7 @@ int cmd_stat(int argc, char **argv)
 	if (one_by_one)
 		note("the kernel refused inherit with PERF_FORMAT_GROUP (an older kernel): group "
 		     "members were read one by one");
-	drop_summed_boxes(&list, st, boxes);
+	stat_drop_summed_boxes(&list, st, boxes);
 	if (bw)
 		stat_bw_locate(bw, &list);
 	nm = derive(&list, st, elapsed, bw ? bw->first : list.n, metrics, 64);
