@@ -10,11 +10,11 @@
 #include "format_opts.h"
 #include "attach.h"
 #include "launch.h"
-#include "sampler.h"
+#include "stat.h"
 #include "stat_bandwidth.h"
 #include "stat_counts.h"
 #include "stat_host.h"
-#include "syswide.h"
+#include "stat_open.h"
 #include "host.h"
 #include "json.h"
 #include "textfmt.h"
@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -35,18 +36,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-struct stat_opts {
-	const char *events;	/* -e, NULL: the host's default set */
-	const char *metrics;	/* -M, NULL: none asked for by name */
-	long long runs;		/* -r */
-	pid_t pid;		/* -p, -1: none */
-	bool system_wide;	/* -a */
-	bool bandwidth;		/* --bandwidth */
-	struct format_opts out; /* -f; -o: NULL stderr, "-" stdout */
-	char **argv;		/* the command, NULL-terminated; NULL: none */
-	int argc;
-};
 
 /* How many runs the printed values are over. */
 struct runs_done {
@@ -68,21 +57,6 @@ struct run_times {
 
 /* measure(): the command could not be executed (reported; exit EXIT_NOT_EXECUTED as record). */
 enum { MEASURE_FAILED = -1, MEASURE_EXEC_FAILED = -2 };
-
-/* One opened group and where its members go in the event list. */
-struct cpu_group {
-	struct hwprof_group *g;
-	size_t *idx; /* member i -> index in the full list */
-	struct hwprof_count *c;
-};
-
-struct stat_run {
-	const struct hwprof_event_list *list;
-	const struct ev_stat *st; /* per list entry: an unsupported one is not opened */
-	struct cpu_group *groups;
-	size_t ngroups;
-	bool one_by_one;
-};
 
 enum { OPT_BANDWIDTH = 256 };
 
@@ -199,154 +173,6 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 		die_usage("-r %lld: repeating needs a command to run", o->runs);
 }
 
-/* ---- opening and reading --------------------------------------------------------------- */
-
-static void run_close(struct stat_run *r)
-{
-	for (size_t i = 0; i < r->ngroups; i++) {
-		hwprof_group_close(r->groups[i].g);
-		free(r->groups[i].idx);
-		free(r->groups[i].c);
-	}
-	free(r->groups);
-	r->groups = NULL;
-	r->ngroups = 0;
-}
-
-static int open_error(const struct stat_opts *o, int err)
-{
-	/* A CPU-wide open refused: -a is the cause to name, whatever the library's advice for
-	 * a task would be (one line, one fix). */
-	char why[256];
-
-	if (o->system_wide && (err == -EACCES || err == -EPERM))
-		return error("permission denied: system-wide counting (-a) %s",
-			     syswide_denied("-a", why, sizeof(why)));
-	if (err == -ESRCH)
-		return error("-p %d: no such process (check the PID with 'ps')", (int)o->pid);
-	return error("%s", cli_see(hwprof_strerror_last()));
-}
-
-/* Opens the run's list on PID / CPU as one hwprof group, keeping on a CPU only the events whose
- * PMU covers it (uncore cpumask). Returns 0; 1 when no event is kept, or when SKIP_GONE and the
- * thread no longer exists (ESRCH); or -1 after reporting. */
-static int open_one(struct stat_run *r, const struct stat_opts *o, pid_t pid, int cpu,
-		    unsigned flags, bool skip_gone)
-{
-	struct hwprof_event_list sub = {.ev = xcalloc(r->list->n, sizeof(*sub.ev))};
-	struct cpu_group *cg;
-	size_t *idx = xcalloc(r->list->n, sizeof(*idx));
-	int err;
-
-	for (size_t i = 0; i < r->list->n; i++) {
-		if (r->st[i].unsupported || (cpu >= 0 && !stat_pmu_covers(&r->list->ev[i], cpu)))
-			continue;
-		idx[sub.n] = i;
-		sub.ev[sub.n++] = r->list->ev[i];
-	}
-	if (!sub.n) {
-		free(sub.ev);
-		free(idx);
-		return 1;
-	}
-	sub.ngroups = r->list->ngroups;
-	r->groups = xrealloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
-	cg = &r->groups[r->ngroups];
-	*cg = (struct cpu_group){.idx = idx, .c = xcalloc(sub.n, sizeof(*cg->c))};
-	err = hwprof_group_open_list(&cg->g, &sub, pid, cpu, flags);
-	free(sub.ev);
-	if (err < 0) {
-		free(cg->idx);
-		free(cg->c);
-		if (err == -ESRCH && skip_gone)
-			return 1;
-		return open_error(o, err);
-	}
-	r->one_by_one |= hwprof_group_read_one_by_one(cg->g);
-	r->ngroups++;
-	return 0;
-}
-
-/* -p: a task event follows one thread (and threads created later, with inherit), so open one
- * group per thread that exists now (/proc/PID/task). A thread that ends in between is
- * skipped. */
-static int open_threads(struct stat_run *r, const struct stat_opts *o)
-{
-	pid_t *tids = NULL;
-	int n = attach_threads(o->pid, &tids), rc = 0;
-
-	if (n == -ENOMEM)
-		die("out of memory");
-	if (n < 0)
-		return open_error(o, n);
-	for (int i = 0; i < n && rc >= 0; i++)
-		rc = open_one(r, o, tids[i], -1, HWPROF_GROUP_INHERIT | HWPROF_GROUP_START_DISABLED,
-			      true);
-	free(tids);
-	if (rc >= 0 && !r->ngroups)
-		rc = open_error(o, -ESRCH);
-	return rc < 0 ? -1 : 0;
-}
-
-static int run_open(struct stat_run *r, const struct stat_opts *o, pid_t target)
-{
-	if (o->system_wide) {
-		int *cpus, rc = 0, n = sampler_online_cpus(&cpus);
-		if (n < 0)
-			die("out of memory");
-		for (int i = 0; i < n && rc >= 0; i++)
-			rc = open_one(r, o, -1, cpus[i], HWPROF_GROUP_START_DISABLED, false);
-		free(cpus);
-		return rc < 0 ? -1 : 0;
-	}
-	for (size_t i = 0; i < r->list->n; i++)
-		if (stat_is_uncore(&r->list->ev[i]))
-			return error(
-			    "%s: an uncore event counts a whole socket, not a process (use "
-			    "-a)",
-			    r->list->ev[i].spec);
-	/* A launched command starts counting at its exec; an existing PID right away. */
-	if (o->pid > 0)
-		return open_threads(r, o);
-	return open_one(r, o, target, -1, HWPROF_GROUP_INHERIT | HWPROF_GROUP_ENABLE_ON_EXEC,
-			false) < 0
-		   ? -1
-		   : 0;
-}
-
-static int run_enable(struct stat_run *r)
-{
-	for (size_t i = 0; i < r->ngroups; i++)
-		if (hwprof_group_enable(r->groups[i].g) < 0)
-			return error("%s", hwprof_strerror_last());
-	return 0;
-}
-
-static int run_read(struct stat_run *r, struct ev_stat *st)
-{
-	for (size_t i = 0; i < r->list->n; i++) {
-		st[i].run_scaled = 0;
-		st[i].run_enabled_ns = st[i].run_running_ns = 0;
-		st[i].run_counted = false;
-	}
-	for (size_t k = 0; k < r->ngroups; k++) {
-		struct cpu_group *cg = &r->groups[k];
-		size_t n = hwprof_group_size(cg->g);
-		if (hwprof_group_read(cg->g, cg->c, n) < 0)
-			return error("%s", hwprof_strerror_last());
-		for (size_t i = 0; i < n; i++) {
-			struct ev_stat *s = &st[cg->idx[i]];
-			s->run_enabled_ns += cg->c[i].enabled_ns;
-			s->run_running_ns += cg->c[i].running_ns;
-			if (cg->c[i].counted) {
-				s->run_scaled += cg->c[i].scaled;
-				s->run_counted = true;
-			}
-		}
-	}
-	return 0;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -390,110 +216,12 @@ static void wait_stop(pid_t pid)
 	}
 }
 
-/* Whether the open error ERR of an event alone says the host cannot count it at all, rather
- * than that this user may not (EACCES, EPERM) or the target is gone: perf_event_open(2)
- * returns ENOENT for an event type or config the kernel does not know, EOPNOTSUPP for a
- * feature the PMU lacks, ENODEV for a PMU not on this CPU, EINVAL for an attribute it
- * refuses (precise_ip beyond the PMU's). */
-static bool open_unsupported(int err)
-{
-	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -EINVAL;
-}
-
-/* Opens each event of LIST alone, once, on hwprof itself (or a CPU with -a) and marks in
- * ST[i].unsupported the ones the host cannot count, as perf stat does: they are printed as
- * <not supported> and the others are counted. Uncore events without -a are left to
- * run_open() (its message says to use -a). Returns how many may be counted. */
-static size_t probe_events(const struct stat_opts *o, const struct hwprof_event_list *list,
-			   struct ev_stat *st)
-{
-	int *cpus = NULL, ncpus = o->system_wide ? sampler_online_cpus(&cpus) : 0;
-	int cpu = ncpus > 0 ? cpus[0] : -1;
-	size_t ok = 0;
-
-	free(cpus);
-	for (size_t i = 0; i < list->n; i++) {
-		struct hwprof_event ev = list->ev[i];
-		struct hwprof_event_list one = {.ev = &ev, .n = 1, .ngroups = 1};
-		struct hwprof_group *g = NULL;
-		int err;
-
-		if (!o->system_wide && stat_is_uncore(&ev)) {
-			ok++;
-			continue;
-		}
-		ev.group = 0;
-		ev.leader = true;
-		err = hwprof_group_open_list(&g, &one, o->system_wide ? -1 : 0, cpu,
-					     HWPROF_GROUP_START_DISABLED);
-		hwprof_group_close(g);
-		if (err < 0 && open_unsupported(err))
-			st[i].unsupported = xstrdup(hwprof_strerror_last());
-		else
-			ok++;
-	}
-	return ok;
-}
-
-/* The reason of unsupported event I without its leading "NAME: " (the library's messages
- * name the event first), so that events with one reason share one line. */
-static const char *unsupported_why(const struct hwprof_event_list *list, const struct ev_stat *st,
-				   size_t i)
-{
-	size_t k = strlen(list->ev[i].spec);
-
-	if (!strncmp(st[i].unsupported, list->ev[i].spec, k) &&
-	    !strncmp(st[i].unsupported + k, ": ", 2))
-		return st[i].unsupported + k + 2;
-	return st[i].unsupported;
-}
-
-/* "cycles, r003c: not supported on this host (...)" for each distinct reason, joined by "; ",
- * into BUF. */
-static void unsupported_text(const struct hwprof_event_list *list, const struct ev_stat *st,
-			     char *buf, size_t len)
-{
-	size_t at = 0;
-
-	buf[0] = 0;
-	for (size_t i = 0; i < list->n; i++) {
-		bool first = true;
-		const char *why;
-
-		if (!st[i].unsupported)
-			continue;
-		why = unsupported_why(list, st, i);
-		for (size_t k = 0; k < i && first; k++)
-			if (st[k].unsupported && !strcmp(unsupported_why(list, st, k), why))
-				first = false;
-		if (!first)
-			continue;
-		for (size_t k = i, n = 0; k < list->n; k++) {
-			const struct hwprof_event *e = &list->ev[k];
-			char code[192] = "", enc[96];
-
-			if (!st[k].unsupported || strcmp(unsupported_why(list, st, k), why))
-				continue;
-			/* A vendor name with what libpfm4 made of it: "NAME (skl raw 0x20d1)". */
-			if (e->vendor[0] && hwprof_event_code(e->type, e->config, e->config1,
-							      e->config2, enc, sizeof(enc)) == 0)
-				snprintf(code, sizeof(code), " (%s %s)", e->vendor, enc);
-			at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s%s",
-					       n++  ? ", "
-					       : at ? "; "
-						    : "",
-					       e->spec, code);
-		}
-		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, ": %s", why);
-	}
-}
-
 /* One measurement, read into the run fields of ST. Returns the target's exit status (>= 0), or
  * MEASURE_FAILED / MEASURE_EXEC_FAILED after reporting. *SIGINT_END: see wait_target. */
 static int measure(const struct stat_opts *o, const struct hwprof_event_list *list,
 		   struct ev_stat *st, double *elapsed, struct rusage *ru, bool *one_by_one)
 {
-	struct stat_run r = {.list = list, .st = st};
+	struct stat_groups r = {.list = list, .st = st};
 	struct launch l = {.pid = -1, .go_fd = -1, .err_fd = -1};
 	int status = 0, e;
 	double t0;
@@ -512,16 +240,16 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 						  "open files? check ulimit -u and -n)",
 						  o->argv[0]);
 	}
-	if (run_open(&r, o, o->pid > 0 ? o->pid : l.pid) < 0)
+	if (stat_groups_open(&r, o, o->pid > 0 ? o->pid : l.pid) < 0)
 		goto fail;
-	if ((o->system_wide || o->pid > 0) && run_enable(&r) < 0)
+	if ((o->system_wide || o->pid > 0) && stat_groups_enable(&r) < 0)
 		goto fail;
 	t0 = now_s();
 	if (o->argv) {
 		e = launch_go(&l);
 		if (e) {
 			error("%s", launch_strerror(o->argv[0], e < 0 ? -e : e, msg, sizeof(msg)));
-			run_close(&r);
+			stat_groups_close(&r);
 			launch_abort(&l);
 			return e > 0 ? MEASURE_EXEC_FAILED : MEASURE_FAILED;
 		}
@@ -530,14 +258,14 @@ static int measure(const struct stat_opts *o, const struct hwprof_event_list *li
 		wait_stop(o->pid);
 	}
 	*elapsed = now_s() - t0;
-	if (run_read(&r, st) < 0)
+	if (stat_groups_read(&r, st) < 0)
 		goto fail;
 	*one_by_one |= r.one_by_one;
-	run_close(&r);
+	stat_groups_close(&r);
 	return status;
 fail:
 	launch_abort(&l);
-	run_close(&r);
+	stat_groups_close(&r);
 	return MEASURE_FAILED;
 }
 
@@ -621,7 +349,7 @@ static void metric_inputs(const struct hwprof_event_list *list, const struct ev_
 		why[i] = NULL;
 		if (st[i].unsupported) {
 			/* The reason without its advice: "not supported on this host". */
-			const char *r = unsupported_why(list, st, i);
+			const char *r = stat_unsupported_why(list, st, i);
 			snprintf(w, 64, "%.*s", (int)strcspn(r, "(;"), r);
 			for (size_t n = strlen(w); n && w[n - 1] == ' ';)
 				w[--n] = '\0';
@@ -1214,8 +942,8 @@ int cmd_stat(int argc, char **argv)
 	hwprof_host_cpu_model(cpu, sizeof(cpu));
 	cmd = command_line(&o);
 	st = xcalloc(list.n, sizeof(*st));
-	if (probe_events(&o, &list, st) == 0) {
-		unsupported_text(&list, st, msg, sizeof(msg));
+	if (stat_probe_events(&o, &list, st) == 0) {
+		stat_unsupported_text(&list, st, msg, sizeof(msg));
 		/* -M: the metrics are the question, so each says why it cannot be answered. */
 		if (o.metrics && metrics_why_not(&o, &list, st, NULL, 0, true)) {
 			if (!hwprof_host_has_pmu())
@@ -1226,7 +954,7 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	}
 	if (list.n > 1 || st[0].unsupported) {
-		unsupported_text(&list, st, msg, sizeof(msg));
+		stat_unsupported_text(&list, st, msg, sizeof(msg));
 		if (msg[0])
 			note("%s; the other events are counted", msg);
 	}
