@@ -15,6 +15,7 @@
 #include "stat_counts.h"
 #include "stat_host.h"
 #include "stat_open.h"
+#include "stat_run.h"
 #include "host.h"
 #include "json.h"
 #include "textfmt.h"
@@ -26,37 +27,12 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-/* How many runs the printed values are over. */
-struct runs_done {
-	long long asked;       /* -r */
-	long long kept;	       /* runs the values are over: the completed ones, or the one
-				* interrupted run when none completed */
-	long long completed;   /* runs that ended without a stop request */
-	long long interrupted; /* 1-based run a signal interrupted; 0 when none */
-};
-
-/* The times of the runs kept: means over them. */
-struct run_times {
-	double elapsed;	   /* wall-clock seconds from the enable to the end */
-	double elapsed_sd; /* standard deviation of ELAPSED over the runs, % of it */
-	double user, sys;  /* CPU seconds of the command and the children it waited for
-			    * (wait4(2)'s rusage); only with HAVE_CPU */
-	bool have_cpu;	   /* a launched command (not -p, not -a) */
-};
-
-/* measure(): the command could not be executed (reported; exit EXIT_NOT_EXECUTED as record). */
-enum { MEASURE_FAILED = -1, MEASURE_EXEC_FAILED = -2 };
 
 enum { OPT_BANDWIDTH = 256 };
 
@@ -102,28 +78,6 @@ static const struct cli_command command = {
 	      "completed runs, and the exit status is 128+N.\n",
     .stop_at_operand = true,
 };
-
-static volatile sig_atomic_t stop_requested, stop_signal;
-/* Where the handler forwards a stop request: -PGID of a launched target in a group of its own,
- * or its PID (then only a signal that did not come from the terminal, which reached the
- * target's group too); 0 when no target runs. */
-static volatile sig_atomic_t stop_target;
-
-/* Forwarding from the handler itself leaves no window between a check and a wait: a stop
- * requested while the target runs always reaches it, so a launched command ends as under the
- * terminal's ^C, even when the signal was sent to hwprof alone (kill, a script's timeout). */
-static void on_stop(int sig, siginfo_t *info, void *uc)
-{
-	pid_t to = stop_target;
-	int saved = errno; /* the interrupted code may be reading errno */
-
-	(void)uc;
-	stop_requested = 1;
-	stop_signal = sig;
-	if (to < 0 || (to > 0 && info->si_code != SI_KERNEL))
-		kill(to, sig);
-	errno = saved;
-}
 
 static void parse_args(int argc, char **argv, struct stat_opts *o)
 {
@@ -171,102 +125,6 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 		die_usage("no command to count (give CMD, -p PID or -a)");
 	if (o->runs > 1 && !o->argv)
 		die_usage("-r %lld: repeating needs a command to run", o->runs);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Waits for the launched target to end (stops are the shell's business: on a terminal the
- * target shares hwprof's group, and the terminal's ^C reaches on_stop too). Returns its exit
- * status (128+N when signal N ended it). A target that ends itself by SIGINT is no ^C: the
- * repeats go on. */
-static int wait_target(struct launch *l, struct rusage *ru)
-{
-	int status, ret = EXIT_FATAL;
-	pid_t w;
-
-	stop_target = l->pgid > 0 ? -l->pgid : l->pid;
-	if (stop_requested)
-		launch_kill(l, stop_signal);
-	while ((w = wait4(l->pid, &status, 0, ru)) < 0 && errno == EINTR)
-		;
-	/* Reaped: the handler must not signal a pid that may be reused. */
-	stop_target = 0;
-	if (w == l->pid) {
-		ret = launch_exit_status(status);
-		launch_restore_tty(l, status);
-	}
-	l->pid = -1;
-	return ret;
-}
-
-/* Waits for Ctrl-C / SIGTERM, or for PID (when > 0) to end. */
-static void wait_stop(pid_t pid)
-{
-	struct timespec tick = {0, 50 * 1000 * 1000};
-
-	while (!stop_requested) {
-		if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH)
-			break;
-		nanosleep(&tick, NULL);
-	}
-}
-
-/* One measurement, read into the run fields of ST. Returns the target's exit status (>= 0), or
- * MEASURE_FAILED / MEASURE_EXEC_FAILED after reporting. *SIGINT_END: see wait_target. */
-static int measure(const struct stat_opts *o, const struct hwprof_event_list *list,
-		   struct ev_stat *st, double *elapsed, struct rusage *ru, bool *one_by_one)
-{
-	struct stat_groups r = {.list = list, .st = st};
-	struct launch l = {.pid = -1, .go_fd = -1, .err_fd = -1};
-	int status = 0, e;
-	double t0;
-	char msg[PATH_MAX + 256];
-
-	if (o->argv) {
-		e = launch_check(o->argv[0]);
-		if (e) {
-			error("%s", launch_strerror(o->argv[0], e, msg, sizeof(msg)));
-			return MEASURE_EXEC_FAILED;
-		}
-		e = launch_prepare(&l, o->argv);
-		if (e < 0)
-			return error_errno_status(MEASURE_FAILED, e,
-						  "cannot start '%s': %m (too many processes or "
-						  "open files? check ulimit -u and -n)",
-						  o->argv[0]);
-	}
-	if (stat_groups_open(&r, o, o->pid > 0 ? o->pid : l.pid) < 0)
-		goto fail;
-	if ((o->system_wide || o->pid > 0) && stat_groups_enable(&r) < 0)
-		goto fail;
-	t0 = now_s();
-	if (o->argv) {
-		e = launch_go(&l);
-		if (e) {
-			error("%s", launch_strerror(o->argv[0], e < 0 ? -e : e, msg, sizeof(msg)));
-			stat_groups_close(&r);
-			launch_abort(&l);
-			return e > 0 ? MEASURE_EXEC_FAILED : MEASURE_FAILED;
-		}
-		status = wait_target(&l, ru);
-	} else {
-		wait_stop(o->pid);
-	}
-	*elapsed = now_s() - t0;
-	if (stat_groups_read(&r, st) < 0)
-		goto fail;
-	*one_by_one |= r.one_by_one;
-	stat_groups_close(&r);
-	return status;
-fail:
-	launch_abort(&l);
-	stat_groups_close(&r);
-	return MEASURE_FAILED;
 }
 
 /* ---- output ---------------------------------------------------------------------------- */
@@ -729,19 +587,6 @@ static int write_counts(const struct stat_opts *o, int fd, const char *text, siz
 			   "a file with -o)");
 }
 
-/* The line that says which runs the values are over after a signal interrupted run
- * RD->interrupted. */
-static void note_interrupted(const struct runs_done *rd)
-{
-	if (rd->completed)
-		note("interrupted in run %lld of %lld; the counts are of the %lld completed run%s",
-		     rd->interrupted, rd->asked, rd->completed, rd->completed == 1 ? "" : "s");
-	else
-		note("interrupted in run %lld of %lld before any run completed; the counts are "
-		     "the partial counts of that run",
-		     rd->interrupted, rd->asked);
-}
-
 /* -p: a process of another user is refused by the kernel with a bare EACCES that reads like
  * perf_event_paranoid; say whose it is. A kernel thread is counted (its CPU time and kernel
  * work), with a note that it has no user space to count. Returns 0, or -1 after reporting. */
@@ -791,65 +636,6 @@ static int check_target(const struct stat_opts *o)
 	return 0;
 }
 
-/* Runs O's measurement O->runs times, or until ^C / SIGTERM, each kept run's counts summed
- * into ST (BOXES: stat_run_sum_boxes()) and counted in RD; the mean elapsed time (and its spread)
- * and CPU times into *TIMES. CMD names the command in a run's warning. Returns the last run's
- * status (the command's exit status), or MEASURE_FAILED / MEASURE_EXEC_FAILED after the
- * error. */
-static int run_all(const struct stat_opts *o, const struct hwprof_event_list *list,
-		   struct ev_stat *st, const size_t *boxes, const char *cmd, struct runs_done *rd,
-		   struct run_times *times, bool *one_by_one)
-{
-	double el_sum = 0, el_sumsq = 0, user_sum = 0, sys_sum = 0, elapsed;
-	int status = 0;
-
-	for (long long i = 0; i < o->runs && !stop_requested; i++) {
-		double el = 0;
-		struct rusage ru = {0};
-
-		status = measure(o, list, st, &el, &ru, one_by_one);
-		if (status < 0)
-			return status;
-		if (o->argv && stop_requested) {
-			/* An interrupted run is cut short: its counts would pull every mean
-			 * down. Only when no run completed are they all there is to show. */
-			rd->interrupted = i + 1;
-			if (rd->completed)
-				break;
-		}
-		stat_run_sum_boxes(st, boxes, list->n);
-		stat_run_keep(st, list->n);
-		rd->kept++;
-		el_sum += el;
-		el_sumsq += el * el;
-		user_sum += (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-		sys_sum += (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-		if (rd->interrupted)
-			break;
-		rd->completed++;
-		if (o->runs > 1 && status != 0)
-			warning("run %lld of %lld: '%s' exited with status %d", i + 1, o->runs, cmd,
-				status);
-	}
-	if (stop_requested && o->argv && !rd->interrupted && rd->completed < o->runs)
-		rd->interrupted = rd->completed + 1; /* between two runs: the next never started */
-	if (rd->interrupted && o->runs > 1)
-		note_interrupted(rd);
-	elapsed = rd->kept ? el_sum / (double)rd->kept : 0;
-	if (rd->kept > 1 && elapsed > 0) {
-		double var =
-		    (el_sumsq - (double)rd->kept * elapsed * elapsed) / (double)(rd->kept - 1);
-		times->elapsed_sd = var > 0 ? 100.0 * sqrt(var) / elapsed : 0;
-	}
-	times->elapsed = elapsed;
-	times->have_cpu = o->argv && o->pid <= 0 && !o->system_wide && rd->kept;
-	if (times->have_cpu) {
-		times->user = user_sum / (double)rd->kept;
-		times->sys = sys_sum / (double)rd->kept;
-	}
-	return status;
-}
-
 /* stat_bw_finish() on the mean of each event of LIST over the runs (ST) and ELAPSED
  * seconds. */
 static void finish_bandwidth(struct stat_bw *bw, const struct hwprof_event_list *list,
@@ -879,7 +665,7 @@ int cmd_stat(int argc, char **argv)
 	struct hwprof_event_list list = {0};
 	struct ev_stat *st = NULL;
 	struct metric_out metrics[64];
-	struct sigaction sa = {.sa_sigaction = on_stop, .sa_flags = SA_SIGINFO}, old_int, old_term;
+	struct stat_stops stops = {.caught = false};
 	struct runs_done rd = {0};
 	char err[256] = "", cpu[256], msg[PATH_MAX + 256], *cmd = NULL, *text = NULL;
 	char *metric_spec = NULL, *bw_spec = NULL;
@@ -959,13 +745,8 @@ int cmd_stat(int argc, char **argv)
 			note("%s; the other events are counted", msg);
 	}
 
-	/* Ctrl-C / SIGTERM end the measurement (for -p/-a) or the running command (forwarded to
-	 * it, see on_stop) and the repeats; hwprof itself keeps running to print what was
-	 * counted. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	status = run_all(&o, &list, st, boxes, cmd, &rd, &times, &one_by_one);
+	stat_catch_stops(&stops);
+	status = stat_run_all(&o, &list, st, boxes, cmd, &rd, &times, &one_by_one);
 	if (status == MEASURE_EXEC_FAILED)
 		rc = EXIT_NOT_EXECUTED;
 	if (status < 0)
@@ -1003,13 +784,10 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	/* Interrupted repeats end as the signal would have ended hwprof (130 for ^C); a single
 	 * run keeps the command's own status. */
-	rc = rd.interrupted && o.runs > 1 ? 128 + stop_signal : status;
+	rc = rd.interrupted && o.runs > 1 ? 128 + stat_stop_signal() : status;
 out:
 	cli_release_messages(); /* held and not yet printed: a run that failed */
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	stop_requested = 0;
-	stop_signal = 0;
+	stat_release_stops(&stops);
 	if (out_fd > STDERR_FILENO)
 		close(out_fd);
 	free(text);
