@@ -44,24 +44,23 @@ static void print_groups(FILE *f, const struct hwprof_event_list *list, const st
 		fputc('\n', f);
 }
 
-static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
-		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
-		       const struct run_times *t, const char *cpu, const char *cmd,
-		       const struct stat_opts *o, const struct stat_bw *bw)
+/* perf's wording; a command beside -p or -a only sets how long they are counted. Then how many
+ * runs, and the CPU. */
+static void text_title(FILE *f, const struct stat_result *r)
 {
-	char a[64], b[64], c[64];
+	const struct stat_opts *o = r->o;
+	const struct runs_done *rd = r->rd;
 
-	/* perf's wording; a command beside -p or -a only sets how long they are counted. */
 	if (o->pid > 0)
 		fprintf(f, "\n Performance counter stats for process id '%d'", (int)o->pid);
 	else if (o->system_wide)
 		fprintf(f, "\n Performance counter stats for 'system wide'");
 	/* The command line as typed, its control bytes tamed (textfmt.h). */
-	if (cmd) {
+	if (r->cmd) {
 		fputs(o->pid > 0 || o->system_wide ? " while '"
 						   : "\n Performance counter stats for '",
 		      f);
-		hwprof_text_put(f, cmd);
+		hwprof_text_put(f, r->cmd);
 		fputs(o->pid > 0 || o->system_wide ? "' ran" : "'", f);
 	}
 	if (rd->asked > 1 && rd->interrupted && !rd->completed)
@@ -71,67 +70,98 @@ static void print_text(FILE *f, const struct runs_done *rd, const struct hwprof_
 		fprintf(f, " (%lld of %lld runs, interrupted)", rd->completed, rd->asked);
 	else if (rd->asked > 1)
 		fprintf(f, " (%lld runs)", rd->asked);
-	fprintf(f, ":\n CPU: %s\n", cpu);
-	print_groups(f, list, st);
-	fputc('\n', f);
-	for (size_t i = 0; i < list->n; i++) {
-		const struct ev_stat *s = &st[i];
-		const char *unit = hwprof_event_unit(&list->ev[i]);
-		if (s->unsupported) {
-			fprintf(f, " %20s  %s\n", "<not supported>", list->ev[i].spec);
-			continue;
-		}
-		if (!s->counted_runs) {
-			const char *why = hwprof_count_why_not(&list->ev[i]);
-			fprintf(f, " %20s  %-24s%s%s%s\n", "<not counted>", list->ev[i].spec,
-				why ? " (" : "", why ? why : "", why ? ")" : "");
-			continue;
-		}
-		fprintf(f, " %20s  %-24s %-5s", hwprof_count_text(stat_mean(s), unit, a, sizeof(a)),
-			list->ev[i].spec, unit);
-		/* 78 columns with the spread: min and max get a table of their own below. */
-		if (rd->kept > 1)
-			fprintf(f, " ( +- %5.2f%% )", stat_stddev_pct(s));
-		struct hwprof_count run = stat_running(s);
+	fprintf(f, ":\n CPU: %s\n", r->cpu);
+}
 
-		fprintf(f, "  [%5.1f%%]", 100 * run.ratio);
-		if (hwprof_count_multiplexed(&run))
-			fprintf(f, "  multiplexed: counted %.1f%% of the time (< %.0f%%), scaled",
-				100 * run.ratio, 100 * HWPROF_MULTIPLEX_FLAG);
-		if (s->counted_runs < rd->kept)
-			fprintf(f, "  (counted in %u of %lld runs)", s->counted_runs, rd->kept);
-		fputc('\n', f);
+/* The row of event I: its mean, or why it has none. */
+static void text_event(FILE *f, const struct stat_result *r, size_t i)
+{
+	const struct hwprof_event *ev = &r->list->ev[i];
+	const struct ev_stat *s = &r->st[i];
+	const char *unit = hwprof_event_unit(ev);
+	struct hwprof_count run;
+	char a[64];
+
+	if (s->unsupported) {
+		fprintf(f, " %20s  %s\n", "<not supported>", ev->spec);
+		return;
 	}
-	if (rd->kept > 1) {
-		fprintf(f, "\n min and max over the %lld runs:\n", rd->kept);
-		for (size_t i = 0; i < list->n; i++) {
-			const struct ev_stat *s = &st[i];
-			const char *unit = hwprof_event_unit(&list->ev[i]);
-			if (!s->counted_runs)
-				continue;
-			fprintf(f, " %20s  %20s  %s%s%s\n",
-				hwprof_count_text(s->min, unit, b, sizeof(b)),
-				hwprof_count_text(s->max, unit, c, sizeof(c)), list->ev[i].spec,
-				*unit ? " " : "", unit);
-		}
+	if (!s->counted_runs) {
+		const char *why = hwprof_count_why_not(ev);
+		fprintf(f, " %20s  %-24s%s%s%s\n", "<not counted>", ev->spec, why ? " (" : "",
+			why ? why : "", why ? ")" : "");
+		return;
 	}
-	if (nm) {
-		fprintf(f, "\n");
-		for (size_t i = 0; i < nm; i++) {
-			const struct hwprof_metric *x = &m[i].m;
-			fprintf(f, " %20s%-5s %-24s %s\n", hwprof_metric_text(x, a, sizeof(a)),
-				m[i].unit, x->name, x->formula);
-		}
+	fprintf(f, " %20s  %-24s %-5s", hwprof_count_text(stat_mean(s), unit, a, sizeof(a)),
+		ev->spec, unit);
+	/* 78 columns with the spread: min and max get a table of their own below. */
+	if (r->rd->kept > 1)
+		fprintf(f, " ( +- %5.2f%% )", stat_stddev_pct(s));
+	run = stat_running(s);
+	fprintf(f, "  [%5.1f%%]", 100 * run.ratio);
+	if (hwprof_count_multiplexed(&run))
+		fprintf(f, "  multiplexed: counted %.1f%% of the time (< %.0f%%), scaled",
+			100 * run.ratio, 100 * HWPROF_MULTIPLEX_FLAG);
+	if (s->counted_runs < r->rd->kept)
+		fprintf(f, "  (counted in %u of %lld runs)", s->counted_runs, r->rd->kept);
+	fputc('\n', f);
+}
+
+static void text_min_max(FILE *f, const struct stat_result *r)
+{
+	char b[64], c[64];
+
+	fprintf(f, "\n min and max over the %lld runs:\n", r->rd->kept);
+	for (size_t i = 0; i < r->list->n; i++) {
+		const struct ev_stat *s = &r->st[i];
+		const char *unit = hwprof_event_unit(&r->list->ev[i]);
+		if (!s->counted_runs)
+			continue;
+		fprintf(f, " %20s  %20s  %s%s%s\n", hwprof_count_text(s->min, unit, b, sizeof(b)),
+			hwprof_count_text(s->max, unit, c, sizeof(c)), r->list->ev[i].spec,
+			*unit ? " " : "", unit);
 	}
-	if (bw)
-		stat_bw_text(f, bw);
+}
+
+static void text_metrics(FILE *f, const struct stat_result *r)
+{
+	char a[64];
+
+	fprintf(f, "\n");
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct hwprof_metric *x = &r->metrics[i].m;
+		fprintf(f, " %20s%-5s %-24s %s\n", hwprof_metric_text(x, a, sizeof(a)),
+			r->metrics[i].unit, x->name, x->formula);
+	}
+}
+
+static void text_times(FILE *f, const struct stat_result *r)
+{
+	const struct run_times *t = r->times;
+
 	fprintf(f, "\n %20.6f seconds time elapsed", t->elapsed);
-	if (rd->kept > 1)
+	if (r->rd->kept > 1)
 		fprintf(f, " ( +- %5.2f%% )", t->elapsed_sd);
 	fputc('\n', f);
 	if (t->have_cpu)
 		fprintf(f, "\n %20.6f seconds user\n %20.6f seconds sys\n", t->user, t->sys);
 	fputc('\n', f);
+}
+
+static void print_text(FILE *f, const struct stat_result *r)
+{
+	text_title(f, r);
+	print_groups(f, r->list, r->st);
+	fputc('\n', f);
+	for (size_t i = 0; i < r->list->n; i++)
+		text_event(f, r, i);
+	if (r->rd->kept > 1)
+		text_min_max(f, r);
+	if (r->nmetrics)
+		text_metrics(f, r);
+	if (r->bw)
+		stat_bw_text(f, r->bw);
+	text_times(f, r);
 }
 
 /* The notes and warnings of the run (held since cmd_stat() began, see cli_hold_messages()),
@@ -286,8 +316,7 @@ int stat_output_write(const struct stat_result *r, int fd)
 	else if (o->out.format == CLI_FORMAT_CSV)
 		print_csv(out, r->list, r->st, r->bw);
 	else
-		print_text(out, r->rd, r->list, r->st, r->metrics, r->nmetrics, r->times, r->cpu,
-			   r->cmd, o, r->bw);
+		print_text(out, r);
 	if (fclose(out) != 0)
 		die("out of memory");
 	if (o->out.format == CLI_FORMAT_JSON && counts_on_stderr(o))
