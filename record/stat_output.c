@@ -181,11 +181,12 @@ static void json_messages(struct hwprof_jw *j)
 	hwprof_jw_end(j);
 }
 
-static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_event_list *list,
-		       const struct ev_stat *st, const struct metric_out *m, size_t nm,
-		       const struct run_times *t, const char *cpu, const struct stat_opts *o,
-		       const struct stat_bw *bw)
+static void print_json(FILE *f, const struct stat_result *r)
 {
+	const struct stat_opts *o = r->o;
+	const struct runs_done *rd = r->rd;
+	const struct run_times *t = r->times;
+	const struct hwprof_event_list *list = r->list;
 	struct hwprof_jw j;
 
 	hwprof_jw_init(&j, f, false);
@@ -195,7 +196,7 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 	if (o->pid > 0)
 		hwprof_jw_int(&j, "pid", o->pid);
 	hwprof_jw_bool(&j, "system_wide", o->system_wide);
-	hwprof_jw_str(&j, "cpu", cpu);
+	hwprof_jw_str(&j, "cpu", r->cpu);
 	hwprof_jw_int(&j, "runs", rd->completed);
 	hwprof_jw_bool(&j, "interrupted", rd->interrupted);
 	hwprof_jw_double(&j, "elapsed_s", t->elapsed, 9);
@@ -203,7 +204,7 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 	hwprof_jw_measured(&j, "sys_s", t->sys, t->have_cpu);
 	hwprof_jw_array(&j, "events");
 	for (size_t i = 0; i < list->n; i++) {
-		const struct ev_stat *s = &st[i];
+		const struct ev_stat *s = &r->st[i];
 		bool ok = s->counted_runs > 0;
 
 		hwprof_jw_object(&j, NULL);
@@ -221,22 +222,23 @@ static void print_json(FILE *f, const struct runs_done *rd, const struct hwprof_
 	}
 	hwprof_jw_end(&j);
 	hwprof_jw_array(&j, "metrics");
-	for (size_t i = 0; i < nm; i++)
-		hwprof_jw_metric(&j, &m[i].m, 15);
+	for (size_t i = 0; i < r->nmetrics; i++)
+		hwprof_jw_metric(&j, &r->metrics[i].m, 15);
 	hwprof_jw_end(&j);
-	if (bw)
-		stat_bw_json(&j, bw);
+	if (r->bw)
+		stat_bw_json(&j, r->bw);
 	json_messages(&j);
 	hwprof_jw_end(&j);
 	fputc('\n', f);
 }
 
-static void print_csv(FILE *f, const struct hwprof_event_list *list, const struct ev_stat *st,
-		      const struct stat_bw *bw)
+static void print_csv(FILE *f, const struct stat_result *r)
 {
+	const struct hwprof_event_list *list = r->list;
+
 	fputs("event,mean,stddev_pct,min,max,running_pct,unit,counted,supported\n", f);
 	for (size_t i = 0; i < list->n; i++) {
-		const struct ev_stat *s = &st[i];
+		const struct ev_stat *s = &r->st[i];
 		hwprof_csv_str(f, list->ev[i].spec);
 		if (s->counted_runs)
 			fprintf(f, ",%.15g,%.6f,%.15g,%.15g,%.3f,", stat_mean(s),
@@ -249,8 +251,8 @@ static void print_csv(FILE *f, const struct hwprof_event_list *list, const struc
 		fprintf(f, ",%s,%s\n", s->counted_runs ? "true" : "false",
 			s->unsupported ? "false" : "true");
 	}
-	if (bw)
-		stat_bw_csv(f, bw);
+	if (r->bw)
+		stat_bw_csv(f, r->bw);
 }
 
 /* Whether the counts go to stderr: no -o, as perf stat does, so that stdout stays the
@@ -311,10 +313,9 @@ int stat_output_write(const struct stat_result *r, int fd)
 	if (!out)
 		die("out of memory");
 	if (o->out.format == CLI_FORMAT_JSON)
-		print_json(out, r->rd, r->list, r->st, r->metrics, r->nmetrics, r->times, r->cpu, o,
-			   r->bw);
+		print_json(out, r);
 	else if (o->out.format == CLI_FORMAT_CSV)
-		print_csv(out, r->list, r->st, r->bw);
+		print_csv(out, r);
 	else
 		print_text(out, r);
 	if (fclose(out) != 0)
