@@ -186,6 +186,189 @@ static int check_target(const struct stat_opts *o)
 	return 0;
 }
 
+/* What one `hwprof stat` makes, step by step; end_session() frees it. */
+struct stat_session {
+	char *metric_spec, *bw_spec; /* -e with -M's, then --bandwidth's events added */
+	struct stat_bw *bw;	     /* --bandwidth's plan and result; NULL without it */
+	struct hwprof_event_list list;
+	int out_fd;	    /* stat_output_open(); -1 before, and once handed to the writer */
+	struct ev_stat *st; /* per entry of LIST */
+	size_t *boxes;	    /* stat_box_sums() of LIST */
+	char *cmd;	    /* command_line() */
+	struct stat_stops stops;
+	struct runs_done rd;
+	struct run_times times;
+	int status; /* the last run's: the command's exit status */
+	struct metric_out metrics[64];
+	size_t nmetrics;
+};
+
+/* --bandwidth: the host's memory controllers before -a is asked for, since on a host without
+ * them that is the news. Returns 0, or EXIT_FATAL after the error. */
+static int plan_bandwidth(struct stat_opts *o, struct stat_session *s)
+{
+	s->bw = xcalloc(1, sizeof(*s->bw));
+	s->bw_spec = stat_bw_events(s->bw, o->events);
+	if (!s->bw_spec)
+		return EXIT_FATAL;
+	if (!o->system_wide)
+		die_usage("--bandwidth counts the memory controllers of the whole machine, "
+			  "not a process: add -a");
+	o->events = s->bw_spec;
+	return 0;
+}
+
+/* The events without -e: the host's default set, software events alone (with a note that
+ * says so) on a host without a hardware PMU. */
+static const char *default_events(void)
+{
+	bool pmu = hwprof_host_has_pmu();
+	const char *spec = hwprof_count_default_spec(pmu);
+
+	if (!pmu)
+		note("no hardware PMU on this host (virtualized?): counting software events "
+		     "(task-clock, context-switches, cpu-migrations, page-faults); choose "
+		     "others with -e, see 'hwprof list'; %s",
+		     cli_no_pmu_alternatives());
+	return spec;
+}
+
+/* The event list: -e, the events -M and --bandwidth need, or the default set; parsed, with a
+ * warning when it will multiplex. Returns 0, or EXIT_FATAL after the error. */
+static int event_list(struct stat_opts *o, struct stat_session *s)
+{
+	char err[256] = "";
+
+	if (o->metrics)
+		o->events = s->metric_spec = stat_with_metric_events(o->events, o->metrics);
+	if (o->bandwidth && plan_bandwidth(o, s) != 0)
+		return EXIT_FATAL;
+	if (!o->events)
+		o->events = default_events();
+	/* A PMU that does not exist is a spelling to fix too: 64, as in record. */
+	if (hwprof_events_parse(o->events, &s->list, err, sizeof(err)) < 0)
+		die_usage("-e '%s': %s", o->events, err[0] ? cli_see(err) : "malformed event spec");
+	stat_warn_multiplexing(&s->list);
+	return 0;
+}
+
+/* The counts' descriptor, opened before anything runs (stat_output_open()). Returns 0, or
+ * EXIT_FATAL after the error. */
+static int open_output(const struct stat_opts *o, struct stat_session *s)
+{
+	s->out_fd = stat_output_open(o);
+	return s->out_fd < 0 ? EXIT_FATAL : 0;
+}
+
+/* The events the host cannot count, probed before any run: when none is left, why (for -M,
+ * why each metric cannot be answered, since the metrics are the question), else a note that
+ * names them. Returns 0, or EXIT_FATAL after the error. */
+static int probe(const struct stat_opts *o, struct stat_session *s)
+{
+	char msg[PATH_MAX + 256];
+
+	s->st = xcalloc(s->list.n, sizeof(*s->st));
+	if (stat_probe_events(o, &s->list, s->st) == 0) {
+		stat_unsupported_text(&s->list, s->st, msg, sizeof(msg));
+		if (o->metrics && stat_metrics_why_not(o, &s->list, s->st, NULL, 0, true)) {
+			if (!hwprof_host_has_pmu())
+				note("no hardware PMU on this host: %s", cli_no_pmu_alternatives());
+			return EXIT_FATAL;
+		}
+		error("no event of the list can be counted here: %s", cli_see(msg));
+		return EXIT_FATAL;
+	}
+	if (s->list.n > 1 || s->st[0].unsupported) {
+		stat_unsupported_text(&s->list, s->st, msg, sizeof(msg));
+		if (msg[0])
+			note("%s; the other events are counted", msg);
+	}
+	return 0;
+}
+
+/* The runs, with ^C and SIGTERM caught (stat_run.h). Returns 0 with the last run's status in
+ * S->status, or after the error EXIT_NOT_EXECUTED (the command could not be executed) or
+ * EXIT_FATAL. */
+static int count(const struct stat_opts *o, struct stat_session *s)
+{
+	bool one_by_one = false;
+
+	s->boxes = stat_box_sums(&s->list);
+	s->cmd = command_line(o);
+	s->rd.asked = o->runs;
+	stat_catch_stops(&s->stops);
+	s->status =
+	    stat_run_all(o, &s->list, s->st, s->boxes, s->cmd, &s->rd, &s->times, &one_by_one);
+	if (s->status == MEASURE_EXEC_FAILED)
+		return EXIT_NOT_EXECUTED;
+	if (s->status < 0)
+		return EXIT_FATAL;
+	if (one_by_one)
+		note("the kernel refused inherit with PERF_FORMAT_GROUP (an older kernel): group "
+		     "members were read one by one");
+	return 0;
+}
+
+/* The rows to print (the boxes summed into their first dropped) and what derives from them:
+ * the metrics, a note for each that cannot be derived, --bandwidth's sums. */
+static void derive(const struct stat_opts *o, struct stat_session *s)
+{
+	double elapsed = s->times.elapsed;
+
+	stat_drop_summed_boxes(&s->list, s->st, s->boxes);
+	if (s->bw)
+		stat_bw_locate(s->bw, &s->list);
+	s->nmetrics = stat_derive_metrics(&s->list, s->st, elapsed,
+					  s->bw ? s->bw->first : s->list.n, s->metrics, 64);
+	stat_metrics_why_not(o, &s->list, s->st, s->metrics, s->nmetrics, false);
+	if (s->bw)
+		stat_finish_bandwidth(s->bw, &s->list, s->st, elapsed);
+}
+
+/* Writes the counts. Returns the exit status: EXIT_FATAL after the error when they could not
+ * be written; 128+N when a signal N interrupted the repeats, as it would have ended hwprof
+ * (130 for ^C); else the command's own. */
+static int write_result(const struct stat_opts *o, struct stat_session *s)
+{
+	char cpu[256];
+	struct stat_result r = {.o = o,
+				.list = &s->list,
+				.st = s->st,
+				.rd = &s->rd,
+				.times = &s->times,
+				.metrics = s->metrics,
+				.nmetrics = s->nmetrics,
+				.cpu = cpu,
+				.cmd = s->cmd,
+				.bw = s->bw};
+	int fd = s->out_fd;
+
+	hwprof_host_cpu_model(cpu, sizeof(cpu));
+	s->out_fd = -1; /* stat_output_write() closes it */
+	if (stat_output_write(&r, fd) < 0)
+		return EXIT_FATAL;
+	return s->rd.interrupted && o->runs > 1 ? 128 + stat_stop_signal() : s->status;
+}
+
+/* Prints what is still held (a run that failed), puts back the stop signals' handlers, closes
+ * and frees what S holds. */
+static void end_session(struct stat_session *s)
+{
+	cli_release_messages();
+	stat_release_stops(&s->stops);
+	if (s->out_fd > STDERR_FILENO)
+		close(s->out_fd);
+	for (size_t i = 0; s->st && i < s->list.n; i++)
+		free(s->st[i].unsupported);
+	free(s->st);
+	free(s->cmd);
+	free(s->metric_spec);
+	free(s->bw_spec);
+	free(s->bw);
+	free(s->boxes);
+	hwprof_events_free(&s->list);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = {
@@ -195,137 +378,27 @@ int cmd_stat(int argc, char **argv)
 	    .system_wide = false,
 	    .out = FORMAT_OPTS_INIT,
 	};
-	struct hwprof_event_list list = {0};
-	struct ev_stat *st = NULL;
-	struct metric_out metrics[64];
-	struct stat_stops stops = {.caught = false};
-	struct runs_done rd = {0};
-	char err[256] = "", cpu[256], msg[PATH_MAX + 256], *cmd = NULL;
-	char *metric_spec = NULL, *bw_spec = NULL;
-	struct stat_bw *bw = NULL;
-	size_t *boxes = NULL;
-	double elapsed;
-	struct run_times times = {.have_cpu = false};
-	bool one_by_one = false;
-	int status = 0, rc = EXIT_FATAL, r, out_fd = -1;
-	size_t nm;
-	struct stat_result res;
+	struct stat_session s = {.out_fd = -1};
+	int rc;
 
 	parse_args(argc, argv, &o);
 	/* JSON carries the run's notes and warnings, so that on stderr it stays one document. */
 	if (o.out.format == CLI_FORMAT_JSON)
 		cli_hold_messages();
 	launch_adjust_limits();
-	rd.asked = o.runs;
-	if ((r = check_target(&o)) != 0)
-		return r;
-	if (o.metrics) {
-		metric_spec = stat_with_metric_events(o.events, o.metrics);
-		o.events = metric_spec;
+	rc = check_target(&o);
+	if (!rc)
+		rc = event_list(&o, &s);
+	if (!rc)
+		rc = open_output(&o, &s);
+	if (!rc)
+		rc = probe(&o, &s);
+	if (!rc)
+		rc = count(&o, &s);
+	if (!rc) {
+		derive(&o, &s);
+		rc = write_result(&o, &s);
 	}
-	/* The host's memory controllers first: on a host without them, that is the news. */
-	if (o.bandwidth) {
-		bw = xcalloc(1, sizeof(*bw));
-		bw_spec = stat_bw_events(bw, o.events);
-		if (!bw_spec) {
-			free(bw);
-			free(metric_spec);
-			return EXIT_FATAL;
-		}
-		if (!o.system_wide)
-			die_usage("--bandwidth counts the memory controllers of the whole machine, "
-				  "not a process: add -a");
-		o.events = bw_spec;
-	}
-	if (!o.events) {
-		bool pmu = hwprof_host_has_pmu();
-		o.events = hwprof_count_default_spec(pmu);
-		if (!pmu)
-			note(
-			    "no hardware PMU on this host (virtualized?): counting software events "
-			    "(task-clock, context-switches, cpu-migrations, page-faults); choose "
-			    "others with -e, see 'hwprof list'; %s",
-			    cli_no_pmu_alternatives());
-	}
-	r = hwprof_events_parse(o.events, &list, err, sizeof(err));
-	if (r < 0) /* a PMU that does not exist is a spelling to fix too: 64, as in record */
-		die_usage("-e '%s': %s", o.events, err[0] ? cli_see(err) : "malformed event spec");
-	stat_warn_multiplexing(&list);
-	out_fd = stat_output_open(&o);
-	if (out_fd < 0) {
-		hwprof_events_free(&list);
-		cli_release_messages();
-		return EXIT_FATAL;
-	}
-	boxes = stat_box_sums(&list);
-	hwprof_host_cpu_model(cpu, sizeof(cpu));
-	cmd = command_line(&o);
-	st = xcalloc(list.n, sizeof(*st));
-	if (stat_probe_events(&o, &list, st) == 0) {
-		stat_unsupported_text(&list, st, msg, sizeof(msg));
-		/* -M: the metrics are the question, so each says why it cannot be answered. */
-		if (o.metrics && stat_metrics_why_not(&o, &list, st, NULL, 0, true)) {
-			if (!hwprof_host_has_pmu())
-				note("no hardware PMU on this host: %s", cli_no_pmu_alternatives());
-			goto out;
-		}
-		error("no event of the list can be counted here: %s", cli_see(msg));
-		goto out;
-	}
-	if (list.n > 1 || st[0].unsupported) {
-		stat_unsupported_text(&list, st, msg, sizeof(msg));
-		if (msg[0])
-			note("%s; the other events are counted", msg);
-	}
-
-	stat_catch_stops(&stops);
-	status = stat_run_all(&o, &list, st, boxes, cmd, &rd, &times, &one_by_one);
-	if (status == MEASURE_EXEC_FAILED)
-		rc = EXIT_NOT_EXECUTED;
-	if (status < 0)
-		goto out;
-	elapsed = times.elapsed;
-	if (one_by_one)
-		note("the kernel refused inherit with PERF_FORMAT_GROUP (an older kernel): group "
-		     "members were read one by one");
-	stat_drop_summed_boxes(&list, st, boxes);
-	if (bw)
-		stat_bw_locate(bw, &list);
-	nm = stat_derive_metrics(&list, st, elapsed, bw ? bw->first : list.n, metrics, 64);
-	stat_metrics_why_not(&o, &list, st, metrics, nm, false);
-	if (bw)
-		stat_finish_bandwidth(bw, &list, st, elapsed);
-
-	res = (struct stat_result){.o = &o,
-				   .list = &list,
-				   .st = st,
-				   .rd = &rd,
-				   .times = &times,
-				   .metrics = metrics,
-				   .nmetrics = nm,
-				   .cpu = cpu,
-				   .cmd = cmd,
-				   .bw = bw};
-	r = stat_output_write(&res, out_fd);
-	out_fd = -1;
-	if (r < 0)
-		goto out;
-	/* Interrupted repeats end as the signal would have ended hwprof (130 for ^C); a single
-	 * run keeps the command's own status. */
-	rc = rd.interrupted && o.runs > 1 ? 128 + stat_stop_signal() : status;
-out:
-	cli_release_messages(); /* held and not yet printed: a run that failed */
-	stat_release_stops(&stops);
-	if (out_fd > STDERR_FILENO)
-		close(out_fd);
-	for (size_t i = 0; st && i < list.n; i++)
-		free(st[i].unsupported);
-	free(st);
-	free(cmd);
-	free(metric_spec);
-	free(bw_spec);
-	free(bw);
-	free(boxes);
-	hwprof_events_free(&list);
+	end_session(&s);
 	return rc;
 }
