@@ -3,6 +3,10 @@
  *
  * The counting itself is libhwprof's (hwprof_group_*): one kernel group per {group}, one
  * read(2) per group, each member scaled by its own time_enabled/time_running.
+ *
+ * This file is the command: its options and its steps. The steps' work is in stat_host.c (the
+ * PMUs' facts), stat_open.c (the events opened and read), stat_counts.c (the counts over the
+ * runs), stat_run.c (the runs), stat_metrics.c, stat_bandwidth.c and stat_output.c.
  */
 #include "builtin.h"
 #include "cli.h"
