@@ -362,9 +362,7 @@ static void end_session(struct stat_session *s)
 	stat_release_stops(&s->stops);
 	if (s->out_fd > STDERR_FILENO)
 		close(s->out_fd);
-	for (size_t i = 0; s->st && i < s->list.n; i++)
-		free(s->st[i].unsupported);
-	free(s->st);
+	stat_counts_free(s->st, s->list.n);
 	free(s->cmd);
 	free(s->metric_spec);
 	free(s->bw_spec);

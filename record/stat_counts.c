@@ -78,6 +78,13 @@ void stat_run_keep(struct ev_stat *st, size_t n)
 	}
 }
 
+void stat_counts_free(struct ev_stat *st, size_t n)
+{
+	for (size_t i = 0; st && i < n; i++)
+		free(st[i].unsupported);
+	free(st);
+}
+
 double stat_mean(const struct ev_stat *s)
 {
 	return s->counted_runs ? s->sum / s->counted_runs : 0;

@@ -20,7 +20,7 @@ struct ev_stat {
 	uint64_t run_enabled_ns, run_running_ns;
 	bool run_counted;
 	char *unsupported; /* why the host cannot count the event (probed alone); NULL: it
-			    * can, or may. malloc'd, freed by the holder of the array */
+			    * can, or may. malloc'd, freed by stat_counts_free() */
 };
 
 /* Which entry of LIST each is summed into: the boxes of one uncore PMU spelled without its
@@ -40,6 +40,10 @@ void stat_drop_summed_boxes(struct hwprof_event_list *list, struct ev_stat *st, 
 /* Adds the run just read (the run fields of ST, N entries) to the statistics: times, and for
  * an event counted in it its value to the sums, min and max. */
 void stat_run_keep(struct ev_stat *st, size_t n);
+
+/* Frees ST (N entries, as many as its event list holds; NULL: nothing) and the unsupported
+ * texts it holds. */
+void stat_counts_free(struct ev_stat *st, size_t n);
 
 /* The mean of the counted runs' scaled values; 0 when none counted. */
 double stat_mean(const struct ev_stat *s);
