@@ -695,10 +695,12 @@ static bool *in_stacks(const struct profile *p)
 
 /* Keys, from K[M] on, of the middle inline frames of location I (nmids_of()): each kept in
  * MID at slot *NM on, its key's loc MID_FROM + slot, its row to go to row_of's last part at
- * that slot (profile_row_of_mids()), the first slot noted in ROW_OF. Returns the new M. */
+ * that slot (profile_row_of_mids()), the first slot noted in ROW_OF. A frame keyed as the
+ * location is (OWN: --sort addr, dso) gets no key: it is that row, and would mix its function
+ * and line into it. Returns the new M. */
 static size_t add_mid_keys(const struct profile *p, const struct profile_rows_req *req, size_t i,
-			   struct profile_loc *mid, size_t *nm, size_t mid_from, struct key *k,
-			   size_t m, uint32_t *row_of)
+			   const struct key *own, struct profile_loc *mid, size_t *nm,
+			   size_t mid_from, struct key *k, size_t m, uint32_t *row_of)
 {
 	const struct profile_loc *l = &p->locations[i];
 	uint32_t nl, count = nmids_of(p, l);
@@ -709,7 +711,8 @@ static size_t add_mid_keys(const struct profile *p, const struct profile_rows_re
 	for (uint32_t d = 1; d <= count; d++, (*nm)++) {
 		mid[*nm] = mid_frame(p, l, &ln[d]);
 		make_key(&mid[*nm], req->keys, req->nkeys, &k[m]);
-		k[m++].loc = mid_from + *nm;
+		if (!same_group(&k[m], own))
+			k[m++].loc = mid_from + *nm;
 	}
 	return m;
 }
@@ -763,6 +766,7 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		const struct profile_loc *l = children ? &p->locations[i] : &p->locs[i];
 		if (children && !used[i])
 			continue;
+		size_t own = m;
 		make_key(l, req->keys, req->nkeys, &k[m]);
 		k[m++].loc = i;
 		if (children && l->inlined_into) {
@@ -773,7 +777,7 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 				k[m++].loc = nin + nouter++;
 		}
 		if (mids)
-			m = add_mid_keys(p, req, i, mid, &nm, mid_from, k, m, row_of);
+			m = add_mid_keys(p, req, i, &k[own], mid, &nm, mid_from, k, m, row_of);
 	}
 	if (others && add_others(p, req, k, &m, others_from, col_total) < 0)
 		goto out;

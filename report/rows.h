@@ -114,10 +114,12 @@ struct profile_rows_req {
  * same allocation as *ROWS (one free()). */
 
 /* profile_rows() with REQ; *ROW_OF (ROW_OF may be NULL; caller frees with free()) maps
- * locations to rows: at a location's id its row's index in *ROWS, at nlocations + id, with
- * children, the row of the function the location's code was inlined into (its frame at the
- * call site: cg_loc_frames()' second); UINT32_MAX for none. The rows of the frames between
- * (REQ's inline_frames) are read with profile_row_of_mids(). Returns 0 or -ENOMEM. */
+ * locations to rows, 3 x profile.nlocations entries and one per middle inline frame: at a
+ * location's id its row's index in *ROWS, at nlocations + id, with children, the row of the
+ * function the location's code was inlined into (its frame at the call site:
+ * cg_loc_frames()' second); UINT32_MAX for none. The rows of the frames between (REQ's
+ * inline_frames) are read with profile_row_of_mids(), the rest only through it. Returns 0 or
+ * -ENOMEM. */
 int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 		    struct profile_row **rows, size_t *nrows, uint32_t **row_of);
 

@@ -94,6 +94,13 @@ with tempfile.TemporaryDirectory() as d:
     check("-G --children --inline: mid's callers are outer and main (%s)" % block[:300],
           "wl_inline_chain.c:%d outer" % hot_line("call_mid") in block and
           "wl_inline_chain.c:%d main" % hot_line("call_outer") in block)
+    # Keyed by address, the middle frame is its location's row: that row keeps poke's line.
+    r = run("report", "-i", data, "--children", "--inline", "-s", "addr", "-f", "json")
+    rows = json.loads(r.stdout)["rows"] if r.returncode in (0, 1) else []
+    hot = [x for x in rows if x.get("self_samples", 0) >= PAGES]
+    check("--children --inline -s addr: the hot address keeps poke at its line (%s)" % hot[:1],
+          len(hot) == 1 and (hot[0].get("function") or "").startswith("poke") and
+          hot[0].get("line") == hot_line("poke"))
     r = run("report", "-i", data, "--children", "-s", "function", "-f", "json")
     rows = json.loads(r.stdout)["rows"] if r.returncode in (0, 1) else []
     check("--children without --inline: no mid row",
