@@ -29,8 +29,9 @@ static bool holding;
  * cli.h's. */
 extern void (*error_print_progname)(void);
 
-/* Set when a library has printed through glibc's error(3) (lib_error_prefix). */
-static bool lib_error_printed;
+/* Set when a library has printed through glibc's error(3) (lib_error_prefix), and when the
+ * command returned its own status (cli_finish()). */
+static bool lib_error_printed, returned;
 
 /* glibc's error(3) calls this instead of printing the program's name. elfutils' libraries
  * call error(EXIT_FAILURE, ENOMEM, ...) when an allocation fails, and error() then exits:
@@ -42,15 +43,21 @@ static void lib_error_prefix(void)
 	lib_error_printed = true;
 }
 
-/* An exit with error(3)'s EXIT_FAILURE after a library's message: 1 is hwprof's "partial"
- * (docs/exit-codes.md), so the status becomes EXIT_FATAL. */
+/* An exit with error(3)'s EXIT_FAILURE after a library's message, not the command's own
+ * return: 1 is hwprof's "partial" (docs/exit-codes.md), so the status becomes EXIT_FATAL. */
 static void lib_error_exit(int status, void *arg)
 {
 	(void)arg;
-	if (lib_error_printed && status == EXIT_FAILURE) {
-		fflush(stderr);
+	if (lib_error_printed && !returned && status == EXIT_FAILURE) {
+		fflush(NULL);
 		_exit(EXIT_FATAL);
 	}
+}
+
+int cli_finish(int status)
+{
+	returned = true;
+	return status;
 }
 
 void cli_set_prefix(const char *p)

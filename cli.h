@@ -51,6 +51,11 @@ const char *cli_no_pmu_alternatives(void);
  * EXIT_FATAL. The string is not copied. */
 void cli_set_prefix(const char *prefix);
 
+/* Marks STATUS as the command's own, returned by main: an exit after a library's error(3)
+ * message keeps it (a warning, error(0, ...), does not make a later partial exit fatal).
+ * Returns STATUS. */
+int cli_finish(int status);
+
 /* The prefix set by cli_set_prefix() ("hwprof" before), to name the command in a message. */
 const char *cli_prefix(void);
 

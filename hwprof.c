@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 			snprintf(prefix, sizeof(prefix), "hwprof %s", argv[2]);
 			cli_set_prefix(prefix);
 			optind = 0;
-			return find(argv[2])->fn(2, args);
+			return cli_finish(find(argv[2])->fn(2, args));
 		}
 		usage(stdout);
 		return EXIT_OK;
@@ -104,5 +104,5 @@ int main(int argc, char **argv)
 	 * re-initialisation, done here once for every subcommand. */
 	opterr = 0;
 	optind = 0;
-	return cmd->fn(argc - 1, argv + 1);
+	return cli_finish(cmd->fn(argc - 1, argv + 1));
 }

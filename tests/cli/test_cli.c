@@ -174,13 +174,14 @@ Test(cli, library_messages_name_no_command)
 	cr_expect_eq(hwprof_see_last(), HWPROF_SEE_VENDOR_EVENTS);
 }
 
-/* A library's error(3) call (libdw's and libelf's when out of memory) is a fatal error of
- * the command: its prefix, exit 2, not glibc's default exit status 1 (hwprof's "partial"). */
-Test(cli, library_error3_is_fatal)
+/* Runs, in a child, glibc's error(3) with STATUS (then, if it returns, exit(cli_finish(
+ * EXIT_PARTIAL)) as a command's return would) after cli_set_prefix(); OUT gets its stderr.
+ * Returns the child's exit status. */
+static int child_error3(int status, char *out, size_t len)
 {
 	void (*glibc_error)(int, int, const char *, ...) = dlsym(RTLD_DEFAULT, "error");
-	int fds[2], status;
-	char out[256] = "";
+	int fds[2], st;
+	size_t got = 0;
 	ssize_t n;
 	pid_t pid;
 
@@ -191,17 +192,35 @@ Test(cli, library_error3_is_fatal)
 	if (pid == 0) {
 		dup2(fds[1], STDERR_FILENO);
 		cli_set_prefix("hwprof report");
-		glibc_error(EXIT_FAILURE, ENOMEM, "%s", "cannot allocate memory");
-		_exit(99);
+		glibc_error(status, ENOMEM, "%s", "cannot allocate memory");
+		exit(cli_finish(EXIT_PARTIAL));
 	}
 	close(fds[1]);
 	/* glibc writes the message in pieces: read to the end. */
-	for (size_t len = 0; (n = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0;)
-		len += (size_t)n;
+	while ((n = read(fds[0], out + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	out[got] = '\0';
 	close(fds[0]);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == EXIT_FATAL, "status %#x: %s", status,
-		  out);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st), "status %#x: %s", st, out);
+	return WEXITSTATUS(st);
+}
+
+/* A library's error(3) call (libdw's and libelf's when out of memory) is a fatal error of
+ * the command: its prefix, exit 2, not glibc's default exit status 1 (hwprof's "partial"). */
+Test(cli, library_error3_is_fatal)
+{
+	char out[256];
+
+	cr_expect_eq(child_error3(EXIT_FAILURE, out, sizeof(out)), EXIT_FATAL, "%s", out);
 	cr_expect_str_eq(out, "hwprof report: fatal: cannot allocate memory: Cannot allocate "
 			      "memory\n");
+}
+
+/* error(0, ...) returns: the command's own exit 1 (partial) afterwards stays 1. */
+Test(cli, library_error3_warning_keeps_the_commands_status)
+{
+	char out[256];
+
+	cr_expect_eq(child_error3(0, out, sizeof(out)), EXIT_PARTIAL, "%s", out);
 }
