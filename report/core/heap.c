@@ -12,7 +12,11 @@
  * glibc's own switch for this (GLIBC_TUNABLES=glibc.malloc.hugetlb=1) is read only at
  * process start. The same is done here with mallopt(3), sbrk(2) and madvise(2): the heap
  * is grown once by a block that is freed at once, and that address range is advised. A
- * heap that later outgrows the range gets small pages for the rest, as before. */
+ * heap that later outgrows the range gets small pages for the rest, as before.
+ *
+ * Measured on 2 CPUs only: with 8 symbolization threads (jobs.c's most) on one arena its
+ * lock may cost part of the gain. Under a memory limit (ulimit -v or -d) the 64 MiB of
+ * address space would count against it: nothing is changed then. */
 #include "heap.h"
 
 #include <malloc.h>
@@ -20,11 +24,20 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* The largest M_MMAP_THRESHOLD glibc takes (HEAP_MAX_SIZE / 2 on 64-bit hosts). */
 #define HEAP_BLOCK_MAX ((size_t)32 << 20)
 #define HUGE_PAGE      ((uintptr_t)2 << 20)
+
+/* Whether the resource limit RES is set (not RLIM_INFINITY). */
+static bool limited(int res)
+{
+	struct rlimit rl;
+
+	return getrlimit(res, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+}
 
 void heap_use_huge_pages(void)
 {
@@ -37,6 +50,8 @@ void heap_use_huge_pages(void)
 	if (done)
 		return;
 	done = true;
+	if (limited(RLIMIT_AS) || limited(RLIMIT_DATA))
+		return;
 	mallopt(M_ARENA_MAX, 1);
 	mallopt(M_MMAP_THRESHOLD, (int)HEAP_BLOCK_MAX);
 	/* The block and the pad after it: 64 MiB of address space, kept (not trimmed). */
