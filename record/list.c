@@ -302,102 +302,145 @@ static void print_named(struct list_options *o)
 	}
 }
 
+/* What `list pmu` shows of one PMU, read once for both outputs. */
+struct pmu_facts {
+	const char *name;
+	uint32_t type;
+	bool has_type, core, has_cpus;
+	int max_precise; /* caps/max_precise, or -1 */
+	char cpus[256];
+	char **fields, **events; /* its format/ and events/ names */
+	size_t nfields, nevents;
+};
+
+/* One event of a PMU's events/ directory: its spec "PMU/NAME/" (SPEC, 256 bytes), its
+ * encoding (ENC, 256 bytes), its parsed event *EV and how it opens. */
+struct pmu_event_facts {
+	char spec[256], enc[256];
+	struct hwprof_event ev;
+	struct probe probe;
+};
+
+static void pmu_event_facts(const char *pmu, const char *event, struct pmu_event_facts *e)
+{
+	char rel[300];
+
+	snprintf(e->spec, sizeof(e->spec), "%s/%s/", pmu, event);
+	snprintf(rel, sizeof(rel), "events/%s", event);
+	e->enc[0] = '\0';
+	pmu_read(pmu, rel, e->enc, sizeof(e->enc));
+	e->ev = (struct hwprof_event){.scale = 1.0};
+	e->probe = probe_spec(e->spec, &e->ev);
+}
+
+/* A format field's bits as text ("config:0-7"), "?" when unreadable, into D (LEN bytes). */
+static void field_bits(const char *pmu, const char *field, char *d, size_t len)
+{
+	struct pmu_format f;
+
+	snprintf(d, len, "?");
+	if (pmu_format_read(pmu, field, &f) == 0)
+		pmu_format_describe(&f, d, len);
+}
+
+static void print_pmu_json(struct hwprof_jw *j, const struct pmu_facts *f)
+{
+	hwprof_jw_object(j, NULL);
+	hwprof_jw_str(j, "name", f->name);
+	json_int_or_null(j, "type", f->type, f->has_type);
+	hwprof_jw_bool(j, "core", f->core);
+	hwprof_jw_str(j, "cpus", f->has_cpus ? f->cpus : NULL);
+	json_int_or_null(j, "max_precise", f->max_precise, f->max_precise >= 0);
+	hwprof_jw_array(j, "formats");
+	for (size_t i = 0; i < f->nfields; i++) {
+		char d[128];
+
+		field_bits(f->name, f->fields[i], d, sizeof(d));
+		hwprof_jw_object(j, NULL);
+		hwprof_jw_str(j, "name", f->fields[i]);
+		hwprof_jw_str(j, "bits", d);
+		hwprof_jw_end(j);
+	}
+	hwprof_jw_end(j);
+	hwprof_jw_array(j, "events");
+	for (size_t i = 0; i < f->nevents; i++) {
+		struct pmu_event_facts e;
+		char config[32], config1[32];
+
+		pmu_event_facts(f->name, f->events[i], &e);
+		snprintf(config, sizeof(config), "0x%llx", (unsigned long long)e.ev.config);
+		snprintf(config1, sizeof(config1), "0x%llx", (unsigned long long)e.ev.config1);
+		hwprof_jw_object(j, NULL);
+		hwprof_jw_str(j, "name", e.spec);
+		hwprof_jw_str(j, "encoding", e.enc);
+		hwprof_jw_str(j, "config", config);
+		hwprof_jw_str(j, "config1", config1);
+		hwprof_jw_double(j, "scale", e.ev.scale, 17);
+		hwprof_jw_str(j, "unit", e.ev.unit);
+		hwprof_jw_str(j, "availability", e.probe.state);
+		hwprof_jw_str(j, "mode", e.probe.mode);
+		hwprof_jw_int(j, "errno", e.probe.err);
+		hwprof_jw_end(j);
+	}
+	hwprof_jw_end(j);
+	hwprof_jw_end(j);
+}
+
+static void print_pmu_text(const struct pmu_facts *f)
+{
+	printf("  %s", f->name);
+	if (f->has_type)
+		printf(" (type %u%s)", f->type, f->core ? ", core" : "");
+	if (f->has_cpus)
+		printf(", CPUs %s", f->cpus);
+	if (f->max_precise >= 0)
+		printf(", caps/max_precise %d", f->max_precise);
+	putchar('\n');
+	if (f->nfields)
+		printf("    fields:");
+	for (size_t i = 0; i < f->nfields; i++) {
+		char d[128];
+
+		field_bits(f->name, f->fields[i], d, sizeof(d));
+		printf(" %s=%s", f->fields[i], d);
+	}
+	if (f->nfields)
+		putchar('\n');
+	for (size_t i = 0; i < f->nevents; i++) {
+		struct pmu_event_facts e;
+		char st[128];
+
+		pmu_event_facts(f->name, f->events[i], &e);
+		if (!strcmp(e.probe.mode, "task:ukh"))
+			snprintf(st, sizeof(st), "available with :ukh");
+		else if (!strcmp(e.probe.mode, "cpu-wide"))
+			snprintf(st, sizeof(st), "%s CPU-wide (-a)", e.probe.state);
+		else
+			state_text(&e.probe, st, sizeof(st));
+		printf("    %-38s %-22s %s", e.spec, st, e.enc);
+		if (e.ev.scale != 1.0 || e.ev.unit[0])
+			printf(" (scale %g %s)", e.ev.scale, e.ev.unit);
+		putchar('\n');
+	}
+}
+
 /* One PMU: its type, format fields and events with their encodings. */
 static void print_pmu(struct list_options *o, const char *pmu)
 {
-	uint32_t type = 0;
-	bool has_type = pmu_type(pmu, &type) == 0;
-	char **fields = NULL, **events = NULL;
-	size_t nfields = 0, nevents = 0;
-	pmu_names(pmu, "format", &fields, &nfields);
-	pmu_names(pmu, "events", &events, &nevents);
-	int maxp = pmu_max_precise(pmu);
-	char cpus[256];
-	bool has_cpus = pmu_cpus(pmu, cpus, sizeof(cpus)) == 0;
+	struct pmu_facts f = {.name = pmu};
 
-	if (o->json) {
-		hwprof_jw_object(&o->jw, NULL);
-		hwprof_jw_str(&o->jw, "name", pmu);
-		json_int_or_null(&o->jw, "type", type, has_type);
-		hwprof_jw_bool(&o->jw, "core", pmu_is_core(pmu));
-		hwprof_jw_str(&o->jw, "cpus", has_cpus ? cpus : NULL);
-		json_int_or_null(&o->jw, "max_precise", maxp, maxp >= 0);
-		hwprof_jw_array(&o->jw, "formats");
-	} else {
-		printf("  %s", pmu);
-		if (has_type)
-			printf(" (type %u%s)", type, pmu_is_core(pmu) ? ", core" : "");
-		if (has_cpus)
-			printf(", CPUs %s", cpus);
-		if (maxp >= 0)
-			printf(", caps/max_precise %d", maxp);
-		putchar('\n');
-		if (nfields)
-			printf("    fields:");
-	}
-	for (size_t i = 0; i < nfields; i++) {
-		struct pmu_format f;
-		char d[128] = "?";
-		if (pmu_format_read(pmu, fields[i], &f) == 0)
-			pmu_format_describe(&f, d, sizeof(d));
-		if (o->json) {
-			hwprof_jw_object(&o->jw, NULL);
-			hwprof_jw_str(&o->jw, "name", fields[i]);
-			hwprof_jw_str(&o->jw, "bits", d);
-			hwprof_jw_end(&o->jw);
-		} else {
-			printf(" %s=%s", fields[i], d);
-		}
-	}
-	if (o->json) {
-		hwprof_jw_end(&o->jw);
-		hwprof_jw_array(&o->jw, "events");
-	} else if (nfields)
-		putchar('\n');
-	for (size_t i = 0; i < nevents; i++) {
-		char spec[256], rel[300], enc[256] = "", st[128];
-		snprintf(spec, sizeof(spec), "%s/%s/", pmu, events[i]);
-		snprintf(rel, sizeof(rel), "events/%s", events[i]);
-		pmu_read(pmu, rel, enc, sizeof(enc));
-		struct hwprof_event ev = {.scale = 1.0};
-		struct probe p = probe_spec(spec, &ev);
-		if (o->json) {
-			struct hwprof_jw *j = &o->jw;
-			char config[32], config1[32];
-
-			snprintf(config, sizeof(config), "0x%llx", (unsigned long long)ev.config);
-			snprintf(config1, sizeof(config1), "0x%llx",
-				 (unsigned long long)ev.config1);
-			hwprof_jw_object(j, NULL);
-			hwprof_jw_str(j, "name", spec);
-			hwprof_jw_str(j, "encoding", enc);
-			hwprof_jw_str(j, "config", config);
-			hwprof_jw_str(j, "config1", config1);
-			hwprof_jw_double(j, "scale", ev.scale, 17);
-			hwprof_jw_str(j, "unit", ev.unit);
-			hwprof_jw_str(j, "availability", p.state);
-			hwprof_jw_str(j, "mode", p.mode);
-			hwprof_jw_int(j, "errno", p.err);
-			hwprof_jw_end(j);
-		} else {
-			if (!strcmp(p.mode, "task:ukh"))
-				snprintf(st, sizeof(st), "available with :ukh");
-			else if (!strcmp(p.mode, "cpu-wide"))
-				snprintf(st, sizeof(st), "%s CPU-wide (-a)", p.state);
-			else
-				state_text(&p, st, sizeof(st));
-			printf("    %-38s %-22s %s", spec, st, enc);
-			if (ev.scale != 1.0 || ev.unit[0])
-				printf(" (scale %g %s)", ev.scale, ev.unit);
-			putchar('\n');
-		}
-	}
-	if (o->json) {
-		hwprof_jw_end(&o->jw);
-		hwprof_jw_end(&o->jw);
-	}
-	pmu_names_free(fields, nfields);
-	pmu_names_free(events, nevents);
+	f.has_type = pmu_type(pmu, &f.type) == 0;
+	f.core = pmu_is_core(pmu);
+	f.has_cpus = pmu_cpus(pmu, f.cpus, sizeof(f.cpus)) == 0;
+	f.max_precise = pmu_max_precise(pmu);
+	pmu_names(pmu, "format", &f.fields, &f.nfields);
+	pmu_names(pmu, "events", &f.events, &f.nevents);
+	if (o->json)
+		print_pmu_json(&o->jw, &f);
+	else
+		print_pmu_text(&f);
+	pmu_names_free(f.fields, f.nfields);
+	pmu_names_free(f.events, f.nevents);
 }
 
 /* Tracepoints: with LIST_TP each one (matching the pattern) and its id, else one line that
