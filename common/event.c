@@ -641,7 +641,7 @@ static int unknown_term(struct parser *p, const struct hwprof_event *ev, const c
 static int apply_term(struct parser *p, struct hwprof_event *ev, char *t, uint32_t type,
 		      uint64_t config[3])
 {
-	char *name;
+	char *name = NULL;
 	uint64_t v;
 	bool has_value;
 	int r = split_term(p, ev, t, &name, &v, &has_value);
