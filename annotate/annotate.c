@@ -256,6 +256,77 @@ static int load_model(const struct profile_options *po, struct profile **p, stru
 	return 0;
 }
 
+/* The source lookup options of O (--source-dir, --prefix-map). */
+static struct source_options source_options_of(const struct annotate_options *o)
+{
+	return (struct source_options){.source_dirs = o->source_dirs,
+				       .nsource_dirs = o->nsource_dirs,
+				       .prefix_maps = o->prefix_maps,
+				       .nprefix_maps = o->nprefix_maps};
+}
+
+/* Loads O's profile into *P and its model into *M for the view asked for. Returns 0, or
+ * nonzero after reporting. */
+static int load_for_view(struct annotate_options *o, struct profile **p, struct ann_model **m)
+{
+	/* --stdio FUNCTION shows FUNCTION alone: the other functions' lines are not read (libc's
+	 * compressed debug file was a third of the time for a function in the program). */
+	if (o->stdio && o->function)
+		o->samples.po.focus = o->function;
+	/* The instruction views read code and lines through the files the loader opened: a
+	 * large CU's line table is decoded once. */
+	o->samples.po.keep_code = !o->stdio || o->mode != ANN_VIEW_SOURCE;
+	/* Otherwise functions are ranked by their symbols, and each one's lines read when it is
+	 * shown: the TUI's first screen and --stdio's first function wait for theirs only. */
+	if (!o->samples.po.focus)
+		o->samples.po.lazy_lines = o->samples.po.keep_code = true;
+	if (load_model(&o->samples.po, p, m))
+		return 1;
+	/* A name that no symbol gives (a function only inlined, an alias the DWARF names) is
+	 * looked for in the whole profile. */
+	if ((o->samples.po.focus || (o->function && (*p)->lazy)) &&
+	    !ann_model_find(*m, o->function, NULL, 0, NULL, 0) &&
+	    !ann_model_find_inlined(*m, o->function, NULL, 0)) {
+		ann_model_free(*m);
+		profile_free(*p);
+		*m = NULL;
+		*p = NULL;
+		o->samples.po.focus = NULL;
+		o->samples.po.lazy_lines = false;
+		if (load_model(&o->samples.po, p, m))
+			return 1;
+	}
+	return 0;
+}
+
+/* Shows the NFUNCS functions FUNCS of M: the TUI, or when it cannot start or --stdio was
+ * asked for, the --stdio or JSON view (*AS_TEXT: the --stdio one was printed). Returns 0, or
+ * EXIT_FATAL after reporting. */
+static int show(const struct annotate_options *o, struct ann_model *m, struct source_cache *src,
+		struct ann_code *code, const size_t *funcs, size_t nfuncs, bool *as_text)
+{
+	size_t more = 0;
+	int rc;
+
+	if (!o->stdio) {
+		char why[256] = "";
+
+		if (ann_tui(m, src, code, o->mode, funcs[0], why, sizeof(why)) == 0)
+			return 0;
+		note("%s: printing the --stdio view instead", why);
+	}
+	if (o->limit && nfuncs > (size_t)o->limit) {
+		more = nfuncs - (size_t)o->limit;
+		nfuncs = (size_t)o->limit;
+	}
+	*as_text = !o->json;
+	rc = o->json ? ann_json(stdout, m, src, code, o->mode, funcs, nfuncs, more)
+		     : ann_stdio_view(stdout, m, src, code, o->mode, funcs, nfuncs, more);
+	if (rc)
+		return error_errno_status(EXIT_FATAL, rc, "writing the output: %m");
+	return 0;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
 	struct annotate_options o = {
@@ -265,86 +336,35 @@ int cmd_annotate(int argc, char **argv)
 	struct ann_model *m = NULL;
 	struct source_cache *src = NULL;
 	struct ann_code *code = NULL;
-	size_t *funcs = NULL, nfuncs = 0, more = 0;
-	int ret = EXIT_FATAL, rc;
+	size_t *funcs = NULL, nfuncs = 0;
+	int ret = EXIT_FATAL;
 	bool as_text = false; /* the --stdio view was printed (its header has the warnings) */
 
 	parse_options(&o, argc, argv);
+	sopt = source_options_of(&o);
 	if (o.diff) {
-		sopt = (struct source_options){.source_dirs = o.source_dirs,
-					       .nsource_dirs = o.nsource_dirs,
-					       .prefix_maps = o.prefix_maps,
-					       .nprefix_maps = o.nprefix_maps};
 		src = source_cache_new(&sopt);
 		ret = ann_diff_stdio(stdout, &o.samples.po, o.diff_files[0], o.diff_files[1],
 				     o.function, src);
 		goto out;
 	}
-	/* --stdio FUNCTION shows FUNCTION alone: the other functions' lines are not read (libc's
-	 * compressed debug file was a third of the time for a function in the program). */
-	if (o.stdio && o.function)
-		o.samples.po.focus = o.function;
-	/* The instruction views read code and lines through the files the loader opened: a
-	 * large CU's line table is decoded once. */
-	o.samples.po.keep_code = !o.stdio || o.mode != ANN_VIEW_SOURCE;
-	/* Otherwise functions are ranked by their symbols, and each one's lines read when it is
-	 * shown: the TUI's first screen and --stdio's first function wait for theirs only. */
-	if (!o.samples.po.focus)
-		o.samples.po.lazy_lines = o.samples.po.keep_code = true;
-	if (load_model(&o.samples.po, &p, &m))
+	if (load_for_view(&o, &p, &m))
 		goto out;
-	/* A name that no symbol gives (a function only inlined, an alias the DWARF names) is
-	 * looked for in the whole profile. */
-	if ((o.samples.po.focus || (o.function && p->lazy)) &&
-	    !ann_model_find(m, o.function, NULL, 0, NULL, 0) &&
-	    !ann_model_find_inlined(m, o.function, NULL, 0)) {
-		ann_model_free(m);
-		profile_free(p);
-		m = NULL;
-		o.samples.po.focus = NULL;
-		o.samples.po.lazy_lines = false;
-		if (load_model(&o.samples.po, &p, &m))
-			goto out;
-	}
 	if (!m->nfuncs) {
 		warn_before_error(p);
 		error("%s: no samples to annotate (record a longer run, or with a smaller period)",
 		      o.samples.po.inputs[0]);
 		goto out;
 	}
-	sopt = (struct source_options){.source_dirs = o.source_dirs,
-				       .nsource_dirs = o.nsource_dirs,
-				       .prefix_maps = o.prefix_maps,
-				       .nprefix_maps = o.nprefix_maps};
 	src = source_cache_new(&sopt);
 	code = ann_code_new(m, o.samples.po.debug_dirs, o.samples.po.ndebug_dirs);
-
 	funcs = xmalloc(m->nfuncs * sizeof(*funcs));
 	ret = pick_functions(m, o.function, funcs, &nfuncs);
 	if (ret)
 		goto out;
-	ret = EXIT_FATAL;
-
-	if (!o.stdio) {
-		char why[256] = "";
-
-		if (ann_tui(m, src, code, o.mode, funcs[0], why, sizeof(why)) == 0)
-			goto done;
-		note("%s: printing the --stdio view instead", why);
-	}
-	if (o.limit && nfuncs > (size_t)o.limit) {
-		more = nfuncs - (size_t)o.limit;
-		nfuncs = (size_t)o.limit;
-	}
-	as_text = !o.json;
-	rc = o.json ? ann_json(stdout, m, src, code, o.mode, funcs, nfuncs, more)
-		    : ann_stdio_view(stdout, m, src, code, o.mode, funcs, nfuncs, more);
-	if (rc) {
-		error_errno(rc, "writing the output: %m");
-		goto out;
-	}
-done:
-	ret = end_status(p, as_text);
+	ret = show(&o, m, src, code, funcs, nfuncs, &as_text);
+	if (ret == 0)
+		ret = end_status(p, as_text);
 out:
 	free(funcs);
 	ann_code_free(code);
