@@ -376,11 +376,9 @@ static void finish_rows(const struct profile *p, struct profile_row *r, size_t n
 	/* row_of said the group; now the row's place. */
 	for (size_t i = 0; i < n; i++)
 		pos[r[i].group] = (uint32_t)i;
-	for (size_t i = 0; i < 2 * p->nlocations; i++)
-		if (row_of[i] != UINT32_MAX)
-			row_of[i] = pos[row_of[i]];
-	for (size_t i = 3 * p->nlocations; i < 3 * p->nlocations + nmid; i++)
-		if (row_of[i] != UINT32_MAX)
+	for (size_t i = 0; i < 3 * p->nlocations + nmid; i++)
+		/* [2N, 3N) holds slots, not rows (profile_row_of_mids()). */
+		if (row_of[i] != UINT32_MAX && (i < 2 * p->nlocations || i >= 3 * p->nlocations))
 			row_of[i] = pos[row_of[i]];
 	for (size_t i = 0; i < n; i++) {
 		r[i].share = p->period > 0 ? r[i].period / p->period : 0;
