@@ -77,6 +77,9 @@ struct cur {
 	const char *what;
 };
 
+/* cur.what when a decoder ran out of memory: no fault of the file's (compared by address). */
+static const char NOMEM[] = "memory (ENOMEM)";
+
 static uint64_t get_varint(struct cur *c, const char *what)
 {
 	uint64_t v = 0;
@@ -167,7 +170,7 @@ static const char *get_str_scratch(struct hwprof_reader *r, struct cur *c, const
 	if (!s)
 		return "";
 	if (hwprof_grow((void **)&r->str, &r->str_cap, n + 1, 1) < 0) {
-		c->what = "memory (ENOMEM)";
+		c->what = NOMEM;
 		return "";
 	}
 	memcpy(r->str, s, n);
@@ -212,7 +215,7 @@ static int dec_cmdline(struct hwprof_reader *r, struct cur *c, struct hwprof_rec
 		return 0;
 	h->argv = calloc(argc + 1, sizeof(*h->argv));
 	if (!h->argv) {
-		c->what = "memory (ENOMEM)";
+		c->what = NOMEM;
 		return 0;
 	}
 	for (h->argc = 0; h->argc < argc; h->argc++) {
@@ -226,7 +229,7 @@ static int dec_cmdline(struct hwprof_reader *r, struct cur *c, struct hwprof_rec
 		get_str_fixed(c, h->cpus, sizeof(h->cpus), "CPU list");
 	}
 	if (oom)
-		c->what = "memory (ENOMEM)";
+		c->what = NOMEM;
 	r->have_cmdline = true;
 	return 0;
 }
@@ -265,7 +268,7 @@ static int dec_event(struct hwprof_reader *r, struct cur *c, struct hwprof_recor
 	e.exclude_hv = f & SF_EV_EXCL_HV;
 	if (hwprof_grow((void **)&h->events, &r->events_cap, (size_t)h->nevents + 1,
 			sizeof(*h->events)) < 0) {
-		c->what = "memory (ENOMEM)";
+		c->what = NOMEM;
 		return 0;
 	}
 	h->events[h->nevents++] = e;
@@ -421,7 +424,7 @@ static int dec_samples_as(struct hwprof_reader *r, struct cur *c, struct hwprof_
 		return 0;
 	}
 	if (hwprof_grow((void **)&r->blk, &r->blk_cap, n, sizeof(*r->blk)) < 0) {
-		c->what = "memory (ENOMEM)";
+		c->what = NOMEM;
 		return 0;
 	}
 
@@ -602,7 +605,7 @@ static int dec_stacks(struct hwprof_reader *r, struct cur *c, struct hwprof_reco
 		if (!r->stk.buf[i])
 			r->stk.buf[i] = malloc(HWPROF_STACK_MAX * sizeof(uint64_t));
 		if (!r->stk.buf[i]) {
-			c->what = "memory (ENOMEM)";
+			c->what = NOMEM;
 			return 0;
 		}
 	}
@@ -658,7 +661,7 @@ static int dec_count(struct hwprof_reader *r, struct cur *c, struct hwprof_recor
 	}
 	if (hwprof_grow((void **)&t->counts, &r->counts_cap, (size_t)t->ncounts + 1,
 			sizeof(*t->counts)) < 0) {
-		c->what = "memory (ENOMEM)";
+		c->what = NOMEM;
 		return 0;
 	}
 	t->counts[t->ncounts++] = k;
@@ -683,7 +686,7 @@ static int dec_sampled(struct hwprof_reader *r, struct cur *c, struct hwprof_rec
 	if (!t->sampled) {
 		t->sampled = calloc(r->header.nevents, sizeof(*t->sampled));
 		if (!t->sampled) {
-			c->what = "memory (ENOMEM)";
+			c->what = NOMEM;
 			return 0;
 		}
 	}
@@ -812,16 +815,24 @@ static const char *missing_trailer(const struct hwprof_reader *r)
 				    "status)";
 }
 
-/* Stops the read at record RECNO (at byte AT, of TYPE) with a bad WHAT. */
+/* Stops the read at record RECNO (at byte AT, of TYPE) with a bad WHAT; or, WHAT being NOMEM,
+ * out of memory. */
 static void corrupt(struct hwprof_reader *r, uint64_t recno, size_t at, uint8_t type,
 		    const char *what)
 {
+	r->blk_n = r->blk_i = 0;
+	r->stk.left = 0;
+	if (what == NOMEM) {
+		fmt(r->msg, sizeof(r->msg),
+		    "out of memory in record %" PRIu64 " (%s), after %" PRIu64 " samples", recno,
+		    type_name(type), r->nsamples);
+		stop(r, HWPROF_READ_NOMEM);
+		return;
+	}
 	fmt(r->msg, sizeof(r->msg),
 	    "record %" PRIu64 " at byte %zu (%s): bad %s, the file is damaged; read stopped "
 	    "there after %" PRIu64 " samples",
 	    recno, at, type_name(type), what, r->nsamples);
-	r->blk_n = r->blk_i = 0;
-	r->stk.left = 0;
 	stop(r, HWPROF_READ_CORRUPT);
 }
 
@@ -1109,12 +1120,16 @@ static int read_header(struct hwprof_reader *r, const char *path, char *err, siz
 			c.what = "record order (header end missing)";
 		else
 			types[type].decode(r, &c, NULL);
+		if (c.what == NOMEM) {
+			fmt(err, errlen, "%s: out of memory reading the header", path);
+			return -ENOMEM;
+		}
 		if (c.what) {
 			fmt(err, errlen,
 			    "%s: header damaged (record %" PRIu64 " at byte %zu, %s: bad "
 			    "%s; record again)",
 			    path, r->nrecords, at, type_name(type), c.what);
-			return strstr(c.what, "ENOMEM") ? -ENOMEM : -EBADMSG;
+			return -EBADMSG;
 		}
 	}
 	return 0;

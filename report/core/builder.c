@@ -787,6 +787,8 @@ int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trail
 				b->input, b->missing_stack) < 0)
 			return -ENOMEM;
 	}
+	if (status == HWPROF_READ_NOMEM)
+		return -ENOMEM;
 	if (status != HWPROF_READ_OK) {
 		p->partial = true;
 		if (add_warning(p, "%s: %s", b->input, msg ? msg : "file cut short") < 0)

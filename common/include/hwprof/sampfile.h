@@ -256,6 +256,8 @@ enum hwprof_read_status {
 	HWPROF_READ_OK,	       /* whole file read, trailer present */
 	HWPROF_READ_TRUNCATED, /* ended in the middle of a record, or without a trailer */
 	HWPROF_READ_CORRUPT,   /* a checksum or field did not hold: reading stopped there */
+	HWPROF_READ_NOMEM,     /* memory ran out (ENOMEM) decoding a record: reading stopped
+				* there, the file itself may be whole */
 };
 
 /* Opens PATH and reads the preamble and header records. Returns 0 and *OUT, or -errno:
@@ -277,8 +279,8 @@ const struct hwprof_file_header *hwprof_reader_header(const struct hwprof_reader
 
 /* Decodes the next record into *REC. Returns 1 for a record, 0 at the end of the records
  * (then see hwprof_reader_status() and hwprof_reader_trailer()). Never fails otherwise: a cut
- * or corrupt file ends the records early and sets the status. Strings in REC are valid until
- * the next call. */
+ * or corrupt file, or memory running out, ends the records early and sets the status. Strings in
+ * REC are valid until the next call. */
 int hwprof_reader_next(struct hwprof_reader *r, struct hwprof_record *rec);
 
 /* After the records ended: how the read went, and *MSG (may be NULL) set to one line saying
