@@ -1146,6 +1146,7 @@ static int open_dso(struct builder *b, struct dso *d, const struct sym_jobs *w,
 	char why[768];
 	bool has_dwarf = false, lazy_open;
 	uint64_t samples = w->dso_samples[job->dso], total = w->total;
+	int r;
 
 	if (dso_check(d, why, sizeof(why)) < 0)
 		return job_warning(warning,
@@ -1163,8 +1164,11 @@ static int open_dso(struct builder *b, struct dso *d, const struct sym_jobs *w,
 	 * when it has too few samples for warn_no_dwarf() to warn (libc's compressed debug
 	 * file is inflated whole when opened). */
 	lazy_open = b->focused || (b->lazy && samples * 100 < total);
-	if (dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, lazy_open ? NULL : &has_dwarf,
-			 why, sizeof(why)) < 0) {
+	r = dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, lazy_open ? NULL : &has_dwarf,
+			 why, sizeof(why));
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
 		d->state = DSO_NOT_ELF;
 		return job_warning(warning, "%s; its samples are shown as '[unknown]'", why);
 	}

@@ -48,8 +48,8 @@ static int open_dso(struct code_file *f, const struct profile_mapping *m, const 
 		snprintf(why, whylen, "%s: not the recorded build, or unreadable", m->file);
 		return -ESTALE;
 	}
-	if (!f->d->sym && dso_sym_open(f->d, dirs, ndirs, &has_dwarf, why, whylen) < 0)
-		return -ENOENT;
+	if (!f->d->sym && (rc = dso_sym_open(f->d, dirs, ndirs, &has_dwarf, why, whylen)) < 0)
+		return rc == -ENOMEM ? rc : -ENOENT;
 	f->elf = dso_sym_elf(f->d, &f->bias);
 	if (!f->elf || !gelf_getehdr(f->elf, &eh)) {
 		snprintf(why, whylen, "%s: libelf cannot read its header: %s", m->file,

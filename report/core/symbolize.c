@@ -15,11 +15,15 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <gelf.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* dso_sym.dwarf when memory ran out reading it (read_dwarf()). */
+#define DWARF_NOMEM (-2)
 
 struct dso_sym {
 	Dwfl_Callbacks cb;    /* libdwfl keeps a pointer: lives as long as the Dwfl */
@@ -28,7 +32,7 @@ struct dso_sym {
 	Dwfl_Module *mod;
 	struct symtab symtab;	  /* built at open */
 	struct dwarf_index index; /* built when the DWARF is read (read_dwarf()) */
-	int dwarf;		  /* 0: not looked for yet, 1: read, -1: none found */
+	int dwarf;		  /* 0: not looked for yet, 1: read, -1: none found, DWARF_NOMEM */
 	const char **dirs;	  /* the caller's --debug-dir list (not copied) */
 	size_t ndirs;
 	struct scoped_name *scoped; /* qualified names made by scoped_name(), by DIE offset */
@@ -142,18 +146,62 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 	}
 }
 
+/* Whether libdw, libelf or zlib ran out of memory since errno was cleared: they answer "no
+ * line" or "no DWARF" then, and such an answer, cached, would outlive the shortage. malloc's
+ * ENOMEM in errno is what tells. */
+static bool ran_out(void)
+{
+	return errno == ENOMEM;
+}
+
+/* Whether a DWARF section of DW's file is still compressed: libdw reads on without a section
+ * that libelf could not inflate (dwarf_begin_elf.c, check_section), so libc's debug file
+ * whose .debug_info found no memory gives lines without functions, and no error. Inflating it
+ * again tells why: ENOMEM. (A damaged section fails the same way every time and is left as
+ * it is: the file's own fault, as stable as its build-id.) */
+static bool inflate_ran_out(Dwarf *dw)
+{
+	Elf *elf = dwarf_getelf(dw);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strncmp(name, ".debug_", 7))
+			continue;
+		errno = 0;
+		if (elf_compress(scn, 0, 0) >= 0 || ran_out())
+			return true; /* inflated now: memory was short when libdw asked */
+	}
+	return false;
+}
+
 /* S's DWARF (its file's or separate debug info) and the index of its functions, read once:
  * opening libc's compressed debug file inflates all its sections, which a lookup by symbol
- * only (a focused profile, profile.h) never needs. Returns whether S has DWARF. */
-static bool read_dwarf(struct dso_sym *s)
+ * only (a focused profile, profile.h) never needs. Returns 1 (S has DWARF), 0 (none found) or
+ * -ENOMEM (memory ran out reading it, then and at every later call). */
+static int read_dwarf(struct dso_sym *s)
 {
 	Dwarf_Addr bias;
+	Dwarf *dw;
 
 	if (!s->dwarf) {
-		s->dwarf = dwfl_module_getdwarf(s->mod, &bias) ? 1 : -1;
+		errno = 0;
+		dw = dwfl_module_getdwarf(s->mod, &bias);
+		s->dwarf = dw ? 1 : -1;
+		if (ran_out() || (dw && inflate_ran_out(dw)))
+			s->dwarf = DWARF_NOMEM;
+		errno = 0;
 		dwarf_index_init(&s->index, s->mod);
+		if (ran_out())
+			s->dwarf = DWARF_NOMEM;
 	}
-	return s->dwarf > 0;
+	return s->dwarf == DWARF_NOMEM ? -ENOMEM : s->dwarf > 0;
 }
 
 int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf, char *why,
@@ -189,7 +237,12 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 		goto nomem;
 	d->sym = s;
 	if (has_dwarf) {
-		*has_dwarf = read_dwarf(s);
+		int r = read_dwarf(s);
+		if (r < 0) {
+			d->sym = NULL;
+			goto nomem;
+		}
+		*has_dwarf = r;
 		if (!*has_dwarf)
 			explain_no_dwarf(s, dirs, ndirs, why, whylen);
 	}
@@ -197,7 +250,7 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 nomem:
 	dso_sym_free(s);
 	snprintf(why, whylen, "%s: out of memory", d->path);
-	return -1;
+	return -ENOMEM;
 fail:
 	snprintf(why, whylen, "%s: libdwfl cannot read it: %s", d->path, dwfl_errmsg(-1));
 	dso_sym_free(s);
@@ -590,7 +643,9 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 	r->nchain = 0;
 	if (!s)
 		return 0;
-	read_dwarf(s);
+	if (read_dwarf(s) < 0)
+		return -ENOMEM;
+	errno = 0;
 	outer = symtab_find(&s->symtab, addr, pool, &raw);
 	n = dwarf_index_frames(&s->index, addr, frames, SYM_MAX_FRAMES, &cu, &bias, &r->shadowed,
 			       &dwo);
@@ -615,6 +670,8 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 		r->line = row_line;
 	}
 	fill_chain(s, frames, n, cu, row_file, row_line, outer, raw, pool, r);
+	if (ran_out())
+		return -ENOMEM;
 	/* No symbol (a static function of a file whose symbols are gone while its DWARF is
 	 * not): the DWARF subprogram's name (the chain's last frame then). */
 	if (!outer && n > 0)

@@ -59,15 +59,17 @@ struct sym_result {
 };
 
 /* Opens D (already dso_check()ed OK) for symbolization with extra debug directories DIRS
- * (not copied: they must outlive D's symbols). Returns 0; or -1 with WHY (one line) when
- * libdwfl cannot read it. With HAS_DWARF, reads the DWARF now and sets *HAS_DWARF to whether
- * line information was found (in the file or separate debug info); when not, WHY says why (a
- * refused debug file by name, or the search path). With HAS_DWARF NULL, the DWARF is read at
- * the first dso_sym_lookup(), if any (dso_sym_dwarf_missing() tells what it found). */
+ * (not copied: they must outlive D's symbols). Returns 0; or, with WHY (one line), -1 when
+ * libdwfl cannot read it, -ENOMEM when memory ran out (reading the DWARF too). With HAS_DWARF,
+ * reads the DWARF now and sets *HAS_DWARF to whether line information was found (in the file or
+ * separate debug info); when not, WHY says why (a refused debug file by name, or the search path).
+ * With HAS_DWARF NULL, the DWARF is read at the first dso_sym_lookup(), if any
+ * (dso_sym_dwarf_missing() tells what it found). */
 int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf, char *why,
 		 size_t whylen);
 
-/* Resolves link-time address ADDR of D (opened) under MODE into *R. Returns 0, or -ENOMEM. */
+/* Resolves link-time address ADDR of D (opened) under MODE into *R. Returns 0, or -ENOMEM
+ * (memory ran out, libdw's included: R is then no answer to keep). */
 int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct strpool *pool,
 		   struct sym_result *r);
 

@@ -19,6 +19,7 @@ from hwprof_test import check, run_cases  # noqa: E402
 
 HWPROF = os.path.abspath(sys.argv[1])
 SHIM = os.path.abspath(sys.argv[2])
+LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
 # Each run under the shim, then one with memory over its cache: -f csv has every row.
 ARGS = ["-f", "csv"]
 
@@ -73,6 +74,34 @@ def test_sample_file(tmp):
     data = gen_case(os.path.join(tmp, "prog.data"), os.environ["RPT_INLINE"])
     failed = sweep(tmp, data, "sample file", [1 << k for k in (12, 14, 16, 18)])
     check("sample file: the small sizes ran out of memory", failed == 4, failed)
+
+
+def test_big_line_table(tmp):
+    """One CU of 400,000 lines: libdw's line table is the big allocation."""
+    src, prog = os.path.join(tmp, "big.s"), os.path.join(tmp, "big")
+    with open(src, "w") as f:
+        f.write('\t.file 1 "big.c"\n\t.text\n\t.globl main\n\t.type main, @function\nmain:\n')
+        f.write("".join("\t.loc 1 %d\n\tnop\n" % i for i in range(1, 400001)))
+        f.write("\txorl %eax, %eax\n\tret\n\t.size main, .-main\n")
+        f.write('\t.section .note.GNU-stack,"",@progbits\n')
+    r = subprocess.run([os.environ["RPT_CC"], "-g", "-o", prog, src], capture_output=True,
+                       text=True)
+    if not check("big line table: builds (%s)" % r.stderr.strip(), r.returncode == 0):
+        return
+    data = gen_case(os.path.join(tmp, "big.data"), prog)
+    sweep(tmp, data, "big line table", [1 << k for k in range(20, 27)])
+
+
+def test_compressed_debug_file(tmp):
+    """libc's separate debug file (libc6-dbg), zlib-compressed: libelf inflates each section
+    into one allocation."""
+    want = report(gen_case(os.path.join(tmp, "libc.data"), LIBC), os.path.join(tmp, "c0"),
+                  None, "--no-cache")
+    if "libc.so.6" not in want.stdout or ".c," not in want.stdout:
+        print("skip: libc has no line information here (install libc6-dbg)")
+        return
+    sweep(tmp, os.path.join(tmp, "libc.data"), "libc's debug file",
+          [1 << k for k in range(20, 27)])
 
 
 if not os.access(HWPROF, os.X_OK):
