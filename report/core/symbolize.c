@@ -204,6 +204,18 @@ static int read_dwarf(struct dso_sym *s)
 	return s->dwarf == DWARF_NOMEM ? -ENOMEM : s->dwarf > 0;
 }
 
+/* Whether D's separate debug info is looked for by build-id only: the vDSO's, with no
+ * debuginfod server named. It has no file name or .gnu_debuglink to search the paths by, and
+ * libdwfl's standard search, finding nothing, asks debuginfod: libdw dlopens libdebuginfod
+ * and its thirty libraries (curl, GnuTLS, ...) for that: 25-45 ms of a dlopen alone on this
+ * 2-CPU guest, in every cold report with a vDSO sample. */
+static bool by_build_id_only(const struct dso *d)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	return !strcmp(d->path, "[vdso]") && (!urls || !urls[0]);
+}
+
 int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf, char *why,
 		 size_t whylen)
 {
@@ -219,7 +231,8 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 		goto nomem;
 	s->cb = (Dwfl_Callbacks){
 	    .find_elf = dwfl_build_id_find_elf,
-	    .find_debuginfo = dwfl_standard_find_debuginfo,
+	    .find_debuginfo =
+		by_build_id_only(d) ? dwfl_build_id_find_debuginfo : dwfl_standard_find_debuginfo,
 	    .section_address = dwfl_offline_section_address,
 	    .debuginfo_path = &s->debuginfo_path,
 	};

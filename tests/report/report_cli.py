@@ -675,6 +675,14 @@ def test_vdso(tmp):
           all(x["function"] == "[unknown]" and x["offset"] is not None and
               not any(lo <= x["offset"] < hi for lo, hi, _ in funcs) for x in unnamed))
     check("vdso: a warning about it: %r" % r.stderr, "[vdso]" not in r.stderr)
+    # Its debug info is looked for by build-id only, without debuginfod when no server is
+    # named: libdw would dlopen libdebuginfod and its thirty libraries to learn nothing.
+    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+    d = subprocess.run([HWPROF, "report", "-i", data, "--no-cache"], capture_output=True,
+                       text=True, env=dict(env, LD_DEBUG="files"))
+    check("vdso: libdebuginfod is not loaded without DEBUGINFOD_URLS",
+          d.returncode == 0 and "libdebuginfod" not in d.stderr,
+          [x for x in d.stderr.splitlines() if "debuginfod" in x][:3])
 
 
 def test_gc_sections(tmp):
