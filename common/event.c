@@ -769,14 +769,6 @@ static int resolve_vendor(struct parser *p, struct hwprof_event *ev, const char 
 	return 1;
 }
 
-/* Whether the host's libpfm4 finds no hardware PMU for vendor names. */
-static bool no_vendor_pmu(void)
-{
-	char buf[8];
-
-	return vendor_active_pmus(buf, sizeof(buf)) <= 0;
-}
-
 /* A PAPI preset's name (PAPI_*) as the generic event it stands for into *OUT; any other
  * NAME as it is. Returns 0, or a fail() code for a preset no generic event counts. */
 static int papi_event(struct parser *p, const char *name, const char **out)
@@ -883,11 +875,20 @@ static int unknown_event(struct parser *p, const char *name)
 				"unknown event '%s' (not a generic name, and vendor names cannot "
 				"be looked up: %s)",
 				name, why);
-	if (no_vendor_pmu() && vendor_like)
-		return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
-				"unknown event '%s' (not a generic name, and libpfm4 finds no "
-				"CPU PMU on this host to look vendor names up in)",
-				name);
+	if (vendor_like) {
+		/* libpfm4 tells its PMUs by CPUID, not by the kernel's: a VM can have one. */
+		char pmus[256];
+
+		if (vendor_active_pmus(pmus, sizeof(pmus)) <= 0)
+			return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL,
+					"unknown event '%s' (not a generic name, and libpfm4 finds "
+					"no CPU PMU on this host to look vendor names up in)",
+					name);
+		return fail_see(p, HWPROF_SEE_VENDOR_EVENTS, -EINVAL,
+				"unknown event '%s' (not a generic name, nor an event of this "
+				"CPU's PMU as libpfm4 knows it: %s)",
+				name, pmus);
+	}
 	return fail_see(p, HWPROF_SEE_EVENTS, -EINVAL, "unknown event '%s'", name);
 }
 

@@ -5,6 +5,7 @@
 #include "fake_kernel.h"
 
 #include "hwprof/event.h"
+#include "vendor.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -226,22 +227,29 @@ Test(vendor, code_text)
 	cr_assert_str_eq(buf, "");
 }
 
-/* This host as it is: libpfm4 finds no CPU PMU here (a VM without one), and a vendor name
- * says so instead of a bare "unknown event". Skipped where a PMU is active. */
-Test(vendor, no_active_pmu_says_so, .init = empty_sysfs)
+/* This host as it is: an Intel event's name is refused with the reason, whether libpfm4
+ * finds no CPU PMU here (a VM without one) or another vendor's (an AMD host). Skipped
+ * where the name is an event of this host. */
+Test(vendor, foreign_name_says_why, .init = empty_sysfs)
 {
 	struct hwprof_event_list l;
-	char err[512];
+	char err[512], pmus[256];
 	int r;
 
 	unsetenv("LIBPFM_FORCE_PMU");
 	r = hwprof_events_parse("MEM_LOAD_RETIRED.L3_MISS", &l, err, sizeof(err));
 	if (r == 0) {
 		hwprof_events_free(&l);
-		cr_skip_test("libpfm4 finds an active PMU on this host");
+		cr_skip_test("MEM_LOAD_RETIRED.L3_MISS is an event of this host's PMU");
 	}
 	cr_assert_eq(r, -EINVAL);
-	cr_assert(strstr(err, "libpfm4 finds no CPU PMU on this host"), "%s", err);
+	if (vendor_active_pmus(pmus, sizeof(pmus)) <= 0) {
+		cr_assert(strstr(err, "libpfm4 finds no CPU PMU on this host"), "%s", err);
+		return;
+	}
+	cr_assert(strstr(err, "nor an event of this CPU's PMU as libpfm4 knows it"), "%s", err);
+	cr_assert(strstr(err, pmus), "names %s: %s", pmus, err);
+	cr_assert_eq(hwprof_see_last(), HWPROF_SEE_VENDOR_EVENTS);
 }
 
 /* PAPI preset names stand for the generic events; one without a generic event is refused
