@@ -7,6 +7,7 @@
 #include "fnv.h"
 #include "grow.h"
 #include "idindex.h"
+#include "inflate.h"
 #include "strpool.h"
 #include "symtab.h"
 
@@ -30,6 +31,7 @@ struct dso_sym {
 	char *debuginfo_path; /* libdwfl's search list, see libdwfl.h */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	struct inflated inflated; /* the debug file's sections inflated (inflate.h) */
 	struct symtab symtab;	  /* built at open */
 	struct dwarf_index index; /* built when the DWARF is read (read_dwarf()) */
 	int dwarf;		  /* 0: not looked for yet, 1: read, -1: none found, DWARF_NOMEM */
@@ -82,6 +84,7 @@ void dso_sym_free(struct dso_sym *s)
 	free(s->paths_index);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	inflated_free(&s->inflated);
 	symtab_release(&s->symtab);
 	dwarf_index_release(&s->index);
 	free(s->debuginfo_path);
@@ -181,6 +184,27 @@ static bool inflate_ran_out(Dwarf *dw)
 	return false;
 }
 
+/* The separate debug file of MOD that its symbol table was read from, as libdwfl holds it,
+ * or NULL (the symbols are the main file's, or there are none). libdw's DWARF of MOD is read
+ * from that same handle, so its sections inflated there ahead are read as they are. */
+static Elf *symbols_elf(Dwfl_Module *mod)
+{
+	GElf_Addr bias;
+	Elf *main = dwfl_module_getelf(mod, &bias);
+	int n = dwfl_module_getsymtab(mod);
+
+	for (int i = 1; i < n; i++) {
+		GElf_Addr addr, sbias;
+		GElf_Word shndx;
+		GElf_Sym sym;
+		Elf *elf = NULL;
+
+		if (dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &elf, &sbias) && elf)
+			return elf != main ? elf : NULL;
+	}
+	return NULL;
+}
+
 /* S's DWARF (its file's or separate debug info) and the index of its functions, read once:
  * opening libc's compressed debug file inflates all its sections, which a lookup by symbol
  * only (a focused profile, profile.h) never needs. Returns 1 (S has DWARF), 0 (none found) or
@@ -191,6 +215,7 @@ static int read_dwarf(struct dso_sym *s)
 	Dwarf *dw;
 
 	if (!s->dwarf) {
+		inflate_debug_sections(symbols_elf(s->mod), &s->inflated);
 		errno = 0;
 		dw = dwfl_module_getdwarf(s->mod, &bias);
 		s->dwarf = dw ? 1 : -1;

@@ -234,9 +234,11 @@ Test(symbolize, stripped_with_gnu_debuglink)
 	unlink(out);
 }
 
-Test(symbolize, stripped_with_build_id_directory)
+/* RPT_DWARF_BARE, stripped to its build-id note, has its lines only through DEBUG placed in a
+ * --debug-dir's .build-id tree. */
+static void check_build_id_directory(const char *debug)
 {
-	const char *bare = need_env("RPT_DWARF_BARE"), *debug = need_env("RPT_DWARF_DEBUG");
+	const char *bare = need_env("RPT_DWARF_BARE");
 	char out[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX + 64], link[PATH_MAX + 128], hex[41];
 	const unsigned char *id;
 	const char *dirs[1] = {dir};
@@ -281,6 +283,18 @@ Test(symbolize, stripped_with_build_id_directory)
 	rmdir(sub);
 	rmdir(strcat(strcpy(out, dir), "/.build-id"));
 	rmdir(dir);
+}
+
+Test(symbolize, stripped_with_build_id_directory)
+{
+	check_build_id_directory(need_env("RPT_DWARF_DEBUG"));
+}
+
+/* The same debug file with its DWARF zlib-compressed (as libc6-dbg's): inflated by
+ * inflate.c ahead of libdw, the same lines. */
+Test(symbolize, stripped_with_compressed_debug_file)
+{
+	check_build_id_directory(need_env("RPT_DWARF_DEBUGZ"));
 }
 
 static void copy_file(const char *from, const char *to)
