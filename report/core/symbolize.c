@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* dso_sym.dwarf when memory ran out reading it (read_dwarf()). */
@@ -91,13 +92,29 @@ void dso_sym_free(struct dso_sym *s)
 	free(s);
 }
 
+/* Whether DIR/.build-id/xx/rest.debug for D's recorded build-id is there as something other
+ * than a regular file (a FIFO, a device, a directory): libdwfl opens that path to read it,
+ * and the open of a FIFO waits for a writer forever. PATH gets the path (LEN bytes). */
+static bool build_id_file_not_regular(const struct dso *d, const char *dir, char *path, size_t len)
+{
+	struct stat st;
+	char hex[41];
+
+	if (!d->build_id_size)
+		return false;
+	dso_build_id_hex(d->build_id, d->build_id_size, hex);
+	snprintf(path, len, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 /* The --debug-dir directories first (the user's word wins), then libdwfl's defaults: the
- * file's own directory, its .debug subdirectory, /usr/lib/debug. */
-static char *search_path(const char **dirs, size_t ndirs)
+ * file's own directory, its .debug subdirectory, /usr/lib/debug. A directory whose build-id
+ * file for D is not a regular file is left out (build_id_file_not_regular()). */
+static char *search_path(const struct dso *d, const char **dirs, size_t ndirs)
 {
 	static const char defaults[] = ":.debug:/usr/lib/debug";
-	size_t len = sizeof(defaults);
-	char *p;
+	size_t len = sizeof(defaults), kept = 0;
+	char *p, path[4096];
 
 	for (size_t i = 0; i < ndirs; i++)
 		len += strlen(dirs[i]) + 1;
@@ -106,20 +123,25 @@ static char *search_path(const char **dirs, size_t ndirs)
 		return NULL;
 	p[0] = '\0';
 	for (size_t i = 0; i < ndirs; i++) {
+		if (build_id_file_not_regular(d, dirs[i], path, sizeof(path)))
+			continue;
 		strcat(p, dirs[i]);
 		strcat(p, ":");
+		kept++;
 	}
 	/* Without user dirs the list starts with the empty entry (the file's directory). */
-	strcat(p, ndirs ? defaults + 1 : defaults);
-	if (ndirs)
+	strcat(p, kept ? defaults + 1 : defaults);
+	if (build_id_file_not_regular(d, "/usr/lib/debug", path, sizeof(path)))
+		p[strlen(p) - strlen(":/usr/lib/debug")] = '\0';
+	else if (kept)
 		strcat(p, ":");
 	return p;
 }
 
 /* Why libdwfl found no DWARF: a build-id debug file that exists but was refused (not ELF, no
  * DWARF, another build's) is worth naming; else where it looked. */
-static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs, char *why,
-			     size_t whylen)
+static void explain_no_dwarf(struct dso_sym *s, const struct dso *d, const char **dirs,
+			     size_t ndirs, char *why, size_t whylen)
 {
 	const unsigned char *id;
 	GElf_Addr vaddr;
@@ -138,6 +160,10 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 	dso_build_id_hex(id, (size_t)n, hex);
 	for (size_t i = 0; i <= ndirs; i++) {
 		const char *dir = i < ndirs ? dirs[i] : "/usr/lib/debug";
+		if (build_id_file_not_regular(d, dir, path, sizeof(path))) {
+			snprintf(why, whylen, "%s is not a regular file: not opened", path);
+			return;
+		}
 		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
 		if (access(path, F_OK) == 0) {
 			snprintf(why, whylen,
@@ -251,7 +277,7 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 		*has_dwarf = false;
 	if (!s)
 		goto nomem;
-	s->debuginfo_path = search_path(dirs, ndirs);
+	s->debuginfo_path = search_path(d, dirs, ndirs);
 	if (!s->debuginfo_path)
 		goto nomem;
 	s->cb = (Dwfl_Callbacks){
@@ -282,7 +308,7 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 		}
 		*has_dwarf = r;
 		if (!*has_dwarf)
-			explain_no_dwarf(s, dirs, ndirs, why, whylen);
+			explain_no_dwarf(s, d, dirs, ndirs, why, whylen);
 	}
 	return 0;
 nomem:
@@ -756,7 +782,7 @@ bool dso_sym_dwarf_missing(struct dso *d, char *why, size_t whylen)
 
 	if (!s || s->dwarf >= 0)
 		return false;
-	explain_no_dwarf(s, s->dirs, s->ndirs, why, whylen);
+	explain_no_dwarf(s, d, s->dirs, s->ndirs, why, whylen);
 	return true;
 }
 

@@ -290,6 +290,53 @@ Test(symbolize, stripped_with_build_id_directory)
 	check_build_id_directory(need_env("RPT_DWARF_DEBUG"));
 }
 
+/* A FIFO where the build-id debug file would be: libdwfl's open of it would wait for a
+ * writer forever. It is not opened, and the warning names it. */
+Test(symbolize, build_id_fifo_is_not_opened, .timeout = 30)
+{
+	const char *bare = need_env("RPT_DWARF_BARE");
+	char out[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX + 64], fifo[PATH_MAX + 128], hex[41];
+	const char *dirs[1] = {dir}, *in[1] = {out};
+	struct profile_options o = {
+	    .inputs = in, .ninputs = 1, .debug_dirs = dirs, .ndebug_dirs = 1};
+	struct profile *p;
+	const unsigned char *id;
+	int fd = open(bare, O_RDONLY);
+	bool named = false;
+	Elf *e;
+	ssize_t n;
+
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	n = dwelf_elf_gnu_build_id(e, (const void **)&id);
+	cr_assert(n > 2, "%s has no build-id", bare);
+	for (ssize_t i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	elf_end(e);
+	close(fd);
+	tmp_path(dir, sizeof(dir), "fiforoot");
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
+	snprintf(fifo, sizeof(fifo), "%s/%s.debug", sub, hex + 2);
+	cr_assert(mkdir(dir, 0755) == 0 &&
+		  mkdir(strcat(strcpy(out, dir), "/.build-id"), 0755) == 0);
+	cr_assert(mkdir(sub, 0755) == 0 && mkfifo(fifo, 0644) == 0, "%s", strerror(errno));
+	tmp_path(out, sizeof(out), "fifo.data");
+	record(out, bare, "200");
+	p = load_opts(&o);
+	cr_assert(p);
+	cr_expect(samples_of_dso(p, bare) >= 190);
+	for (size_t i = 0; i < p->nwarnings; i++)
+		named |=
+		    strstr(p->warnings[i], fifo) && strstr(p->warnings[i], "not a regular file");
+	cr_expect(named, "no warning names %s", fifo);
+	profile_free(p);
+	unlink(out);
+	unlink(fifo);
+	rmdir(sub);
+	rmdir(strcat(strcpy(out, dir), "/.build-id"));
+	rmdir(dir);
+}
+
 /* The same debug file with its DWARF zlib-compressed (as libc6-dbg's): inflated by
  * inflate.c ahead of libdw, the same lines. */
 Test(symbolize, stripped_with_compressed_debug_file)
