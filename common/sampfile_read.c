@@ -398,24 +398,23 @@ static int dec_unthrottle(struct hwprof_reader *r, struct cur *c, struct hwprof_
 	return dec_lost_as(c, rec, HWPROF_REC_UNTHROTTLE);
 }
 
-/* The hot loop: one thread's samples, deltas against the previous one (sampfile_format.h).
- * EXT: an SF_SAMPLES_EXT block, with a field mask after the count. */
-static int dec_samples_as(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec,
-			  bool ext)
+/* Reads and checks an SF_SAMPLES block's head into *PID, *TID, *N (the sample count) and, for
+ * EXT, *FIELDS (the field mask), and makes r->blk hold N. Returns 1, or 0 with c->what set. */
+static int dec_samples_head(struct hwprof_reader *r, struct cur *c, bool ext, uint32_t *pid,
+			    uint32_t *tid, uint64_t *n, uint64_t *fields)
 {
-	uint32_t pid = get_u32v(c, "pid");
-	uint32_t tid = get_u32v(c, "tid");
-	uint64_t n = get_varint(c, "sample count");
-	uint64_t fields = ext ? get_varint(c, "sample fields") : 0;
-
+	*pid = get_u32v(c, "pid");
+	*tid = get_u32v(c, "tid");
+	*n = get_varint(c, "sample count");
+	*fields = ext ? get_varint(c, "sample fields") : 0;
 	if (c->what)
 		return 0;
-	if (fields & ~(uint64_t)SF_F_KNOWN) {
+	if (*fields & ~(uint64_t)SF_F_KNOWN) {
 		c->what = "sample fields (unknown to this version)";
 		return 0;
 	}
 	/* Every sample takes at least two bytes (flags, time). */
-	if (n == 0 || n > SF_BLOCK_MAX_SAMPLES || n > (uint64_t)(c->end - c->p) / 2) {
+	if (*n == 0 || *n > SF_BLOCK_MAX_SAMPLES || *n > (uint64_t)(c->end - c->p) / 2) {
 		c->what = "sample count";
 		return 0;
 	}
@@ -423,94 +422,140 @@ static int dec_samples_as(struct hwprof_reader *r, struct cur *c, struct hwprof_
 		c->what = "sample (the header lists no event)";
 		return 0;
 	}
-	if (hwprof_grow((void **)&r->blk, &r->blk_cap, n, sizeof(*r->blk)) < 0) {
+	if (hwprof_grow((void **)&r->blk, &r->blk_cap, *n, sizeof(*r->blk)) < 0) {
 		c->what = NOMEM;
 		return 0;
 	}
+	return 1;
+}
+
+/* What a sample's fields are deltas against, or repeat: the sample before it in its block. */
+struct sample_prev {
+	uint64_t ip, time, period, td, addr, addr_delta, data_src;
+	uint32_t cpu, stack;
+	uint16_t event;
+};
+
+/* Reads the fields every sample has (cpu, event, period, ip, time) of sample I, flags F, at
+ * *P into X; NEV is the header's event count. Returns 0, or -1 for a bad encoding. Inline:
+ * it runs once a sample. */
+static inline int dec_sample_base(const uint8_t **p, const uint8_t *end, uint8_t f, uint64_t i,
+				  uint32_t nev, struct sample_prev *x)
+{
+	uint64_t v;
+
+	if (f & SF_S_CPU) {
+		if (varint_get(p, end, &v) || v > UINT32_MAX)
+			return -1;
+		x->cpu = (uint32_t)v;
+	}
+	if (f & SF_S_EVENT) {
+		if (varint_get(p, end, &v) || v >= nev)
+			return -1;
+		x->event = (uint16_t)v;
+	}
+	if (f & SF_S_PERIOD) {
+		if (varint_get(p, end, &v))
+			return -1;
+		x->period += (uint64_t)zigzag_dec(v);
+	}
+	if (!(f & SF_S_IP_SAME)) {
+		if (varint_get(p, end, &v))
+			return -1;
+		x->ip += (uint64_t)zigzag_dec(v);
+	} else if (i == 0) {
+		return -1;
+	}
+	if (varint_get(p, end, &v))
+		return -1;
+	x->td += (uint64_t)zigzag_dec(v);
+	x->time += x->td;
+	return 0;
+}
+
+/* Reads the optional fields of FIELDS (stack, address, data source) of sample I, flags F, at
+ * *P into X; NSTACKS is the count of stacks read so far. Returns 0, -1 for a bad encoding,
+ * or -2 for a stack not read yet. Inline: it runs once a sample. */
+static inline int dec_sample_ext(const uint8_t **p, const uint8_t *end, uint8_t f, uint64_t i,
+				 uint64_t fields, uint32_t nstacks, struct sample_prev *x)
+{
+	uint64_t v;
+
+	if (!(fields & SF_F_STACK)) {
+	} else if (!(f & SF_S_STACK_SAME)) {
+		if (varint_get(p, end, &v))
+			return -1;
+		/* Only ids of stacks already read: a STACKS record precedes its samples. */
+		int64_t id = (int64_t)x->stack + zigzag_dec(v);
+		if (id < 0 || id > nstacks)
+			return -2;
+		x->stack = (uint32_t)id;
+	} else if (i == 0) {
+		return -1;
+	}
+	if (!(fields & SF_F_ADDR)) {
+	} else if (!(f & SF_S_ADDR_STRIDE)) {
+		if (varint_get(p, end, &v))
+			return -1;
+		x->addr_delta = (uint64_t)zigzag_dec(v);
+		x->addr += x->addr_delta;
+	} else if (i == 0) {
+		return -1;
+	} else {
+		x->addr += x->addr_delta;
+	}
+	if (!(fields & SF_F_DATA_SRC)) {
+	} else if (!(f & SF_S_SRC_SAME)) {
+		if (varint_get(p, end, &x->data_src))
+			return -1;
+	} else if (i == 0) {
+		return -1;
+	}
+	return 0;
+}
+
+/* The hot loop: one thread's samples, deltas against the previous one (sampfile_format.h).
+ * EXT: an SF_SAMPLES_EXT block, with a field mask after the count. */
+static int dec_samples_as(struct hwprof_reader *r, struct cur *c, struct hwprof_record *rec,
+			  bool ext)
+{
+	uint32_t pid, tid;
+	uint64_t n, fields;
+
+	if (!dec_samples_head(r, c, ext, &pid, &tid, &n, &fields))
+		return 0;
 
 	const uint8_t *p = c->p, *end = c->end;
-	uint64_t ip = 0, time = 0, period = 0, td = 0, v;
-	uint64_t addr = 0, addr_delta = 0, data_src = 0;
-	uint32_t cpu = 0, nev = r->header.nevents, stack = 0;
-	uint16_t event = 0;
+	struct sample_prev x = {0};
+	uint32_t nev = r->header.nevents;
 	struct hwprof_rec_sample *s = r->blk;
 	uint8_t known = sf_sample_flags_known(fields);
+	int err;
 
 	for (uint64_t i = 0; i < n; i++, s++) {
 		if (p >= end)
 			goto bad;
 		uint8_t f = *p++;
-		if (f & ~known)
+		if (f & ~known || dec_sample_base(&p, end, f, i, nev, &x) < 0)
 			goto bad;
-		if (f & SF_S_CPU) {
-			if (varint_get(&p, end, &v) || v > UINT32_MAX)
-				goto bad;
-			cpu = (uint32_t)v;
-		}
-		if (f & SF_S_EVENT) {
-			if (varint_get(&p, end, &v) || v >= nev)
-				goto bad;
-			event = (uint16_t)v;
-		}
-		if (f & SF_S_PERIOD) {
-			if (varint_get(&p, end, &v))
-				goto bad;
-			period += (uint64_t)zigzag_dec(v);
-		}
-		if (!(f & SF_S_IP_SAME)) {
-			if (varint_get(&p, end, &v))
-				goto bad;
-			ip += (uint64_t)zigzag_dec(v);
-		} else if (i == 0) {
+		err = dec_sample_ext(&p, end, f, i, fields, r->nstacks, &x);
+		if (err == -2)
+			goto bad_stack;
+		if (err < 0)
 			goto bad;
-		}
-		if (varint_get(&p, end, &v))
-			goto bad;
-		td += (uint64_t)zigzag_dec(v);
-		time += td;
-		if (!(fields & SF_F_STACK)) {
-		} else if (!(f & SF_S_STACK_SAME)) {
-			if (varint_get(&p, end, &v))
-				goto bad;
-			/* Only ids of stacks already read: a STACKS record precedes its samples. */
-			int64_t id = (int64_t)stack + zigzag_dec(v);
-			if (id < 0 || id > r->nstacks)
-				goto bad_stack;
-			stack = (uint32_t)id;
-		} else if (i == 0) {
-			goto bad;
-		}
-		if (!(fields & SF_F_ADDR)) {
-		} else if (!(f & SF_S_ADDR_STRIDE)) {
-			if (varint_get(&p, end, &v))
-				goto bad;
-			addr_delta = (uint64_t)zigzag_dec(v);
-			addr += addr_delta;
-		} else if (i == 0) {
-			goto bad;
-		} else {
-			addr += addr_delta;
-		}
-		if (!(fields & SF_F_DATA_SRC)) {
-		} else if (!(f & SF_S_SRC_SAME)) {
-			if (varint_get(&p, end, &data_src))
-				goto bad;
-		} else if (i == 0) {
-			goto bad;
-		}
 		s->weight = 0;
 		if ((fields & SF_F_WEIGHT) && varint_get(&p, end, &s->weight))
 			goto bad;
-		s->addr = addr;
-		s->data_src = data_src;
-		s->stack_id = stack;
+		s->addr = x.addr;
+		s->data_src = x.data_src;
+		s->stack_id = x.stack;
 		s->pid = pid;
 		s->tid = tid;
-		s->cpu = cpu;
-		s->time = time;
-		s->ip = ip;
-		s->period = period;
-		s->event = event;
+		s->cpu = x.cpu;
+		s->time = x.time;
+		s->ip = x.ip;
+		s->period = x.period;
+		s->event = x.event;
 		s->kernel = f & SF_S_KERNEL;
 	}
 	if (p != end)
