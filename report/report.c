@@ -145,86 +145,108 @@ static bool sort_has_data(const char *sort)
 			return true;
 	return false;
 }
-static void parse_options(int argc, char **argv, struct report_options *o)
-{
-	bool stdio = false;
-	int c;
 
-	while ((c = cli_next_option(&command, argc, argv)) != -1) {
-		if (sample_opts_parse(&o->samples, c, argc, argv)) {
-			if (c == SAMPLE_OPT_INLINE)
-				o->inline_given = true;
-			continue;
-		}
-		if (format_opts_parse(&o->out, &command, c))
-			continue;
-		switch (c) {
-		case 'i':
-			sample_opts_add_input(&o->samples, optarg);
-			break;
-		case 's':
-			o->sort = optarg;
-			o->sort_given = true;
-			break;
-		case 'n':
-			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
-			/* 0: every row, what any format can give; the last -n counts. */
-			o->limit_given = o->limit != 0;
-			break;
-		case OPT_PERCENT:
-			o->percent_limit = cli_parse_real("--percent-limit", optarg, 0, 100,
-							  "not a percentage in 0..100");
-			o->percent_given = o->percent_limit > 0;
-			break;
-		case OPT_CHILDREN:
-			o->children = 1;
-			o->row_option = "--children";
-			break;
-		case OPT_NO_CHILDREN:
-			o->children = 0;
-			o->row_option = "--no-children";
-			break;
-		case 'G':
-			o->callgraph = "-G";
-			o->order = CG_CALLER;
-			break;
-		case OPT_CALL_GRAPH:
-			o->callgraph = "--call-graph";
-			if (!strcmp(optarg, "caller"))
-				o->order = CG_CALLER;
-			else if (!strcmp(optarg, "callee"))
-				o->order = CG_CALLEE;
-			else
-				die_usage("--call-graph '%s': unknown order (caller or callee)",
-					  optarg);
-			break;
-		case OPT_INVERTED:
-			o->inverted = true;
-			break;
-		case OPT_GROUP:
-			o->group = true;
-			break;
-		case OPT_LINE_SIZE:
-			o->line_size = cli_parse_num("--cacheline-size", optarg, 1, 1 << 30);
-			if (o->line_size & (o->line_size - 1))
-				die_usage("--cacheline-size %s: not a power of two (try %lld)",
-					  optarg,
-					  1ll << (63 - __builtin_clzll(
-							   (unsigned long long)o->line_size)));
-			o->row_option = "--cacheline-size";
-			break;
-		case OPT_STDIO:
-			stdio = true; /* perf's spelling of the text report (no TUI here) */
-			break;
-		case OPT_FOLDED_LINES:
-			o->folded_lines = true;
-			break;
-		}
+/* Takes option C into O when it shapes the rows (-s, -n, --percent-limit, --children,
+ * --no-children, --cacheline-size). Returns whether it was one of them. */
+static bool parse_row_option(struct report_options *o, int c)
+{
+	switch (c) {
+	case 's':
+		o->sort = optarg;
+		o->sort_given = true;
+		return true;
+	case 'n':
+		o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);
+		/* 0: every row, what any format can give; the last -n counts. */
+		o->limit_given = o->limit != 0;
+		return true;
+	case OPT_PERCENT:
+		o->percent_limit =
+		    cli_parse_real("--percent-limit", optarg, 0, 100, "not a percentage in 0..100");
+		o->percent_given = o->percent_limit > 0;
+		return true;
+	case OPT_CHILDREN:
+		o->children = 1;
+		o->row_option = "--children";
+		return true;
+	case OPT_NO_CHILDREN:
+		o->children = 0;
+		o->row_option = "--no-children";
+		return true;
+	case OPT_LINE_SIZE:
+		o->line_size = cli_parse_num("--cacheline-size", optarg, 1, 1 << 30);
+		if (o->line_size & (o->line_size - 1))
+			die_usage("--cacheline-size %s: not a power of two (try %lld)", optarg,
+				  1ll << (63 - __builtin_clzll((unsigned long long)o->line_size)));
+		o->row_option = "--cacheline-size";
+		return true;
 	}
-	sample_opts_check(&o->samples);
-	if (optind < argc)
-		die_usage("'%s': unexpected argument (the sample file goes after -i)",
-			  argv[optind]);
+	return false;
+}
+
+/* Takes option C into O (and *STDIO) when it shapes the output (-G, --call-graph,
+ * --inverted, --group, --stdio, --folded-lines). Returns whether it was one of them. */
+static bool parse_output_option(struct report_options *o, int c, bool *stdio)
+{
+	switch (c) {
+	case 'G':
+		o->callgraph = "-G";
+		o->order = CG_CALLER;
+		return true;
+	case OPT_CALL_GRAPH:
+		o->callgraph = "--call-graph";
+		if (!strcmp(optarg, "caller"))
+			o->order = CG_CALLER;
+		else if (!strcmp(optarg, "callee"))
+			o->order = CG_CALLEE;
+		else
+			die_usage("--call-graph '%s': unknown order (caller or callee)", optarg);
+		return true;
+	case OPT_INVERTED:
+		o->inverted = true;
+		return true;
+	case OPT_GROUP:
+		o->group = true;
+		return true;
+	case OPT_STDIO:
+		*stdio = true; /* perf's spelling of the text report (no TUI here) */
+		return true;
+	case OPT_FOLDED_LINES:
+		o->folded_lines = true;
+		return true;
+	}
+	return false;
+}
+
+/* Dies with a usage error when an option of O that shapes rows is given with -f folded, svg
+ * or pprof. */
+static void check_whole_stacks(const struct report_options *o)
+{
+	const char *fmt = cli_format_name(o->out.format);
+
+	if (o->callgraph)
+		die_usage("%s puts call paths under rows; -f %s already holds every stack "
+			  "whole (drop %s)",
+			  o->callgraph, fmt, o->callgraph);
+	if (o->sort_given && !sort_has_data(o->sort))
+		die_usage("-s shapes report's rows; -f %s holds every stack whole (drop -s; "
+			  "-s data adds the data objects)",
+			  fmt);
+	const char *opt = o->limit_given     ? "-n"
+			  : o->percent_given ? "--percent-limit"
+					     : o->row_option;
+
+	if (opt)
+		die_usage("%s shapes report's rows; -f %s holds every stack whole (drop %s)", opt,
+			  fmt, opt);
+	if (o->inline_given && o->out.format == CLI_FORMAT_PPROF)
+		die_usage("--inline shapes report's rows; -f pprof holds every location's "
+			  "whole inline chain, for pprof to fold (drop --inline)");
+}
+
+/* Dies with a usage error when the options of O (and STDIO) do not go together. */
+static void check_options(const struct report_options *o, bool stdio)
+{
 	if (stdio && o->out.format != CLI_FORMAT_TEXT)
 		die_usage("--stdio is the text report; it excludes -f %s",
 			  cli_format_name(o->out.format));
@@ -242,30 +264,32 @@ static void parse_options(int argc, char **argv, struct report_options *o)
 	 * objects become leaf frames (output_folded.c, flame.c, output_pprof.c). pprof folds
 	 * inline frames itself: each location holds its whole inline chain. */
 	if (o->out.format == CLI_FORMAT_FOLDED || o->out.format == CLI_FORMAT_SVG ||
-	    o->out.format == CLI_FORMAT_PPROF) {
-		const char *fmt = cli_format_name(o->out.format);
+	    o->out.format == CLI_FORMAT_PPROF)
+		check_whole_stacks(o);
+}
 
-		if (o->callgraph)
-			die_usage("%s puts call paths under rows; -f %s already holds every stack "
-				  "whole (drop %s)",
-				  o->callgraph, fmt, o->callgraph);
-		if (o->sort_given && !sort_has_data(o->sort))
-			die_usage(
-			    "-s shapes report's rows; -f %s holds every stack whole (drop -s; "
-			    "-s data adds the data objects)",
-			    fmt);
-		const char *opt = o->limit_given     ? "-n"
-				  : o->percent_given ? "--percent-limit"
-						     : o->row_option;
+static void parse_options(int argc, char **argv, struct report_options *o)
+{
+	bool stdio = false;
+	int c;
 
-		if (opt)
-			die_usage(
-			    "%s shapes report's rows; -f %s holds every stack whole (drop %s)", opt,
-			    fmt, opt);
-		if (o->inline_given && o->out.format == CLI_FORMAT_PPROF)
-			die_usage("--inline shapes report's rows; -f pprof holds every location's "
-				  "whole inline chain, for pprof to fold (drop --inline)");
+	while ((c = cli_next_option(&command, argc, argv)) != -1) {
+		if (sample_opts_parse(&o->samples, c, argc, argv)) {
+			if (c == SAMPLE_OPT_INLINE)
+				o->inline_given = true;
+			continue;
+		}
+		if (format_opts_parse(&o->out, &command, c) || parse_row_option(o, c) ||
+		    parse_output_option(o, c, &stdio))
+			continue;
+		if (c == 'i')
+			sample_opts_add_input(&o->samples, optarg);
 	}
+	sample_opts_check(&o->samples);
+	if (optind < argc)
+		die_usage("'%s': unexpected argument (the sample file goes after -i)",
+			  argv[optind]);
+	check_options(o, stdio);
 }
 
 /* What one report holds between its steps. */
