@@ -1369,65 +1369,63 @@ static int build_tables(struct builder *b, const struct sym_jobs *w)
 	return 0;
 }
 
-int builder_finish(struct builder *b, struct profile **out, char *err, size_t errlen)
+/* Reads the kernel's symbols into KS for the kernel samples (--kallsyms, else
+ * /proc/kallsyms); a file that gives none is a warning of the profile. Returns 0 or
+ * -ENOMEM. */
+static int load_kernel_symbols(struct builder *b, struct kallsyms *ks)
+{
+	const char *path = b->opt->kallsyms ? b->opt->kallsyms : "/proc/kallsyms";
+	char why[160];
+	int r = kallsyms_load(ks, path, why, sizeof(why)), w = 0;
+
+	if (r == -ENOMEM)
+		return -ENOMEM;
+	/* Root is advised to run as root only if it is not: kptr_restrict 2 hides the
+	 * addresses from root too. A file that is no kallsyms gets no kernel advice. */
+	if (r == -EACCES || (!r && ks->hidden && !ks->n))
+		w = add_warning(b->p, "%s: %s; kernel samples are shown as [kernel] (%s)", path,
+				r ? why : "addresses hidden",
+				geteuid() ? "run report as root or lower kernel.kptr_restrict"
+					  : "lower kernel.kptr_restrict");
+	else if (r < 0 || !ks->n)
+		w = add_warning(b->p,
+				"%s: %s; kernel samples are shown as [kernel] (give "
+				"--kallsyms /proc/kallsyms or a copy of it)",
+				path, r ? why : "no kernel text symbol in it");
+	return w < 0 ? -ENOMEM : 0;
+}
+
+/* Allocates the profile's locations (every aggregated address, and the sampled ones) and,
+ * when its lines are read lazily, what that needs. Returns 0 or -ENOMEM. */
+static int alloc_locations(struct builder *b)
 {
 	struct profile *p = b->p;
-	struct kallsyms ks = {0};
-	struct sym_jobs w = {.b = b};
-	uint64_t *dso_samples = NULL, total = 0;
-	size_t keep = 0;
-	int ret = -ENOMEM;
 
-	*out = NULL;
-	dso_samples = calloc(b->dsos.n, sizeof(*dso_samples));
-	if (!dso_samples)
-		goto out;
-	for (size_t k = 0; k < b->agg.n; k++) {
-		dso_samples[b->agg.v[k].dso] += b->agg.v[k].samples;
-		total += b->agg.v[k].samples;
-	}
-	if (dso_samples[DSO_ID_KERNEL]) {
-		const char *path = b->opt->kallsyms ? b->opt->kallsyms : "/proc/kallsyms";
-		char why[160];
-		int r = kallsyms_load(&ks, path, why, sizeof(why)), w = 0;
-		if (r == -ENOMEM)
-			goto out;
-		/* Root is advised to run as root only if it is not: kptr_restrict 2 hides the
-		 * addresses from root too. A file that is no kallsyms gets no kernel advice. */
-		if (r == -EACCES || (!r && ks.hidden && !ks.n))
-			w = add_warning(p, "%s: %s; kernel samples are shown as [kernel] (%s)",
-					path, r ? why : "addresses hidden",
-					geteuid()
-					    ? "run report as root or lower kernel.kptr_restrict"
-					    : "lower kernel.kptr_restrict");
-		else if (r < 0 || !ks.n)
-			w = add_warning(p,
-					"%s: %s; kernel samples are shown as [kernel] (give "
-					"--kallsyms /proc/kallsyms or a copy of it)",
-					path, r ? why : "no kernel text symbol in it");
-		if (w < 0)
-			goto out;
-	}
 	p->locations = calloc(b->agg.n ? b->agg.n : 1, sizeof(*p->locations));
 	p->locs = calloc(b->agg.n ? b->agg.n : 1, sizeof(*p->locs));
 	if (!p->locations || !p->locs)
-		goto out;
+		return -ENOMEM;
 	p->nlocations = b->agg.n;
 	/* Stacks name their call sites' lines in every view: such a profile is read whole. */
 	b->lazy = b->opt->lazy_lines && b->opt->keep_code && !b->focused && !b->stacks.n;
 	if (b->lazy) {
 		if (!(p->lazy = calloc(1, sizeof(*p->lazy))) ||
 		    !(p->lazy->pending = calloc(b->agg.n ? b->agg.n : 1, sizeof(bool))))
-			goto out;
+			return -ENOMEM;
 		p->lazy->mode = b->opt->inline_mode;
 		b->pending = p->lazy->pending;
 	}
-	w = (struct sym_jobs){
-	    .b = b, .ks = &ks, .dso_samples = dso_samples, .total = total, .locs = p->locations};
-	if (symbolize_all(&w) < 0 || build_tables(b, &w) < 0)
-		goto out;
-	/* The filters on symbolized names; a caller's address (no samples of its own) is a
-	 * location of the stacks only. */
+	return 0;
+}
+
+/* The filters on symbolized names: the sampled locations they keep become p->locs, hottest
+ * first, and the profile's totals. A caller's address (no samples of its own) is a location
+ * of the stacks only. */
+static void keep_sampled_locs(struct builder *b)
+{
+	struct profile *p = b->p;
+	size_t keep = 0;
+
 	for (size_t k = 0; k < b->agg.n; k++) {
 		struct profile_loc *loc = &p->locations[k];
 		loc->id = (uint32_t)k;
@@ -1439,6 +1437,51 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 	}
 	p->nlocs = keep;
 	qsort(p->locs, p->nlocs, sizeof(*p->locs), by_period);
+}
+
+/* Writes into ERR that no input sampled --event, with the events they sampled. */
+static void say_event_unsampled(const struct builder *b, char *err, size_t errlen)
+{
+	const struct hwprof_file_header *h = &b->p->header;
+	char names[512];
+	const char *v[SEEN_MAX];
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < h->nevents && n < SEEN_MAX; i++)
+		if (h->events[i].sampling)
+			v[n++] = h->events[i].name;
+	list_strs(names, sizeof(names), v, n);
+	snprintf(err, errlen,
+		 "--event '%s': no input sampled it (sampled: %s%s; give one of "
+		 "those)",
+		 b->opt->event, n ? names : "none", n == SEEN_MAX ? ", ..." : "");
+}
+
+int builder_finish(struct builder *b, struct profile **out, char *err, size_t errlen)
+{
+	struct profile *p = b->p;
+	struct kallsyms ks = {0};
+	struct sym_jobs w = {.b = b};
+	uint64_t *dso_samples = NULL, total = 0;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	dso_samples = calloc(b->dsos.n, sizeof(*dso_samples));
+	if (!dso_samples)
+		goto out;
+	for (size_t k = 0; k < b->agg.n; k++) {
+		dso_samples[b->agg.v[k].dso] += b->agg.v[k].samples;
+		total += b->agg.v[k].samples;
+	}
+	if (dso_samples[DSO_ID_KERNEL] && load_kernel_symbols(b, &ks) < 0)
+		goto out;
+	if (alloc_locations(b) < 0)
+		goto out;
+	w = (struct sym_jobs){
+	    .b = b, .ks = &ks, .dso_samples = dso_samples, .total = total, .locs = p->locations};
+	if (symbolize_all(&w) < 0 || build_tables(b, &w) < 0)
+		goto out;
+	keep_sampled_locs(b);
 	if (b->stacks.n && finish_stacks(b) < 0)
 		goto out;
 	if (values_build(p, b->ev_stacks, b->nev_stacks, keep_location, b) < 0)
@@ -1447,17 +1490,7 @@ int builder_finish(struct builder *b, struct profile **out, char *err, size_t er
 		goto out;
 	ret = check_filters(b, err, errlen);
 	if (ret == 0 && b->opt->event && !b->shown_set) {
-		char names[512];
-		const char *v[SEEN_MAX];
-		size_t n = 0;
-		for (uint32_t i = 0; i < p->header.nevents && n < SEEN_MAX; i++)
-			if (p->header.events[i].sampling)
-				v[n++] = p->header.events[i].name;
-		list_strs(names, sizeof(names), v, n);
-		snprintf(err, errlen,
-			 "--event '%s': no input sampled it (sampled: %s%s; give one of "
-			 "those)",
-			 b->opt->event, n ? names : "none", n == SEEN_MAX ? ", ..." : "");
+		say_event_unsampled(b, err, errlen);
 		ret = -EINVAL;
 	}
 	if (ret < 0)
