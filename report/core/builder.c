@@ -570,6 +570,80 @@ static int add_jit_mmap(struct builder *b, const struct hwprof_rec_mmap *m)
 	return maps_mmap(b->maps, m->pid, m->start, m->len, m->start, (uint32_t)id, m->time);
 }
 
+/* MMAP M: the mapping of a DSO (by its name and build-id), of a JIT's code, or of data for
+ * data.h. Returns 0 or -ENOMEM. */
+static int add_mmap(struct builder *b, const struct hwprof_rec_mmap *m)
+{
+	const uint8_t *build_id = m->build_id;
+	size_t build_id_size = m->build_id_size;
+	bool other = false;
+	int id;
+
+	/* The kernel gives the vDSO no build-id: on the host that recorded, it is the
+	 * image report runs with (vdso.h), which dso_check() then opens. */
+	if (!build_id_size && b->vdso_id_size && m->filename && !strcmp(m->filename, "[vdso]")) {
+		build_id = b->vdso_id;
+		build_id_size = b->vdso_id_size;
+	}
+	/* Data mappings are data.h's; code ones tell it the span of their image. */
+	if (b->input_data) {
+		int r = b->opt->data ? data_mmap(&b->data, b->p->strings, m) : 0;
+		if (r < 0 || !(m->prot & PROT_EXEC))
+			return r;
+	}
+	if (jitmap_anon(m->filename))
+		return add_jit_mmap(b, m);
+	id = dso_table_get(&b->dsos, b->p->strings, m->filename ? m->filename : "", build_id,
+			   build_id_size, &other);
+	if (id < 0)
+		return id;
+	dso_set_identity(&b->dsos.v[id], m);
+	if (other && add_warning(b->p,
+				 "%s: %s different builds of it (build-ids differ); each "
+				 "build's samples are kept apart",
+				 m->filename,
+				 b->ninputs > 1 ? "the inputs hold" : "the recording holds") < 0)
+		return -ENOMEM;
+	return maps_mmap(b->maps, m->pid, m->start, m->len, m->pgoff, (uint32_t)id, m->time);
+}
+
+/* COMM C: the thread's name (for --comm), an exec's new address space, and the names seen
+ * for --comm's error. Returns 0 or -ENOMEM. */
+static int add_comm(struct builder *b, const struct hwprof_rec_comm *c)
+{
+	const char *comm = strpool_intern(b->p->strings, c->comm ? c->comm : "");
+	size_t i;
+
+	if (!comm)
+		return -ENOMEM;
+	if (c->exec && c->pid == c->tid) {
+		maps_exec(b->maps, c->pid, c->time);
+		data_exec(&b->data, c->pid, c->time);
+	}
+	for (i = 0; i < b->nseen_comms && b->seen_comms[i] != comm; i++)
+		;
+	if (i == b->nseen_comms && i < SEEN_MAX)
+		b->seen_comms[b->nseen_comms++] = comm;
+	else if (i == b->nseen_comms)
+		b->more_comms = true;
+	return b->comms.n ? set_comm(b, c->tid, comm) : 0;
+}
+
+/* FORK T: the child takes its parent's name, data mappings and address space. Returns 0 or
+ * -ENOMEM. */
+static int add_fork(struct builder *b, const struct hwprof_rec_task *t)
+{
+	b->input_tasks++;
+	if (b->comms.n) {
+		const char *parent = comm_of(b, t->ptid);
+		if (parent && set_comm(b, t->tid, parent) < 0)
+			return -ENOMEM;
+	}
+	if (data_fork(&b->data, t->pid, t->ppid, t->time) < 0)
+		return -ENOMEM;
+	return maps_fork(b->maps, t->pid, t->ppid, t->time);
+}
+
 int builder_add(struct builder *b, const struct hwprof_record *rec)
 {
 	switch (rec->type) {
@@ -578,75 +652,12 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 	case HWPROF_REC_STACK:
 		return builder_add_stack(b, rec->stack.id, rec->stack.ips, rec->stack.nr,
 					 rec->stack.nr_kernel, rec->stack.truncated);
-	case HWPROF_REC_MMAP: {
-		const struct hwprof_rec_mmap *m = &rec->mmap;
-		const uint8_t *build_id = m->build_id;
-		size_t build_id_size = m->build_id_size;
-		bool other = false;
-		int id;
-
-		/* The kernel gives the vDSO no build-id: on the host that recorded, it is the
-		 * image report runs with (vdso.h), which dso_check() then opens. */
-		if (!build_id_size && b->vdso_id_size && m->filename &&
-		    !strcmp(m->filename, "[vdso]")) {
-			build_id = b->vdso_id;
-			build_id_size = b->vdso_id_size;
-		}
-		/* Data mappings are data.h's; code ones tell it the span of their image. */
-		if (b->input_data) {
-			int r = b->opt->data ? data_mmap(&b->data, b->p->strings, m) : 0;
-			if (r < 0 || !(m->prot & PROT_EXEC))
-				return r;
-		}
-		if (jitmap_anon(m->filename))
-			return add_jit_mmap(b, m);
-		id = dso_table_get(&b->dsos, b->p->strings, m->filename ? m->filename : "",
-				   build_id, build_id_size, &other);
-		if (id < 0)
-			return id;
-		dso_set_identity(&b->dsos.v[id], m);
-		if (other &&
-		    add_warning(b->p,
-				"%s: %s different builds of it (build-ids differ); each "
-				"build's samples are kept apart",
-				m->filename,
-				b->ninputs > 1 ? "the inputs hold" : "the recording holds") < 0)
-			return -ENOMEM;
-		return maps_mmap(b->maps, m->pid, m->start, m->len, m->pgoff, (uint32_t)id,
-				 m->time);
-	}
-	case HWPROF_REC_COMM: {
-		const struct hwprof_rec_comm *c = &rec->comm;
-		const char *comm = strpool_intern(b->p->strings, c->comm ? c->comm : "");
-		if (!comm)
-			return -ENOMEM;
-		if (c->exec && c->pid == c->tid) {
-			maps_exec(b->maps, c->pid, c->time);
-			data_exec(&b->data, c->pid, c->time);
-		}
-		{
-			size_t i;
-			for (i = 0; i < b->nseen_comms && b->seen_comms[i] != comm; i++)
-				;
-			if (i == b->nseen_comms && i < SEEN_MAX)
-				b->seen_comms[b->nseen_comms++] = comm;
-			else if (i == b->nseen_comms)
-				b->more_comms = true;
-		}
-		return b->comms.n ? set_comm(b, c->tid, comm) : 0;
-	}
-	case HWPROF_REC_FORK: {
-		const struct hwprof_rec_task *t = &rec->task;
-		b->input_tasks++;
-		if (b->comms.n) {
-			const char *parent = comm_of(b, t->ptid);
-			if (parent && set_comm(b, t->tid, parent) < 0)
-				return -ENOMEM;
-		}
-		if (data_fork(&b->data, t->pid, t->ppid, t->time) < 0)
-			return -ENOMEM;
-		return maps_fork(b->maps, t->pid, t->ppid, t->time);
-	}
+	case HWPROF_REC_MMAP:
+		return add_mmap(b, &rec->mmap);
+	case HWPROF_REC_COMM:
+		return add_comm(b, &rec->comm);
+	case HWPROF_REC_FORK:
+		return add_fork(b, &rec->task);
 	case HWPROF_REC_LOST:
 		b->input_lost += rec->lost.lost;
 		return 0;
