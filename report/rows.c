@@ -715,72 +715,118 @@ static size_t add_mid_keys(const struct profile *p, const struct profile_rows_re
 	return m;
 }
 
-int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
-		    struct profile_row **rows, size_t *nrows, uint32_t **row_of_out)
+/* What profile_rows_by() groups: the keys K[M] of its locations and the rows R[N] they
+ * make. The locations grouped: the sampled ones (locs[]), or with CHILDREN every one a
+ * stack holds. After them, from index NIN: with OTHERS the locations only other events
+ * sampled; with CHILDREN the outer frames (OUTER) of those that are inlined code, to give
+ * the stacks through them to the function they were inlined into, and from MID_FROM with
+ * MIDS the frames between (MID, NMID of them). */
+struct grouping {
+	const struct profile *p;
+	const struct profile_rows_req *req;
+	bool children, others, mids;
+	size_t nin, others_from, mid_from, nmid;
+	struct key *k;
+	size_t m;
+	struct profile_row *r;
+	size_t n;
+	uint32_t *row_of;
+	double *col_total;
+	struct profile_loc *outer, *mid;
+	bool *used; /* with CHILDREN: which locations a stack holds */
+};
+
+/* Sets G (zeroed) up to group P's locations by REQ: what it groups, and its arrays. Returns
+ * 0 or -ENOMEM (grouping_release() frees what was allocated). */
+static int grouping_init(struct grouping *g, const struct profile *p,
+			 const struct profile_rows_req *req)
 {
-	if (has_key(req, PROFILE_KEY_DATA) || has_key(req, PROFILE_KEY_CACHELINE)) {
-		*rows = NULL;
-		*nrows = 0;
-		if (row_of_out)
-			*row_of_out = NULL;
-		return data_rows(p, req, rows, nrows, row_of_out);
+	g->p = p;
+	g->req = req;
+	g->children = req->children && p->nstacks;
+	g->others = req->every_event && !g->children && p->nvalues;
+	g->mids = g->children && req->inline_frames;
+	g->nin = g->children ? p->nlocations : p->nlocs;
+	g->others_from = g->nin;
+	g->mid_from = g->nin + p->nlocations;
+	for (size_t i = 0; g->mids && i < p->nlocations; i++)
+		g->nmid += nmids_of(p, &p->locations[i]);
+	size_t room = g->nin + (g->others || g->children ? p->nlocations : 0) + g->nmid;
+	g->k = calloc(room ? room : 1, sizeof(*g->k));
+	g->r = calloc(room ? room : 1, sizeof(*g->r));
+	g->row_of = new_row_of(p, g->nmid);
+	g->col_total = g->others ? calloc(p->nvalues, sizeof(*g->col_total)) : NULL;
+	g->mid = g->nmid ? malloc(g->nmid * sizeof(*g->mid)) : NULL;
+	if (!g->k || !g->r || !g->row_of || (g->others && !g->col_total) || (g->nmid && !g->mid))
+		return -ENOMEM;
+	if (g->children) {
+		g->used = in_stacks(p);
+		g->outer = malloc((g->nin ? g->nin : 1) * sizeof(*g->outer));
+		if (!g->used || !g->outer)
+			return -ENOMEM;
 	}
+	return 0;
+}
 
-	bool children = req->children && p->nstacks;
-	bool others = req->every_event && !children && p->nvalues;
-	bool mids = children && req->inline_frames;
-	/* The locations grouped: the sampled ones (locs[]), or with CHILDREN every one a stack
-	 * holds. After them, from index NIN: with OTHERS the locations only other events
-	 * sampled; with CHILDREN the outer frames of those that are inlined code, to give the
-	 * stacks through them to the function they were inlined into, and from MID_FROM with
-	 * MIDS the frames between. */
-	size_t nin = children ? p->nlocations : p->nlocs, m = 0, n = 0, others_from = nin;
-	size_t mid_from = nin + p->nlocations, nmid = 0, nm = 0;
-	for (size_t i = 0; mids && i < p->nlocations; i++)
-		nmid += nmids_of(p, &p->locations[i]);
-	size_t room = nin + (others || children ? p->nlocations : 0) + nmid;
-	struct key *k = calloc(room ? room : 1, sizeof(*k));
-	struct profile_row *r = calloc(room ? room : 1, sizeof(*r));
-	uint32_t *row_of = new_row_of(p, nmid);
-	double *col_total = others ? calloc(p->nvalues, sizeof(*col_total)) : NULL;
-	struct profile_loc *outer = NULL, *mid = nmid ? malloc(nmid * sizeof(*mid)) : NULL;
-	size_t *stamp = NULL, nouter = 0;
-	bool *used = NULL;
-	int ret = -ENOMEM;
+/* Frees G's arrays (not G). */
+static void grouping_release(struct grouping *g)
+{
+	free(g->k);
+	free(g->r);
+	free(g->row_of);
+	free(g->used);
+	free(g->outer);
+	free(g->mid);
+	free(g->col_total);
+}
 
-	*rows = NULL;
-	*nrows = 0;
-	if (row_of_out)
-		*row_of_out = NULL;
-	if (!k || !r || !row_of || (others && !col_total) || (nmid && !mid))
-		goto out;
-	if (children) {
-		used = in_stacks(p);
-		outer = malloc((nin ? nin : 1) * sizeof(*outer));
-		if (!used || !outer)
-			goto out;
-	}
-	for (size_t i = 0; i < nin; i++) {
-		const struct profile_loc *l = children ? &p->locations[i] : &p->locs[i];
-		if (children && !used[i])
+/* Makes G's keys: each location's, with CHILDREN its outer and middle inline frames', with
+ * OTHERS the locations' only other events sampled. Returns 0 or -ENOMEM. */
+static int make_keys(struct grouping *g)
+{
+	const struct profile *p = g->p;
+	const struct profile_rows_req *req = g->req;
+	struct key *k = g->k;
+	size_t m = 0, nouter = 0, nm = 0;
+
+	for (size_t i = 0; i < g->nin; i++) {
+		const struct profile_loc *l = g->children ? &p->locations[i] : &p->locs[i];
+		if (g->children && !g->used[i])
 			continue;
 		size_t own = m;
 		make_key(l, req->keys, req->nkeys, &k[m]);
 		k[m++].loc = i;
-		if (children && l->inlined_into) {
+		if (g->children && l->inlined_into) {
 			/* An outer frame keyed as its location (--sort addr, dso) is that row. */
-			outer[nouter] = outer_frame(l);
-			make_key(&outer[nouter], req->keys, req->nkeys, &k[m]);
+			g->outer[nouter] = outer_frame(l);
+			make_key(&g->outer[nouter], req->keys, req->nkeys, &k[m]);
 			if (!same_group(&k[m], &k[m - 1]))
-				k[m++].loc = nin + nouter++;
+				k[m++].loc = g->nin + nouter++;
 		}
-		if (mids)
-			m = add_mid_keys(p, req, i, &k[own], mid, &nm, mid_from, k, m, row_of);
+		if (g->mids)
+			m = add_mid_keys(p, req, i, &k[own], g->mid, &nm, g->mid_from, k, m,
+					 g->row_of);
 	}
-	if (others && add_others(p, req, k, &m, others_from, col_total) < 0)
-		goto out;
-	qsort(k, m, sizeof(*k), keycmp);
-	for (size_t i = 0; i < m; i++) {
+	if (g->others && add_others(p, req, k, &m, g->others_from, g->col_total) < 0)
+		return -ENOMEM;
+	g->m = m;
+	return 0;
+}
+
+/* Sorts G's keys and merges each group's into one row of G's rows, noting in row_of the row
+ * of each location, outer and middle frame. */
+static void group_keys(struct grouping *g)
+{
+	const struct profile *p = g->p;
+	const struct key *k = g->k;
+	struct profile_row *r = g->r;
+	uint32_t *row_of = g->row_of;
+	const struct profile_loc *mid = g->mid, *outer = g->outer;
+	bool children = g->children;
+	size_t nin = g->nin, others_from = g->others_from, mid_from = g->mid_from, n = 0;
+
+	qsort(g->k, g->m, sizeof(*g->k), keycmp);
+	for (size_t i = 0; i < g->m; i++) {
 		bool is_mid = children && k[i].loc >= mid_from;
 		bool is_outer = children && !is_mid && k[i].loc >= nin;
 		const struct profile_loc *l = is_mid ? &mid[k[i].loc - mid_from]
@@ -801,34 +847,54 @@ int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
 			row_of[3 * p->nlocations + (k[i].loc - mid_from)] = (uint32_t)(n - 1);
 		else if (l->id < p->nlocations)
 			row_of[(is_outer ? p->nlocations : 0) + l->id] = (uint32_t)(n - 1);
-		if (others)
-			r[n - 1].other_share += other_share(p, l->id, col_total);
+		if (g->others)
+			r[n - 1].other_share += other_share(p, l->id, g->col_total);
 	}
-	if (children) {
-		stamp = calloc(n ? n : 1, sizeof(*stamp));
+	g->n = n;
+}
+
+/* Whether REQ asks for the DSO alone: what one location says is not the row's then. */
+static bool dso_only(const struct profile_rows_req *req)
+{
+	bool only = true;
+
+	for (size_t i = 0; i < req->nkeys; i++)
+		only = only && req->keys[i] == PROFILE_KEY_DSO;
+	return only;
+}
+
+int profile_rows_by(const struct profile *p, const struct profile_rows_req *req,
+		    struct profile_row **rows, size_t *nrows, uint32_t **row_of_out)
+{
+	struct grouping g = {0};
+	size_t *stamp = NULL;
+	int ret = -ENOMEM;
+
+	*rows = NULL;
+	*nrows = 0;
+	if (row_of_out)
+		*row_of_out = NULL;
+	if (has_key(req, PROFILE_KEY_DATA) || has_key(req, PROFILE_KEY_CACHELINE))
+		return data_rows(p, req, rows, nrows, row_of_out);
+	if (grouping_init(&g, p, req) < 0 || make_keys(&g) < 0)
+		goto out;
+	group_keys(&g);
+	if (g.children) {
+		stamp = calloc(g.n ? g.n : 1, sizeof(*stamp));
 		if (!stamp)
 			goto out;
-		sum_stacks(p, row_of, r, n, stamp);
-		for (size_t i = 0; i < n; i++)
-			r[i].children = true;
+		sum_stacks(p, g.row_of, g.r, g.n, stamp);
+		for (size_t i = 0; i < g.n; i++)
+			g.r[i].children = true;
 	}
-	/* Only the DSO is asked for: what one location says is not the row's. */
-	bool dso_only = true;
-	for (size_t i = 0; i < req->nkeys; i++)
-		dso_only = dso_only && req->keys[i] == PROFILE_KEY_DSO;
-	for (size_t i = 0; dso_only && i < n; i++)
-		clear_location(&r[i]);
-	finish_rows(p, r, n, row_of, nmid, (uint32_t *)k);
-	hand_out(&r, n, &row_of, rows, nrows, row_of_out);
+	if (dso_only(req))
+		for (size_t i = 0; i < g.n; i++)
+			clear_location(&g.r[i]);
+	finish_rows(p, g.r, g.n, g.row_of, g.nmid, (uint32_t *)g.k);
+	hand_out(&g.r, g.n, &g.row_of, rows, nrows, row_of_out);
 	ret = 0;
 out:
-	free(k);
-	free(r);
-	free(row_of);
+	grouping_release(&g);
 	free(stamp);
-	free(used);
-	free(outer);
-	free(mid);
-	free(col_total);
 	return ret;
 }
