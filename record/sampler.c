@@ -181,114 +181,150 @@ static int map_ring(struct sampler *s, struct sampler_cpu *c, char *err, size_t 
 	return 0;
 }
 
+/* The CPUs to sample, in a new array *CPUS: cfg->cpus, else every online one. Returns their
+ * count or -ENOMEM. */
+static int sampler_cpus(const struct sampler_config *cfg, int **cpus)
+{
+	if (!cfg->cpus)
+		return sampler_online_cpus(cpus);
+	*cpus = malloc(cfg->ncpus * sizeof(**cpus));
+	if (!*cpus)
+		return -ENOMEM;
+	memcpy(*cpus, cfg->cpus, cfg->ncpus * sizeof(**cpus));
+	return (int)cfg->ncpus;
+}
+
+/* Sizes S for NEVENTS events on NCPUS CPUs and NPIDS tasks and allocates its arrays, every
+ * file descriptor -1. Returns 0 or -ENOMEM with ERR set. */
+static int sampler_alloc(struct sampler *s, size_t nevents, size_t ncpus, size_t npids,
+			 const struct sampler_config *cfg, char *err, size_t errlen)
+{
+	size_t nfds = ncpus * npids * nevents;
+
+	s->nevents = nevents;
+	s->ncpus = ncpus;
+	s->npids = npids;
+	s->pages = cfg->pages;
+	s->kernel_build_id = true;
+	s->format_lost = true;
+	s->fev = calloc(nevents, sizeof(*s->fev));
+	s->cpus = calloc(ncpus, sizeof(*s->cpus));
+	s->fds = malloc(nfds * sizeof(*s->fds));
+	s->ids = calloc(nfds, sizeof(*s->ids));
+	s->idx = calloc(nfds, sizeof(*s->idx));
+	if (!s->fev || !s->cpus || !s->fds || !s->ids || !s->idx) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nfds; i++)
+		s->fds[i] = -1;
+	return 0;
+}
+
+/* Makes FD, event E (EV) on CPU SC, write to SC's ring (mapping it for SC's first one) and
+ * notes its id for the decoder. Returns 0 or -errno with ERR set. */
+static int attach_fd(struct sampler *s, struct sampler_cpu *sc, int fd, size_t e,
+		     const struct hwprof_event *ev, char *err, size_t errlen)
+{
+	const struct hwprof_sys *sys = hwprof_sys();
+	uint64_t id = 0;
+	int ret;
+
+	if (sc->fd < 0) {
+		sc->fd = fd;
+		ret = map_ring(s, sc, err, errlen);
+	} else {
+		ret = sys->ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)sc->fd);
+		if (ret < 0)
+			hwprof_msgf(err, errlen, ret, "%s: PERF_EVENT_IOC_SET_OUTPUT: %m",
+				    ev->spec);
+	}
+	if (ret < 0)
+		return ret;
+	ret = sys->ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
+	if (ret < 0) {
+		hwprof_msgf(err, errlen, ret, "%s: PERF_EVENT_IOC_ID: %m", ev->spec);
+		return ret;
+	}
+	s->ids[s->nids] = id;
+	s->idx[s->nids++] = (uint16_t)e;
+	return 0;
+}
+
+/* Opens file descriptor I of S: its CPU, task and event follow from I (CPU-major), the CPU
+ * from CPUS, the task from PIDS. Returns 0 (a thread that ended meanwhile is left out) or
+ * -errno with ERR set. */
+static int open_fd(struct sampler *s, size_t i, const struct hwprof_event_list *list,
+		   const struct sampler_config *cfg, const pid_t *pids, const int *cpus, char *err,
+		   size_t errlen)
+{
+	size_t npids = s->npids;
+	size_t c = i / (npids * list->n), t = i / list->n % npids, e = i % list->n;
+	struct sampler_cpu *sc = &s->cpus[c];
+	const struct hwprof_event *ev = &list->ev[e];
+	char advice[256];
+	int fd;
+
+	if (t == 0 && e == 0) {
+		sc->cpu = cpus[c];
+		sc->fd = -1;
+	}
+	fd = open_one(s, e, ev, cfg, pids[t], sc->cpu, c == 0 && t == 0);
+	if (fd == -ESRCH && t > 0)
+		return 0; /* a thread of an attached process ended meanwhile */
+	if (fd < 0) {
+		hwprof_open_advice(ev, -fd, advice, sizeof(advice));
+		snprintf(err, errlen, "%s: %s", ev->spec, advice);
+		return fd;
+	}
+	s->fds[i] = fd;
+	return attach_fd(s, sc, fd, e, ev, err, errlen);
+}
+
+/* Sets up S's decoder for what CFG records. Returns 0 or -ENOMEM with ERR set. */
+static int setup_decode(struct sampler *s, const struct sampler_config *cfg, char *err,
+			size_t errlen)
+{
+	s->decode.sample_type = SAMPLE_TYPE(cfg);
+	s->decode.max_stack = cfg->callchain ? cfg->max_stack : 0;
+	if (cfg->callchain && !(s->decode.stack = calloc(1, sizeof(*s->decode.stack))))
+		goto nomem;
+	s->decode.regs_user = cfg->stack_user ? cfg->regs_user : 0;
+	if (cfg->stack_user && !(s->decode.ustack = calloc(1, sizeof(*s->decode.ustack))))
+		goto nomem;
+	s->decode.fixed_period = cfg->freq ? 0 : cfg->period;
+	s->decode.data_mmaps = cfg->data;
+	s->decode.ids = s->ids;
+	s->decode.events = s->idx;
+	s->decode.nids = s->nids;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
 int sampler_open(struct sampler *s, const struct hwprof_event_list *list,
 		 const struct sampler_config *cfg, const pid_t *pids, size_t npids, char *err,
 		 size_t errlen)
 {
 	static const pid_t every_task = -1;
-	const struct hwprof_sys *sys = hwprof_sys();
-	int *cpus = NULL, n, ret = 0;
-	size_t nfds;
+	int *cpus = NULL, n, ret;
 
 	memset(s, 0, sizeof(*s));
 	if (cfg->system_wide) {
 		pids = &every_task;
 		npids = 1;
 	}
-	if (cfg->cpus) {
-		n = (int)cfg->ncpus;
-		cpus = malloc(cfg->ncpus * sizeof(*cpus));
-		if (cpus)
-			memcpy(cpus, cfg->cpus, cfg->ncpus * sizeof(*cpus));
-		else
-			n = -ENOMEM;
-	} else {
-		n = sampler_online_cpus(&cpus);
-	}
+	n = sampler_cpus(cfg, &cpus);
 	if (n < 0) {
 		snprintf(err, errlen, "out of memory");
 		return n;
 	}
-	s->nevents = list->n;
-	s->ncpus = (size_t)n;
-	s->npids = npids;
-	s->pages = cfg->pages;
-	s->kernel_build_id = true;
-	s->format_lost = true;
-	nfds = s->ncpus * npids * list->n;
-	s->fev = calloc(list->n, sizeof(*s->fev));
-	s->cpus = calloc(s->ncpus, sizeof(*s->cpus));
-	s->fds = malloc(nfds * sizeof(*s->fds));
-	s->ids = calloc(nfds, sizeof(*s->ids));
-	s->idx = calloc(nfds, sizeof(*s->idx));
-	if (!s->fev || !s->cpus || !s->fds || !s->ids || !s->idx) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < nfds; i++)
-		s->fds[i] = -1;
-	for (size_t i = 0; i < nfds; i++) {
-		size_t c = i / (npids * list->n), t = i / list->n % npids, e = i % list->n;
-		struct sampler_cpu *sc = &s->cpus[c];
-		const struct hwprof_event *ev = &list->ev[e];
-		int fd;
-		uint64_t id = 0;
-		char advice[256];
-
-		if (t == 0 && e == 0) {
-			sc->cpu = cpus[c];
-			sc->fd = -1;
-		}
-		fd = open_one(s, e, ev, cfg, pids[t], sc->cpu, c == 0 && t == 0);
-		if (fd == -ESRCH && t > 0)
-			continue; /* a thread of an attached process ended meanwhile */
-		if (fd < 0) {
-			hwprof_open_advice(ev, -fd, advice, sizeof(advice));
-			snprintf(err, errlen, "%s: %s", ev->spec, advice);
-			ret = fd;
-			goto out;
-		}
-		s->fds[i] = fd;
-		if (sc->fd < 0) {
-			sc->fd = fd;
-			ret = map_ring(s, sc, err, errlen);
-		} else {
-			ret = sys->ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)sc->fd);
-			if (ret < 0)
-				hwprof_msgf(err, errlen, ret, "%s: PERF_EVENT_IOC_SET_OUTPUT: %m",
-					    ev->spec);
-		}
-		if (ret < 0)
-			goto out;
-		ret = sys->ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
-		if (ret < 0) {
-			hwprof_msgf(err, errlen, ret, "%s: PERF_EVENT_IOC_ID: %m", ev->spec);
-			goto out;
-		}
-		s->ids[s->nids] = id;
-		s->idx[s->nids++] = (uint16_t)e;
-	}
-	s->decode.sample_type = SAMPLE_TYPE(cfg);
-	s->decode.max_stack = cfg->callchain ? cfg->max_stack : 0;
-	if (cfg->callchain && !(s->decode.stack = calloc(1, sizeof(*s->decode.stack)))) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
-		goto out;
-	}
-	s->decode.regs_user = cfg->stack_user ? cfg->regs_user : 0;
-	if (cfg->stack_user && !(s->decode.ustack = calloc(1, sizeof(*s->decode.ustack)))) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
-		goto out;
-	}
-	s->decode.fixed_period = cfg->freq ? 0 : cfg->period;
-	s->decode.data_mmaps = cfg->data;
-	s->decode.ids = s->ids;
-	s->decode.events = s->idx;
-	s->decode.nids = s->nids;
-	ret = 0;
-out:
+	ret = sampler_alloc(s, list->n, (size_t)n, npids, cfg, err, errlen);
+	for (size_t i = 0; ret == 0 && i < s->ncpus * npids * list->n; i++)
+		ret = open_fd(s, i, list, cfg, pids, cpus, err, errlen);
+	if (ret == 0)
+		ret = setup_decode(s, cfg, err, errlen);
 	free(cpus);
 	if (ret < 0)
 		sampler_close(s);
