@@ -554,29 +554,30 @@ static int decode_mmap(const struct perf_reader *r, const unsigned char *rec, si
 	return 1;
 }
 
-/* A kernel record (type below 64) into the loader. Returns 0, -EBADMSG or -ENOMEM. */
-static int kernel_record(struct perf_reader *r, const unsigned char *rec, size_t len)
+/* A SAMPLE record into the loader, its time widening the recording's span. Returns 0,
+ * -EBADMSG or -ENOMEM. */
+static int sample_record(struct perf_reader *r, const unsigned char *rec, size_t len)
 {
-	struct perf_event_header h;
 	struct hwprof_record out;
-	struct sample_id id;
-	const unsigned char *p = rec + 8;
 	int ret;
 
-	memcpy(&h, rec, sizeof(h));
 	memset(&out, 0, sizeof(out));
-	switch (h.type) {
-	case PERF_RECORD_SAMPLE:
-		out.type = HWPROF_REC_SAMPLE;
-		ret = decode_sample(r, rec, len, &out.sample);
-		if (ret < 0)
-			return ret;
-		r->samples++;
-		if (!r->first_time || out.sample.time < r->first_time)
-			r->first_time = out.sample.time;
-		if (out.sample.time > r->last_time)
-			r->last_time = out.sample.time;
-		return input_record(r->in, &out);
+	out.type = HWPROF_REC_SAMPLE;
+	ret = decode_sample(r, rec, len, &out.sample);
+	if (ret < 0)
+		return ret;
+	r->samples++;
+	if (!r->first_time || out.sample.time < r->first_time)
+		r->first_time = out.sample.time;
+	if (out.sample.time > r->last_time)
+		r->last_time = out.sample.time;
+	return input_record(r->in, &out);
+}
+
+/* Whether a kernel record of TYPE, other than SAMPLE, is one the loader takes. */
+static bool loaded_type(uint32_t type)
+{
+	switch (type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_COMM:
@@ -586,69 +587,102 @@ static int kernel_record(struct perf_reader *r, const unsigned char *rec, size_t
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
-		break;
-	default:
-		return 0;
+		return true;
 	}
-	if (sample_id(r, rec, &len, &id) < 0)
+	return false;
+}
+
+/* A LOST or LOST_SAMPLES record (header H, LEN bytes before its sample_id ID, the fields
+ * at P) into *OUT, counted in R. Returns 1 or -EBADMSG. */
+static int decode_lost(struct perf_reader *r, const struct perf_event_header *h,
+		       const unsigned char *p, size_t len, const struct sample_id *id,
+		       struct hwprof_record *out)
+{
+	/* LOST: u64 id, u64 lost; LOST_SAMPLES: u64 lost. */
+	if (len < 8 + (h->type == PERF_RECORD_LOST ? 16u : 8u))
 		return -EBADMSG;
-	switch (h.type) {
+	out->type = HWPROF_REC_LOST;
+	out->lost =
+	    (struct hwprof_rec_lost){.time = id->time,
+				     .lost = get64(p + (h->type == PERF_RECORD_LOST ? 8 : 0)),
+				     .cpu = id->cpu};
+	if (h->type == PERF_RECORD_LOST)
+		r->lost += out->lost.lost;
+	else
+		r->lost_samples += out->lost.lost;
+	return 1;
+}
+
+/* A kernel record other than SAMPLE (header H, LEN bytes before its sample_id ID) into
+ * *OUT, the lost ones and throttles counted in R. Returns 1, 0 for a record not kept
+ * (decode_mmap()), or -EBADMSG. */
+static int decode_side(struct perf_reader *r, const unsigned char *rec, size_t len,
+		       const struct perf_event_header *h, const struct sample_id *id,
+		       struct hwprof_record *out)
+{
+	const unsigned char *p = rec + 8;
+
+	switch (h->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		out.type = HWPROF_REC_MMAP;
-		out.mmap.time = id.time;
-		ret = decode_mmap(r, rec, len, h.misc, h.type == PERF_RECORD_MMAP2, &out.mmap);
-		if (ret <= 0)
-			return ret;
-		break;
+		out->type = HWPROF_REC_MMAP;
+		out->mmap.time = id->time;
+		return decode_mmap(r, rec, len, h->misc, h->type == PERF_RECORD_MMAP2, &out->mmap);
 	case PERF_RECORD_COMM:
 		if (len < 8 + 8)
 			return -EBADMSG;
-		out.type = HWPROF_REC_COMM;
-		out.comm =
+		out->type = HWPROF_REC_COMM;
+		out->comm =
 		    (struct hwprof_rec_comm){.pid = get32(p),
 					     .tid = get32(p + 4),
-					     .time = id.time,
-					     .exec = (h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0,
+					     .time = id->time,
+					     .exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0,
 					     .comm = string_at(p + 8, rec + len)};
-		if (!out.comm.comm)
-			return -EBADMSG;
-		break;
+		return out->comm.comm ? 1 : -EBADMSG;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		if (len < 8 + 24)
 			return -EBADMSG;
-		out.type = h.type == PERF_RECORD_FORK ? HWPROF_REC_FORK : HWPROF_REC_EXIT;
-		out.task = (struct hwprof_rec_task){.pid = get32(p),
-						    .ppid = get32(p + 4),
-						    .tid = get32(p + 8),
-						    .ptid = get32(p + 12),
-						    .time = get64(p + 16)};
-		break;
+		out->type = h->type == PERF_RECORD_FORK ? HWPROF_REC_FORK : HWPROF_REC_EXIT;
+		out->task = (struct hwprof_rec_task){.pid = get32(p),
+						     .ppid = get32(p + 4),
+						     .tid = get32(p + 8),
+						     .ptid = get32(p + 12),
+						     .time = get64(p + 16)};
+		return 1;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
-		/* LOST: u64 id, u64 lost; LOST_SAMPLES: u64 lost. */
-		if (len < 8 + (h.type == PERF_RECORD_LOST ? 16u : 8u))
-			return -EBADMSG;
-		out.type = HWPROF_REC_LOST;
-		out.lost = (struct hwprof_rec_lost){
-		    .time = id.time,
-		    .lost = get64(p + (h.type == PERF_RECORD_LOST ? 8 : 0)),
-		    .cpu = id.cpu};
-		if (h.type == PERF_RECORD_LOST)
-			r->lost += out.lost.lost;
-		else
-			r->lost_samples += out.lost.lost;
-		break;
+		return decode_lost(r, h, p, len, id, out);
 	default: /* THROTTLE, UNTHROTTLE: u64 time, id, stream_id */
 		if (len < 8 + 8)
 			return -EBADMSG;
-		out.type =
-		    h.type == PERF_RECORD_THROTTLE ? HWPROF_REC_THROTTLE : HWPROF_REC_UNTHROTTLE;
-		out.lost = (struct hwprof_rec_lost){.time = get64(p), .cpu = id.cpu};
-		r->throttles += h.type == PERF_RECORD_THROTTLE;
-		break;
+		out->type =
+		    h->type == PERF_RECORD_THROTTLE ? HWPROF_REC_THROTTLE : HWPROF_REC_UNTHROTTLE;
+		out->lost = (struct hwprof_rec_lost){.time = get64(p), .cpu = id->cpu};
+		r->throttles += h->type == PERF_RECORD_THROTTLE;
+		return 1;
 	}
+}
+
+/* A kernel record (type below 64) into the loader. Returns 0, -EBADMSG or -ENOMEM. */
+static int kernel_record(struct perf_reader *r, const unsigned char *rec, size_t len)
+{
+	struct perf_event_header h;
+	struct hwprof_record out;
+	struct sample_id id;
+	int ret;
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_SAMPLE)
+		return sample_record(r, rec, len);
+	if (!loaded_type(h.type))
+		return 0;
+	memset(&out, 0, sizeof(out));
+	if (sample_id(r, rec, &len, &id) < 0)
+		return -EBADMSG;
+	ret = decode_side(r, rec, len, &h, &id, &out);
+	if (ret <= 0)
+		return ret;
 	/* The unwinder follows each process's code mappings, in time order as its samples. */
 	if (r->unwind && (ret = unwind_track(r->unwind, &out)) < 0)
 		return ret;
