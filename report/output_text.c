@@ -17,32 +17,73 @@
  * caller)" must stay whole when it fits on a wide line, a long C++ signature is cut. */
 #define FN_MAX_WIDTH 72
 
-/* Returns 0, or -ENOMEM. */
+/* The header's line of the sampling event EV: its name, code, rate and precision. */
+static void print_event(FILE *f, const struct hwprof_file_event *ev)
+{
+	char code[128];
+
+	fprintf(f, "# event: %s, ", ev->name);
+	/* A raw, PMU or vendor event: its name and its code together. */
+	if (hwprof_event_code(ev->type, ev->config, ev->config1, ev->config2, code, sizeof(code)) ==
+	    0)
+		fprintf(f, "%s, ", code);
+	if (ev->freq)
+		fprintf(f, "%" PRIu64 " Hz", ev->period_or_freq);
+	else
+		fprintf(f, "period %" PRIu64, ev->period_or_freq);
+	fprintf(f, ", precise_ip requested %u, obtained %u%s\n", ev->precise_requested,
+		ev->precise_obtained,
+		ev->precise_obtained < ev->precise_requested ? " (stepped down)" : "");
+}
+
+/* The header's counted totals of P (one line per counted event) and the metrics derived
+ * from them. */
+static void print_counts(FILE *f, const struct profile *p)
+{
+	const struct hwprof_file_trailer *t = &p->trailer;
+	struct hwprof_metric m[16];
+	char num[64];
+	size_t nm;
+
+	fprintf(f, "# counted totals (time counted / enabled):\n");
+	for (uint32_t i = 0; i < t->ncounts; i++) {
+		const struct hwprof_file_count *c = &t->counts[i];
+		struct hwprof_count k = profile_count_read(c);
+
+		if (profile_count_partial(p, i)) {
+			fprintf(f,
+				"#   %-28s counted in %" PRIu32 " of %" PRIu32
+				" inputs (no total)\n",
+				c->event, p->count_inputs[i], p->ninputs);
+			continue;
+		}
+		if (!k.counted) {
+			fprintf(f, "#   %-28s %18s\n", c->event, "not counted");
+			continue;
+		}
+		fprintf(f, "#   %-28s %18s %s  %5.1f%%", c->event,
+			hwprof_count_text(k.scaled, c->unit, num, sizeof(num)), c->unit,
+			k.ratio * 100);
+		if (hwprof_count_multiplexed(&k))
+			fprintf(f, "  (multiplexed: under %.0f%%, scaled)",
+				100 * HWPROF_MULTIPLEX_FLAG);
+		fputc('\n', f);
+	}
+	nm = profile_metrics(p, m, sizeof(m) / sizeof(m[0]));
+	for (size_t i = 0; i < nm; i++)
+		fprintf(f, "#   %-28s %18s  %s\n", m[i].name,
+			hwprof_metric_text(&m[i], num, sizeof(num)), m[i].formula);
+}
+
+/* The recording's facts above the rows. Returns 0, or -ENOMEM. */
 static int print_header(FILE *f, const struct profile *p)
 {
 	const struct hwprof_file_event *ev = profile_sampling_event(p);
 	const struct hwprof_file_trailer *t = &p->trailer;
 	struct profile_lost lost;
-	struct hwprof_metric m[16];
-	char num[64];
-	size_t nm;
 
-	if (ev) {
-		char code[128];
-
-		fprintf(f, "# event: %s, ", ev->name);
-		/* A raw, PMU or vendor event: its name and its code together. */
-		if (hwprof_event_code(ev->type, ev->config, ev->config1, ev->config2, code,
-				      sizeof(code)) == 0)
-			fprintf(f, "%s, ", code);
-		if (ev->freq)
-			fprintf(f, "%" PRIu64 " Hz", ev->period_or_freq);
-		else
-			fprintf(f, "period %" PRIu64, ev->period_or_freq);
-		fprintf(f, ", precise_ip requested %u, obtained %u%s\n", ev->precise_requested,
-			ev->precise_obtained,
-			ev->precise_obtained < ev->precise_requested ? " (stepped down)" : "");
-	}
+	if (ev)
+		print_event(f, ev);
 	/* Every sampling event of the recording, when there are several (one is shown). */
 	{
 		char evs[4096];
@@ -79,36 +120,8 @@ static int print_header(FILE *f, const struct profile *p)
 	if (p->header.cpu_model[0] || p->header.kernel[0])
 		fprintf(f, "# host: %s, %u CPUs, Linux %s\n", p->header.cpu_model, p->header.ncpus,
 			p->header.kernel);
-	if (t->ncounts) {
-		fprintf(f, "# counted totals (time counted / enabled):\n");
-		for (uint32_t i = 0; i < t->ncounts; i++) {
-			const struct hwprof_file_count *c = &t->counts[i];
-			struct hwprof_count k = profile_count_read(c);
-
-			if (profile_count_partial(p, i)) {
-				fprintf(f,
-					"#   %-28s counted in %" PRIu32 " of %" PRIu32
-					" inputs (no total)\n",
-					c->event, p->count_inputs[i], p->ninputs);
-				continue;
-			}
-			if (!k.counted) {
-				fprintf(f, "#   %-28s %18s\n", c->event, "not counted");
-				continue;
-			}
-			fprintf(f, "#   %-28s %18s %s  %5.1f%%", c->event,
-				hwprof_count_text(k.scaled, c->unit, num, sizeof(num)), c->unit,
-				k.ratio * 100);
-			if (hwprof_count_multiplexed(&k))
-				fprintf(f, "  (multiplexed: under %.0f%%, scaled)",
-					100 * HWPROF_MULTIPLEX_FLAG);
-			fputc('\n', f);
-		}
-		nm = profile_metrics(p, m, sizeof(m) / sizeof(m[0]));
-		for (size_t i = 0; i < nm; i++)
-			fprintf(f, "#   %-28s %18s  %s\n", m[i].name,
-				hwprof_metric_text(&m[i], num, sizeof(num)), m[i].formula);
-	}
+	if (t->ncounts)
+		print_counts(f, p);
 	fputc('\n', f);
 	return 0;
 }
