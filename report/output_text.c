@@ -222,39 +222,26 @@ static int group_width(const struct profile *p, uint32_t c)
 	return w > 7 ? (int)w : 7;
 }
 
-int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
-		const struct output_opts *o)
+/* The width of the function column: as wide as the longest of the N ROWS' function names,
+ * at least its title's, at most FN_MAX_WIDTH. */
+static size_t function_width(const struct profile_row *rows, size_t n)
 {
-	char loc[4096], fn[4096];
-	bool uncertain = false, addr = output_has_key(o, PROFILE_KEY_ADDR);
 	size_t fn_width = strlen("function");
-	double *group;
+	char fn[4096];
 
-	if (print_header(f, p) < 0)
-		return -ENOMEM;
-	if (!n) {
-		if (o->omitted)
-			fprintf(f,
-				"no row reaches --percent-limit (%zu rows left out; lower it, or "
-				"give --percent-limit 0)\n",
-				o->omitted);
-		else
-			fprintf(f, "no samples%s\n", p->samples_read ? " pass the filters" : "");
-		return ferror(f) ? -EIO : 0;
-	}
-	if (rows[0].data) {
-		if (output_data_rows(f, p, rows, n, o, &uncertain) < 0)
-			return -EIO;
-		goto footer;
-	}
 	for (size_t i = 0; i < n && fn_width < FN_MAX_WIDTH; i++) {
 		row_function_label(&rows[i], fn, sizeof(fn));
 		size_t w = hwprof_text_width(fn);
 		fn_width = w > fn_width ? (w < FN_MAX_WIDTH ? w : FN_MAX_WIDTH) : fn_width;
 	}
-	group = group_shares(p, n, o);
-	if (o->group && p->nvalues && !group)
-		return -ENOMEM;
+	return fn_width;
+}
+
+/* The columns' titles: the shares (with GROUP, every other sampled event's too), and with
+ * ADDR the address and instruction columns. */
+static void print_titles(FILE *f, const struct profile *p, const struct output_opts *o,
+			 const double *group, bool addr, size_t fn_width)
+{
 	if (o->children)
 		fprintf(f, "%8s %7s  ", "children", "self");
 	else
@@ -273,48 +260,94 @@ int output_text(FILE *f, const struct profile *p, const struct profile_row *rows
 		fprintf(f, "%-15s %9s  %-*s  %-*s  %s\n", "95% interval", "samples", LOC_WIDTH,
 			o->inline_mode == INLINE_CALLER ? "file:line (call site)" : "file:line",
 			(int)fn_width, "function", "dso");
-	for (size_t i = 0; i < n; i++) {
-		const struct profile_row *r = &rows[i];
-		char ci[32];
-		row_location_label(r, false, loc, sizeof(loc));
-		row_function_label(r, fn, sizeof(fn));
-		fit(loc, LOC_WIDTH);
-		/* Rounded outward, so that the share (two decimals) stays inside. */
-		snprintf(ci, sizeof(ci), "[%.1f, %.1f]", floor(r->ci_lo * 1000) / 10,
-			 fmin(ceil(r->ci_hi * 1000) / 10, 100.0));
-		if (o->children)
-			fprintf(f, "%7.2f%%%c%6.2f%%  ", r->share * 100,
-				r->rank_uncertain ? '~' : ' ', r->self_share * 100);
-		else
-			fprintf(f, "%6.2f%%%c ", r->share * 100, r->rank_uncertain ? '~' : ' ');
-		for (uint32_t c = 0; group && c < p->nvalues; c++)
-			if (p->value_event[c] != p->event)
-				fprintf(f, "%*.2f%%  ", group_width(p, c) - 1,
-					group[i * p->nvalues + c] * 100);
-		fprintf(f, "%-15s %9" PRIu64 "  ", ci, r->samples);
-		if (addr) {
-			char a[32] = "", in[INSN_WIDTH + 1];
+}
 
-			if (!r->addr_mixed && !r->unknown)
-				snprintf(a, sizeof(a), "0x%" PRIx64, r->addr);
-			snprintf(in, sizeof(in), "%s", r->insn ? r->insn : "");
-			fprintf(f, "%-10s ", a);
-			hwprof_text_column(f, in, INSN_WIDTH);
-			fputs("  ", f);
-		}
-		fprintf(f, "%-*s  ", LOC_WIDTH, loc);
-		hwprof_text_column(f, fn, fn_width);
+/* Row I (R) in the columns print_titles() names; GROUP holds its --group shares. */
+static void print_row(FILE *f, const struct profile *p, const struct profile_row *r, size_t i,
+		      const struct output_opts *o, const double *group, bool addr, size_t fn_width)
+{
+	char loc[4096], fn[4096], ci[32];
+
+	row_location_label(r, false, loc, sizeof(loc));
+	row_function_label(r, fn, sizeof(fn));
+	fit(loc, LOC_WIDTH);
+	/* Rounded outward, so that the share (two decimals) stays inside. */
+	snprintf(ci, sizeof(ci), "[%.1f, %.1f]", floor(r->ci_lo * 1000) / 10,
+		 fmin(ceil(r->ci_hi * 1000) / 10, 100.0));
+	if (o->children)
+		fprintf(f, "%7.2f%%%c%6.2f%%  ", r->share * 100, r->rank_uncertain ? '~' : ' ',
+			r->self_share * 100);
+	else
+		fprintf(f, "%6.2f%%%c ", r->share * 100, r->rank_uncertain ? '~' : ' ');
+	for (uint32_t c = 0; group && c < p->nvalues; c++)
+		if (p->value_event[c] != p->event)
+			fprintf(f, "%*.2f%%  ", group_width(p, c) - 1,
+				group[i * p->nvalues + c] * 100);
+	fprintf(f, "%-15s %9" PRIu64 "  ", ci, r->samples);
+	if (addr) {
+		char a[32] = "", in[INSN_WIDTH + 1];
+
+		if (!r->addr_mixed && !r->unknown)
+			snprintf(a, sizeof(a), "0x%" PRIx64, r->addr);
+		snprintf(in, sizeof(in), "%s", r->insn ? r->insn : "");
+		fprintf(f, "%-10s ", a);
+		hwprof_text_column(f, in, INSN_WIDTH);
 		fputs("  ", f);
-		hwprof_text_put(f, r->dso ? path_base(r->dso) : "");
-		fputc('\n', f);
-		uncertain |= r->rank_uncertain;
+	}
+	fprintf(f, "%-*s  ", LOC_WIDTH, loc);
+	hwprof_text_column(f, fn, fn_width);
+	fputs("  ", f);
+	hwprof_text_put(f, r->dso ? path_base(r->dso) : "");
+	fputc('\n', f);
+}
+
+/* The N ROWS, each with its call paths under -G. Sets *UNCERTAIN when a row's rank is not
+ * settled. Returns 0 or -ENOMEM. */
+static int print_rows(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+		      const struct output_opts *o, bool *uncertain)
+{
+	bool addr = output_has_key(o, PROFILE_KEY_ADDR);
+	size_t fn_width = function_width(rows, n);
+	double *group = group_shares(p, n, o);
+
+	if (o->group && p->nvalues && !group)
+		return -ENOMEM;
+	print_titles(f, p, o, group, addr, fn_width);
+	for (size_t i = 0; i < n; i++) {
+		print_row(f, p, &rows[i], i, o, group, addr, fn_width);
+		*uncertain |= rows[i].rank_uncertain;
 		if (o->callgraph && p->nstacks && print_paths(f, p, (uint32_t)i, o) < 0) {
 			free(group);
 			return -ENOMEM;
 		}
 	}
 	free(group);
-footer:
+	return 0;
+}
+
+int output_text(FILE *f, const struct profile *p, const struct profile_row *rows, size_t n,
+		const struct output_opts *o)
+{
+	bool uncertain = false;
+
+	if (print_header(f, p) < 0)
+		return -ENOMEM;
+	if (!n) {
+		if (o->omitted)
+			fprintf(f,
+				"no row reaches --percent-limit (%zu rows left out; lower it, or "
+				"give --percent-limit 0)\n",
+				o->omitted);
+		else
+			fprintf(f, "no samples%s\n", p->samples_read ? " pass the filters" : "");
+		return ferror(f) ? -EIO : 0;
+	}
+	if (rows[0].data) {
+		if (output_data_rows(f, p, rows, n, o, &uncertain) < 0)
+			return -EIO;
+	} else if (print_rows(f, p, rows, n, o, &uncertain) < 0) {
+		return -ENOMEM;
+	}
 	if (o->omitted)
 		fprintf(f, "... %zu more rows (--limit 0 --percent-limit 0 shows all)\n",
 			o->omitted);
