@@ -338,6 +338,69 @@ static int print(const struct diff *d, const struct diff_options *o, struct diff
 	return 0;
 }
 
+/* The keys of --sort SORT into KEYS (MAX_KEYS): the ones diff can match rows by. Returns
+ * their count; dies with a usage error for the others. */
+static int parse_keys(const char *sort, enum profile_key *keys)
+{
+	char err[512] = "";
+	int nkeys = profile_parse_sort(sort, keys, MAX_KEYS, err, sizeof(err));
+
+	if (nkeys < 0)
+		die_usage("%s", err);
+	for (int i = 0; i < nkeys; i++) {
+		if (keys[i] == PROFILE_KEY_ADDR)
+			die_usage("--sort '%s': diff matches rows by name and source text, and "
+				  "addresses move in a rebuild (sort by line, function or dso)",
+				  sort);
+		/* The matcher knows the instruction's names only: two data objects of one line
+		 * would be matched as one row. */
+		if (keys[i] == PROFILE_KEY_DATA || keys[i] == PROFILE_KEY_CACHELINE)
+			die_usage(
+			    "--sort '%s': diff matches rows by line, function or dso; data "
+			    "objects and cache lines are hwprof report --sort data/cacheline's",
+			    sort);
+	}
+	return nkeys;
+}
+
+/* Matches the rows of P[2] (labelled LABEL) into D by REQ, the source read through SRC.
+ * Returns 0, or -1 with the error printed (out of memory, or no row in common under
+ * --sort SORT). */
+static int match(struct diff *d, struct profile *const *p, struct diff_req *req,
+		 struct source_cache *src, char *const *label, const char *sort)
+{
+	req->source = ann_diff_source;
+	req->source_ctx = src;
+	if (diff_build(d, p[DIFF_BASE], p[DIFF_NEW], req) < 0) {
+		error("out of memory matching %zu and %zu locations", p[0]->nlocs, p[1]->nlocs);
+		return -1;
+	}
+	if (!d->ncommon) {
+		error("no row of the base (%s) matches one of the new profile (%s): different "
+		      "programs, or nothing in common under --sort %s (try --sort function or dso)",
+		      label[DIFF_BASE], label[DIFF_NEW], sort);
+		return -1;
+	}
+	return 0;
+}
+
+/* --fail-if-worse: whether a row of D grew by more than its threshold, significantly (the
+ * first such row is printed as an error, its delta in UNIT or points). */
+static bool any_worse(const struct diff *d, const struct diff_options *o, const char *unit)
+{
+	for (size_t i = 0; !isnan(o->fail_if_worse) && i < d->nrows; i++) {
+		char loc[512], fn[512];
+		if (!worse(&d->rows[i], o->fail_if_worse))
+			continue;
+		error("--fail-if-worse %g: %s %s grew by %.3g %s, significant (p_adj %.2g)",
+		      o->fail_if_worse, diff_location_label(&d->rows[i], loc, sizeof(loc)),
+		      diff_function_label(&d->rows[i], fn, sizeof(fn)), d->rows[i].delta,
+		      unit ? unit : "points", d->rows[i].p_adj);
+		return true;
+	}
+	return false;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_options o = {
@@ -352,29 +415,14 @@ int cmd_diff(int argc, char **argv)
 	enum profile_key keys[MAX_KEYS];
 	struct profile *p[2] = {NULL, NULL};
 	struct diff d = {0};
-	char err[512] = "", *label[2] = {NULL, NULL};
+	char *label[2] = {NULL, NULL};
 	struct source_cache *src = NULL;
 	int nkeys, ret = EXIT_FATAL;
 
 	parse_options(argc, argv, &o);
 	if (o.out.file && cli_output_check("-o", o.out.file) < 0)
 		goto done;
-	nkeys = profile_parse_sort(o.sort, keys, MAX_KEYS, err, sizeof(err));
-	if (nkeys < 0)
-		die_usage("%s", err);
-	for (int i = 0; i < nkeys; i++) {
-		if (keys[i] == PROFILE_KEY_ADDR)
-			die_usage("--sort '%s': diff matches rows by name and source text, and "
-				  "addresses move in a rebuild (sort by line, function or dso)",
-				  o.sort);
-		/* The matcher knows the instruction's names only: two data objects of one line
-		 * would be matched as one row. */
-		if (keys[i] == PROFILE_KEY_DATA || keys[i] == PROFILE_KEY_CACHELINE)
-			die_usage(
-			    "--sort '%s': diff matches rows by line, function or dso; data "
-			    "objects and cache lines are hwprof report --sort data/cacheline's",
-			    o.sort);
-	}
+	nkeys = parse_keys(o.sort, keys);
 	if (o.limit < 0)
 		o.limit = o.out.format == CLI_FORMAT_TEXT ? 40 : 0;
 	for (int s = 0; s < 2; s++)
@@ -394,32 +442,11 @@ int cmd_diff(int argc, char **argv)
 	if (work(&o, p, &req, &oo.unit) < 0)
 		goto done;
 	src = source_cache_new(&no_dirs);
-	req.source = ann_diff_source;
-	req.source_ctx = src;
-	if (diff_build(&d, p[DIFF_BASE], p[DIFF_NEW], &req) < 0) {
-		error("out of memory matching %zu and %zu locations", p[0]->nlocs, p[1]->nlocs);
-		goto done;
-	}
-	if (!d.ncommon) {
-		error("no row of the base (%s) matches one of the new profile (%s): different "
-		      "programs, or nothing in common under --sort %s (try --sort function or dso)",
-		      label[DIFF_BASE], label[DIFF_NEW], o.sort);
-		goto done;
-	}
-	if (print(&d, &o, &oo) < 0)
+	if (match(&d, p, &req, src, label, o.sort) < 0 || print(&d, &o, &oo) < 0)
 		goto done;
 	ret = p[0]->partial || p[1]->partial ? EXIT_PARTIAL : EXIT_OK;
-	for (size_t i = 0; !isnan(o.fail_if_worse) && i < d.nrows; i++) {
-		char loc[512], fn[512];
-		if (!worse(&d.rows[i], o.fail_if_worse))
-			continue;
-		error("--fail-if-worse %g: %s %s grew by %.3g %s, significant (p_adj %.2g)",
-		      o.fail_if_worse, diff_location_label(&d.rows[i], loc, sizeof(loc)),
-		      diff_function_label(&d.rows[i], fn, sizeof(fn)), d.rows[i].delta,
-		      oo.unit ? oo.unit : "points", d.rows[i].p_adj);
+	if (any_worse(&d, &o, oo.unit))
 		ret = EXIT_PARTIAL;
-		break;
-	}
 done:
 	diff_release(&d);
 	source_cache_free(src);
