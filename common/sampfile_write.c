@@ -329,7 +329,11 @@ static uint8_t fields_of(const struct hwprof_writer *w, const struct hwprof_rec_
 			 (s->data_src ? SF_F_DATA_SRC : 0) | (s->weight ? SF_F_WEIGHT : 0));
 }
 
-static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s)
+/* The block of sample S's thread in *TP, made active and with room for S's fields (flushing
+ * one with fewer). Returns 0, or -EINVAL for a sample the file cannot hold or w->err with
+ * *TP left alone. */
+static int sample_block(struct hwprof_writer *w, const struct hwprof_rec_sample *s,
+			struct tblock **tp)
 {
 	if (s->event >= w->nevents || s->stack_id > w->stacks.n)
 		return -EINVAL;
@@ -353,16 +357,16 @@ static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s
 		w->active[w->nactive++] = t;
 		t->active = true;
 	}
+	*tp = t;
+	return 0;
+}
 
-	struct wbuf *b = &t->data;
-	wbuf_reserve(b, 1 + 9 * VARINT_MAX);
-	if (b->oom) {
-		b->oom = false;
-		return set_err(w, -ENOMEM);
-	}
-	size_t before = b->len;
-	uint8_t *p = b->p + b->len, *flags = p++;
-	*flags = s->kernel ? SF_S_KERNEL : 0;
+/* Encodes the fields every sample has (cpu, event, period, ip, time) of S at P, as deltas
+ * against T's previous sample, setting their bits in *FLAGS. Returns the end of what it
+ * wrote. Inline: it runs once a sample. */
+static inline uint8_t *put_sample_base(uint8_t *p, uint8_t *flags, struct tblock *t,
+				       const struct hwprof_rec_sample *s)
+{
 	if (s->cpu != t->cpu) {
 		*flags |= SF_S_CPU;
 		p += varint_put(p, s->cpu);
@@ -387,6 +391,15 @@ static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s
 	p += varint_put(p, zigzag_enc((int64_t)((uint64_t)td - (uint64_t)t->tdelta)));
 	t->tdelta = td;
 	t->time = s->time;
+	return p;
+}
+
+/* Encodes the optional fields of T's block (stack, address, data source, weight) of S at P,
+ * as put_sample_base() does. Returns the end of what it wrote. Inline: it runs once a
+ * sample. */
+static inline uint8_t *put_sample_ext(uint8_t *p, uint8_t *flags, struct tblock *t,
+				      const struct hwprof_rec_sample *s)
+{
 	if (t->fields & SF_F_STACK) {
 		if (s->stack_id == t->stack_id && t->n)
 			*flags |= SF_S_STACK_SAME;
@@ -412,6 +425,28 @@ static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s
 	}
 	if (t->fields & SF_F_WEIGHT)
 		p += varint_put(p, s->weight);
+	return p;
+}
+
+static int add_sample(struct hwprof_writer *w, const struct hwprof_rec_sample *s)
+{
+	struct tblock *t = NULL;
+	int ret = sample_block(w, s, &t);
+
+	if (!t)
+		return ret;
+
+	struct wbuf *b = &t->data;
+	wbuf_reserve(b, 1 + 9 * VARINT_MAX);
+	if (b->oom) {
+		b->oom = false;
+		return set_err(w, -ENOMEM);
+	}
+	size_t before = b->len;
+	uint8_t *p = b->p + b->len, *flags = p++;
+	*flags = s->kernel ? SF_S_KERNEL : 0;
+	p = put_sample_base(p, flags, t, s);
+	p = put_sample_ext(p, flags, t, s);
 	b->len = (size_t)(p - b->p);
 	w->pending += b->len - before;
 	t->n++;
