@@ -623,22 +623,14 @@ struct ann_view *ann_view_build(const struct ann_model *m, size_t func, struct s
 	return ann_view_build_mode(m, func, src, NULL, ANN_VIEW_SOURCE);
 }
 
-struct ann_view *ann_view_build_mode(const struct ann_model *m, size_t func,
-				     struct source_cache *src, struct ann_code *code,
-				     enum ann_view_mode mode)
+/* Sets V's instructions and mode for MODE (the source view when the function has no code to
+ * show, asm when its code has no lines). Returns the note that says why there is no code,
+ * or NULL. */
+static char *view_mode(struct ann_view *v, struct ann_code *code, const struct ann_model *m,
+		       size_t func, enum ann_view_mode mode)
 {
-	const struct ann_func *fn = &m->funcs[func];
-	struct ann_view *v = xcalloc(1, sizeof(*v));
-	struct builder b = {.v = v, .func_period = fn->period, .total_period = m->profile->period};
-	struct section *secs;
-	size_t nsecs = 0, nhot_insn = 0;
-	struct keymap km;
-	double best = -1;
 	char *no_code = NULL;
 
-	ann_model_resolve(m, func); /* before anything reads its locations */
-	v->model = m;
-	v->func = func;
 	v->mode = mode;
 	if (mode != ANN_VIEW_SOURCE) {
 		ann_asm_build(&v->insns, code, m, func);
@@ -649,18 +641,23 @@ struct ann_view *ann_view_build_mode(const struct ann_model *m, size_t func,
 			v->mode = ANN_VIEW_ASM;
 		}
 	}
-	b.label_width = label_width(v);
-	secs = xcalloc(fn->nlocs + v->insns.n + 1, sizeof(*secs));
-	ann_calls_build(m, func, &v->calls);
-	if (no_code)
-		push_text(&b, ANN_ROW_NOTE, no_code);
-	if (v->mode != ANN_VIEW_SOURCE)
-		push_asm_notes(&b);
+	return no_code;
+}
+
+/* The sections of function FN of M for view V (*NSECS of them), sorted, their lines merged:
+ * a section per file and inline function, with its locations' lines and, in the mixed view,
+ * every line with code and its instructions. */
+static struct section *view_sections(const struct ann_model *m, const struct ann_func *fn,
+				     const struct ann_view *v, size_t *nsecs)
+{
+	struct section *secs = xcalloc(fn->nlocs + v->insns.n + 1, sizeof(*secs));
+	struct keymap km;
+
 	keymap_init(&km, 16);
 	for (size_t i = 0; i < fn->nlocs && v->mode != ANN_VIEW_ASM; i++) {
 		const struct profile_loc *l = m->locs[fn->first + i];
 		const char *inl = l->inlined_into && l->function ? l->function : NULL;
-		struct section *s = section_of(&km, secs, &nsecs, inl, l->file);
+		struct section *s = section_of(&km, secs, nsecs, inl, l->file);
 
 		add_entry(s, l->file ? l->line : 0, l->samples, l->period);
 		s->samples += l->samples;
@@ -672,7 +669,7 @@ struct ann_view *ann_view_build_mode(const struct ann_model *m, size_t func,
 	 * instruction in its line's section. */
 	for (size_t i = 0; i < v->insns.n && v->mode == ANN_VIEW_MIXED; i++) {
 		const struct ann_insn *in = &v->insns.v[i];
-		struct section *s = section_of(&km, secs, &nsecs, in->inl, in->file);
+		struct section *s = section_of(&km, secs, nsecs, in->inl, in->file);
 
 		add_entry(s, in->line, 0, 0);
 		if (s->ninsns % 16 == 0)
@@ -680,21 +677,22 @@ struct ann_view *ann_view_build_mode(const struct ann_model *m, size_t func,
 		s->insns[s->ninsns++] = i;
 	}
 	keymap_release(&km);
-	for (size_t i = 0; i < nsecs; i++) {
+	for (size_t i = 0; i < *nsecs; i++) {
 		merge_lines(&secs[i]);
 		if (secs[i].ninsns)
 			qsort_r(secs[i].insns, secs[i].ninsns, sizeof(size_t), insn_cmp,
 				v->insns.v);
 	}
-	qsort(secs, nsecs, sizeof(*secs), section_cmp);
-	for (size_t i = 0; i < nsecs; i++) {
-		emit_section(&b, &secs[i], src, fn->name);
-		free(secs[i].e);
-		free(secs[i].insns);
-	}
-	free(secs);
-	if (v->mode == ANN_VIEW_ASM)
-		emit_asm(&b, !v->insns.have_lines);
+	qsort(secs, *nsecs, sizeof(*secs), section_cmp);
+	return secs;
+}
+
+/* Sets V's summary of its rows: the widest line number and sample count, the hottest row,
+ * and the hot lines and instructions that TAB goes through. */
+static void index_rows(struct ann_view *v)
+{
+	size_t nhot_insn = 0;
+	double best = -1;
 
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct ann_row *r = &v->rows[i];
@@ -731,6 +729,39 @@ struct ann_view *ann_view_build_mode(const struct ann_model *m, size_t func,
 		memcpy(v->hot, v->hot_insn, v->nhot_insn * sizeof(*v->hot));
 		v->nhot = v->nhot_insn;
 	}
+}
+
+struct ann_view *ann_view_build_mode(const struct ann_model *m, size_t func,
+				     struct source_cache *src, struct ann_code *code,
+				     enum ann_view_mode mode)
+{
+	const struct ann_func *fn = &m->funcs[func];
+	struct ann_view *v = xcalloc(1, sizeof(*v));
+	struct builder b = {.v = v, .func_period = fn->period, .total_period = m->profile->period};
+	struct section *secs;
+	size_t nsecs = 0;
+	char *no_code;
+
+	ann_model_resolve(m, func); /* before anything reads its locations */
+	v->model = m;
+	v->func = func;
+	no_code = view_mode(v, code, m, func, mode);
+	b.label_width = label_width(v);
+	ann_calls_build(m, func, &v->calls);
+	if (no_code)
+		push_text(&b, ANN_ROW_NOTE, no_code);
+	if (v->mode != ANN_VIEW_SOURCE)
+		push_asm_notes(&b);
+	secs = view_sections(m, fn, v, &nsecs);
+	for (size_t i = 0; i < nsecs; i++) {
+		emit_section(&b, &secs[i], src, fn->name);
+		free(secs[i].e);
+		free(secs[i].insns);
+	}
+	free(secs);
+	if (v->mode == ANN_VIEW_ASM)
+		emit_asm(&b, !v->insns.have_lines);
+	index_rows(v);
 	return v;
 }
 
