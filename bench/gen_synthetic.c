@@ -269,40 +269,13 @@ static uint64_t data_addr(const struct image *im, uint64_t *seed)
 	}
 }
 
-static int write_file(const char *bin, const char *out, const struct image *im, long nsamples,
-		      const uint64_t *addrs, const double *cdf, size_t ndistinct, bool data)
+/* The process's COMM (its exec) and the MMAPs of BIN's executable segments, at time T0.
+ * Returns 0 or the writer's -errno. */
+static int write_process(struct hwprof_writer *w, const char *bin, const struct image *im,
+			 uint64_t t0)
 {
-	struct hwprof_file_header h;
-	struct hwprof_file_event ev = {
-	    .name = "cpu-clock",
-	    .type = 1,	 /* PERF_TYPE_SOFTWARE */
-	    .config = 0, /* PERF_COUNT_SW_CPU_CLOCK */
-	    .sampling = true,
-	    .freq = true,
-	    .period_or_freq = FREQ_HZ,
-	    .exclude_kernel = true,
-	    .exclude_hv = true,
-	};
-	char *argv[] = {(char *)bin};
-	struct hwprof_writer *w = NULL;
 	struct hwprof_record rec;
-	struct hwprof_file_trailer tr = {0};
-	uint64_t t0, seed = 0x2545f4914f6cdd1dULL;
 	int err;
-
-	err = hwprof_header_init(&h);
-	if (err)
-		return fail("hwprof_header_init", strerror(-err));
-	/* Filled by hand and not released: argv and events point at our own storage. */
-	h.argc = 1;
-	h.argv = argv;
-	h.nevents = 1;
-	h.events = &ev;
-	h.data = data;
-	t0 = h.start_time_ns;
-	err = hwprof_writer_open(&w, out, &h);
-	if (err)
-		return fail(out, strerror(-err));
 
 	memset(&rec, 0, sizeof(rec));
 	rec.type = HWPROF_REC_COMM;
@@ -330,8 +303,19 @@ static int write_file(const char *bin, const char *out, const struct image *im, 
 		memcpy(rec.mmap.build_id, im->build_id, sizeof(rec.mmap.build_id));
 		err = hwprof_writer_add(w, &rec);
 	}
-	if (!err && data)
-		err = data_mappings(w, bin, im, t0);
+	return err;
+}
+
+/* NSAMPLES samples from T0 on, each on one of the NDISTINCT ADDRS picked by CDF (with DATA
+ * a data address too), then the process's EXIT. Returns 0 or the writer's -errno. */
+static int write_samples(struct hwprof_writer *w, const struct image *im, long nsamples,
+			 const uint64_t *addrs, const double *cdf, size_t ndistinct, bool data,
+			 uint64_t t0)
+{
+	struct hwprof_record rec;
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
+	int err = 0;
+
 	for (long i = 0; !err && i < nsamples; i++) {
 		double u = (double)(next_rand(&seed) >> 11) / 9007199254740992.0;
 
@@ -349,17 +333,57 @@ static int write_file(const char *bin, const char *out, const struct image *im, 
 		};
 		err = hwprof_writer_add(w, &rec);
 	}
-	if (!err) {
-		memset(&rec, 0, sizeof(rec));
-		rec.type = HWPROF_REC_EXIT;
-		rec.task =
-		    (struct hwprof_rec_task){.pid = PID,
-					     .ppid = 1,
-					     .tid = PID,
-					     .ptid = 1,
-					     .time = t0 + (uint64_t)(nsamples + 1) * PERIOD_NS};
-		err = hwprof_writer_add(w, &rec);
-	}
+	if (err)
+		return err;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = HWPROF_REC_EXIT;
+	rec.task = (struct hwprof_rec_task){.pid = PID,
+					    .ppid = 1,
+					    .tid = PID,
+					    .ptid = 1,
+					    .time = t0 + (uint64_t)(nsamples + 1) * PERIOD_NS};
+	return hwprof_writer_add(w, &rec);
+}
+
+static int write_file(const char *bin, const char *out, const struct image *im, long nsamples,
+		      const uint64_t *addrs, const double *cdf, size_t ndistinct, bool data)
+{
+	struct hwprof_file_header h;
+	struct hwprof_file_event ev = {
+	    .name = "cpu-clock",
+	    .type = 1,	 /* PERF_TYPE_SOFTWARE */
+	    .config = 0, /* PERF_COUNT_SW_CPU_CLOCK */
+	    .sampling = true,
+	    .freq = true,
+	    .period_or_freq = FREQ_HZ,
+	    .exclude_kernel = true,
+	    .exclude_hv = true,
+	};
+	char *argv[] = {(char *)bin};
+	struct hwprof_writer *w = NULL;
+	struct hwprof_file_trailer tr = {0};
+	uint64_t t0;
+	int err;
+
+	err = hwprof_header_init(&h);
+	if (err)
+		return fail("hwprof_header_init", strerror(-err));
+	/* Filled by hand and not released: argv and events point at our own storage. */
+	h.argc = 1;
+	h.argv = argv;
+	h.nevents = 1;
+	h.events = &ev;
+	h.data = data;
+	t0 = h.start_time_ns;
+	err = hwprof_writer_open(&w, out, &h);
+	if (err)
+		return fail(out, strerror(-err));
+
+	err = write_process(w, bin, im, t0);
+	if (!err && data)
+		err = data_mappings(w, bin, im, t0);
+	if (!err)
+		err = write_samples(w, im, nsamples, addrs, cdf, ndistinct, data, t0);
 	tr.samples = (uint64_t)nsamples;
 	tr.duration_ns = (uint64_t)nsamples * PERIOD_NS;
 	tr.exit_status = 0;
