@@ -399,6 +399,70 @@ static int intern_stack(struct perf_reader *r, const struct callchain_stack *st,
 	return ret < 0 ? ret : 0;
 }
 
+#define NEED(n)                                                                                    \
+	do {                                                                                       \
+		if ((size_t)(end - p) < (size_t)(n))                                               \
+			return -EBADMSG;                                                           \
+	} while (0)
+
+/* The fixed-size fields of a sample of attr A, IP to PERIOD, at P (the caller checked they
+ * are there) into S; without PERIOD, A's fixed period. Returns the end of them. Inline: it
+ * runs once a sample. */
+static inline const unsigned char *sample_fixed(const struct perf_event_attr *a,
+						const unsigned char *p, struct hwprof_rec_sample *s)
+{
+	uint64_t t = a->sample_type;
+
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		p += 8;
+	if (t & PERF_SAMPLE_IP)
+		s->ip = get64(p), p += 8;
+	if (t & PERF_SAMPLE_TID)
+		s->pid = get32(p), s->tid = get32(p + 4), p += 8;
+	if (t & PERF_SAMPLE_TIME)
+		s->time = get64(p), p += 8;
+	if (t & PERF_SAMPLE_ADDR)
+		s->addr = get64(p), p += 8;
+	p += 8 * (size_t)(!!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID));
+	if (t & PERF_SAMPLE_CPU)
+		s->cpu = get32(p), p += 8;
+	/* Without PERIOD every sample stands for the fixed period (-c), or 1 in frequency mode
+	 * (perf always asks for PERIOD there). */
+	s->period = a->freq || !a->sample_period ? 1 : a->sample_period;
+	if (t & PERF_SAMPLE_PERIOD)
+		s->period = get64(p), p += 8;
+	return p;
+}
+
+/* The WEIGHT (or WEIGHT_STRUCT) and DATA_SRC fields of a sample of attr A into S, past
+ * what precedes them from *PP on (skip_to_weight(), which finds the user stack copy for
+ * US). Returns 0, -EBADMSG or -ENOMEM. Inline: it runs once a sample. */
+static inline int sample_weight(const struct perf_event_attr *a, const unsigned char **pp,
+				const unsigned char *end, struct hwprof_rec_sample *s,
+				struct unwind_ustack *us)
+{
+	uint64_t t = a->sample_type;
+	int ret = skip_to_weight(a, pp, end, us);
+	const unsigned char *p = *pp;
+
+	if (ret < 0)
+		return ret;
+	/* WEIGHT: u64; WEIGHT_STRUCT: u32 var1_dw (the latency), u16 var2_w, var3_w, in that
+	 * order in memory (union perf_sample_weight, little-endian). */
+	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		NEED(8);
+		s->weight = get64(p), p += 8;
+		if (t & PERF_SAMPLE_WEIGHT_STRUCT)
+			s->weight &= 0xffffffffu;
+	}
+	if (t & PERF_SAMPLE_DATA_SRC) {
+		NEED(8);
+		s->data_src = get64(p), p += 8;
+	}
+	*pp = p;
+	return 0;
+}
+
 /* A SAMPLE record (layout: perf_event_open(2), PERF_RECORD_SAMPLE) into *S and, with a
  * callchain or a user stack copy (unwound), its stack id (a STACK record is added the first
  * time a stack is seen). Returns 0, -EBADMSG when the record is shorter than its
@@ -415,11 +479,6 @@ static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t
 	uint16_t misc;
 	int ret;
 
-#define NEED(n)                                                                                    \
-	do {                                                                                       \
-		if ((size_t)(end - p) < (size_t)(n))                                               \
-			return -EBADMSG;                                                           \
-	} while (0)
 	if (k < 0)
 		return -EBADMSG;
 	a = &r->m.ev[k].attr;
@@ -433,25 +492,8 @@ static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t
 		     t & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
 			  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)));
-	if (t & PERF_SAMPLE_IDENTIFIER)
-		p += 8;
-	if (t & PERF_SAMPLE_IP)
-		s->ip = get64(p), p += 8;
-	if (t & PERF_SAMPLE_TID)
-		s->pid = get32(p), s->tid = get32(p + 4), p += 8;
-	if (t & PERF_SAMPLE_TIME)
-		s->time = get64(p), p += 8;
-	if (t & PERF_SAMPLE_ADDR)
-		s->addr = get64(p), p += 8;
-	p += 8 * (size_t)(!!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID));
-	if (t & PERF_SAMPLE_CPU)
-		s->cpu = get32(p), p += 8;
+	p = sample_fixed(a, p, s);
 	r->stack_copies += (t & PERF_SAMPLE_STACK_USER) != 0;
-	/* Without PERIOD every sample stands for the fixed period (-c), or 1 in frequency mode
-	 * (perf always asks for PERIOD there). */
-	s->period = a->freq || !a->sample_period ? 1 : a->sample_period;
-	if (t & PERF_SAMPLE_PERIOD)
-		s->period = get64(p), p += 8;
 	if (t & PERF_SAMPLE_READ) {
 		size_t n = read_size(a->read_format, p, (size_t)(end - p));
 		if (!n)
@@ -472,23 +514,10 @@ static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t
 	}
 	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC |
 		 PERF_SAMPLE_STACK_USER)) {
-		ret = skip_to_weight(a, &p, end, &us);
+		ret = sample_weight(a, &p, end, s, &us);
 		if (ret < 0)
 			return ret;
-		/* WEIGHT: u64; WEIGHT_STRUCT: u32 var1_dw (the latency), u16 var2_w, var3_w, in
-		 * that order in memory (union perf_sample_weight, little-endian). */
-		if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-			NEED(8);
-			s->weight = get64(p), p += 8;
-			if (t & PERF_SAMPLE_WEIGHT_STRUCT)
-				s->weight &= 0xffffffffu;
-		}
-		if (t & PERF_SAMPLE_DATA_SRC) {
-			NEED(8);
-			s->data_src = get64(p), p += 8;
-		}
 	}
-#undef NEED
 	if (r->unwind && (t & PERF_SAMPLE_REGS_USER) && (t & PERF_SAMPLE_STACK_USER)) {
 		/* --call-graph dwarf: perf's callchain holds the kernel part only
 		 * (exclude_callchain_user); the user part is unwound from the copy. */
@@ -497,6 +526,7 @@ static int decode_sample(struct perf_reader *r, const unsigned char *rec, size_t
 	}
 	return st ? intern_stack(r, st, &s->stack_id) : 0;
 }
+#undef NEED
 
 /* The NUL-terminated string at P, before END, or NULL. */
 static const char *string_at(const unsigned char *p, const unsigned char *end)
