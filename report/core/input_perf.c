@@ -1328,11 +1328,11 @@ static int cut_in_sections(const struct perf_reader *r, struct section data, cha
 	return -EBADMSG;
 }
 
-static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
+/* Checks the file header's data section (into *DATA) and reads the attrs. Returns 0, or
+ * -EBADMSG or -EPROTONOSUPPORT with ERR. */
+static int file_header(struct perf_reader *r, struct section *data, char *err, size_t errlen)
 {
 	const unsigned char *b = r->src.base;
-	struct section data;
-	uint64_t end;
 	int ret;
 
 	if (r->src.size < FILE_HEADER_SIZE) {
@@ -1350,26 +1350,71 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 			 r->path);
 		return -EPROTONOSUPPORT;
 	}
-	data = section_at(b + 40);
-	if (data.offset == 0) {
+	*data = section_at(b + 40);
+	if (data->offset == 0) {
 		snprintf(err, errlen,
 			 "%s: perf.data damaged: its data section's offset is 0 (the header is "
 			 "corrupt); record again",
 			 r->path);
 		return -EBADMSG;
 	}
-	ret = cut_in_sections(r, data, err, errlen);
+	ret = cut_in_sections(r, *data, err, errlen);
 	if (ret == 0)
 		ret = read_attrs(r, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (data.offset < FILE_HEADER_SIZE || data.offset > r->src.size) {
+	if (data->offset < FILE_HEADER_SIZE || data->offset > r->src.size) {
 		snprintf(err, errlen,
 			 "%s: perf.data damaged: its data section starts at byte %" PRIu64
 			 ", outside the file's %zu bytes; record again",
-			 r->path, data.offset, r->src.size);
+			 r->path, data->offset, r->src.size);
 		return -EBADMSG;
 	}
+	return 0;
+}
+
+/* After the records of DATA were read up to END: says in r->msg why they were read to the
+ * end of the file, or marks the read truncated when the data ends short of its size or is
+ * empty. */
+static void data_read_status(struct perf_reader *r, struct section data, uint64_t end)
+{
+	if (!data.size &&
+	    (r->status == HWPROF_READ_CORRUPT || r->status == HWPROF_READ_TRUNCATED)) {
+		/* Read to the end of the file for a killed perf: bytes after the records (the
+		 * features of a file whose header was damaged) stop it. Say why they were read. */
+		char was[sizeof(r->msg)];
+		memcpy(was, r->msg, sizeof(was));
+		snprintf(r->msg, sizeof(r->msg),
+			 "the header's data size is 0 (perf record killed? or the header damaged), "
+			 "so records were read to the end of the file: %.200s",
+			 was);
+	}
+	if (r->status == HWPROF_READ_OK && end != data.offset + data.size) {
+		r->status = HWPROF_READ_TRUNCATED;
+		snprintf(r->msg, sizeof(r->msg),
+			 "perf.data %s (its header says %" PRIu64 " bytes of data, %" PRIu64
+			 " are there): read the %" PRIu64 " samples up to the end of the file; "
+			 "host, command and event names unknown",
+			 data.size ? "cut short" : "not finished by perf record (killed?)",
+			 data.size, end - data.offset, r->samples);
+	} else if (r->status == HWPROF_READ_OK && !data.size) {
+		/* perf writes at least its synthesized COMM and MMAP records: 0 is unfinished. */
+		r->status = HWPROF_READ_TRUNCATED;
+		snprintf(r->msg, sizeof(r->msg),
+			 "perf.data not finished by perf record (killed?): the header's data size "
+			 "is 0 and no records follow; record again");
+	}
+}
+
+static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
+{
+	struct section data;
+	uint64_t end;
+	int ret;
+
+	ret = file_header(r, &data, err, errlen);
+	if (ret < 0)
+		return ret;
 	if (data.size > r->src.size - data.offset || (!data.size && r->src.size > data.offset)) {
 		/* perf writes the data size last: 0 when it was killed. */
 		end = r->src.size;
@@ -1384,32 +1429,8 @@ static int read_file_format(struct perf_reader *r, char *err, size_t errlen)
 	ret = begin(r, data.offset);
 	if (ret == 0)
 		ret = read_records(r, end);
-	if (ret == 0 && !data.size &&
-	    (r->status == HWPROF_READ_CORRUPT || r->status == HWPROF_READ_TRUNCATED)) {
-		/* Read to the end of the file for a killed perf: bytes after the records (the
-		 * features of a file whose header was damaged) stop it. Say why they were read. */
-		char was[sizeof(r->msg)];
-		memcpy(was, r->msg, sizeof(was));
-		snprintf(r->msg, sizeof(r->msg),
-			 "the header's data size is 0 (perf record killed? or the header damaged), "
-			 "so records were read to the end of the file: %.200s",
-			 was);
-	}
-	if (ret == 0 && r->status == HWPROF_READ_OK && end != data.offset + data.size) {
-		r->status = HWPROF_READ_TRUNCATED;
-		snprintf(r->msg, sizeof(r->msg),
-			 "perf.data %s (its header says %" PRIu64 " bytes of data, %" PRIu64
-			 " are there): read the %" PRIu64 " samples up to the end of the file; "
-			 "host, command and event names unknown",
-			 data.size ? "cut short" : "not finished by perf record (killed?)",
-			 data.size, end - data.offset, r->samples);
-	} else if (ret == 0 && r->status == HWPROF_READ_OK && !data.size) {
-		/* perf writes at least its synthesized COMM and MMAP records: 0 is unfinished. */
-		r->status = HWPROF_READ_TRUNCATED;
-		snprintf(r->msg, sizeof(r->msg),
-			 "perf.data not finished by perf record (killed?): the header's data size "
-			 "is 0 and no records follow; record again");
-	}
+	if (ret == 0)
+		data_read_status(r, data, end);
 	return ret;
 }
 
@@ -1464,15 +1485,12 @@ static int spool(int *fd, const char **dir)
 }
 
 /* Opens PATH into R->src: a regular file mapped, a pipe copied into a temporary file and
- * mapped (see "the bytes" above). Sets R->pipe. Returns 0 or -errno with ERR. */
-static int open_src(struct perf_reader *r, char *err, size_t errlen)
+ * mapped (see "the bytes" above). Returns 0 or -errno with ERR. */
+static int map_src(struct perf_reader *r, char *err, size_t errlen)
 {
 	struct src *s = &r->src;
-	unsigned char head[16] = {0};
 	struct stat st;
 	const char *dir;
-	size_t n;
-	uint64_t size;
 	int e;
 
 	s->fd = r->path_fd >= 0 ? fcntl(r->path_fd, F_DUPFD_CLOEXEC, 0)
@@ -1505,6 +1523,21 @@ static int open_src(struct perf_reader *r, char *err, size_t errlen)
 		s->base = p;
 		s->size = (size_t)st.st_size;
 	}
+	return 0;
+}
+
+/* Opens PATH into R->src (map_src()) and checks its magic and header size. Sets R->pipe.
+ * Returns 0 or -errno with ERR. */
+static int open_src(struct perf_reader *r, char *err, size_t errlen)
+{
+	struct src *s = &r->src;
+	unsigned char head[16] = {0};
+	size_t n;
+	uint64_t size;
+	int e = map_src(r, err, errlen);
+
+	if (e < 0)
+		return e;
 	n = s->size < sizeof(head) ? s->size : sizeof(head);
 	if (n)
 		memcpy(head, s->base, n);
