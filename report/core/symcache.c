@@ -589,6 +589,77 @@ static void evict(const char *dir, const char *keep)
 	closedir(dp);
 }
 
+/* Merges C's old entries and its new ones (sorted by address) into ENTS and FRAMES
+ * (*NFRAMES of them), their strings into T. Returns the number of entries. */
+static size_t merge_entries(struct symcache *c, struct strtab *t, struct file_ent *ents,
+			    struct file_frame *frames, size_t *nframes)
+{
+	size_t n = 0, i = 0, k = 0;
+
+	while (i < c->nents || k < c->nadds) {
+		bool take_new =
+		    k < c->nadds && (i >= c->nents || c->adds[k].addr <= c->ents[i].addr);
+
+		if (!take_new) {
+			put_old(c, t, &c->ents[i++], &ents[n++], frames, nframes);
+			continue;
+		}
+		/* An old answer for the address (not expected: it was looked up because it
+		 * was missing) gives way to the new one; two lookups of one address give one
+		 * entry. */
+		if (i < c->nents && c->ents[i].addr == c->adds[k].addr)
+			i++;
+		if (!n || ents[n - 1].addr != c->adds[k].addr)
+			put_new(c, t, &c->adds[k], &ents[n++], frames, nframes);
+		k++;
+	}
+	return n;
+}
+
+/* Writes H, the N ENTS, the NFRAMES FRAMES, T's strings and their checksum into a new file
+ * beside c->path, renamed over it; then evicts the directory's oldest files. What fails
+ * leaves no file behind. */
+static void write_out(struct symcache *c, const struct file_header *h, const struct file_ent *ents,
+		      size_t n, const struct file_frame *frames, size_t nframes,
+		      const struct strtab *t)
+{
+	const char *slash = strrchr(c->path, '/');
+	char *tmp = NULL;
+	uint64_t sum;
+	int fd;
+
+	if (asprintf(&tmp, "%.*s/.tmp-XXXXXX", (int)(slash - c->path), c->path) < 0)
+		return;
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return;
+	}
+	sum = hash_words(HWPROF_FNV_BASIS, h, sizeof(*h));
+	sum = hash_words(sum, ents, n * sizeof(*ents));
+	sum = hash_words(sum, frames, nframes * sizeof(*frames));
+	sum = hash_words(sum, t->v, t->n);
+	if (write_all(fd, h, sizeof(*h)) && write_all(fd, ents, n * sizeof(*ents)) &&
+	    write_all(fd, frames, nframes * sizeof(*frames)) && write_all(fd, t->v, t->n) &&
+	    write_all(fd, &sum, sizeof(sum)) && close(fd) == 0) {
+		fd = -1;
+		if (rename(tmp, c->path) == 0) {
+			char *dir = strndup(c->path, (size_t)(slash - c->path));
+			if (dir)
+				evict(dir, slash + 1);
+			free(dir);
+		} else
+			unlink(tmp);
+	} else {
+		unlink(tmp);
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(tmp);
+}
+
 /* C's old entries and its new ones, merged by address, into a new file renamed over C's. */
 static void write_file(struct symcache *c, struct dso *d)
 {
@@ -596,11 +667,8 @@ static void write_file(struct symcache *c, struct dso *d)
 	struct strtab t = {0};
 	struct file_ent *ents = NULL;
 	struct file_frame *frames = NULL;
-	const char *debugfile = NULL, *slash;
-	size_t n = 0, nframes = 0, i = 0, k = 0, nall = c->nents + c->nadds;
-	char *tmp = NULL;
-	uint64_t sum;
-	int fd = -1;
+	const char *debugfile = NULL;
+	size_t n, nframes = 0, nall = c->nents + c->nadds;
 
 	if (!dso_sym_dwarf_origin(d, &debugfile) || nall > MAX_ENTRIES)
 		return;
@@ -617,23 +685,7 @@ static void write_file(struct symcache *c, struct dso *d)
 		goto out;
 	t.v[t.n++] = '\0';
 	h.debug_path = strtab_add(&t, debugfile);
-	while (i < c->nents || k < c->nadds) {
-		bool take_new =
-		    k < c->nadds && (i >= c->nents || c->adds[k].addr <= c->ents[i].addr);
-
-		if (!take_new) {
-			put_old(c, &t, &c->ents[i++], &ents[n++], frames, &nframes);
-			continue;
-		}
-		/* An old answer for the address (not expected: it was looked up because it
-		 * was missing) gives way to the new one; two lookups of one address give one
-		 * entry. */
-		if (i < c->nents && c->ents[i].addr == c->adds[k].addr)
-			i++;
-		if (!n || ents[n - 1].addr != c->adds[k].addr)
-			put_new(c, &t, &c->adds[k], &ents[n++], frames, &nframes);
-		k++;
-	}
+	n = merge_entries(c, &t, ents, frames, &nframes);
 	while (t.n % 8 && !t.failed)
 		t.v[t.n++] = '\0'; /* strtab_add() keeps 8 bytes of room */
 	if (t.failed)
@@ -641,38 +693,8 @@ static void write_file(struct symcache *c, struct dso *d)
 	h.nents = (uint32_t)n;
 	h.nframes = (uint32_t)nframes;
 	h.nstrings = (uint32_t)t.n;
-	slash = strrchr(c->path, '/');
-	if (asprintf(&tmp, "%.*s/.tmp-XXXXXX", (int)(slash - c->path), c->path) < 0) {
-		tmp = NULL;
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		goto out;
-	sum = hash_words(HWPROF_FNV_BASIS, &h, sizeof(h));
-	sum = hash_words(sum, ents, n * sizeof(*ents));
-	sum = hash_words(sum, frames, nframes * sizeof(*frames));
-	sum = hash_words(sum, t.v, t.n);
-	if (write_all(fd, &h, sizeof(h)) && write_all(fd, ents, n * sizeof(*ents)) &&
-	    write_all(fd, frames, nframes * sizeof(*frames)) && write_all(fd, t.v, t.n) &&
-	    write_all(fd, &sum, sizeof(sum)) && close(fd) == 0) {
-		fd = -1;
-		if (rename(tmp, c->path) == 0) {
-			char *dir = strndup(c->path, (size_t)(slash - c->path));
-			if (dir)
-				evict(dir, slash + 1);
-			free(dir);
-		} else
-			unlink(tmp);
-	} else {
-		unlink(tmp);
-	}
+	write_out(c, &h, ents, n, frames, nframes, &t);
 out:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
-	}
-	free(tmp);
 	free(ents);
 	free(frames);
 	free(t.v);
