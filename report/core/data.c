@@ -451,6 +451,49 @@ static int resolve(const struct data_collect *d, const struct data_raw *r, struc
 	return 0;
 }
 
+/* Moves to sample R's region: releases the last region's variables in VARS (and VC) and,
+ * for an ELF image's region, reads its variables from the DSO that DSO_OF gives into VARS
+ * and *DSO (else NULL). Returns 0, or -ENOMEM. */
+static int enter_region(struct data_collect *d, const struct data_raw *r, struct profile *p,
+			data_dso_fn dso_of, void *ctx, struct data_vars *vars, struct var_cache *vc,
+			struct dso **dso)
+{
+	data_vars_release(vars);
+	vc->valid = false;
+	*dso = NULL;
+	if (r->region != NO_REGION && d->regions[r->region].kind == PROFILE_DATA_FILE &&
+	    (*dso = dso_of(ctx, d->regions[r->region].name)) &&
+	    data_vars_build(vars, *dso, p->strings) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Folds the N ITEMS in place (equal ones are next to each other: raw_order()) and sums
+ * them into P's data totals; with WEIGHTS, the weights stay one per sample, in order.
+ * Returns how many items are left. */
+static size_t fold_items(struct profile *p, struct profile_data *items, size_t n, uint32_t *weights)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t w = items[i].first_weight;
+		struct profile_data *t = m ? &items[m - 1] : NULL;
+		if (weights)
+			weights[i] = w;
+		p->data_samples++;
+		p->data_period += items[i].period;
+		if (t && same_item(t, &items[i])) {
+			t->samples++;
+			t->period += items[i].period;
+			continue;
+		}
+		items[m] = items[i];
+		items[m].first_weight = (uint32_t)i;
+		m++;
+	}
+	return m;
+}
+
 int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, void *ctx,
 		bool (*keep)(void *ctx, uint32_t loc))
 {
@@ -463,7 +506,7 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 	/* KEEP's answer per location, asked once (0 not yet, 1 kept, 2 not): a million samples
 	 * have some thousands of locations. */
 	uint8_t *kept = NULL;
-	size_t n = 0, m = 0;
+	size_t n = 0;
 	int ret = -ENOMEM;
 
 	if (!d->nraw)
@@ -482,17 +525,11 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 			kept[r->loc] = keep(ctx, r->loc) ? 1 : 2;
 		if (kept[r->loc] != 1)
 			continue;
+		/* A new region: an ELF image's variables, once. Compared with the last kept
+		 * sample, not the previous one: a filtered-out sample loads nothing. */
 		if (n == 0 || r->region != region) {
-			/* A new region: an ELF image's variables, once. Compared with the last kept
-			 * sample, not the previous one: a filtered-out sample loads nothing. */
 			region = r->region;
-			data_vars_release(&vars);
-			vc.valid = false;
-			dso = NULL;
-			if (r->region != NO_REGION &&
-			    d->regions[r->region].kind == PROFILE_DATA_FILE &&
-			    (dso = dso_of(ctx, d->regions[r->region].name)) &&
-			    data_vars_build(&vars, dso, p->strings) < 0)
+			if (enter_region(d, r, p, dso_of, ctx, &vars, &vc, &dso) < 0)
 				goto out;
 		}
 		ret = resolve(d, r, dso, &vars, &vc, p->strings, &items[n]);
@@ -503,26 +540,8 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 	ret = -ENOMEM;
 	if (d->weighted && !(weights = malloc((n ? n : 1) * sizeof(*weights))))
 		goto out;
-	/* Fold equal items (next to each other: raw_order()); their weights stay one per
-	 * sample, in order. */
-	for (size_t i = 0; i < n; i++) {
-		uint32_t w = items[i].first_weight;
-		struct profile_data *t = m ? &items[m - 1] : NULL;
-		if (weights)
-			weights[i] = w;
-		p->data_samples++;
-		p->data_period += items[i].period;
-		if (t && same_item(t, &items[i])) {
-			t->samples++;
-			t->period += items[i].period;
-			continue;
-		}
-		items[m] = items[i];
-		items[m].first_weight = (uint32_t)i;
-		m++;
-	}
+	p->ndata = fold_items(p, items, n, weights);
 	p->data = items;
-	p->ndata = m;
 	p->data_weights = weights;
 	p->data_weighted = d->weighted;
 	p->data_has_src = d->has_src;
