@@ -442,6 +442,65 @@ static void write_legend(FILE *f, bool marked)
 	}
 }
 
+/* The report's head in FMT, to F or J: JSON's events and the opening of its regions, CSV's
+ * column names, or the text table's title and column names. Returns the width of the text
+ * table's name column. */
+static int write_head(FILE *f, struct hwprof_jw *j, enum fmt fmt)
+{
+	int width = NAME_MIN_WIDTH;
+
+	if (fmt == FMT_JSON) {
+		hwprof_jw_object(j, NULL);
+		hwprof_jw_array(j, "events");
+		for (size_t i = 0; i < events.n; i++)
+			hwprof_jw_str(j, NULL, events.ev[i].spec);
+		hwprof_jw_end(j);
+		hwprof_jw_array(j, "regions");
+	} else if (fmt == FMT_CSV) {
+		fprintf(f,
+			"region,thread,calls,event,value,enabled_ns,running_ns,scaled,counted\n");
+	} else {
+		width = name_width();
+		fprintf(f, "hwprof regions of pid %d\n  %-*s %8s %8s", (int)getpid(), width,
+			"region", "thread", "calls");
+		for (size_t i = 0; i < events.n; i++) {
+			char h[256];
+			snprintf(h, sizeof(h), "%s%s%s%s", events.ev[i].spec,
+				 events.ev[i].unit[0] ? " (" : "", events.ev[i].unit,
+				 events.ev[i].unit[0] ? ")" : "");
+			fprintf(f, " %*s", text_width(&events.ev[i]), h);
+		}
+		fputc('\n', f);
+	}
+	return width;
+}
+
+/* Every thread's regions in FMT, oldest thread first, to F or J (WIDTH: the text table's
+ * name column); sets *MARKED when a value is multiplexed. The caller holds states_lock.
+ * Returns 0, or count_fail()'s -ENOMEM. */
+static int write_threads(FILE *f, struct hwprof_jw *j, enum fmt fmt, int width, bool *marked)
+{
+	size_t n = 0, i = 0;
+	struct thread_state **v;
+
+	/* The list is newest first, so walk it into an array. */
+	for (struct thread_state *t = states; t; t = t->next)
+		n++;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return count_fail(-ENOMEM, "out of memory");
+	for (struct thread_state *t = states; t; t = t->next)
+		v[n - 1 - i++] = t;
+	for (i = 0; i < n; i++) {
+		pthread_mutex_lock(&v[i]->lock);
+		for (size_t k = 0; k < v[i]->nacc; k++)
+			write_region(f, j, fmt, v[i], v[i]->accs[k], width, marked);
+		pthread_mutex_unlock(&v[i]->lock);
+	}
+	free(v);
+	return 0;
+}
+
 /* Writes the report to PATH (JSON or CSV by its name), or as text to stderr when PATH is
  * NULL or empty. */
 static int report_to(const char *path)
@@ -450,7 +509,7 @@ static int report_to(const char *path)
 	FILE *f = stderr;
 	bool marked = false;
 	struct hwprof_jw j;
-	int r = 0, width = NAME_MIN_WIDTH;
+	int r = 0, width;
 	size_t len;
 	unsigned long gen = __atomic_load_n(&generation, __ATOMIC_RELAXED);
 
@@ -468,50 +527,10 @@ static int report_to(const char *path)
 		}
 	}
 	hwprof_jw_init(&j, f, false);
-	if (fmt == FMT_JSON) {
-		hwprof_jw_object(&j, NULL);
-		hwprof_jw_array(&j, "events");
-		for (size_t i = 0; i < events.n; i++)
-			hwprof_jw_str(&j, NULL, events.ev[i].spec);
-		hwprof_jw_end(&j);
-		hwprof_jw_array(&j, "regions");
-	} else if (fmt == FMT_CSV) {
-		fprintf(f,
-			"region,thread,calls,event,value,enabled_ns,running_ns,scaled,counted\n");
-	} else {
-		width = name_width();
-		fprintf(f, "hwprof regions of pid %d\n  %-*s %8s %8s", (int)getpid(), width,
-			"region", "thread", "calls");
-		for (size_t i = 0; i < events.n; i++) {
-			char h[256];
-			snprintf(h, sizeof(h), "%s%s%s%s", events.ev[i].spec,
-				 events.ev[i].unit[0] ? " (" : "", events.ev[i].unit,
-				 events.ev[i].unit[0] ? ")" : "");
-			fprintf(f, " %*s", text_width(&events.ev[i]), h);
-		}
-		fputc('\n', f);
-	}
-	/* Oldest thread first: the list is newest first, so walk it into an array. */
-	{
-		size_t n = 0, i = 0;
-		struct thread_state **v;
-		for (struct thread_state *t = states; t; t = t->next)
-			n++;
-		v = malloc(n * sizeof(*v));
-		if (!v) {
-			r = count_fail(-ENOMEM, "out of memory");
-			goto close;
-		}
-		for (struct thread_state *t = states; t; t = t->next)
-			v[n - 1 - i++] = t;
-		for (i = 0; i < n; i++) {
-			pthread_mutex_lock(&v[i]->lock);
-			for (size_t k = 0; k < v[i]->nacc; k++)
-				write_region(f, &j, fmt, v[i], v[i]->accs[k], width, &marked);
-			pthread_mutex_unlock(&v[i]->lock);
-		}
-		free(v);
-	}
+	width = write_head(f, &j, fmt);
+	r = write_threads(f, &j, fmt, width, &marked);
+	if (r)
+		goto close;
 	if (fmt == FMT_JSON) {
 		hwprof_jw_end(&j);
 		hwprof_jw_end(&j);
