@@ -553,10 +553,64 @@ static int print_pmus(struct list_options *o)
 	return 0;
 }
 
+/* The kinds of event the words ARGV[FIRST..ARGC) name, into O's what (and its tracepoint
+ * and vendor patterns, the word after "tracepoint" or "vendor"); dies with a usage error on
+ * a word that names none. */
+static void parse_kinds(struct list_options *o, int first, int argc, char **argv)
+{
+	static const struct {
+		const char *word;
+		unsigned what;
+	} words[] = {{"hw", LIST_HW},	      {"cache", LIST_CACHE},   {"sw", LIST_SW},
+		     {"pmu", LIST_PMU},	      {"tracepoint", LIST_TP}, {"tp", LIST_TP},
+		     {"vendor", LIST_VENDOR}, {"papi", LIST_PAPI}};
+
+	o->what = 0;
+	for (int a = first; a < argc; a++) {
+		unsigned w = 0;
+
+		for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+			if (!strcmp(argv[a], words[i].word))
+				w = words[i].what;
+		if (!w && (o->what & LIST_TP) && !o->tp_pattern &&
+		    (!strcmp(argv[a - 1], "tracepoint") || !strcmp(argv[a - 1], "tp"))) {
+			o->tp_pattern = argv[a];
+			continue;
+		}
+		if (!w && (o->what & LIST_VENDOR) && !o->vendor_pattern &&
+		    !strcmp(argv[a - 1], "vendor")) {
+			o->vendor_pattern = argv[a];
+			continue;
+		}
+		if (!w)
+			die_usage("'%s': not a kind of event (hw, cache, sw, pmu, papi, "
+				  "tracepoint or vendor)",
+				  argv[a]);
+		o->what |= w;
+	}
+}
+
+/* The list's head: with JSON the object's opening, then the host's facts. */
+static void print_head(struct list_options *o)
+{
+	struct hwprof_file_header h;
+
+	memset(&h, 0, sizeof(h));
+	if (hwprof_header_init(&h) < 0)
+		snprintf(h.cpu_model, sizeof(h.cpu_model), "unknown");
+	if (o->json) {
+		hwprof_jw_init(&o->jw, stdout, true);
+		hwprof_jw_object(&o->jw, NULL);
+		hwprof_jw_version(&o->jw);
+	}
+	print_host(o, &h, hwprof_paranoid(), probe_max_precise());
+	hwprof_header_release(&h);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	struct list_options o = {.what = LIST_ALL, .out = FORMAT_OPTS_INIT};
-	int c;
+	int c, r = 0;
 
 	while ((c = cli_next_option(&command, argc, argv)) != -1) {
 		if (format_opts_parse(&o.out, &command, c))
@@ -567,54 +621,12 @@ int cmd_list(int argc, char **argv)
 		}
 	}
 	o.json = o.out.format == CLI_FORMAT_JSON;
-	if (optind < argc) {
-		static const struct {
-			const char *word;
-			unsigned what;
-		} words[] = {{"hw", LIST_HW},	      {"cache", LIST_CACHE},   {"sw", LIST_SW},
-			     {"pmu", LIST_PMU},	      {"tracepoint", LIST_TP}, {"tp", LIST_TP},
-			     {"vendor", LIST_VENDOR}, {"papi", LIST_PAPI}};
-		o.what = 0;
-		for (int a = optind; a < argc; a++) {
-			unsigned w = 0;
-
-			for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
-				if (!strcmp(argv[a], words[i].word))
-					w = words[i].what;
-			if (!w && (o.what & LIST_TP) && !o.tp_pattern &&
-			    (!strcmp(argv[a - 1], "tracepoint") || !strcmp(argv[a - 1], "tp"))) {
-				o.tp_pattern = argv[a];
-				continue;
-			}
-			if (!w && (o.what & LIST_VENDOR) && !o.vendor_pattern &&
-			    !strcmp(argv[a - 1], "vendor")) {
-				o.vendor_pattern = argv[a];
-				continue;
-			}
-			if (!w)
-				die_usage("'%s': not a kind of event (hw, cache, sw, pmu, papi, "
-					  "tracepoint or vendor)",
-					  argv[a]);
-			o.what |= w;
-		}
-	}
-
-	struct hwprof_file_header h;
-	memset(&h, 0, sizeof(h));
-	if (hwprof_header_init(&h) < 0)
-		snprintf(h.cpu_model, sizeof(h.cpu_model), "unknown");
-	if (o.json) {
-		hwprof_jw_init(&o.jw, stdout, true);
-		hwprof_jw_object(&o.jw, NULL);
-		hwprof_jw_version(&o.jw);
-	}
-	print_host(&o, &h, hwprof_paranoid(), probe_max_precise());
-	hwprof_header_release(&h);
-
+	if (optind < argc)
+		parse_kinds(&o, optind, argc, argv);
+	print_head(&o);
 	if (o.json)
 		hwprof_jw_array(&o.jw, "events");
 	print_named(&o);
-	int r = 0;
 	if (o.json) {
 		hwprof_jw_end(&o.jw);
 		hwprof_jw_array(&o.jw, "pmus");
