@@ -74,7 +74,7 @@ struct unwind {
 	Dwfl_Callbacks callbacks;
 	struct unwind_stats stats;
 	struct nocfi *nocfi;
-	size_t nnocfi;
+	size_t nnocfi, capnocfi;
 };
 
 /* ---- the queued copy ---------------------------------------------------------------------- */
@@ -439,15 +439,12 @@ static void count_no_cfi(struct unwind *u, const char *path)
 		if (!strcmp(u->nocfi[i].path, path))
 			break;
 	if (i == u->nnocfi) {
-		void *v = realloc(u->nocfi, (u->nnocfi + 1) * sizeof(*u->nocfi));
 		char *s = strdup(path);
-		if (!v || !s) {
+		if (!s || hwprof_grow((void **)&u->nocfi, &u->capnocfi, u->nnocfi + 1,
+				      sizeof(*u->nocfi)) < 0) {
 			free(s);
-			if (v)
-				u->nocfi = v;
 			return;
 		}
-		u->nocfi = v;
 		u->nocfi[u->nnocfi++] = (struct nocfi){s, 0};
 	}
 	u->nocfi[i].stacks++;
