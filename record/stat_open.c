@@ -32,6 +32,7 @@ void stat_groups_close(struct stat_groups *r)
 	free(r->groups);
 	r->groups = NULL;
 	r->ngroups = 0;
+	r->capgroups = 0;
 }
 
 static int open_error(const struct stat_opts *o, int err)
@@ -71,7 +72,7 @@ static int open_one(struct stat_groups *r, const struct stat_opts *o, pid_t pid,
 		return 1;
 	}
 	sub.ngroups = r->list->ngroups;
-	r->groups = xrealloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
+	xgrow(&r->groups, &r->capgroups, r->ngroups + 1, sizeof(*r->groups));
 	cg = &r->groups[r->ngroups];
 	*cg = (struct cpu_group){.idx = idx, .c = xcalloc(sub.n, sizeof(*cg->c))};
 	err = hwprof_group_open_list(&cg->g, &sub, pid, cpu, flags);

@@ -23,7 +23,7 @@ struct stat_groups {
 	const struct hwprof_event_list *list; /* the events; not owned */
 	const struct ev_stat *st; /* per list entry: an unsupported one is not opened; not owned */
 	struct cpu_group *groups; /* the groups opened */
-	size_t ngroups;
+	size_t ngroups, capgroups;
 	bool one_by_one; /* some group is read one member at a time
 			  * (hwprof_group_read_one_by_one()) */
 };
