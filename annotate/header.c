@@ -39,7 +39,7 @@ static void topic_flush(struct topic *t)
 
 	if (!t->cur)
 		return;
-	h->lines = xrealloc(h->lines, (h->n + 1) * sizeof(*h->lines));
+	xgrow(&h->lines, &h->cap, h->n + 1, sizeof(*h->lines));
 	h->lines[h->n++] = (struct ann_header_line){.text = t->cur, .warn = t->warn};
 	t->cur = NULL;
 	t->len = 0;
@@ -290,6 +290,7 @@ void ann_header_build(struct ann_header *h, const struct profile *p, int width)
 
 	h->lines = NULL;
 	h->n = 0;
+	h->cap = 0;
 	event_topic(&t, p);
 	samples_topic(&t, p);
 	counted_topic(&t, p);
@@ -307,4 +308,5 @@ void ann_header_release(struct ann_header *h)
 	free(h->lines);
 	h->lines = NULL;
 	h->n = 0;
+	h->cap = 0;
 }

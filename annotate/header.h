@@ -20,7 +20,7 @@ struct ann_header_line {
 
 struct ann_header {
 	struct ann_header_line *lines;
-	size_t n;
+	size_t n, cap;
 };
 
 /* Builds P's header into H, wrapping at WIDTH columns (0: one line per topic). Never fails
