@@ -85,10 +85,8 @@ int perf_meta_add_attr(struct perf_meta *m, const unsigned char *attr, size_t at
 		size = PERF_ATTR_SIZE_VER0;
 	if (size < PERF_ATTR_SIZE_VER0 || size > attr_len)
 		return -EBADMSG;
-	ev = realloc(m->ev, (m->nev + 1) * sizeof(*ev));
-	if (!ev)
+	if (hwprof_grow((void **)&m->ev, &m->capev, m->nev + 1, sizeof(*m->ev)) < 0)
 		return -ENOMEM;
-	m->ev = ev;
 	ev = &m->ev[m->nev];
 	memset(ev, 0, sizeof(*ev));
 	/* An older attr is zero-extended (the fields it lacks are off); a newer one's fields

@@ -63,6 +63,7 @@ struct perf_event_info {
 struct perf_meta {
 	struct perf_event_info *ev;
 	uint32_t nev;
+	size_t capev;
 	uint64_t *ids;	 /* sample ids ... */
 	uint16_t *id_ev; /* ... and the event each belongs to */
 	size_t nids;
