@@ -7,6 +7,7 @@
 #include "profile.h"
 
 #include "builder.h"
+#include "grow.h"
 #include "heap.h"
 #include "filter.h"
 #include "producer.h"
@@ -38,7 +39,7 @@ struct loader {
 	const struct profile_options *opt;
 	struct builder *b;
 	struct input_id *ids;
-	size_t nids;
+	size_t nids, capids;
 	size_t nread; /* inputs read */
 	/* The first input that has the shown event, to compare the others' sampling with. */
 	const char *ref_path;
@@ -168,18 +169,14 @@ static int other_events_warning(struct loader *l, const char *path,
 static int seen_before(struct loader *l, const char *path, const struct stat *st,
 		       const char **first)
 {
-	struct input_id *v;
-
 	for (size_t i = 0; i < l->nids; i++)
 		if (l->ids[i].dev == st->st_dev && l->ids[i].ino == st->st_ino) {
 			*first = l->ids[i].path;
 			return 1;
 		}
-	v = realloc(l->ids, (l->nids + 1) * sizeof(*v));
-	if (!v)
+	if (hwprof_grow((void **)&l->ids, &l->capids, l->nids + 1, sizeof(*l->ids)) < 0)
 		return -ENOMEM;
-	l->ids = v;
-	v[l->nids++] = (struct input_id){.dev = st->st_dev, .ino = st->st_ino, .path = path};
+	l->ids[l->nids++] = (struct input_id){.dev = st->st_dev, .ino = st->st_ino, .path = path};
 	return 0;
 }
 
