@@ -108,6 +108,8 @@ struct builder {
 	uint32_t nev_stacks;
 	uint32_t *frames; /* one sample's location ids while it is added */
 	size_t cap_frames;
+	/* The capacities of p->header.events, p->trailer.counts and p->count_inputs. */
+	size_t cap_events, cap_counts, cap_count_inputs;
 	struct data_collect data; /* data addresses and mappings (data.h) */
 	bool input_data;	  /* the current input recorded them (header.data) */
 	uint32_t default_event;	  /* builder_default_event()'s + 1, 0: none */
@@ -230,12 +232,10 @@ static int merge_events(struct builder *b, const struct hwprof_file_header *h)
 		for (k = 0; k < ph->nevents && strcmp(ph->events[k].name, h->events[i].name); k++)
 			;
 		if (k == ph->nevents) {
-			struct hwprof_file_event *v =
-			    realloc(ph->events, (ph->nevents + 1) * sizeof(*v));
-			if (!v)
+			if (hwprof_grow((void **)&ph->events, &b->cap_events, ph->nevents + 1,
+					sizeof(*ph->events)) < 0)
 				return -ENOMEM;
-			ph->events = v;
-			v[ph->nevents++] = h->events[i];
+			ph->events[ph->nevents++] = h->events[i];
 		} else if (!ph->events[k].sampling && h->events[i].sampling) {
 			/* Counted by one input, sampled by another: the sampling one says how. */
 			ph->events[k] = h->events[i];
@@ -674,8 +674,9 @@ int builder_add(struct builder *b, const struct hwprof_record *rec)
 /* Adds C to the profile's counted totals: summed per event name over the inputs that counted
  * it (value, time enabled and time running, so the multiplexing ratio is of the whole run);
  * p->count_inputs says how many did. */
-static int add_count(struct profile *p, const struct hwprof_file_count *c)
+static int add_count(struct builder *b, const struct hwprof_file_count *c)
 {
+	struct profile *p = b->p;
 	struct hwprof_file_trailer *t = &p->trailer;
 	bool counted = c->counted && c->running_ns;
 	uint32_t k;
@@ -683,17 +684,12 @@ static int add_count(struct profile *p, const struct hwprof_file_count *c)
 	for (k = 0; k < t->ncounts && strcmp(t->counts[k].event, c->event); k++)
 		;
 	if (k == t->ncounts) {
-		struct hwprof_file_count *v = realloc(t->counts, (k + 1) * sizeof(*v));
-		uint32_t *n;
-		if (!v)
+		if (hwprof_grow((void **)&t->counts, &b->cap_counts, k + 1, sizeof(*c)) < 0 ||
+		    hwprof_grow((void **)&p->count_inputs, &b->cap_count_inputs, k + 1,
+				sizeof(*p->count_inputs)) < 0)
 			return -ENOMEM;
-		t->counts = v;
-		n = realloc(p->count_inputs, (k + 1) * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		p->count_inputs = n;
-		v[k] = *c;
-		n[k] = counted;
+		t->counts[k] = *c;
+		p->count_inputs[k] = counted;
 		t->ncounts++;
 		return 0;
 	}
@@ -825,7 +821,7 @@ int builder_end_input(struct builder *b, const struct hwprof_file_trailer *trail
 		t->note[sizeof(t->note) - 1] = '\0';
 	}
 	for (uint32_t i = 0; trailer->counts && i < trailer->ncounts; i++)
-		if (add_count(p, &trailer->counts[i]) < 0)
+		if (add_count(b, &trailer->counts[i]) < 0)
 			return -ENOMEM;
 	return 0;
 }
