@@ -402,9 +402,9 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-void cli_push(const char ***list, size_t *n, const char *s)
+void cli_push(const char ***list, size_t *n, size_t *cap, const char *s)
 {
-	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	xgrow(list, cap, *n + 1, sizeof(**list));
 	(*list)[(*n)++] = s;
 }
 

@@ -151,9 +151,10 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* xasprintf() with the arguments in AP. */
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
-/* Appends S (not copied) to the array *LIST of *N strings, realloc'd (xrealloc): the lists of
- * repeatable options (-i FILE, --debug-dir DIR). The caller frees *LIST. */
-void cli_push(const char ***list, size_t *n, const char *s);
+/* Appends S (not copied) to the array *LIST of *N strings with room for *CAP, grown by
+ * xgrow(): the lists of repeatable options (-i FILE, --debug-dir DIR). The caller frees
+ * *LIST. */
+void cli_push(const char ***list, size_t *n, size_t *cap, const char *s);
 
 /* Writes LEN bytes of BUF to FD whole, over short writes and EINTR. Returns 0, or the errno
  * of the write(2) that failed (EIO when one wrote nothing): the cause a full disk or a closed

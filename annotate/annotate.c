@@ -21,9 +21,9 @@ struct annotate_options {
 	struct sample_opts samples; /* which samples: -i (default hwprof.data), filters, ... */
 	bool stdio;
 	const char **source_dirs;
-	size_t nsource_dirs;
+	size_t nsource_dirs, capsource_dirs;
 	const char **prefix_maps;
-	size_t nprefix_maps;
+	size_t nprefix_maps, capprefix_maps;
 	long long limit; /* functions in --stdio; 0: all */
 	const char *function;
 	enum ann_view_mode mode;   /* --asm: source + instructions; --no-source: instructions */
@@ -106,13 +106,13 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			o->diff = true;
 			break;
 		case OPT_SOURCE_DIR:
-			cli_push(&o->source_dirs, &o->nsource_dirs, optarg);
+			cli_push(&o->source_dirs, &o->nsource_dirs, &o->capsource_dirs, optarg);
 			break;
 		case OPT_PREFIX_MAP:
 			if (source_prefix_map_check(optarg))
 				die_usage("--prefix-map '%s': not OLD=NEW with a non-empty OLD",
 					  optarg);
-			cli_push(&o->prefix_maps, &o->nprefix_maps, optarg);
+			cli_push(&o->prefix_maps, &o->nprefix_maps, &o->capprefix_maps, optarg);
 			break;
 		case OPT_LIMIT:
 			o->limit = cli_parse_num("--limit", optarg, 0, 1000000000);

@@ -39,7 +39,7 @@ const struct cli_option sample_opts_table[] = {
 
 void sample_opts_add_input(struct sample_opts *s, const char *file)
 {
-	cli_push(&s->po.inputs, &s->po.ninputs, file);
+	cli_push(&s->po.inputs, &s->po.ninputs, &s->cap_inputs, file);
 }
 
 static void parse_inline(struct sample_opts *s, int argc, char **argv)
@@ -68,7 +68,7 @@ bool sample_opts_parse(struct sample_opts *s, int c, int argc, char **argv)
 	case SAMPLE_OPT_DEBUG_DIR:
 		if (access(optarg, R_OK | X_OK) != 0)
 			warning("--debug-dir '%s': %m (no debug info will be found there)", optarg);
-		cli_push(&s->po.debug_dirs, &s->po.ndebug_dirs, optarg);
+		cli_push(&s->po.debug_dirs, &s->po.ndebug_dirs, &s->cap_debug_dirs, optarg);
 		break;
 	case SAMPLE_OPT_PID:
 		s->po.pids = optarg;
@@ -130,4 +130,5 @@ void sample_opts_release(struct sample_opts *s)
 	free(s->po.debug_dirs);
 	s->po.inputs = s->po.debug_dirs = NULL;
 	s->po.ninputs = s->po.ndebug_dirs = 0;
+	s->cap_inputs = s->cap_debug_dirs = 0;
 }

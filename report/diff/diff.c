@@ -33,7 +33,7 @@ enum diff_norm {
 struct diff_options {
 	struct sample_opts samples; /* which samples (both sides): filters, --inline, ... */
 	const char **files[2];	    /* --base, --new, or the positional BASE NEW */
-	size_t nfiles[2];
+	size_t nfiles[2], capfiles[2];
 	const char *sort;
 	long long limit; /* -1: the format's default (text 40, csv/json all) */
 	double percent_limit;
@@ -118,18 +118,24 @@ static enum diff_norm parse_norm(const char *arg)
 	die_usage("--normalize '%s': not a choice (share, instructions, time or run)", arg);
 }
 
+/* Appends PATH (not copied) to the sample files of SIDE. */
+static void push_file(struct diff_options *o, int side, const char *path)
+{
+	cli_push(&o->files[side], &o->nfiles[side], &o->capfiles[side], path);
+}
+
 /* BASE NEW after the options fill the sides --base and --new left empty. */
 static void positional(struct diff_options *o, int argc, char **argv)
 {
 	for (int side = 0; side < 2; side++)
 		if (!o->nfiles[side] && optind < argc)
-			cli_push(&o->files[side], &o->nfiles[side], argv[optind++]);
+			push_file(o, side, argv[optind++]);
 	if (optind < argc)
 		die_usage("'%s': unexpected argument (give BASE NEW, or --base and --new)",
 			  argv[optind]);
 	if (!o->nfiles[DIFF_BASE] && !o->nfiles[DIFF_NEW]) {
-		cli_push(&o->files[DIFF_BASE], &o->nfiles[DIFF_BASE], "hwprof.data.old");
-		cli_push(&o->files[DIFF_NEW], &o->nfiles[DIFF_NEW], "hwprof.data");
+		push_file(o, DIFF_BASE, "hwprof.data.old");
+		push_file(o, DIFF_NEW, "hwprof.data");
 	}
 	if (!o->nfiles[DIFF_NEW])
 		die_usage("no new sample file (give BASE NEW, or --new FILE)");
@@ -147,10 +153,10 @@ static void parse_options(int argc, char **argv, struct diff_options *o)
 			continue;
 		switch (c) {
 		case OPT_BASE:
-			cli_push(&o->files[DIFF_BASE], &o->nfiles[DIFF_BASE], optarg);
+			push_file(o, DIFF_BASE, optarg);
 			break;
 		case OPT_NEW:
-			cli_push(&o->files[DIFF_NEW], &o->nfiles[DIFF_NEW], optarg);
+			push_file(o, DIFF_NEW, optarg);
 			break;
 		case 's':
 			o->sort = optarg;
