@@ -115,7 +115,8 @@ struct builder {
 	uint32_t default_event;	  /* builder_default_event()'s + 1, 0: none */
 };
 
-#define add_warning(p, ...) profile_push_line(&(p)->warnings, &(p)->nwarnings, __VA_ARGS__)
+#define add_warning(p, ...)                                                                        \
+	profile_push_line(&(p)->warnings, &(p)->nwarnings, &(p)->cap_warnings, __VA_ARGS__)
 
 int builder_new(struct builder **out, const struct profile_options *opt, char *err, size_t errlen)
 {
@@ -1287,7 +1288,7 @@ static int symbolize_all(struct sym_jobs *w)
 			ret = -ENOMEM;
 		if (w->v[i].n && b->dsos.v[i].file &&
 		    profile_push_line(
-			&b->p->notes, &b->p->nnotes,
+			&b->p->notes, &b->p->nnotes, &b->p->cap_notes,
 			"%s: the build that ran was read from perf's build-id cache, %s (the path "
 			"no longer holds it)",
 			b->dsos.v[i].path, b->dsos.v[i].file) < 0)

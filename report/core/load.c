@@ -49,7 +49,7 @@ struct loader {
 	char *first_cmd;
 	const char *first_path;
 	char **warnings, **notes; /* added to the profile at the end */
-	size_t nwarnings, nnotes;
+	size_t nwarnings, nnotes, cap_warnings, cap_notes;
 };
 
 /* The input formats, tried in order by their probe; the first is also the one used when
@@ -113,7 +113,7 @@ static int compare_inputs(struct loader *l, const char *path, const struct hwpro
 				      o ? ", " : "", cmd, l->first_cmd);
 	if (o)
 		ret =
-		    profile_push_line(&l->notes, &l->nnotes,
+		    profile_push_line(&l->notes, &l->nnotes, &l->cap_notes,
 				      "%s was recorded differently from %s: %s; merged, the header "
 				      "shows %s's recording",
 				      path, l->first_path, what, l->first_path);
@@ -148,18 +148,18 @@ static int other_events_warning(struct loader *l, const char *path,
 	}
 	if (!name)
 		return profile_push_line(
-		    &l->warnings, &l->nwarnings,
+		    &l->warnings, &l->nwarnings, &l->cap_warnings,
 		    "%s: %s are not shown (one event at a time; --event NAME shows "
 		    "one)",
 		    path, list);
 	if (nother == 1)
 		return profile_push_line(
-		    &l->warnings, &l->nwarnings,
+		    &l->warnings, &l->nwarnings, &l->cap_warnings,
 		    "%s: %s are not shown (one event at a time: '%s' is shown; --event "
 		    "%s shows %s)",
 		    path, list, name, h->events[other].name, shown >= 0 ? "the other" : "them");
 	return profile_push_line(
-	    &l->warnings, &l->nwarnings,
+	    &l->warnings, &l->nwarnings, &l->cap_warnings,
 	    "%s: %s are not shown (one event at a time: '%s' is shown; --event "
 	    "NAME shows another)",
 	    path, list, name);
@@ -226,7 +226,7 @@ int input_note(struct input *in, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = profile_push_vline(&in->l->notes, &in->l->nnotes, fmt, ap);
+	ret = profile_push_vline(&in->l->notes, &in->l->nnotes, &in->l->cap_notes, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -237,7 +237,8 @@ int input_warning(struct input *in, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = profile_push_vline(&in->l->warnings, &in->l->nwarnings, fmt, ap);
+	ret =
+	    profile_push_vline(&in->l->warnings, &in->l->nwarnings, &in->l->cap_warnings, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -337,7 +338,7 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 			return ret;
 		if (ret)
 			return profile_push_line(
-			    &l->warnings, &l->nwarnings,
+			    &l->warnings, &l->nwarnings, &l->cap_warnings,
 			    "%s: the same file as %s (given twice with -i): read once, "
 			    "not counted twice",
 			    path, first);
@@ -362,21 +363,21 @@ static int load_one(struct loader *l, const char *path, char *err, size_t errlen
 
 /* ---- after the builder ------------------------------------------------------------------ */
 
-static int move_lines(char ***to, size_t *nto, char ***from, size_t *nfrom)
+/* Moves the *NFROM lines of *FROM (room for *CAPFROM) to the end of *TO's (*NTO, room for
+ * *CAPTO), leaving *FROM empty. Returns 0 or -ENOMEM (nothing moved). */
+static int move_lines(char ***to, size_t *nto, size_t *capto, char ***from, size_t *nfrom,
+		      size_t *capfrom)
 {
-	char **v;
-
 	if (!*nfrom)
 		return 0;
-	v = realloc(*to, (*nto + *nfrom) * sizeof(*v));
-	if (!v)
+	if (hwprof_grow((void **)to, capto, *nto + *nfrom, sizeof(**to)) < 0)
 		return -ENOMEM;
-	*to = v;
-	memcpy(v + *nto, *from, *nfrom * sizeof(*v));
+	memcpy(*to + *nto, *from, *nfrom * sizeof(**to));
 	*nto += *nfrom;
 	free(*from);
 	*from = NULL;
 	*nfrom = 0;
+	*capfrom = 0;
 	return 0;
 }
 
@@ -390,7 +391,7 @@ static int check_lost(struct loader *l, struct profile *p)
 		return 0;
 	p->partial = true;
 	return profile_push_line(
-	    &l->warnings, &l->nwarnings,
+	    &l->warnings, &l->nwarnings, &l->cap_warnings,
 	    "%s%s%s%" PRIu64 " of %" PRIu64 " samples (%.1f %%)%s were lost while "
 	    "recording; shares may be biased (record with a larger -m or a larger "
 	    "-c / lower -F)",
@@ -405,7 +406,7 @@ static int note_partial_counts(struct loader *l, const struct profile *p)
 	for (uint32_t i = 0; i < p->trailer.ncounts; i++)
 		if (profile_count_partial(p, i) &&
 		    profile_push_line(
-			&l->notes, &l->nnotes,
+			&l->notes, &l->nnotes, &l->cap_notes,
 			"%s counted in %" PRIu32 " of %" PRIu32 " inputs: its total and "
 			"what derives from it are not shown (merge recordings made with the "
 			"same counting events)",
@@ -454,11 +455,13 @@ int profile_load(struct profile **out, const struct profile_options *opt, char *
 	if (ret == 0)
 		ret = check_lost(&l, p);
 	if (ret == 0)
-		ret = move_lines(&p->warnings, &p->nwarnings, &l.warnings, &l.nwarnings);
+		ret = move_lines(&p->warnings, &p->nwarnings, &p->cap_warnings, &l.warnings,
+				 &l.nwarnings, &l.cap_warnings);
 	if (ret == 0)
 		ret = note_partial_counts(&l, p);
 	if (ret == 0)
-		ret = move_lines(&p->notes, &p->nnotes, &l.notes, &l.nnotes);
+		ret = move_lines(&p->notes, &p->nnotes, &p->cap_notes, &l.notes, &l.nnotes,
+				 &l.cap_notes);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	if (ret < 0 && !err[0])

@@ -2,6 +2,7 @@
 #include "profile.h"
 
 #include "dso.h"
+#include "grow.h"
 #include "perf_meta.h"
 #include "resolve.h"
 #include "strpool.h"
@@ -12,26 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-int profile_push_vline(char ***v, size_t *n, const char *fmt, va_list ap)
+int profile_push_vline(char ***v, size_t *n, size_t *cap, const char *fmt, va_list ap)
 {
-	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
-
-	if (!nv)
+	if (hwprof_grow((void **)v, cap, *n + 1, sizeof(**v)) < 0)
 		return -ENOMEM;
-	*v = nv;
-	if (vasprintf(&nv[*n], fmt, ap) < 0)
+	if (vasprintf(&(*v)[*n], fmt, ap) < 0)
 		return -ENOMEM;
 	(*n)++;
 	return 0;
 }
 
-int profile_push_line(char ***v, size_t *n, const char *fmt, ...)
+int profile_push_line(char ***v, size_t *n, size_t *cap, const char *fmt, ...)
 {
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = profile_push_vline(v, n, fmt, ap);
+	ret = profile_push_vline(v, n, cap, fmt, ap);
 	va_end(ap);
 	return ret;
 }

@@ -218,14 +218,14 @@ struct profile {
 	struct profile_loc *locs; /* sorted by period, descending */
 	size_t nlocs;
 	char **warnings; /* one line each: truncated file, build-id mismatch, ... */
-	size_t nwarnings;
+	size_t nwarnings, cap_warnings;
 	bool partial;		 /* an input was cut short or corrupt: exit EXIT_PARTIAL */
 	uint64_t samples_read;	 /* all samples of the inputs, before filters */
 	struct strpool *strings; /* owns every string above (internal) */
 	uint32_t event;		 /* index in header.events of the event shown */
 	char **notes;		 /* one line each, for the user to know once (merged inputs
 				  * whose recordings differ); no reason for EXIT_PARTIAL */
-	size_t nnotes;
+	size_t nnotes, cap_notes;
 	uint64_t *event_samples;       /* samples read per header.events[] entry (inputs matched
 					* by event name), before filters; NULL when no events */
 	uint32_t ninputs;	       /* inputs read (a file given twice counts once) */
@@ -350,13 +350,13 @@ bool profile_count_partial(const struct profile *p, uint32_t i);
 size_t profile_metrics(const struct profile *p, struct hwprof_metric *out, size_t max);
 
 /* Appends the printf-formatted line FMT to the array *V of *N malloc'd strings (warnings,
- * notes); *V is realloc'd and owns the line. Returns 0 or -ENOMEM (*V and *N then unchanged
- * in content). */
-int profile_push_line(char ***v, size_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+ * notes) with room for *CAP; *V is grown by hwprof_grow() and owns the line. Returns 0 or
+ * -ENOMEM (*V and *N then unchanged in content). */
+int profile_push_line(char ***v, size_t *n, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* profile_push_line() with the arguments in AP. */
-int profile_push_vline(char ***v, size_t *n, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
+int profile_push_vline(char ***v, size_t *n, size_t *cap, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 #endif

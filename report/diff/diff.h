@@ -87,7 +87,7 @@ struct diff {
 	size_t nsignificant; /* rows significant at alpha */
 	bool rate;	     /* rate mode (diff_req.work) */
 	char **notes;	     /* one line each: files matched by line number, and why */
-	size_t nnotes;
+	size_t nnotes, cap_notes;
 	struct profile_row *prow[2]; /* internal: each side's rows */
 	size_t nprow[2];
 };

@@ -114,7 +114,7 @@ static int note_by_number(struct ctx *c)
 		return 0;
 	if (n > 3 && len < sizeof(list))
 		snprintf(list + len, sizeof(list) - len, "; and %zu more", n - 3);
-	return profile_push_line(&c->d->notes, &c->d->nnotes,
+	return profile_push_line(&c->d->notes, &c->d->nnotes, &c->d->cap_notes,
 				 "%zu source file%s of a rebuilt DSO unread (%s): %s lines are "
 				 "matched by function and line number from the function's start",
 				 n, n > 1 ? "s" : "", list, n > 1 ? "their" : "its");
