@@ -1190,16 +1190,23 @@ static void symbolize_dso(void *ctx, size_t k)
 	struct builder *b = w->b;
 	struct dso *d = &b->dsos.v[job->dso];
 	struct symcache *cache = NULL;
+	bool damaged;
+	char why[768];
 
 	if (job->dso > DSO_ID_KERNEL && d->state != DSO_PSEUDO)
 		job->err = open_dso(b, d, w, job, &cache, &job->warning);
 	for (size_t i = job->first; i < job->first + job->n && !job->err; i++)
 		job->err = resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks, cache,
 				   &job->notes, &job->chains);
-	symcache_close(cache, job->err ? NULL : d);
+	damaged = !job->err && !job->warning && dso_sym_dwarf_damaged(d, why, sizeof(why));
+	if (damaged)
+		job->err = job_warning(&job->warning,
+				       "%s; %" PRIu64 " samples of %s may lack their lines "
+				       "(reinstall its debug package, or give --debug-dir)",
+				       why, w->dso_samples[job->dso], d->path);
+	/* A damaged file's answers are not kept: the next report says why again. */
+	symcache_close(cache, job->err || damaged ? NULL : d);
 	if (b->focused && !job->err && !job->warning) {
-		char why[768];
-
 		if (dso_sym_dwarf_missing(d, why, sizeof(why)))
 			job->err = warn_no_dwarf(d, false, why, w->dso_samples[job->dso], w->total,
 						 &job->warning);

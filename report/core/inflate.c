@@ -15,10 +15,13 @@
 
 #include <gelf.h>
 #include <libdeflate.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <zlib.h>
 
 /* zlib's deflate expands by at most 1032:1; a larger ch_size is a damaged header. */
 #define DEFLATE_MAX_RATIO 1032
@@ -33,42 +36,94 @@ static bool compressed_debug(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr 
 	       !strncmp(name, ".debug_", 7);
 }
 
-/* SCN (header SH) inflated into a malloc'ed buffer, installed as its data. Returns the
- * buffer, or NULL when it is not zlib-compressed, its header is damaged, its stream does
- * not inflate to exactly ch_size bytes, or memory ran out (SCN is then as it was). */
-static void *inflate_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
-			     struct libdeflate_decompressor *dc)
+/* What became of one compressed section. */
+enum outcome { INFLATED, NOT_ZLIB, DAMAGED, NO_MEMORY };
+
+/* The size that SIZE bytes of zlib stream at IN really inflate to, counted through a small
+ * window (zlib, streaming): how a header whose ch_size finds no memory is told from a lie.
+ * Stops past LIMIT. Returns the size, or SIZE_MAX when the stream is broken. */
+static size_t stream_size(const unsigned char *in, size_t size, uint64_t limit)
 {
-	size_t hdr = gelf_fsize(elf, ELF_T_CHDR, 1, EV_CURRENT), got;
+	unsigned char window[65536];
+	z_stream z = {.next_in = (unsigned char *)in, .avail_in = (uInt)size};
+	size_t total = 0;
+	int r = Z_OK;
+
+	if (size > UINT_MAX || inflateInit(&z) != Z_OK)
+		return SIZE_MAX;
+	while (r == Z_OK && total <= limit) {
+		z.next_out = window;
+		z.avail_out = sizeof(window);
+		r = inflate(&z, Z_NO_FLUSH);
+		total += sizeof(window) - z.avail_out;
+	}
+	inflateEnd(&z);
+	return r == Z_STREAM_END ? total : SIZE_MAX;
+}
+
+/* SCN's header SH and data D made those of an inflated section of SIZE bytes at BUF
+ * (alignment ALIGN). Returns 0, or -1 when libelf refuses the header. */
+static int install(Elf_Scn *scn, GElf_Shdr *sh, Elf_Data *d, void *buf, size_t size, uint64_t align)
+{
+	sh->sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+	sh->sh_size = size;
+	sh->sh_addralign = align;
+	if (!gelf_update_shdr(scn, sh))
+		return -1;
+	d->d_buf = buf;
+	d->d_size = size;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = align ? align : 1;
+	d->d_off = 0;
+	return 0;
+}
+
+/* SCN (header SH) inflated into a malloc'ed buffer *BUF, installed as its data; a damaged
+ * one emptied (*BUF NULL). */
+static enum outcome inflate_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
+				    struct libdeflate_decompressor *dc, void **buf)
+{
+	size_t hdr = gelf_fsize(elf, ELF_T_CHDR, 1, EV_CURRENT), got, in;
 	Elf_Data *d = elf_getdata(scn, NULL);
 	GElf_Chdr ch;
-	void *buf;
 
-	if (!d || !d->d_buf || !hdr || d->d_size < hdr || !gelf_getchdr(scn, &ch) ||
-	    ch.ch_type != ELFCOMPRESS_ZLIB || !ch.ch_size ||
-	    ch.ch_size / DEFLATE_MAX_RATIO > d->d_size - hdr || ch.ch_size > SIZE_MAX / 2)
-		return NULL;
-	buf = malloc((size_t)ch.ch_size);
-	if (!buf)
-		return NULL;
-	if (libdeflate_zlib_decompress(dc, (const char *)d->d_buf + hdr, d->d_size - hdr, buf,
+	*buf = NULL;
+	if (!d || !hdr)
+		return NOT_ZLIB;
+	if (!gelf_getchdr(scn, &ch))
+		goto damaged;
+	if (ch.ch_type != ELFCOMPRESS_ZLIB)
+		return NOT_ZLIB;
+	in = d->d_size - hdr;
+	if (!d->d_buf || d->d_size <= hdr || !ch.ch_size || ch.ch_size / DEFLATE_MAX_RATIO > in ||
+	    ch.ch_size > SIZE_MAX / 2)
+		goto damaged;
+	*buf = malloc((size_t)ch.ch_size);
+	if (!*buf &&
+	    stream_size((const unsigned char *)d->d_buf + hdr, in, ch.ch_size) == ch.ch_size)
+		return NO_MEMORY;
+	if (!*buf)
+		goto damaged;
+	if (libdeflate_zlib_decompress(dc, (const char *)d->d_buf + hdr, in, *buf,
 				       (size_t)ch.ch_size, &got) != LIBDEFLATE_SUCCESS ||
 	    got != ch.ch_size)
-		goto fail;
-	sh->sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
-	sh->sh_size = ch.ch_size;
-	sh->sh_addralign = ch.ch_addralign;
-	if (!gelf_update_shdr(scn, sh))
-		goto fail;
-	d->d_buf = buf;
-	d->d_size = got;
-	d->d_type = ELF_T_BYTE;
-	d->d_align = ch.ch_addralign ? ch.ch_addralign : 1;
-	d->d_off = 0;
-	return buf;
-fail:
-	free(buf);
-	return NULL;
+		goto damaged;
+	if (install(scn, sh, d, *buf, got, ch.ch_addralign) == 0)
+		return INFLATED;
+damaged:
+	free(*buf);
+	*buf = NULL;
+	return install(scn, sh, d, NULL, 0, 1) < 0 ? NOT_ZLIB : DAMAGED;
+}
+
+/* Adds NAME to OUT's list of damaged sections. */
+static void note_damaged(struct inflated *out, const char *name)
+{
+	size_t at = strlen(out->damaged);
+
+	if (at + 1 < sizeof(out->damaged))
+		snprintf(out->damaged + at, sizeof(out->damaged) - at, "%s%s", at ? ", " : "",
+			 name);
 }
 
 size_t inflate_debug_sections(Elf *elf, struct inflated *out)
@@ -81,6 +136,7 @@ size_t inflate_debug_sections(Elf *elf, struct inflated *out)
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
 		return 0;
 	while ((scn = elf_nextscn(elf, scn))) {
+		enum outcome o;
 		void *buf;
 
 		if (!compressed_debug(elf, shstrndx, scn, &sh))
@@ -88,10 +144,12 @@ size_t inflate_debug_sections(Elf *elf, struct inflated *out)
 		if ((!dc && !(dc = libdeflate_alloc_decompressor())) ||
 		    hwprof_grow((void **)&out->buf, &out->cap, out->n + 1, sizeof(*out->buf)) < 0)
 			break;
-		buf = inflate_section(elf, scn, &sh, dc);
-		if (buf) {
+		o = inflate_section(elf, scn, &sh, dc, &buf);
+		if (o == INFLATED) {
 			out->buf[out->n++] = buf;
 			n++;
+		} else if (o == DAMAGED) {
+			note_damaged(out, elf_strptr(elf, shstrndx, sh.sh_name));
 		}
 	}
 	libdeflate_free_decompressor(dc);

@@ -776,6 +776,20 @@ void dso_sym_lookup_symbol(struct dso *d, uint64_t addr, struct strpool *pool, s
 	r->nchain = 1;
 }
 
+bool dso_sym_dwarf_damaged(struct dso *d, char *why, size_t whylen)
+{
+	struct dso_sym *s = d->sym;
+	const char *debugfile = NULL;
+
+	if (!s || !s->inflated.damaged[0])
+		return false;
+	dwfl_module_info(s->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	snprintf(why, whylen,
+		 "%s: its compressed DWARF (%s) does not inflate: damaged or cut short",
+		 debugfile ? debugfile : d->path, s->inflated.damaged);
+	return true;
+}
+
 bool dso_sym_dwarf_missing(struct dso *d, char *why, size_t whylen)
 {
 	struct dso_sym *s = d->sym;

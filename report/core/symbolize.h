@@ -79,6 +79,10 @@ int dso_sym_lookup(struct dso *d, uint64_t addr, enum inline_mode mode, struct s
 void dso_sym_lookup_symbol(struct dso *d, uint64_t addr, struct strpool *pool,
 			   struct sym_result *r);
 
+/* Whether D's debug file had compressed DWARF sections that do not inflate (inflate.h: read
+ * as if absent); WHY (LEN bytes) then names the file and the sections. */
+bool dso_sym_dwarf_damaged(struct dso *d, char *why, size_t whylen);
+
 /* Whether D's DWARF was looked for (at open or by a lookup) and not found; WHY (LEN bytes)
  * then says why, as dso_sym_open() does. False when it was found or never looked for. */
 bool dso_sym_dwarf_missing(struct dso *d, char *why, size_t whylen);

@@ -7,12 +7,38 @@
 #include "core/inflate.h"
 #include "fixture.h"
 
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <sys/resource.h>
 #include <gelf.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#ifdef __SANITIZE_ADDRESS__
+/* ASan's allocator ignores RLIMIT_AS (its shadow needs terabytes of address space): a
+ * malloc over 1 GiB returns NULL instead. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1:max_allocation_size_mb=1024";
+}
+
+static void limit_memory(void)
+{
+}
+#else
+/* An address-space limit of 1 GiB, for a test whose malloc must fail. */
+static void limit_memory(void)
+{
+	struct rlimit rl = {.rlim_cur = (rlim_t)1 << 30, .rlim_max = RLIM_INFINITY};
+
+	setrlimit(RLIMIT_AS, &rl);
+}
+#endif
 
 /* ELF's section named NAME, or NULL. */
 static Elf_Scn *section(Elf *elf, const char *name)
@@ -97,8 +123,9 @@ Test(inflate, sections_equal_the_uncompressed_file)
 	close(pfd);
 }
 
-/* A copy of the compressed file whose .debug_info stream is broken in its middle. */
-static void damaged_copy(const char *to)
+/* A copy of the compressed file at TO with .debug_info's stream broken in its middle
+ * (CH_SIZE 0), or its header's ch_size made CH_SIZE. */
+static void damaged_copy(const char *to, uint64_t ch_size)
 {
 	int fd, out;
 	Elf *z = open_elf(need_env("RPT_DWARF_DEBUGZ"), &fd);
@@ -110,8 +137,12 @@ static void damaged_copy(const char *to)
 	copy = malloc(size);
 	cr_assert(copy);
 	memcpy(copy, raw, size);
-	for (size_t i = sh.sh_offset + sh.sh_size / 2; i < sh.sh_offset + sh.sh_size / 2 + 64; i++)
-		copy[i] ^= 0x5a;
+	if (ch_size) /* Elf64_Chdr: ch_type, ch_reserved, then ch_size */
+		memcpy(copy + sh.sh_offset + 8, &ch_size, sizeof(ch_size));
+	else
+		for (size_t i = sh.sh_offset + sh.sh_size / 2;
+		     i < sh.sh_offset + sh.sh_size / 2 + 64; i++)
+			copy[i] ^= 0x5a;
 	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	cr_assert(out >= 0 && write(out, copy, size) == (ssize_t)size);
 	close(out);
@@ -120,7 +151,9 @@ static void damaged_copy(const char *to)
 	close(fd);
 }
 
-Test(inflate, a_damaged_stream_is_left_as_it_was)
+/* The copy of damaged_copy(CH_SIZE): every other section inflated, .debug_info emptied (libdw
+ * reads the file as if it had none) and named as damaged. */
+static void check_damaged(uint64_t ch_size)
 {
 	char path[PATH_MAX];
 	struct inflated bufs = {0};
@@ -128,17 +161,82 @@ Test(inflate, a_damaged_stream_is_left_as_it_was)
 	int fd;
 	Elf *elf;
 	GElf_Shdr sh;
+	Elf_Data *d;
 
 	tmp_path(path, sizeof(path), "damaged.debug");
-	damaged_copy(path);
+	damaged_copy(path, ch_size);
 	elf = open_elf(path, &fd);
 	before = compressed(elf);
 	cr_assert_eq(inflate_debug_sections(elf, &bufs), before - 1);
+	cr_expect_str_eq(bufs.damaged, ".debug_info");
+	cr_expect_eq(compressed(elf), 0, "a section is still flagged compressed");
 	cr_assert(gelf_getshdr(section(elf, ".debug_info"), &sh));
-	cr_expect(sh.sh_flags & SHF_COMPRESSED, ".debug_info lost its flag");
-	cr_expect_eq(compressed(elf), 1);
+	d = elf_getdata(section(elf, ".debug_info"), NULL);
+	cr_expect(d && d->d_size == 0 && sh.sh_size == 0, ".debug_info not emptied");
 	elf_end(elf);
 	inflated_free(&bufs);
 	close(fd);
 	unlink(path);
+}
+
+Test(inflate, a_broken_stream_is_damaged)
+{
+	check_damaged(0);
+}
+
+/* A ch_size larger than the stream gives (within zlib's 1032:1): damaged, not inflated. */
+Test(inflate, a_ch_size_the_stream_does_not_give_is_damaged)
+{
+	check_damaged(300 * 1032);
+}
+
+/* One no malloc can hold (2 GiB under a 1 GiB address-space limit) is told from a lack of
+ * memory by the stream's real size. */
+Test(inflate, an_unallocatable_ch_size_is_damaged, .init = limit_memory)
+{
+	check_damaged((uint64_t)2 << 30);
+}
+
+/* A report whose only debug file for RPT_DWARF_BARE is damaged says so, naming the file. */
+Test(inflate, a_report_warns_of_a_damaged_debug_file)
+{
+	const char *bare = need_env("RPT_DWARF_BARE");
+	char out[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX + 64], debug[PATH_MAX + 128], hex[41];
+	const char *dirs[1] = {dir}, *in[1] = {out};
+	struct profile_options o = {
+	    .inputs = in, .ninputs = 1, .debug_dirs = dirs, .ndebug_dirs = 1};
+	const unsigned char *id;
+	struct profile *p;
+	bool named = false;
+	int fd;
+	Elf *e = open_elf(bare, &fd);
+	ssize_t n = dwelf_elf_gnu_build_id(e, (const void **)&id);
+
+	cr_assert(n > 2, "%s has no build-id", bare);
+	for (ssize_t i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	elf_end(e);
+	close(fd);
+	tmp_path(dir, sizeof(dir), "dmgroot");
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
+	snprintf(debug, sizeof(debug), "%s/%s.debug", sub, hex + 2);
+	cr_assert(mkdir(dir, 0755) == 0 &&
+		  mkdir(strcat(strcpy(out, dir), "/.build-id"), 0755) == 0 &&
+		  mkdir(sub, 0755) == 0);
+	damaged_copy(debug, 0);
+	tmp_path(out, sizeof(out), "dmg.data");
+	record(out, bare, "200");
+	o.use_cache = false;
+	p = load_opts(&o);
+	cr_assert(p);
+	for (size_t i = 0; i < p->nwarnings; i++)
+		named |=
+		    strstr(p->warnings[i], debug) && strstr(p->warnings[i], "does not inflate");
+	cr_expect(named, "no warning names %s", debug);
+	profile_free(p);
+	unlink(out);
+	unlink(debug);
+	rmdir(sub);
+	rmdir(strcat(strcpy(out, dir), "/.build-id"));
+	rmdir(dir);
 }
