@@ -4,11 +4,16 @@
 
 #include <criterion/criterion.h>
 
+#include <elfutils/libdwelf.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,4 +166,43 @@ const struct profile_row *data_row_named(const struct profile_row *rows, size_t 
 		if (!strcmp(row_data_label(&rows[i], buf, sizeof(buf)), label))
 			return &rows[i];
 	return NULL;
+}
+
+void build_id_dir(const char *prog, const char *name, char *dir, size_t dirlen, char *file,
+		  size_t filelen)
+{
+	const unsigned char *id;
+	char hex[41], sub[PATH_MAX];
+	int fd = open(prog, O_RDONLY);
+	Elf *e;
+	ssize_t n;
+
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	n = dwelf_elf_gnu_build_id(e, (const void **)&id);
+	cr_assert(n > 2 && n <= 20, "%s has no build-id", prog);
+	for (ssize_t i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	elf_end(e);
+	close(fd);
+	tmp_path(dir, dirlen, name);
+	cr_assert(mkdir(dir, 0755) == 0, "%s: %s", dir, strerror(errno));
+	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
+	cr_assert(mkdir(sub, 0755) == 0);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
+	cr_assert(mkdir(sub, 0755) == 0);
+	snprintf(file, filelen, "%s/%s.debug", sub, hex + 2);
+}
+
+void build_id_dir_remove(const char *dir, const char *file)
+{
+	char sub[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+
+	unlink(file);
+	snprintf(sub, sizeof(sub), "%.*s", (int)(slash - file), file);
+	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
+	rmdir(sub);
+	rmdir(dir);
 }

@@ -47,6 +47,15 @@ uint64_t samples_of_dso(const struct profile *p, const char *dso);
 /* Whether one of P's warnings contains A and (unless B is NULL) B. */
 bool has_warning(const struct profile *p, const char *a, const char *b);
 
+/* A new debug directory for PROG: DIR (DIRLEN bytes) gets a fresh tmp_path() NAME holding
+ * .build-id/xx/, FILE (FILELEN bytes) the path of PROG's build-id debug file there, not
+ * made. Asserts PROG has a build-id. */
+void build_id_dir(const char *prog, const char *name, char *dir, size_t dirlen, char *file,
+		  size_t filelen);
+
+/* Removes FILE and the directories build_id_dir() made for it under DIR. */
+void build_id_dir_remove(const char *dir, const char *file);
+
 /* The row of ROWS (N of them, --sort data) whose data label (row_data_label()) is LABEL, or
  * NULL. */
 const struct profile_row *data_row_named(const struct profile_row *rows, size_t n,

@@ -7,7 +7,6 @@
 #include "core/inflate.h"
 #include "fixture.h"
 
-#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -15,7 +14,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef __SANITIZE_ADDRESS__
@@ -201,42 +199,19 @@ Test(inflate, an_unallocatable_ch_size_is_damaged, .init = limit_memory)
 Test(inflate, a_report_warns_of_a_damaged_debug_file)
 {
 	const char *bare = need_env("RPT_DWARF_BARE");
-	char out[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX + 64], debug[PATH_MAX + 128], hex[41];
+	char out[PATH_MAX], dir[PATH_MAX], debug[PATH_MAX];
 	const char *dirs[1] = {dir}, *in[1] = {out};
 	struct profile_options o = {
 	    .inputs = in, .ninputs = 1, .debug_dirs = dirs, .ndebug_dirs = 1};
-	const unsigned char *id;
 	struct profile *p;
-	bool named = false;
-	int fd;
-	Elf *e = open_elf(bare, &fd);
-	ssize_t n = dwelf_elf_gnu_build_id(e, (const void **)&id);
 
-	cr_assert(n > 2, "%s has no build-id", bare);
-	for (ssize_t i = 0; i < n; i++)
-		sprintf(hex + 2 * i, "%02x", id[i]);
-	elf_end(e);
-	close(fd);
-	tmp_path(dir, sizeof(dir), "dmgroot");
-	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
-	snprintf(debug, sizeof(debug), "%s/%s.debug", sub, hex + 2);
-	cr_assert(mkdir(dir, 0755) == 0 &&
-		  mkdir(strcat(strcpy(out, dir), "/.build-id"), 0755) == 0 &&
-		  mkdir(sub, 0755) == 0);
+	build_id_dir(bare, "dmgroot", dir, sizeof(dir), debug, sizeof(debug));
 	damaged_copy(debug, 0);
 	tmp_path(out, sizeof(out), "dmg.data");
 	record(out, bare, "200");
-	o.use_cache = false;
 	p = load_opts(&o);
-	cr_assert(p);
-	for (size_t i = 0; i < p->nwarnings; i++)
-		named |=
-		    strstr(p->warnings[i], debug) && strstr(p->warnings[i], "does not inflate");
-	cr_expect(named, "no warning names %s", debug);
+	cr_expect(has_warning(p, debug, "does not inflate"), "no warning names %s", debug);
 	profile_free(p);
 	unlink(out);
-	unlink(debug);
-	rmdir(sub);
-	rmdir(strcat(strcpy(out, dir), "/.build-id"));
-	rmdir(dir);
+	build_id_dir_remove(dir, debug);
 }

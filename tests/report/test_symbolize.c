@@ -239,32 +239,15 @@ Test(symbolize, stripped_with_gnu_debuglink)
 static void check_build_id_directory(const char *debug)
 {
 	const char *bare = need_env("RPT_DWARF_BARE");
-	char out[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX + 64], link[PATH_MAX + 128], hex[41];
-	const unsigned char *id;
+	char out[PATH_MAX], dir[PATH_MAX], link[PATH_MAX];
 	const char *dirs[1] = {dir};
 	const char *in[1] = {out};
 	struct profile_options o = {.inputs = in, .ninputs = 1};
 	struct profile *p;
 	int line = hot_line("wl_dwarf.c", "dwarf");
-	int fd = open(bare, O_RDONLY);
-	Elf *e;
-	ssize_t n;
 
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	n = dwelf_elf_gnu_build_id(e, (const void **)&id);
-	cr_assert(n > 2, "%s has no build-id", bare);
-	for (ssize_t i = 0; i < n; i++)
-		sprintf(hex + 2 * i, "%02x", id[i]);
-	elf_end(e);
-	close(fd);
-	tmp_path(dir, sizeof(dir), "debugroot");
-	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
-	snprintf(link, sizeof(link), "%s/%s.debug", sub, hex + 2);
-	cr_assert(mkdir(dir, 0755) == 0 &&
-		  mkdir(strcat(strcpy(out, dir), "/.build-id"), 0755) == 0);
-	cr_assert(mkdir(sub, 0755) == 0 && symlink(debug, link) == 0, "%s", strerror(errno));
-
+	build_id_dir(bare, "debugroot", dir, sizeof(dir), link, sizeof(link));
+	cr_assert(symlink(debug, link) == 0, "%s", strerror(errno));
 	tmp_path(out, sizeof(out), "bare.data");
 	record(out, bare, "2000");
 	/* Without the directory there is nothing to find the lines by. */
@@ -279,10 +262,7 @@ static void check_build_id_directory(const char *debug)
 		  "build-id dir %s: wl_dwarf.c:%d not found", dir, line);
 	profile_free(p);
 	unlink(out);
-	unlink(link);
-	rmdir(sub);
-	rmdir(strcat(strcpy(out, dir), "/.build-id"));
-	rmdir(dir);
+	build_id_dir_remove(dir, link);
 }
 
 Test(symbolize, stripped_with_build_id_directory)
@@ -295,46 +275,22 @@ Test(symbolize, stripped_with_build_id_directory)
 Test(symbolize, build_id_fifo_is_not_opened, .timeout = 30)
 {
 	const char *bare = need_env("RPT_DWARF_BARE");
-	char out[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX + 64], fifo[PATH_MAX + 128], hex[41];
+	char out[PATH_MAX], dir[PATH_MAX], fifo[PATH_MAX];
 	const char *dirs[1] = {dir}, *in[1] = {out};
 	struct profile_options o = {
 	    .inputs = in, .ninputs = 1, .debug_dirs = dirs, .ndebug_dirs = 1};
 	struct profile *p;
-	const unsigned char *id;
-	int fd = open(bare, O_RDONLY);
-	bool named = false;
-	Elf *e;
-	ssize_t n;
 
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	n = dwelf_elf_gnu_build_id(e, (const void **)&id);
-	cr_assert(n > 2, "%s has no build-id", bare);
-	for (ssize_t i = 0; i < n; i++)
-		sprintf(hex + 2 * i, "%02x", id[i]);
-	elf_end(e);
-	close(fd);
-	tmp_path(dir, sizeof(dir), "fiforoot");
-	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
-	snprintf(fifo, sizeof(fifo), "%s/%s.debug", sub, hex + 2);
-	cr_assert(mkdir(dir, 0755) == 0 &&
-		  mkdir(strcat(strcpy(out, dir), "/.build-id"), 0755) == 0);
-	cr_assert(mkdir(sub, 0755) == 0 && mkfifo(fifo, 0644) == 0, "%s", strerror(errno));
+	build_id_dir(bare, "fiforoot", dir, sizeof(dir), fifo, sizeof(fifo));
+	cr_assert(mkfifo(fifo, 0644) == 0, "%s", strerror(errno));
 	tmp_path(out, sizeof(out), "fifo.data");
 	record(out, bare, "200");
 	p = load_opts(&o);
-	cr_assert(p);
 	cr_expect(samples_of_dso(p, bare) >= 190);
-	for (size_t i = 0; i < p->nwarnings; i++)
-		named |=
-		    strstr(p->warnings[i], fifo) && strstr(p->warnings[i], "not a regular file");
-	cr_expect(named, "no warning names %s", fifo);
+	cr_expect(has_warning(p, fifo, "not a regular file"), "no warning names %s", fifo);
 	profile_free(p);
 	unlink(out);
-	unlink(fifo);
-	rmdir(sub);
-	rmdir(strcat(strcpy(out, dir), "/.build-id"));
-	rmdir(dir);
+	build_id_dir_remove(dir, fifo);
 }
 
 /* The same debug file with its DWARF zlib-compressed (as libc6-dbg's): inflated by
