@@ -33,6 +33,8 @@ struct dso_sym {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct inflated inflated; /* the debug file's sections inflated (inflate.h) */
+	bool build_id_only;	  /* debug info looked for by build-id only */
+	char skipped[4096];	  /* a candidate debug file not opened (not regular), or "" */
 	struct symtab symtab;	  /* built at open */
 	struct dwarf_index index; /* built when the DWARF is read (read_dwarf()) */
 	int dwarf;		  /* 0: not looked for yet, 1: read, -1: none found, DWARF_NOMEM */
@@ -92,29 +94,13 @@ void dso_sym_free(struct dso_sym *s)
 	free(s);
 }
 
-/* Whether DIR/.build-id/xx/rest.debug for D's recorded build-id is there as something other
- * than a regular file (a FIFO, a device, a directory): libdwfl opens that path to read it,
- * and the open of a FIFO waits for a writer forever. PATH gets the path (LEN bytes). */
-static bool build_id_file_not_regular(const struct dso *d, const char *dir, char *path, size_t len)
-{
-	struct stat st;
-	char hex[41];
-
-	if (!d->build_id_size)
-		return false;
-	dso_build_id_hex(d->build_id, d->build_id_size, hex);
-	snprintf(path, len, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
-	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-}
-
 /* The --debug-dir directories first (the user's word wins), then libdwfl's defaults: the
- * file's own directory, its .debug subdirectory, /usr/lib/debug. A directory whose build-id
- * file for D is not a regular file is left out (build_id_file_not_regular()). */
-static char *search_path(const struct dso *d, const char **dirs, size_t ndirs)
+ * file's own directory, its .debug subdirectory, /usr/lib/debug. */
+static char *search_path(const char **dirs, size_t ndirs)
 {
 	static const char defaults[] = ":.debug:/usr/lib/debug";
-	size_t len = sizeof(defaults), kept = 0;
-	char *p, path[4096];
+	size_t len = sizeof(defaults);
+	char *p;
 
 	for (size_t i = 0; i < ndirs; i++)
 		len += strlen(dirs[i]) + 1;
@@ -123,25 +109,152 @@ static char *search_path(const struct dso *d, const char **dirs, size_t ndirs)
 		return NULL;
 	p[0] = '\0';
 	for (size_t i = 0; i < ndirs; i++) {
-		if (build_id_file_not_regular(d, dirs[i], path, sizeof(path)))
-			continue;
 		strcat(p, dirs[i]);
 		strcat(p, ":");
-		kept++;
 	}
 	/* Without user dirs the list starts with the empty entry (the file's directory). */
-	strcat(p, kept ? defaults + 1 : defaults);
-	if (build_id_file_not_regular(d, "/usr/lib/debug", path, sizeof(path)))
-		p[strlen(p) - strlen(":/usr/lib/debug")] = '\0';
-	else if (kept)
+	strcat(p, ndirs ? defaults + 1 : defaults);
+	if (ndirs)
 		strcat(p, ":");
 	return p;
 }
 
+/* Whether PATH is there as something other than a regular file (a FIFO, a device, a
+ * directory): libdwfl opens a candidate debug file to read it, and the open of a FIFO waits
+ * for a writer forever. */
+static bool not_regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* The names libdwfl's search looks for one module by: its build-id in hex ("" none), its
+ * main file's directory, the debug link name (.gnu_debuglink, else the file's name +
+ * ".debug"), and the file's own name when there is no .gnu_debuglink (else NULL). */
+struct debug_names {
+	char hex[41];
+	char filedir[4096];
+	char link[1024];
+	const char *base;
+};
+
+/* Whether DIR/SUB/NAME ("" parts left out) is there and is not a regular file; the path goes
+ * into BAD (LEN bytes). A path over LEN names no file libdwfl could open. */
+static bool candidate_unsafe(const char *dir, int dirlen, const char *sub, const char *name,
+			     char *bad, size_t len)
+{
+	int n = snprintf(bad, len, "%.*s%s%s/%s", dirlen, dir, *sub ? "/" : "", sub, name);
+
+	return n > 0 && (size_t)n < len && not_regular(bad);
+}
+
+/* Whether the search-path entry DIR (LEN bytes) would have libdwfl 0.188 open a path that is
+ * not a regular file for the module named by N. Found by watching its opens: an absolute
+ * entry, its .build-id file, then the link name (and the file's name) under DIR + each tail
+ * of the file's directory down to DIR itself; a relative one, under FILEDIR/DIR, then in
+ * FILEDIR; the empty one, in FILEDIR. BAD (BADLEN bytes) gets the path. */
+static bool entry_unsafe(const char *dir, size_t len, const struct debug_names *n, char *bad,
+			 size_t badlen)
+{
+	int dl = (int)len;
+
+	if (!len)
+		return candidate_unsafe(n->filedir, (int)strlen(n->filedir), "", n->link, bad,
+					badlen);
+	if (dir[0] != '/') {
+		char sub[4096];
+
+		snprintf(sub, sizeof(sub), "%.*s", dl, dir);
+		return candidate_unsafe(n->filedir, (int)strlen(n->filedir), sub, n->link, bad,
+					badlen) ||
+		       (n->base && candidate_unsafe(n->filedir, (int)strlen(n->filedir), sub,
+						    n->base, bad, badlen)) ||
+		       candidate_unsafe(n->filedir, (int)strlen(n->filedir), "", n->link, bad,
+					badlen);
+	}
+	if (n->hex[0]) {
+		char id[64];
+
+		snprintf(id, sizeof(id), ".build-id/%.2s/%s.debug", n->hex, n->hex + 2);
+		if (candidate_unsafe(dir, dl, "", id, bad, badlen))
+			return true;
+	}
+	for (const char *sub = n->filedir + (n->filedir[0] == '/');;) {
+		const char *next = strchr(sub, '/');
+
+		if (candidate_unsafe(dir, dl, sub, n->link, bad, badlen) ||
+		    (n->base && candidate_unsafe(dir, dl, sub, n->base, bad, badlen)))
+			return true;
+		if (!*sub)
+			return false;
+		sub = next ? next + 1 : "";
+	}
+}
+
+/* S's search path without the entries that would have libdwfl open a FIFO or another file
+ * that is not regular (entry_unsafe()) for MOD, whose main file is FILE and debug link LINK
+ * (NULL: none). The first such path goes into S->skipped. Returns whether an entry is left. */
+static bool drop_unsafe_entries(struct dso_sym *s, Dwfl_Module *mod, const char *file,
+				const char *link)
+{
+	struct debug_names n = {.hex = ""};
+	const char *slash = file ? strrchr(file, '/') : NULL, *e = s->debuginfo_path;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	char *out = s->debuginfo_path, bad[sizeof(s->skipped)];
+	int len = dwfl_module_build_id(mod, &id, &vaddr);
+
+	if (!slash || !out)
+		return true;
+	if (len >= 2 && len <= 20)
+		dso_build_id_hex(id, (size_t)len, n.hex);
+	snprintf(n.filedir, sizeof(n.filedir), "%.*s", (int)(slash - file), file);
+	snprintf(n.link, sizeof(n.link), "%s%s", link ? link : slash + 1, link ? "" : ".debug");
+	n.base = link ? NULL : slash + 1;
+	for (;;) {
+		size_t l = strcspn(e, ":");
+		bool last = !e[l];
+
+		if (entry_unsafe(e, l, &n, bad, sizeof(bad))) {
+			if (!s->skipped[0])
+				snprintf(s->skipped, sizeof(s->skipped), "%s", bad);
+		} else {
+			memmove(out, e, l);
+			out += l;
+			*out++ = ':';
+		}
+		if (last)
+			break;
+		e += l + 1;
+	}
+	if (out == s->debuginfo_path)
+		return false;
+	out[-1] = '\0';
+	return true;
+}
+
+/* libdwfl's standard search for separate debug info (by build-id only for the vDSO,
+ * by_build_id_only()), after drop_unsafe_entries(). USERDATA holds the module's dso_sym. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+			  const char *file, const char *debuglink, GElf_Word crc,
+			  char **debuginfo_file)
+{
+	struct dso_sym *s = *userdata;
+
+	/* An empty path would be libdwfl's "the file's directory": search none. */
+	if (!drop_unsafe_entries(s, mod, file, debuglink)) {
+		errno = 0;
+		return -1;
+	}
+	return (s->build_id_only ? dwfl_build_id_find_debuginfo : dwfl_standard_find_debuginfo)(
+	    mod, userdata, modname, base, file, debuglink, crc, debuginfo_file);
+}
+
 /* Why libdwfl found no DWARF: a build-id debug file that exists but was refused (not ELF, no
  * DWARF, another build's) is worth naming; else where it looked. */
-static void explain_no_dwarf(struct dso_sym *s, const struct dso *d, const char **dirs,
-			     size_t ndirs, char *why, size_t whylen)
+static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs, char *why,
+			     size_t whylen)
 {
 	const unsigned char *id;
 	GElf_Addr vaddr;
@@ -155,15 +268,15 @@ static void explain_no_dwarf(struct dso_sym *s, const struct dso *d, const char 
 		snprintf(why + off, whylen - off,
 			 " the file's directory, its .debug/, /usr/lib/debug%s",
 			 getenv("DEBUGINFOD_URLS") ? " and debuginfod" : "");
+	if (s->skipped[0]) {
+		snprintf(why, whylen, "%s is not a regular file: not opened", s->skipped);
+		return;
+	}
 	if (n < 2 || n > 20)
 		return;
 	dso_build_id_hex(id, (size_t)n, hex);
 	for (size_t i = 0; i <= ndirs; i++) {
 		const char *dir = i < ndirs ? dirs[i] : "/usr/lib/debug";
-		if (build_id_file_not_regular(d, dir, path, sizeof(path))) {
-			snprintf(why, whylen, "%s is not a regular file: not opened", path);
-			return;
-		}
 		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
 		if (access(path, F_OK) == 0) {
 			snprintf(why, whylen,
@@ -272,18 +385,19 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 {
 	struct dso_sym *s = calloc(1, sizeof(*s));
 	const char *base = strrchr(d->path, '/');
+	void **userdata;
 
 	if (has_dwarf)
 		*has_dwarf = false;
 	if (!s)
 		goto nomem;
-	s->debuginfo_path = search_path(d, dirs, ndirs);
+	s->debuginfo_path = search_path(dirs, ndirs);
+	s->build_id_only = by_build_id_only(d);
 	if (!s->debuginfo_path)
 		goto nomem;
 	s->cb = (Dwfl_Callbacks){
 	    .find_elf = dwfl_build_id_find_elf,
-	    .find_debuginfo =
-		by_build_id_only(d) ? dwfl_build_id_find_debuginfo : dwfl_standard_find_debuginfo,
+	    .find_debuginfo = find_debuginfo,
 	    .section_address = dwfl_offline_section_address,
 	    .debuginfo_path = &s->debuginfo_path,
 	};
@@ -295,6 +409,8 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 	s->mod = dwfl_report_elf(s->dwfl, base ? base + 1 : d->path, dso_file(d), -1, 0, true);
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || !s->mod)
 		goto fail;
+	dwfl_module_info(s->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = s;
 	s->dirs = dirs;
 	s->ndirs = ndirs;
 	if (symtab_build(&s->symtab, s->mod) < 0)
@@ -308,7 +424,7 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 		}
 		*has_dwarf = r;
 		if (!*has_dwarf)
-			explain_no_dwarf(s, d, dirs, ndirs, why, whylen);
+			explain_no_dwarf(s, dirs, ndirs, why, whylen);
 	}
 	return 0;
 nomem:
@@ -796,7 +912,7 @@ bool dso_sym_dwarf_missing(struct dso *d, char *why, size_t whylen)
 
 	if (!s || s->dwarf >= 0)
 		return false;
-	explain_no_dwarf(s, d, s->dirs, s->ndirs, why, whylen);
+	explain_no_dwarf(s, s->dirs, s->ndirs, why, whylen);
 	return true;
 }
 

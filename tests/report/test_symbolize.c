@@ -234,6 +234,21 @@ Test(symbolize, stripped_with_gnu_debuglink)
 	unlink(out);
 }
 
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out;
+	ssize_t n;
+
+	unlink(to);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	cr_assert(in >= 0 && out >= 0, "copy %s -> %s", from, to);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		cr_assert(write(out, buf, (size_t)n) == n);
+	close(in);
+	close(out);
+}
+
 /* RPT_DWARF_BARE, stripped to its build-id note, has its lines only through DEBUG placed in a
  * --debug-dir's .build-id tree. */
 static void check_build_id_directory(const char *debug)
@@ -293,26 +308,38 @@ Test(symbolize, build_id_fifo_is_not_opened, .timeout = 30)
 	build_id_dir_remove(dir, fifo);
 }
 
+/* The same where libdwfl looks by name: a FIFO beside the binary named as its debug file
+ * (FILE.debug, as it has no .gnu_debuglink). Copied, as the FIFO goes in its directory. */
+Test(symbolize, debug_name_fifo_is_not_opened, .timeout = 30)
+{
+	char dir[PATH_MAX], prog[PATH_MAX + 16], fifo[PATH_MAX + 32], out[PATH_MAX];
+	const char *in[1] = {out};
+	struct profile_options o = {.inputs = in, .ninputs = 1};
+	struct profile *p;
+
+	tmp_path(dir, sizeof(dir), "fifodir");
+	cr_assert(mkdir(dir, 0755) == 0);
+	snprintf(prog, sizeof(prog), "%s/bare", dir);
+	snprintf(fifo, sizeof(fifo), "%s.debug", prog);
+	copy_file(need_env("RPT_DWARF_BARE"), prog);
+	cr_assert(mkfifo(fifo, 0644) == 0, "%s", strerror(errno));
+	tmp_path(out, sizeof(out), "fifoname.data");
+	record(out, prog, "200");
+	p = load_opts(&o);
+	cr_expect(samples_of_dso(p, prog) >= 190);
+	cr_expect(has_warning(p, fifo, "not a regular file"), "no warning names %s", fifo);
+	profile_free(p);
+	unlink(out);
+	unlink(fifo);
+	unlink(prog);
+	rmdir(dir);
+}
+
 /* The same debug file with its DWARF zlib-compressed (as libc6-dbg's): inflated by
  * inflate.c ahead of libdw, the same lines. */
 Test(symbolize, stripped_with_compressed_debug_file)
 {
 	check_build_id_directory(need_env("RPT_DWARF_DEBUGZ"));
-}
-
-static void copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY), out;
-	ssize_t n;
-
-	unlink(to);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	cr_assert(in >= 0 && out >= 0, "copy %s -> %s", from, to);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		cr_assert(write(out, buf, (size_t)n) == n);
-	close(in);
-	close(out);
 }
 
 Test(symbolize, rebuilt_binary_is_detected_not_misattributed)
