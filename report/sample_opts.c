@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const struct cli_option sample_opts_table[] = {
@@ -59,6 +60,36 @@ static void parse_inline(struct sample_opts *s, int argc, char **argv)
 		die_usage("--inline '%s': unknown mode (callee or caller)", optarg);
 }
 
+/* --debug-dir DIR as libdwfl's search path needs it: absolute (libdwfl skips a relative
+ * entry for build-id lookups, and takes it under each binary's own directory otherwise) and
+ * without ':' (the path's separator). A directory that cannot be searched gets a warning
+ * that says why. Returns DIR malloc'ed. */
+static char *debug_dir(const char *dir)
+{
+	struct stat st;
+	char *abs, *cwd;
+
+	if (strchr(dir, ':'))
+		die_usage("--debug-dir '%s': a ':' cannot be in it (it separates the directories "
+			  "of the search path); give a symbolic link without one",
+			  dir);
+	if (stat(dir, &st) != 0 || (S_ISDIR(st.st_mode) && access(dir, R_OK | X_OK) != 0))
+		warning("--debug-dir '%s': %m (no debug info will be found there)", dir);
+	else if (!S_ISDIR(st.st_mode))
+		warning("--debug-dir '%s': not a directory (no debug info will be found there)",
+			dir);
+	abs = realpath(dir, NULL);
+	if (abs || dir[0] == '/')
+		return abs ? abs : xstrdup(dir);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		die_errno(errno, "--debug-dir '%s': the current directory", dir);
+	abs = xmalloc(strlen(cwd) + strlen(dir) + 2);
+	sprintf(abs, "%s/%s", cwd, dir);
+	free(cwd);
+	return abs;
+}
+
 bool sample_opts_parse(struct sample_opts *s, int c, int argc, char **argv)
 {
 	switch (c) {
@@ -66,9 +97,8 @@ bool sample_opts_parse(struct sample_opts *s, int c, int argc, char **argv)
 		parse_inline(s, argc, argv);
 		break;
 	case SAMPLE_OPT_DEBUG_DIR:
-		if (access(optarg, R_OK | X_OK) != 0)
-			warning("--debug-dir '%s': %m (no debug info will be found there)", optarg);
-		cli_push(&s->po.debug_dirs, &s->po.ndebug_dirs, &s->cap_debug_dirs, optarg);
+		cli_push(&s->po.debug_dirs, &s->po.ndebug_dirs, &s->cap_debug_dirs,
+			 debug_dir(optarg));
 		break;
 	case SAMPLE_OPT_PID:
 		s->po.pids = optarg;
@@ -127,6 +157,8 @@ void sample_opts_check(const struct sample_opts *s)
 void sample_opts_release(struct sample_opts *s)
 {
 	free(s->po.inputs);
+	for (size_t i = 0; i < s->po.ndebug_dirs; i++)
+		free((char *)s->po.debug_dirs[i]);
 	free(s->po.debug_dirs);
 	s->po.inputs = s->po.debug_dirs = NULL;
 	s->po.ninputs = s->po.ndebug_dirs = 0;

@@ -35,7 +35,8 @@ extern const struct cli_option sample_opts_table[];
 
 /* What the options chose. Start from SAMPLE_OPTS_INIT. */
 struct sample_opts {
-	struct profile_options po;	   /* every field but inputs: the command adds those */
+	struct profile_options po;	   /* every field but inputs: the command adds those;
+					    * po.debug_dirs' strings are absolute, malloc'ed */
 	size_t cap_inputs, cap_debug_dirs; /* room in po.inputs, po.debug_dirs */
 	bool inline_frames;		   /* --inline alone: every inline frame in call paths */
 };

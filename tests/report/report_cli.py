@@ -852,6 +852,31 @@ def test_annotate_debug_dir(tmp):
           re.search(r"^# .* %d  " % line, got.stdout, re.M))
 
 
+def test_debug_dir_forms(tmp):
+    """--debug-dir given relative to the current directory finds the build-id file (libdwfl
+    skips a relative entry for build-ids); a file or a ':' in the name is said for what it is."""
+    bare, debug = os.environ.get("RPT_DWARF_BARE"), os.environ.get("RPT_DWARF_DEBUG")
+    if not bare or not debug or not build_id(bare):
+        print("skip --debug-dir forms: the split workload was not built")
+        return
+    bid = build_id(bare)
+    root = os.path.join(tmp, "reldbg")
+    os.makedirs(os.path.join(root, ".build-id", bid[:2]))
+    os.symlink(debug, os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug"))
+    data = os.path.join(tmp, "reldbg.data")
+    record_faults(HWPROF, data, bare, "1000")
+    line = hot_line("wl_dwarf.c", "dwarf")
+    r = subprocess.run([HWPROF, "report", "-i", data, "--no-cache", "-n", "1",
+                        "--debug-dir", "reldbg"], capture_output=True, text=True, cwd=tmp,
+                       timeout=120)
+    check("relative --debug-dir: %d %r\n%s" % (r.returncode, r.stderr, r.stdout[-600:]),
+          r.returncode == 0 and not r.stderr and "wl_dwarf.c:%d " % line in r.stdout)
+    r = report("-i", data, "-n", "1", "--debug-dir", data)
+    check("a file as --debug-dir: %r" % r.stderr, "'%s': not a directory" % data in r.stderr)
+    one_line_error(report("-i", data, "--debug-dir", root + ":/usr"), 64,
+                   ["--debug-dir", "':' cannot be in it"], "a ':' in --debug-dir")
+
+
 def test_inline(tmp):
     """A recording of rpt_inline: JSON, CSV and text views, the caller view, --function."""
     data = os.path.join(tmp, "inline.data")
