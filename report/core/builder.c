@@ -1198,8 +1198,9 @@ static void symbolize_dso(void *ctx, size_t k)
 	for (size_t i = job->first; i < job->first + job->n && !job->err; i++)
 		job->err = resolve(b, &b->agg.v[w->order[i]], &w->locs[w->order[i]], w->ks, cache,
 				   &job->notes, &job->chains);
-	damaged = !job->err && !job->warning && dso_sym_dwarf_damaged(d, why, sizeof(why));
-	if (damaged)
+	/* Without DWARF at all, warn_no_dwarf() has said why already (explain_no_dwarf()). */
+	damaged = !job->err && dso_sym_dwarf_damaged(d, why, sizeof(why));
+	if (damaged && !job->warning)
 		job->err = job_warning(&job->warning,
 				       "%s; %" PRIu64 " samples of %s may lack their lines "
 				       "(reinstall its debug package, or give --debug-dir)",

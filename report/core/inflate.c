@@ -8,7 +8,9 @@
  * inflates the same bytes in less than half zlib's time (libc's .debug_info: 20 ms against
  * 9 ms here). check_section takes a section whose header says it is not compressed as its
  * data says, so the section's Elf_Data is pointed at libdeflate's output and its header
- * updated, as elf_compress() itself would leave them. */
+ * updated, as elf_compress() itself would leave them. Sections compressed with zstd
+ * (binutils 2.40's --compress-debug-sections=zstd), which libdw 0.188 cannot read at all,
+ * are inflated the same way by libzstd. */
 #include "inflate.h"
 
 #include "grow.h"
@@ -22,9 +24,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 /* zlib's deflate expands by at most 1032:1; a larger ch_size is a damaged header. */
 #define DEFLATE_MAX_RATIO 1032
+
+/* The gABI's ch_type for zstd (Linux's elf.h of glibc 2.36 lacks it). */
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2
+#endif
 
 /* Whether SCN of ELF is a compressed DWARF section (SHF_COMPRESSED, named .debug_*). */
 static bool compressed_debug(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh)
@@ -37,7 +45,7 @@ static bool compressed_debug(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr 
 }
 
 /* What became of one compressed section. */
-enum outcome { INFLATED, NOT_ZLIB, DAMAGED, NO_MEMORY };
+enum outcome { INFLATED, NOT_OURS, DAMAGED, NO_MEMORY };
 
 /* The size that SIZE bytes of zlib stream at IN really inflate to, counted through a small
  * window (zlib, streaming): how a header whose ch_size finds no memory is told from a lie.
@@ -45,13 +53,18 @@ enum outcome { INFLATED, NOT_ZLIB, DAMAGED, NO_MEMORY };
 static size_t stream_size(const unsigned char *in, size_t size, uint64_t limit)
 {
 	unsigned char window[65536];
-	z_stream z = {.next_in = (unsigned char *)in, .avail_in = (uInt)size};
+	z_stream z = {.next_in = (unsigned char *)in};
 	size_t total = 0;
 	int r = Z_OK;
 
-	if (size > UINT_MAX || inflateInit(&z) != Z_OK)
+	if (inflateInit(&z) != Z_OK)
 		return SIZE_MAX;
 	while (r == Z_OK && total <= limit) {
+		/* avail_in is a uInt: a larger stream is fed in pieces. */
+		if (!z.avail_in && size) {
+			z.avail_in = size > UINT_MAX ? UINT_MAX : (uInt)size;
+			size -= z.avail_in;
+		}
 		z.next_out = window;
 		z.avail_out = sizeof(window);
 		r = inflate(&z, Z_NO_FLUSH);
@@ -78,42 +91,78 @@ static int install(Elf_Scn *scn, GElf_Shdr *sh, Elf_Data *d, void *buf, size_t s
 	return 0;
 }
 
+/* Whether zlib stream IN (SIZE bytes) and header CH fit: a ch_size the stream can give
+ * (zlib's deflate expands by at most DEFLATE_MAX_RATIO), and, when BUF (CH's size) could not
+ * be allocated, the size the stream really gives (stream_size()). */
+static bool zlib_fits(const unsigned char *in, size_t size, const GElf_Chdr *ch, bool allocated)
+{
+	if (ch->ch_size / DEFLATE_MAX_RATIO > size)
+		return false;
+	return allocated || stream_size(in, size, ch->ch_size) == ch->ch_size;
+}
+
+/* Whether zstd frame IN (SIZE bytes) and header CH fit: the frame's own content size, when
+ * it gives one, is CH's. */
+static bool zstd_fits(const unsigned char *in, size_t size, const GElf_Chdr *ch)
+{
+	unsigned long long n = ZSTD_getFrameContentSize(in, size);
+
+	return n != ZSTD_CONTENTSIZE_ERROR && (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ch->ch_size);
+}
+
+/* IN (SIZE bytes, compressed as CH says) inflated into BUF (ch_size bytes). Returns whether
+ * exactly ch_size bytes came out. */
+static bool decompress(const GElf_Chdr *ch, const unsigned char *in, size_t size, void *buf,
+		       struct libdeflate_decompressor *dc)
+{
+	size_t got;
+
+	if (ch->ch_type == ELFCOMPRESS_ZSTD) {
+		got = ZSTD_decompress(buf, (size_t)ch->ch_size, in, size);
+		return !ZSTD_isError(got) && got == ch->ch_size;
+	}
+	return libdeflate_zlib_decompress(dc, in, size, buf, (size_t)ch->ch_size, &got) ==
+		   LIBDEFLATE_SUCCESS &&
+	       got == ch->ch_size;
+}
+
 /* SCN (header SH) inflated into a malloc'ed buffer *BUF, installed as its data; a damaged
  * one emptied (*BUF NULL). */
 static enum outcome inflate_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 				    struct libdeflate_decompressor *dc, void **buf)
 {
-	size_t hdr = gelf_fsize(elf, ELF_T_CHDR, 1, EV_CURRENT), got, in;
+	size_t hdr = gelf_fsize(elf, ELF_T_CHDR, 1, EV_CURRENT), in;
 	Elf_Data *d = elf_getdata(scn, NULL);
+	const unsigned char *src;
 	GElf_Chdr ch;
 
 	*buf = NULL;
 	if (!d || !hdr)
-		return NOT_ZLIB;
+		return NOT_OURS;
 	if (!gelf_getchdr(scn, &ch))
 		goto damaged;
-	if (ch.ch_type != ELFCOMPRESS_ZLIB)
-		return NOT_ZLIB;
+	if (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD)
+		return NOT_OURS;
+	if (!d->d_buf || d->d_size <= hdr || !ch.ch_size || ch.ch_size > SIZE_MAX / 2)
+		goto damaged;
+	src = (const unsigned char *)d->d_buf + hdr;
 	in = d->d_size - hdr;
-	if (!d->d_buf || d->d_size <= hdr || !ch.ch_size || ch.ch_size / DEFLATE_MAX_RATIO > in ||
-	    ch.ch_size > SIZE_MAX / 2)
+	if (ch.ch_type == ELFCOMPRESS_ZSTD ? !zstd_fits(src, in, &ch)
+					   : !zlib_fits(src, in, &ch, true))
 		goto damaged;
 	*buf = malloc((size_t)ch.ch_size);
-	if (!*buf &&
-	    stream_size((const unsigned char *)d->d_buf + hdr, in, ch.ch_size) == ch.ch_size)
-		return NO_MEMORY;
 	if (!*buf)
+		return ch.ch_type == ELFCOMPRESS_ZLIB && !zlib_fits(src, in, &ch, false)
+			   ? (install(scn, sh, d, NULL, 0, 1), DAMAGED)
+			   : NO_MEMORY;
+	if (!decompress(&ch, src, in, *buf, dc))
 		goto damaged;
-	if (libdeflate_zlib_decompress(dc, (const char *)d->d_buf + hdr, in, *buf,
-				       (size_t)ch.ch_size, &got) != LIBDEFLATE_SUCCESS ||
-	    got != ch.ch_size)
-		goto damaged;
-	if (install(scn, sh, d, *buf, got, ch.ch_addralign) == 0)
+	if (install(scn, sh, d, *buf, (size_t)ch.ch_size, ch.ch_addralign) == 0)
 		return INFLATED;
 damaged:
 	free(*buf);
 	*buf = NULL;
-	return install(scn, sh, d, NULL, 0, 1) < 0 ? NOT_ZLIB : DAMAGED;
+	return install(scn, sh, d, NULL, 0, 1) < 0 ? NOT_OURS : DAMAGED;
 }
 
 /* Adds NAME to OUT's list of damaged sections. */
@@ -142,14 +191,18 @@ size_t inflate_debug_sections(Elf *elf, struct inflated *out)
 		if (!compressed_debug(elf, shstrndx, scn, &sh))
 			continue;
 		if ((!dc && !(dc = libdeflate_alloc_decompressor())) ||
-		    hwprof_grow((void **)&out->buf, &out->cap, out->n + 1, sizeof(*out->buf)) < 0)
+		    hwprof_grow((void **)&out->buf, &out->cap, out->n + 1, sizeof(*out->buf)) < 0) {
+			out->nomem = true;
 			break;
+		}
 		o = inflate_section(elf, scn, &sh, dc, &buf);
 		if (o == INFLATED) {
 			out->buf[out->n++] = buf;
 			n++;
 		} else if (o == DAMAGED) {
 			note_damaged(out, elf_strptr(elf, shstrndx, sh.sh_name));
+		} else if (o == NO_MEMORY) {
+			out->nomem = true;
 		}
 	}
 	libdeflate_free_decompressor(dc);

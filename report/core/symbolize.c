@@ -251,6 +251,24 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	    mod, userdata, modname, base, file, debuglink, crc, debuginfo_file);
 }
 
+/* Whether S's debug file had compressed DWARF that does not inflate; WHY names the file
+ * and the sections. */
+static bool dso_sym_dwarf_damaged_why(struct dso_sym *s, char *why, size_t whylen)
+{
+	const char *debugfile = NULL, *mainfile = NULL;
+
+	if (!s->inflated.damaged[0])
+		return false;
+	dwfl_module_info(s->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+	snprintf(why, whylen,
+		 "%s: its compressed DWARF (%s) does not inflate: damaged or cut short",
+		 debugfile  ? debugfile
+		 : mainfile ? mainfile
+			    : "?",
+		 s->inflated.damaged);
+	return true;
+}
+
 /* Why libdwfl found no DWARF: a build-id debug file that exists but was refused (not ELF, no
  * DWARF, another build's) is worth naming; else where it looked. */
 static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs, char *why,
@@ -268,6 +286,8 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 		snprintf(why + off, whylen - off,
 			 " the file's directory, its .debug/, /usr/lib/debug%s",
 			 getenv("DEBUGINFOD_URLS") ? " and debuginfod" : "");
+	if (dso_sym_dwarf_damaged_why(s, why, whylen))
+		return;
 	if (s->skipped[0]) {
 		snprintf(why, whylen, "%s is not a regular file: not opened", s->skipped);
 		return;
@@ -323,13 +343,20 @@ static bool inflate_ran_out(Dwarf *dw)
 	return false;
 }
 
+/* MOD's main file as libdwfl holds it: libdw reads the DWARF from it when it has its own. */
+static Elf *main_elf(Dwfl_Module *mod)
+{
+	GElf_Addr bias;
+
+	return dwfl_module_getelf(mod, &bias);
+}
+
 /* The separate debug file of MOD that its symbol table was read from, as libdwfl holds it,
  * or NULL (the symbols are the main file's, or there are none). libdw's DWARF of MOD is read
  * from that same handle, so its sections inflated there ahead are read as they are. */
 static Elf *symbols_elf(Dwfl_Module *mod)
 {
-	GElf_Addr bias;
-	Elf *main = dwfl_module_getelf(mod, &bias);
+	Elf *main = main_elf(mod);
 	int n = dwfl_module_getsymtab(mod);
 
 	for (int i = 1; i < n; i++) {
@@ -354,11 +381,12 @@ static int read_dwarf(struct dso_sym *s)
 	Dwarf *dw;
 
 	if (!s->dwarf) {
+		inflate_debug_sections(main_elf(s->mod), &s->inflated);
 		inflate_debug_sections(symbols_elf(s->mod), &s->inflated);
 		errno = 0;
 		dw = dwfl_module_getdwarf(s->mod, &bias);
 		s->dwarf = dw ? 1 : -1;
-		if (ran_out() || (dw && inflate_ran_out(dw)))
+		if (s->inflated.nomem || ran_out() || (dw && inflate_ran_out(dw)))
 			s->dwarf = DWARF_NOMEM;
 		errno = 0;
 		dwarf_index_init(&s->index, s->mod);
@@ -894,16 +922,7 @@ void dso_sym_lookup_symbol(struct dso *d, uint64_t addr, struct strpool *pool, s
 
 bool dso_sym_dwarf_damaged(struct dso *d, char *why, size_t whylen)
 {
-	struct dso_sym *s = d->sym;
-	const char *debugfile = NULL;
-
-	if (!s || !s->inflated.damaged[0])
-		return false;
-	dwfl_module_info(s->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
-	snprintf(why, whylen,
-		 "%s: its compressed DWARF (%s) does not inflate: damaged or cut short",
-		 debugfile ? debugfile : d->path, s->inflated.damaged);
-	return true;
+	return d->sym && dso_sym_dwarf_damaged_why(d->sym, why, whylen);
 }
 
 bool dso_sym_dwarf_missing(struct dso *d, char *why, size_t whylen)
