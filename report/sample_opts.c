@@ -67,26 +67,31 @@ static void parse_inline(struct sample_opts *s, int argc, char **argv)
 static char *debug_dir(const char *dir)
 {
 	struct stat st;
-	char *abs, *cwd;
+	char *abs = realpath(dir, NULL), *cwd;
 
-	if (strchr(dir, ':'))
+	/* Of the resolved name and the given one, the one without ':'. */
+	if (abs && strchr(abs, ':')) {
+		free(abs);
+		abs = NULL;
+	}
+	if (!abs && dir[0] == '/') {
+		abs = xstrdup(dir);
+	} else if (!abs) {
+		cwd = getcwd(NULL, 0);
+		if (!cwd)
+			die_errno(errno, "--debug-dir '%s': the current directory", dir);
+		abs = xasprintf("%s/%s", cwd, dir);
+		free(cwd);
+	}
+	if (strchr(abs, ':'))
 		die_usage("--debug-dir '%s': a ':' cannot be in it (it separates the directories "
 			  "of the search path); give a symbolic link without one",
-			  dir);
+			  abs);
 	if (stat(dir, &st) != 0 || (S_ISDIR(st.st_mode) && access(dir, R_OK | X_OK) != 0))
 		warning("--debug-dir '%s': %m (no debug info will be found there)", dir);
 	else if (!S_ISDIR(st.st_mode))
 		warning("--debug-dir '%s': not a directory (no debug info will be found there)",
 			dir);
-	abs = realpath(dir, NULL);
-	if (abs || dir[0] == '/')
-		return abs ? abs : xstrdup(dir);
-	cwd = getcwd(NULL, 0);
-	if (!cwd)
-		die_errno(errno, "--debug-dir '%s': the current directory", dir);
-	abs = xmalloc(strlen(cwd) + strlen(dir) + 2);
-	sprintf(abs, "%s/%s", cwd, dir);
-	free(cwd);
 	return abs;
 }
 

@@ -129,6 +129,13 @@ static bool not_regular(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+/* A debug file's name under a directory of the search path for build-id HEX (40 hex digits
+ * at most): ".build-id/xx/rest.debug", into BUF (room for 64 bytes). */
+static void build_id_name(const char *hex, char *buf)
+{
+	snprintf(buf, 64, ".build-id/%.2s/%.38s.debug", hex, hex + 2);
+}
+
 /* The names libdwfl's search looks for one module by: its build-id in hex ("" none), its
  * main file's directory, the debug link name (.gnu_debuglink, else the file's name +
  * ".debug"), and the file's own name when there is no .gnu_debuglink (else NULL). */
@@ -176,7 +183,7 @@ static bool entry_unsafe(const char *dir, size_t len, const struct debug_names *
 	if (n->hex[0]) {
 		char id[64];
 
-		snprintf(id, sizeof(id), ".build-id/%.2s/%s.debug", n->hex, n->hex + 2);
+		build_id_name(n->hex, id);
 		if (candidate_unsafe(dir, dl, "", id, bad, badlen))
 			return true;
 	}
@@ -276,7 +283,7 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 {
 	const unsigned char *id;
 	GElf_Addr vaddr;
-	char hex[41], path[4096];
+	char hex[41], name[64], path[4096];
 	int n = dwfl_module_build_id(s->mod, &id, &vaddr);
 
 	size_t off = (size_t)snprintf(why, whylen, "looked in");
@@ -295,9 +302,10 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 	if (n < 2 || n > 20)
 		return;
 	dso_build_id_hex(id, (size_t)n, hex);
+	build_id_name(hex, name);
 	for (size_t i = 0; i <= ndirs; i++) {
 		const char *dir = i < ndirs ? dirs[i] : "/usr/lib/debug";
-		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		if (access(path, F_OK) == 0) {
 			snprintf(why, whylen,
 				 "%s exists but was refused: unreadable, not ELF, "
