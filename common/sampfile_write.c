@@ -15,6 +15,7 @@
 #include "hwprof/sampfile.h"
 #include "crc32.h"
 #include "grow.h"
+#include "idindex.h"
 #include "stackset.h"
 #include "sampfile_format.h"
 #include "varint.h"
@@ -50,10 +51,12 @@ struct hwprof_writer {
 	int err;	  /* first -errno seen, sticky */
 	uint64_t written; /* bytes passed to write(2) */
 	uint32_t nevents;
-	struct wbuf out;       /* framed records not yet written */
-	struct wbuf body;      /* scratch: the body of the record being built */
-	struct tblock **slots; /* open-addressing hash of (pid, tid), NSLOTS a power of 2 */
-	size_t nslots, nthreads;
+	struct wbuf out;	 /* framed records not yet written */
+	struct wbuf body;	 /* scratch: the body of the record being built */
+	struct tblock **threads; /* one block per (pid, tid), in the order they came */
+	size_t nthreads, capthreads;
+	uint32_t *index;	/* idindex.h over THREADS: 1 + position, 0 empty */
+	size_t icap;		/* power of two */
 	struct tblock **active; /* blocks with samples, in the order they got their first */
 	size_t nactive, active_cap;
 	size_t pending; /* bytes in all blocks */
@@ -268,52 +271,54 @@ static int flush_one(struct hwprof_writer *w, struct tblock *t)
 	return flush_block(w, t);
 }
 
-static size_t slot_of(uint32_t pid, uint32_t tid, size_t nslots)
+/* The hash of thread (PID, TID): the high half of a multiplicative hash. */
+static uint64_t thread_hash(uint32_t pid, uint32_t tid)
 {
-	uint64_t h = ((uint64_t)pid << 32 | tid) * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> 32) & (nslots - 1);
+	return (((uint64_t)pid << 32 | tid) * 0x9E3779B97F4A7C15ull) >> 32;
 }
 
-static int grow_slots(struct hwprof_writer *w)
-{
-	size_t n = w->nslots ? w->nslots * 2 : 64;
-	struct tblock **s = calloc(n, sizeof(*s));
+/* The thread a lookup of the writer's blocks looks for. */
+struct thread_key {
+	const struct hwprof_writer *w;
+	uint32_t pid, tid;
+};
 
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < w->nslots; i++) {
-		struct tblock *t = w->slots[i];
-		if (!t)
-			continue;
-		size_t j = slot_of(t->pid, t->tid, n);
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = t;
-	}
-	free(w->slots);
-	w->slots = s;
-	w->nslots = n;
-	return 0;
+static bool same_thread(const void *ctx, uint32_t id)
+{
+	const struct thread_key *k = ctx;
+	const struct tblock *t = k->w->threads[id];
+
+	return t->pid == k->pid && t->tid == k->tid;
+}
+
+static uint64_t thread_entry_hash(const void *ctx, uint32_t id)
+{
+	const struct tblock *t = ((const struct hwprof_writer *)ctx)->threads[id];
+
+	return thread_hash(t->pid, t->tid);
 }
 
 static struct tblock *find_block(struct hwprof_writer *w, uint32_t pid, uint32_t tid)
 {
-	if ((w->nthreads + 1) * 2 > w->nslots && grow_slots(w))
+	struct thread_key k = {w, pid, tid};
+	struct tblock *t;
+	size_t j;
+
+	if ((w->nthreads + 1) * 2 > w->icap &&
+	    hwprof_index_rebuild(&w->index, &w->icap, w->icap ? 2 * w->icap : 64, w->nthreads,
+				 thread_entry_hash, w) < 0)
 		return NULL;
-	size_t j = slot_of(pid, tid, w->nslots);
-	while (w->slots[j]) {
-		struct tblock *t = w->slots[j];
-		if (t->pid == pid && t->tid == tid)
-			return t;
-		j = (j + 1) & (w->nslots - 1);
-	}
-	struct tblock *t = calloc(1, sizeof(*t));
-	if (!t)
+	j = hwprof_index_probe(w->index, w->icap, thread_hash(pid, tid), same_thread, &k);
+	if (w->index[j])
+		return w->threads[w->index[j] - 1];
+	if (hwprof_grow((void **)&w->threads, &w->capthreads, w->nthreads + 1,
+			sizeof(*w->threads)) < 0 ||
+	    !(t = calloc(1, sizeof(*t))))
 		return NULL;
 	t->pid = pid;
 	t->tid = tid;
-	w->slots[j] = t;
-	w->nthreads++;
+	w->threads[w->nthreads] = t;
+	w->index[j] = (uint32_t)++w->nthreads;
 	return t;
 }
 
@@ -520,13 +525,12 @@ static int write_header(struct hwprof_writer *w, const struct hwprof_file_header
 
 static void writer_free(struct hwprof_writer *w)
 {
-	for (size_t i = 0; i < w->nslots; i++) {
-		if (w->slots[i]) {
-			free(w->slots[i]->data.p);
-			free(w->slots[i]);
-		}
+	for (size_t i = 0; i < w->nthreads; i++) {
+		free(w->threads[i]->data.p);
+		free(w->threads[i]);
 	}
-	free(w->slots);
+	free(w->threads);
+	free(w->index);
 	free(w->active);
 	free(w->out.p);
 	free(w->body.p);

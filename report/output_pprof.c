@@ -45,6 +45,7 @@
 
 #include "cli.h"
 #include "fnv.h"
+#include "idindex.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_value_type;
@@ -59,8 +60,8 @@ typedef Perftools__Profiles__Function pb_function;
 struct strtab {
 	char **v; /* borrowed from the profile, or in OWNED */
 	size_t n, cap;
-	uint32_t *slots; /* 1 + index into v; 0 empty */
-	size_t scap;	 /* power of two */
+	uint32_t *index; /* idindex.h: 1 + position in v, 0 empty */
+	size_t icap;	 /* power of two */
 	char **owned;
 	size_t nowned, capowned;
 };
@@ -70,40 +71,40 @@ static uint64_t str_hash(const char *s)
 	return hwprof_fnv1a_str(HWPROF_FNV_BASIS, s);
 }
 
-static void strtab_grow(struct strtab *t)
-{
-	size_t cap = t->scap ? t->scap * 2 : 1024;
-	uint32_t *slots = xcalloc(cap, sizeof(*slots));
+/* The string a lookup in a strtab looks for. */
+struct str_key {
+	const struct strtab *t;
+	const char *s;
+};
 
-	for (size_t k = 0; k < t->n; k++) {
-		size_t i = str_hash(t->v[k]) & (cap - 1);
-		while (slots[i])
-			i = (i + 1) & (cap - 1);
-		slots[i] = (uint32_t)k + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->scap = cap;
+static bool same_str(const void *ctx, uint32_t id)
+{
+	const struct str_key *k = ctx;
+
+	return !strcmp(k->t->v[id], k->s);
+}
+
+static uint64_t entry_hash(const void *ctx, uint32_t id)
+{
+	return str_hash(((const struct strtab *)ctx)->v[id]);
 }
 
 /* The index of S (NULL: "") in T; S must live until T is written. */
 static int64_t str_id(struct strtab *t, const char *s)
 {
+	struct str_key k = {t, s && *s ? s : ""};
 	size_t i;
 
-	if (!s || !*s)
-		s = "";
-	if ((t->n + 1) * 2 > t->scap)
-		strtab_grow(t);
-	for (i = str_hash(s) & (t->scap - 1); t->slots[i]; i = (i + 1) & (t->scap - 1))
-		if (!strcmp(t->v[t->slots[i] - 1], s))
-			return t->slots[i] - 1;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 1024;
-		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
-	}
-	t->v[t->n] = (char *)s;
-	t->slots[i] = (uint32_t)++t->n;
+	if ((t->n + 1) * 2 > t->icap &&
+	    hwprof_index_rebuild(&t->index, &t->icap, t->icap ? 2 * t->icap : 1024, t->n,
+				 entry_hash, t) < 0)
+		die("out of memory");
+	i = hwprof_index_probe(t->index, t->icap, str_hash(k.s), same_str, &k);
+	if (t->index[i])
+		return t->index[i] - 1;
+	xgrow(&t->v, &t->cap, t->n + 1, sizeof(*t->v));
+	t->v[t->n] = (char *)k.s;
+	t->index[i] = (uint32_t)++t->n;
 	return (int64_t)t->n - 1;
 }
 
@@ -130,7 +131,7 @@ static void strtab_release(struct strtab *t)
 		free(t->owned[i]);
 	free(t->owned);
 	free(t->v);
-	free(t->slots);
+	free(t->index);
 }
 
 /* What is being built: the messages point into these arrays. */

@@ -3,6 +3,7 @@
 
 #include "closest.h"
 #include "fnv.h"
+#include "idindex.h"
 #include "rows_data.h"
 #include "textfmt.h"
 
@@ -468,7 +469,7 @@ static bool has_key(const struct profile_rows_req *req, enum profile_key key)
 	return false;
 }
 
-/* Rows of profile.data (data.h) by REQ's keys: see rows.h. */
+/* The hash of K's fields, those same_group() compares. */
 static uint64_t key_hash(const struct key *k)
 {
 	uint64_t h = HWPROF_FNV_BASIS;
@@ -489,63 +490,68 @@ static uint64_t key_hash(const struct key *k)
 	return h;
 }
 
+/* The groups found so far by group_items(), and the key a lookup looks for. */
+struct groups {
+	const struct key *k;  /* each group's key */
+	const uint64_t *hash; /* and its key_hash() */
+	const struct key *want;
+	uint64_t want_hash;
+};
+
+static bool same_group_id(const void *ctx, uint32_t id)
+{
+	const struct groups *g = ctx;
+
+	return g->hash[id] == g->want_hash && same_group(&g->k[id], g->want);
+}
+
+static uint64_t group_hash(const void *ctx, uint32_t id)
+{
+	return ((const struct groups *)ctx)->hash[id];
+}
+
 /* The groups of data items by key, hashed (a million items in a few hundred rows need no sort):
  * *GROUP_OF per item, K[g] each group's key; returns the number of groups, or -ENOMEM. */
 static long group_items(const struct profile *p, const struct profile_rows_req *req,
 			uint32_t line_size, bool loc_keys, struct key *k, uint32_t *group_of)
 {
-	size_t cap = 1024, n = 0;
-	uint32_t *slot = malloc(cap * sizeof(*slot));
+	size_t icap = 0, n = 0;
+	uint32_t *index = NULL;
 	uint64_t *hash = malloc((p->ndata ? p->ndata : 1) * sizeof(*hash));
+	struct groups g = {.k = k, .hash = hash};
+	long ret = -ENOMEM;
 
-	if (!slot || !hash) {
-		free(slot);
-		free(hash);
-		return -ENOMEM;
-	}
-	memset(slot, 0xff, cap * sizeof(*slot));
+	if (!hash || hwprof_index_rebuild(&index, &icap, 1024, 0, group_hash, &g) < 0)
+		goto out;
 	for (size_t i = 0; i < p->ndata; i++) {
 		const struct profile_data *d = &p->data[i];
 		struct key key;
+		size_t j;
+
 		make_key(&p->locations[d->loc], req->keys, req->nkeys, &key);
 		if (!has_key(req, PROFILE_KEY_DSO) && !loc_keys)
 			key.dso = NULL;
 		data_key(d, req->keys, req->nkeys, line_size, &key);
-		uint64_t h = key_hash(&key);
-		size_t j = h & (cap - 1);
-		while (slot[j] != UINT32_MAX &&
-		       (hash[slot[j]] != h || !same_group(&k[slot[j]], &key)))
-			j = (j + 1) & (cap - 1);
-		if (slot[j] == UINT32_MAX) {
-			k[n] = key;
-			hash[n] = h;
-			slot[j] = (uint32_t)n++;
-			if (n * 2 > cap) { /* rehash at half full */
-				uint32_t *v = malloc(cap * 2 * sizeof(*v));
-				if (!v) {
-					free(slot);
-					free(hash);
-					return -ENOMEM;
-				}
-				cap *= 2;
-				memset(v, 0xff, cap * sizeof(*v));
-				for (size_t g = 0; g < n; g++) {
-					size_t t = hash[g] & (cap - 1);
-					while (v[t] != UINT32_MAX)
-						t = (t + 1) & (cap - 1);
-					v[t] = (uint32_t)g;
-				}
-				free(slot);
-				slot = v;
-				group_of[i] = (uint32_t)(n - 1);
-				continue;
-			}
+		g.want = &key;
+		g.want_hash = key_hash(&key);
+		j = hwprof_index_probe(index, icap, g.want_hash, same_group_id, &g);
+		if (index[j]) {
+			group_of[i] = index[j] - 1;
+			continue;
 		}
-		group_of[i] = slot[j];
+		k[n] = key;
+		hash[n] = g.want_hash;
+		index[j] = (uint32_t)n + 1;
+		group_of[i] = (uint32_t)n++;
+		if (n * 2 > icap &&
+		    hwprof_index_rebuild(&index, &icap, 2 * icap, n, group_hash, &g) < 0)
+			goto out;
 	}
-	free(slot);
+	ret = (long)n;
+out:
+	free(index);
 	free(hash);
-	return (long)n;
+	return ret;
 }
 
 /* Rows of profile.data (data.h) by REQ's keys: see rows.h. */
