@@ -95,7 +95,9 @@ void list_vendor(struct hwprof_jw *jw, const char *pattern, bool one_line)
 		       w.n, pmus);
 		return;
 	}
-	printf("\nvendor events of %s (libpfm4), spelled EVENT.UMASK[:c=N:e:i:ldlat=N]:\n", pmus);
+	printf("\nvendor events of %s (libpfm4), spelled EVENT.UMASK[:c=N:e:i] (Intel's "
+	       "load-latency events also :ldlat=N):\n",
+	       pmus);
 	vendor_each(pattern, one, &w);
 	if (!w.n)
 		printf("  none%s%s\n", pattern ? " matching " : "", pattern ? pattern : "");
