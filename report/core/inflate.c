@@ -25,6 +25,8 @@
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 /* zlib's deflate expands by at most 1032:1; a larger ch_size is a damaged header. */
 #define DEFLATE_MAX_RATIO 1032
@@ -215,4 +217,24 @@ void inflated_free(struct inflated *out)
 		free(out->buf[i]);
 	free(out->buf);
 	*out = (struct inflated){0};
+}
+
+bool inflate_has_zstd(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool zstd = false;
+	GElf_Shdr sh;
+	GElf_Chdr ch;
+
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
+		while (!zstd && (scn = elf_nextscn(elf, scn)))
+			zstd = compressed_debug(elf, shstrndx, scn, &sh) &&
+			       gelf_getchdr(scn, &ch) && ch.ch_type == ELFCOMPRESS_ZSTD;
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return zstd;
 }

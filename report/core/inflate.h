@@ -29,6 +29,10 @@ struct inflated {
  * so is one that finds no memory, with OUT->nomem set. Returns the number of sections inflated. */
 size_t inflate_debug_sections(Elf *elf, struct inflated *out);
 
+/* Whether the ELF file at PATH has a compressed .debug_* section of ch_type zstd (2): one
+ * libdw 0.188 cannot read itself. False also when PATH cannot be read as ELF. */
+bool inflate_has_zstd(const char *path);
+
 /* Frees OUT's buffers and empties it. */
 void inflated_free(struct inflated *out);
 

@@ -284,6 +284,7 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 	const unsigned char *id;
 	GElf_Addr vaddr;
 	char hex[41], name[64], path[4096];
+	const char *debugfile = NULL;
 	int n = dwfl_module_build_id(s->mod, &id, &vaddr);
 
 	size_t off = (size_t)snprintf(why, whylen, "looked in");
@@ -295,6 +296,15 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 			 getenv("DEBUGINFOD_URLS") ? " and debuginfod" : "");
 	if (dso_sym_dwarf_damaged_why(s, why, whylen))
 		return;
+	dwfl_module_info(s->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (debugfile && inflate_has_zstd(debugfile)) {
+		snprintf(why, whylen,
+			 "%s: its DWARF is zstd-compressed, which libdw cannot read, and hwprof "
+			 "inflates it itself only when the binary has no symbol table of its own "
+			 "(strip --strip-all); decompress it: objcopy --decompress-debug-sections",
+			 debugfile);
+		return;
+	}
 	if (s->skipped[0]) {
 		snprintf(why, whylen, "%s is not a regular file: not opened", s->skipped);
 		return;

@@ -877,6 +877,34 @@ def test_debug_dir_forms(tmp):
                    ["--debug-dir", "':' cannot be in it"], "a ':' in --debug-dir")
 
 
+def test_zstd_debug_file_with_own_symtab(tmp):
+    """A binary that keeps its symbol table (strip --strip-debug) with its DWARF in a
+    zstd-compressed debug file, which libdw 0.188 cannot read: the warning says so and how to
+    decompress it, instead of "no debug info"'s generic reasons."""
+    cc, src = os.environ.get("RPT_CC", "cc"), os.path.join(tmp, "zs.c")
+    with open(src, "w") as f:
+        # mmap, not malloc: meson's MALLOC_PERTURB_ would have memset touch the pages.
+        f.write("#include <sys/mman.h>\nint main(void) { char *p = mmap(0, 1 << 24, "
+                "PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n"
+                "for (int i = 0; i < 1 << 24; i += 4096) p[i] = 1; return p[4096] - 1; }\n")
+    prog, debug = os.path.join(tmp, "zs"), os.path.join(tmp, "zs.debug")
+    made = subprocess.run([cc, "-g", "-O1", src, "-o", prog], capture_output=True)
+    zstd = made.returncode == 0 and subprocess.run(
+        ["objcopy", "--only-keep-debug", "--compress-debug-sections=zstd", prog, debug],
+        capture_output=True).returncode == 0
+    if not zstd:
+        print("skip: no compiler, or objcopy here cannot compress with zstd (binutils 2.40+)")
+        return
+    check("strip --strip-debug", subprocess.run(
+        ["objcopy", "--strip-debug", "--add-gnu-debuglink=" + debug, prog]).returncode == 0)
+    data = os.path.join(tmp, "zs.data")
+    record_faults(HWPROF, data, prog)
+    r = report("-i", data, "--no-cache", "-n", "1")
+    check("zstd debug file: %r\n%s" % (r.stderr, r.stdout[-800:]),
+          debug + ": its DWARF is zstd-compressed" in r.stderr and
+          "objcopy --decompress-debug-sections" in r.stderr)
+
+
 def test_inline(tmp):
     """A recording of rpt_inline: JSON, CSV and text views, the caller view, --function."""
     data = os.path.join(tmp, "inline.data")
