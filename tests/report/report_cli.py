@@ -831,16 +831,26 @@ def test_split_dwarf(tmp):
           views[0] == views[1] and any(r[0] == "poke" for r in views[1][0]))
 
 
-def test_annotate_debug_dir(tmp):
-    """W: annotate takes --debug-dir as report does (its warning suggests it)."""
+def debug_root(tmp, name):
+    """TMP/NAME holding RPT_DWARF_BARE's debug file in a .build-id tree: (bare, root), or None
+    (with a printed skip) when the split workload was not built."""
     bare, debug = os.environ.get("RPT_DWARF_BARE"), os.environ.get("RPT_DWARF_DEBUG")
     if not bare or not debug or not build_id(bare):
-        print("skip annotate --debug-dir: the split workload was not built")
-        return
+        print("skip: the split workload was not built")
+        return None
     bid = build_id(bare)
-    root = os.path.join(tmp, "dbgroot")
+    root = os.path.join(tmp, name)
     os.makedirs(os.path.join(root, ".build-id", bid[:2]))
     os.symlink(debug, os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug"))
+    return bare, root
+
+
+def test_annotate_debug_dir(tmp):
+    """W: annotate takes --debug-dir as report does (its warning suggests it)."""
+    got = debug_root(tmp, "dbgroot")
+    if not got:
+        return
+    bare, root = got
     data = os.path.join(tmp, "bare-annotate.data")
     record_faults(HWPROF, data, bare, "1000")
     without = annotate("-i", data, "--stdio", "--limit", "1")
@@ -855,14 +865,10 @@ def test_annotate_debug_dir(tmp):
 def test_debug_dir_forms(tmp):
     """--debug-dir given relative to the current directory finds the build-id file (libdwfl
     skips a relative entry for build-ids); a file or a ':' in the name is said for what it is."""
-    bare, debug = os.environ.get("RPT_DWARF_BARE"), os.environ.get("RPT_DWARF_DEBUG")
-    if not bare or not debug or not build_id(bare):
-        print("skip --debug-dir forms: the split workload was not built")
+    got = debug_root(tmp, "reldbg")
+    if not got:
         return
-    bid = build_id(bare)
-    root = os.path.join(tmp, "reldbg")
-    os.makedirs(os.path.join(root, ".build-id", bid[:2]))
-    os.symlink(debug, os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug"))
+    bare, root = got
     data = os.path.join(tmp, "reldbg.data")
     record_faults(HWPROF, data, bare, "1000")
     line = hot_line("wl_dwarf.c", "dwarf")
