@@ -26,6 +26,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* zlib's deflate expands by at most 1032:1; a larger ch_size is a damaged header. */
@@ -237,4 +238,67 @@ bool inflate_has_zstd(const char *path)
 	if (fd >= 0)
 		close(fd);
 	return zstd;
+}
+
+/* Section I of IN, as it is now (inflated or not), appended to OUT. Returns 0 or -1. */
+static int copy_section(Elf *in, Elf *out, size_t i)
+{
+	Elf_Scn *is = elf_getscn(in, i), *os = elf_newscn(out);
+	Elf_Data *id, *od;
+	GElf_Shdr sh;
+
+	if (!is || !os || !gelf_getshdr(is, &sh) || !(id = elf_getdata(is, NULL)) ||
+	    !(od = elf_newdata(os)))
+		return -1;
+	*od = *id;
+	return gelf_update_shdr(os, &sh) ? 0 : -1;
+}
+
+/* IN written whole to descriptor FD: its ELF header, program headers and sections as IN's
+ * handle holds them, laid out by libelf. Returns 0 or -1. */
+static int write_copy(Elf *in, int fd)
+{
+	Elf *out = elf_begin(fd, ELF_C_WRITE, NULL);
+	size_t phnum, nscn;
+	GElf_Ehdr eh;
+	int r = -1;
+
+	if (!out || !gelf_getehdr(in, &eh) || !gelf_newehdr(out, gelf_getclass(in)) ||
+	    elf_getphdrnum(in, &phnum) < 0 || elf_getshdrnum(in, &nscn) < 0 ||
+	    (phnum && !gelf_newphdr(out, phnum)))
+		goto out;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(in, (int)i, &ph) || !gelf_update_phdr(out, (int)i, &ph))
+			goto out;
+	}
+	for (size_t i = 1; i < nscn; i++)
+		if (copy_section(in, out, i) < 0)
+			goto out;
+	if (gelf_update_ehdr(out, &eh) && elf_update(out, ELF_C_WRITE) >= 0)
+		r = 0;
+out:
+	elf_end(out);
+	return r;
+}
+
+int inflate_copy(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), mfd = -1;
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	struct inflated bufs = {0};
+
+	if (elf && elf_kind(elf) == ELF_K_ELF && inflate_debug_sections(elf, &bufs) > 0 &&
+	    !bufs.damaged[0] && !bufs.nomem)
+		mfd = memfd_create("hwprof-debuginfo", MFD_CLOEXEC);
+	if (mfd >= 0 && (write_copy(elf, mfd) < 0 || lseek(mfd, 0, SEEK_SET) != 0)) {
+		close(mfd);
+		mfd = -1;
+	}
+	elf_end(elf);
+	inflated_free(&bufs);
+	if (fd >= 0)
+		close(fd);
+	return mfd;
 }

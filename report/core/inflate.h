@@ -33,6 +33,13 @@ size_t inflate_debug_sections(Elf *elf, struct inflated *out);
  * libdw 0.188 cannot read itself. False also when PATH cannot be read as ELF. */
 bool inflate_has_zstd(const char *path);
 
+/* A copy of the ELF file at PATH in an anonymous memory file (memfd_create(2)), its
+ * compressed DWARF sections inflated (inflate_debug_sections()), every other part as it is:
+ * for libdwfl to read as PATH's debug file when its Elf cannot be reached to inflate in
+ * place. Returns the copy's descriptor (offset 0, close-on-exec; the caller owns it), or -1
+ * when PATH is not readable ELF, a section is damaged or memory ran out. */
+int inflate_copy(const char *path);
+
 /* Frees OUT's buffers and empties it. */
 void inflated_free(struct inflated *out);
 

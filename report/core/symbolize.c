@@ -34,6 +34,10 @@ struct dso_sym {
 	Dwfl_Module *mod;
 	struct inflated inflated; /* the debug file's sections inflated (inflate.h) */
 	bool build_id_only;	  /* debug info looked for by build-id only */
+	const struct dso *dso;	  /* what was opened (dso_sym_open()'s D) */
+	int debug_fd;		  /* a debug file given to libdwfl as it is (an inflated
+				   * copy, reopen_inflated()), or -1 */
+	char *debug_name;	  /* the name that copy stands for */
 	char skipped[4096];	  /* a candidate debug file not opened (not regular), or "" */
 	struct symtab symtab;	  /* built at open */
 	struct dwarf_index index; /* built when the DWARF is read (read_dwarf()) */
@@ -88,6 +92,9 @@ void dso_sym_free(struct dso_sym *s)
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	inflated_free(&s->inflated);
+	if (s->debug_fd >= 0)
+		close(s->debug_fd);
+	free(s->debug_name);
 	symtab_release(&s->symtab);
 	dwarf_index_release(&s->index);
 	free(s->debuginfo_path);
@@ -249,6 +256,13 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 {
 	struct dso_sym *s = *userdata;
 
+	if (s->debug_fd >= 0) {
+		int fd = s->debug_fd;
+
+		*debuginfo_file = strdup(s->debug_name);
+		s->debug_fd = -1;
+		return fd;
+	}
 	/* An empty path would be libdwfl's "the file's directory": search none. */
 	if (!drop_unsafe_entries(s, mod, file, debuglink)) {
 		errno = 0;
@@ -299,9 +313,9 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 	dwfl_module_info(s->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
 	if (debugfile && inflate_has_zstd(debugfile)) {
 		snprintf(why, whylen,
-			 "%s: its DWARF is zstd-compressed, which libdw cannot read, and hwprof "
-			 "inflates it itself only when the binary has no symbol table of its own "
-			 "(strip --strip-all); decompress it: objcopy --decompress-debug-sections",
+			 "%s: its DWARF is zstd-compressed, which libdw cannot read, and no "
+			 "inflated copy of it could be made (damaged, or memory ran out); "
+			 "decompress it: objcopy --decompress-debug-sections",
 			 debugfile);
 		return;
 	}
@@ -389,6 +403,50 @@ static Elf *symbols_elf(Dwfl_Module *mod)
 	return NULL;
 }
 
+static int begin_dwfl(struct dso_sym *s);
+
+/* When libdwfl found S's separate debug file but libdw could read no DWARF in it because its
+ * sections are zstd-compressed (the debug file's Elf was not reachable to inflate ahead, as
+ * the symbols are the main file's), S's Dwfl again, with an inflated copy of that file given
+ * to libdwfl as the debug file (inflate_copy()). Returns 0, or -1 (nothing changed). */
+static int reopen_inflated(struct dso_sym *s)
+{
+	const char *debugfile = NULL;
+	struct dso_sym old;
+	char *name;
+	int fd;
+
+	dwfl_module_info(s->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (s->debug_name || !debugfile || !inflate_has_zstd(debugfile) ||
+	    !(name = strdup(debugfile)))
+		return -1;
+	fd = inflate_copy(name);
+	if (fd < 0) {
+		free(name);
+		return -1;
+	}
+	/* A new Dwfl, and the symbol table again (its names live in its Dwfl); the old ones
+	 * stay until the new ones are made. */
+	old = *s;
+	s->debug_fd = fd;
+	s->debug_name = name;
+	if (begin_dwfl(s) < 0) {
+		if (s->dwfl)
+			dwfl_end(s->dwfl);
+		symtab_release(&s->symtab);
+		if (s->debug_fd >= 0)
+			close(s->debug_fd);
+		free(name);
+		*s = old;
+		return -1;
+	}
+	dwfl_end(old.dwfl);
+	symtab_release(&old.symtab);
+	inflated_free(&old.inflated);
+	s->inflated = (struct inflated){0};
+	return 0;
+}
+
 /* S's DWARF (its file's or separate debug info) and the index of its functions, read once:
  * opening libc's compressed debug file inflates all its sections, which a lookup by symbol
  * only (a focused profile, profile.h) never needs. Returns 1 (S has DWARF), 0 (none found) or
@@ -403,6 +461,10 @@ static int read_dwarf(struct dso_sym *s)
 		inflate_debug_sections(symbols_elf(s->mod), &s->inflated);
 		errno = 0;
 		dw = dwfl_module_getdwarf(s->mod, &bias);
+		if (!dw && !ran_out() && reopen_inflated(s) == 0) {
+			errno = 0;
+			dw = dwfl_module_getdwarf(s->mod, &bias);
+		}
 		s->dwarf = dw ? 1 : -1;
 		if (s->inflated.nomem || ran_out() || (dw && inflate_ran_out(dw)))
 			s->dwarf = DWARF_NOMEM;
@@ -426,17 +488,38 @@ static bool by_build_id_only(const struct dso *d)
 	return !strcmp(d->path, "[vdso]") && (!urls || !urls[0]);
 }
 
+/* S's Dwfl with S->dso reported in it, and its symbol table. Returns 0, -ENOMEM, or -1
+ * (libdwfl refused the file: dwfl_errmsg(-1) says why). */
+static int begin_dwfl(struct dso_sym *s)
+{
+	const char *base = strrchr(s->dso->path, '/');
+	void **userdata;
+
+	s->dwfl = dwfl_begin(&s->cb);
+	if (!s->dwfl)
+		return -1;
+	dwfl_report_begin(s->dwfl);
+	/* Base 0 with add_p_vaddr: module addresses are the link-time p_vaddr space. */
+	s->mod =
+	    dwfl_report_elf(s->dwfl, base ? base + 1 : s->dso->path, dso_file(s->dso), -1, 0, true);
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || !s->mod)
+		return -1;
+	dwfl_module_info(s->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = s;
+	return symtab_build(&s->symtab, s->mod) < 0 ? -ENOMEM : 0;
+}
+
 int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf, char *why,
 		 size_t whylen)
 {
 	struct dso_sym *s = calloc(1, sizeof(*s));
-	const char *base = strrchr(d->path, '/');
-	void **userdata;
+	int r;
 
 	if (has_dwarf)
 		*has_dwarf = false;
 	if (!s)
 		goto nomem;
+	s->debug_fd = -1;
 	s->debuginfo_path = search_path(dirs, ndirs);
 	s->build_id_only = by_build_id_only(d);
 	if (!s->debuginfo_path)
@@ -447,23 +530,17 @@ int dso_sym_open(struct dso *d, const char **dirs, size_t ndirs, bool *has_dwarf
 	    .section_address = dwfl_offline_section_address,
 	    .debuginfo_path = &s->debuginfo_path,
 	};
-	s->dwfl = dwfl_begin(&s->cb);
-	if (!s->dwfl)
-		goto fail;
-	dwfl_report_begin(s->dwfl);
-	/* Base 0 with add_p_vaddr: module addresses are the link-time p_vaddr space. */
-	s->mod = dwfl_report_elf(s->dwfl, base ? base + 1 : d->path, dso_file(d), -1, 0, true);
-	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || !s->mod)
-		goto fail;
-	dwfl_module_info(s->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	*userdata = s;
+	s->dso = d;
 	s->dirs = dirs;
 	s->ndirs = ndirs;
-	if (symtab_build(&s->symtab, s->mod) < 0)
+	r = begin_dwfl(s);
+	if (r == -ENOMEM)
 		goto nomem;
+	if (r < 0)
+		goto fail;
 	d->sym = s;
 	if (has_dwarf) {
-		int r = read_dwarf(s);
+		r = read_dwarf(s);
 		if (r < 0) {
 			d->sym = NULL;
 			goto nomem;

@@ -885,8 +885,8 @@ def test_debug_dir_forms(tmp):
 
 def test_zstd_debug_file_with_own_symtab(tmp):
     """A binary that keeps its symbol table (strip --strip-debug) with its DWARF in a
-    zstd-compressed debug file, which libdw 0.188 cannot read: the warning says so and how to
-    decompress it, instead of "no debug info"'s generic reasons."""
+    zstd-compressed debug file, which libdw 0.188 cannot read and whose Elf libdwfl holds out
+    of reach: read from an inflated copy, its lines are there."""
     cc, src = os.environ.get("RPT_CC", "cc"), os.path.join(tmp, "zs.c")
     with open(src, "w") as f:
         # mmap, not malloc: meson's MALLOC_PERTURB_ would have memset touch the pages.
@@ -907,8 +907,7 @@ def test_zstd_debug_file_with_own_symtab(tmp):
     record_faults(HWPROF, data, prog)
     r = report("-i", data, "--no-cache", "-n", "1")
     check("zstd debug file: %r\n%s" % (r.stderr, r.stdout[-800:]),
-          debug + ": its DWARF is zstd-compressed" in r.stderr and
-          "objcopy --decompress-debug-sections" in r.stderr)
+          r.returncode == 0 and not r.stderr and re.search(r" zs\.c:3 +main ", r.stdout))
 
 
 def test_inline(tmp):
