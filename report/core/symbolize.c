@@ -38,6 +38,9 @@ struct dso_sym {
 	int debug_fd;		  /* a debug file given to libdwfl as it is (an inflated
 				   * copy, reopen_inflated()), or -1 */
 	char *debug_name;	  /* the name that copy stands for */
+	dev_t rejected_dev;	  /* a debug file found damaged, left out of the search */
+	ino_t rejected_ino;	  /* (0 0: none) */
+	char *damaged_seen;	  /* that file's damage, said when no other file was found */
 	char skipped[4096];	  /* a candidate debug file not opened (not regular), or "" */
 	struct symtab symtab;	  /* built at open */
 	struct dwarf_index index; /* built when the DWARF is read (read_dwarf()) */
@@ -95,6 +98,7 @@ void dso_sym_free(struct dso_sym *s)
 	if (s->debug_fd >= 0)
 		close(s->debug_fd);
 	free(s->debug_name);
+	free(s->damaged_seen);
 	symtab_release(&s->symtab);
 	dwarf_index_release(&s->index);
 	free(s->debuginfo_path);
@@ -151,16 +155,23 @@ struct debug_names {
 	char filedir[4096];
 	char link[1024];
 	const char *base;
+	dev_t rejected_dev; /* a file found damaged (dso_sym's), also left out */
+	ino_t rejected_ino;
 };
 
-/* Whether DIR/SUB/NAME ("" parts left out) is there and is not a regular file; the path goes
- * into BAD (LEN bytes). A path over LEN names no file libdwfl could open. */
-static bool candidate_unsafe(const char *dir, int dirlen, const char *sub, const char *name,
-			     char *bad, size_t len)
+/* Whether DIR/SUB/NAME ("" parts left out) is there and is not a regular file, or is the
+ * damaged file N rejects; the path goes into BAD (LEN bytes). A path over LEN names no file
+ * libdwfl could open. */
+static bool candidate_unsafe(const struct debug_names *n, const char *dir, int dirlen,
+			     const char *sub, const char *name, char *bad, size_t len)
 {
-	int n = snprintf(bad, len, "%.*s%s%s/%s", dirlen, dir, *sub ? "/" : "", sub, name);
+	int r = snprintf(bad, len, "%.*s%s%s/%s", dirlen, dir, *sub ? "/" : "", sub, name);
+	struct stat st;
 
-	return n > 0 && (size_t)n < len && not_regular(bad);
+	if (r <= 0 || (size_t)r >= len || stat(bad, &st) != 0)
+		return false;
+	return !S_ISREG(st.st_mode) ||
+	       (n->rejected_ino && st.st_dev == n->rejected_dev && st.st_ino == n->rejected_ino);
 }
 
 /* Whether the search-path entry DIR (LEN bytes) would have libdwfl 0.188 open a path that is
@@ -174,31 +185,31 @@ static bool entry_unsafe(const char *dir, size_t len, const struct debug_names *
 	int dl = (int)len;
 
 	if (!len)
-		return candidate_unsafe(n->filedir, (int)strlen(n->filedir), "", n->link, bad,
+		return candidate_unsafe(n, n->filedir, (int)strlen(n->filedir), "", n->link, bad,
 					badlen);
 	if (dir[0] != '/') {
 		char sub[4096];
 
 		snprintf(sub, sizeof(sub), "%.*s", dl, dir);
-		return candidate_unsafe(n->filedir, (int)strlen(n->filedir), sub, n->link, bad,
+		return candidate_unsafe(n, n->filedir, (int)strlen(n->filedir), sub, n->link, bad,
 					badlen) ||
-		       (n->base && candidate_unsafe(n->filedir, (int)strlen(n->filedir), sub,
+		       (n->base && candidate_unsafe(n, n->filedir, (int)strlen(n->filedir), sub,
 						    n->base, bad, badlen)) ||
-		       candidate_unsafe(n->filedir, (int)strlen(n->filedir), "", n->link, bad,
+		       candidate_unsafe(n, n->filedir, (int)strlen(n->filedir), "", n->link, bad,
 					badlen);
 	}
 	if (n->hex[0]) {
 		char id[64];
 
 		build_id_name(n->hex, id);
-		if (candidate_unsafe(dir, dl, "", id, bad, badlen))
+		if (candidate_unsafe(n, dir, dl, "", id, bad, badlen))
 			return true;
 	}
 	for (const char *sub = n->filedir + (n->filedir[0] == '/');;) {
 		const char *next = strchr(sub, '/');
 
-		if (candidate_unsafe(dir, dl, sub, n->link, bad, badlen) ||
-		    (n->base && candidate_unsafe(dir, dl, sub, n->base, bad, badlen)))
+		if (candidate_unsafe(n, dir, dl, sub, n->link, bad, badlen) ||
+		    (n->base && candidate_unsafe(n, dir, dl, sub, n->base, bad, badlen)))
 			return true;
 		if (!*sub)
 			return false;
@@ -226,12 +237,14 @@ static bool drop_unsafe_entries(struct dso_sym *s, Dwfl_Module *mod, const char 
 	snprintf(n.filedir, sizeof(n.filedir), "%.*s", (int)(slash - file), file);
 	snprintf(n.link, sizeof(n.link), "%s%s", link ? link : slash + 1, link ? "" : ".debug");
 	n.base = link ? NULL : slash + 1;
+	n.rejected_dev = s->rejected_dev;
+	n.rejected_ino = s->rejected_ino;
 	for (;;) {
 		size_t l = strcspn(e, ":");
 		bool last = !e[l];
 
 		if (entry_unsafe(e, l, &n, bad, sizeof(bad))) {
-			if (!s->skipped[0])
+			if (!s->skipped[0] && not_regular(bad))
 				snprintf(s->skipped, sizeof(s->skipped), "%s", bad);
 		} else {
 			memmove(out, e, l);
@@ -310,6 +323,10 @@ static void explain_no_dwarf(struct dso_sym *s, const char **dirs, size_t ndirs,
 			 getenv("DEBUGINFOD_URLS") ? " and debuginfod" : "");
 	if (dso_sym_dwarf_damaged_why(s, why, whylen))
 		return;
+	if (s->damaged_seen) {
+		snprintf(why, whylen, "%s", s->damaged_seen);
+		return;
+	}
 	dwfl_module_info(s->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
 	if (debugfile && inflate_has_zstd(debugfile)) {
 		snprintf(why, whylen,
@@ -405,14 +422,54 @@ static Elf *symbols_elf(Dwfl_Module *mod)
 
 static int begin_dwfl(struct dso_sym *s);
 
+/* The Dwfl, symbol table and inflated buffers of OLD, a dso_sym that S replaced. */
+static void release_replaced(struct dso_sym *s, struct dso_sym *old)
+{
+	if (old->debug_name != s->debug_name)
+		free(old->debug_name);
+	dwfl_end(old->dwfl);
+	symtab_release(&old->symtab);
+	inflated_free(&old->inflated);
+	s->inflated = (struct inflated){0};
+}
+
+/* S made as it was before begin_dwfl() changed it (OLD), the new Dwfl ended. */
+static void restore(struct dso_sym *s, struct dso_sym *old)
+{
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	symtab_release(&s->symtab);
+	if (s->debug_fd >= 0)
+		close(s->debug_fd);
+	if (s->debug_name != old->debug_name)
+		free(s->debug_name);
+	*s = *old;
+}
+
+/* S's Dwfl made again (the symbol table too: its names live in its Dwfl), libdwfl given FD
+ * (when >= 0) as the debug file named NAME (taken). The old Dwfl stays until the new one is
+ * made. Returns 0, or -1 with S as it was. */
+static int reopen(struct dso_sym *s, int fd, char *name)
+{
+	struct dso_sym old = *s;
+
+	s->debug_fd = fd;
+	s->debug_name = name;
+	if (begin_dwfl(s) < 0) {
+		restore(s, &old);
+		return -1;
+	}
+	release_replaced(s, &old);
+	return 0;
+}
+
 /* When libdwfl found S's separate debug file but libdw could read no DWARF in it because its
  * sections are zstd-compressed (the debug file's Elf was not reachable to inflate ahead, as
- * the symbols are the main file's), S's Dwfl again, with an inflated copy of that file given
- * to libdwfl as the debug file (inflate_copy()). Returns 0, or -1 (nothing changed). */
+ * the symbols are the main file's), S's Dwfl again with an inflated copy of that file
+ * (inflate_copy()). Returns 0, or -1 (nothing changed). */
 static int reopen_inflated(struct dso_sym *s)
 {
 	const char *debugfile = NULL;
-	struct dso_sym old;
 	char *name;
 	int fd;
 
@@ -425,25 +482,35 @@ static int reopen_inflated(struct dso_sym *s)
 		free(name);
 		return -1;
 	}
-	/* A new Dwfl, and the symbol table again (its names live in its Dwfl); the old ones
-	 * stay until the new ones are made. */
+	return reopen(s, fd, name);
+}
+
+/* When the separate debug file S's symbols came from has damaged compressed DWARF
+ * (inflate_debug_sections()), S's Dwfl again with that file left out of the search, kept
+ * when another debug file is found (another directory may hold a good copy); else S as it
+ * was, the damaged file still giving its symbols. The damage is kept to be said
+ * (S->damaged_seen). Returns 0 (S has another file to read), or -1. */
+static int reopen_without_damaged(struct dso_sym *s)
+{
+	const char *debugfile = NULL;
+	struct dso_sym old;
+	struct stat st;
+	char why[512];
+
+	dwfl_module_info(s->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (!s->inflated.damaged[0] || !debugfile || stat(debugfile, &st) != 0 ||
+	    (st.st_ino == s->rejected_ino && st.st_dev == s->rejected_dev))
+		return -1;
+	if (!s->damaged_seen && dso_sym_dwarf_damaged_why(s, why, sizeof(why)))
+		s->damaged_seen = strdup(why);
 	old = *s;
-	s->debug_fd = fd;
-	s->debug_name = name;
-	if (begin_dwfl(s) < 0) {
-		if (s->dwfl)
-			dwfl_end(s->dwfl);
-		symtab_release(&s->symtab);
-		if (s->debug_fd >= 0)
-			close(s->debug_fd);
-		free(name);
-		*s = old;
+	s->rejected_dev = st.st_dev;
+	s->rejected_ino = st.st_ino;
+	if (begin_dwfl(s) < 0 || !symbols_elf(s->mod)) {
+		restore(s, &old);
 		return -1;
 	}
-	dwfl_end(old.dwfl);
-	symtab_release(&old.symtab);
-	inflated_free(&old.inflated);
-	s->inflated = (struct inflated){0};
+	release_replaced(s, &old);
 	return 0;
 }
 
@@ -457,8 +524,15 @@ static int read_dwarf(struct dso_sym *s)
 	Dwarf *dw;
 
 	if (!s->dwarf) {
+		/* A damaged debug file is left out, as many times as the search finds one. */
+		for (size_t tries = 0;; tries++) {
+			Elf *sym = symbols_elf(s->mod);
+
+			inflate_debug_sections(sym, &s->inflated);
+			if (!sym || tries > s->ndirs + 3 || reopen_without_damaged(s) < 0)
+				break;
+		}
 		inflate_debug_sections(main_elf(s->mod), &s->inflated);
-		inflate_debug_sections(symbols_elf(s->mod), &s->inflated);
 		errno = 0;
 		dw = dwfl_module_getdwarf(s->mod, &bias);
 		if (!dw && !ran_out() && reopen_inflated(s) == 0) {

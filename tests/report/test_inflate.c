@@ -267,3 +267,29 @@ Test(inflate, a_report_warns_of_a_damaged_debug_file)
 	unlink(out);
 	build_id_dir_remove(dir, debug);
 }
+
+/* A damaged debug file in the first --debug-dir does not hide a good one in the second. */
+Test(inflate, a_damaged_debug_file_does_not_hide_a_good_one)
+{
+	const char *bare = need_env("RPT_DWARF_BARE");
+	char out[PATH_MAX], bad[PATH_MAX], good[PATH_MAX], bad_file[PATH_MAX], good_file[PATH_MAX];
+	const char *dirs[2] = {bad, good}, *in[1] = {out};
+	struct profile_options o = {
+	    .inputs = in, .ninputs = 1, .debug_dirs = dirs, .ndebug_dirs = 2};
+	int line = hot_line("wl_dwarf.c", "dwarf");
+	struct profile *p;
+
+	build_id_dir(bare, "badroot", bad, sizeof(bad), bad_file, sizeof(bad_file));
+	build_id_dir(bare, "goodroot", good, sizeof(good), good_file, sizeof(good_file));
+	damaged_copy(bad_file, 0);
+	cr_assert(symlink(need_env("RPT_DWARF_DEBUGZ"), good_file) == 0);
+	tmp_path(out, sizeof(out), "badgood.data");
+	record(out, bare, "200");
+	p = load_opts(&o);
+	cr_expect(samples_at(p, "wl_dwarf.c", line, "touch", NULL) >= 190,
+		  "wl_dwarf.c:%d not found through %s", line, good);
+	profile_free(p);
+	unlink(out);
+	build_id_dir_remove(bad, bad_file);
+	build_id_dir_remove(good, good_file);
+}
