@@ -1051,11 +1051,11 @@ static struct dso *data_dso(void *ctx, const char *path)
 			continue;
 		/* Checked but not opened: its code addresses were all answered by the cache. */
 		if ((d->state == DSO_UNCHECKED && dso_check(d, why, sizeof(why)) < 0) ||
-		    (d->state == DSO_OK && !dso_sym_module(d) &&
+		    (d->state == DSO_OK && !d->sym &&
 		     dso_sym_open(d, b->opt->debug_dirs, b->opt->ndebug_dirs, &has_dwarf, why,
 				  sizeof(why)) < 0))
 			d->state = d->state == DSO_OK ? DSO_NOT_ELF : d->state;
-		if (d->state == DSO_OK && dso_sym_module(d))
+		if (d->state == DSO_OK && d->sym)
 			return d;
 	}
 	return NULL;

@@ -263,9 +263,10 @@ static int write_copy(Elf *in, int fd)
 	GElf_Ehdr eh;
 	int r = -1;
 
-	if (!out || !gelf_getehdr(in, &eh) || !gelf_newehdr(out, gelf_getclass(in)) ||
-	    elf_getphdrnum(in, &phnum) < 0 || elf_getshdrnum(in, &nscn) < 0 ||
-	    (phnum && !gelf_newphdr(out, phnum)))
+	/* Extended section numbering (e_shstrndx in section 0's sh_link) is not copied. */
+	if (!out || !gelf_getehdr(in, &eh) || eh.e_shstrndx >= SHN_LORESERVE || eh.e_shnum == 0 ||
+	    !gelf_newehdr(out, gelf_getclass(in)) || elf_getphdrnum(in, &phnum) < 0 ||
+	    elf_getshdrnum(in, &nscn) < 0 || (phnum && !gelf_newphdr(out, phnum)))
 		goto out;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;

@@ -423,6 +423,18 @@ static Elf *symbols_elf(Dwfl_Module *mod)
 static int begin_dwfl(struct dso_sym *s);
 
 /* The Dwfl, symbol table and inflated buffers of OLD, a dso_sym that S replaced. */
+/* Whether S's new module has OLD's build-id: a file replaced at its path since the first
+ * open is another build, not to be read. */
+static bool same_build(const struct dso_sym *s, const struct dso_sym *old)
+{
+	const unsigned char *a, *b;
+	GElf_Addr va, vb;
+	int na = dwfl_module_build_id(s->mod, &a, &va),
+	    nb = dwfl_module_build_id(old->mod, &b, &vb);
+
+	return na == nb && (na <= 0 || !memcmp(a, b, (size_t)na));
+}
+
 static void release_replaced(struct dso_sym *s, struct dso_sym *old)
 {
 	if (old->debug_name != s->debug_name)
@@ -430,7 +442,9 @@ static void release_replaced(struct dso_sym *s, struct dso_sym *old)
 	dwfl_end(old->dwfl);
 	symtab_release(&old->symtab);
 	inflated_free(&old->inflated);
-	s->inflated = (struct inflated){0};
+	/* The buffers went with the old Dwfl's Elf; what they told stays. */
+	s->inflated = (struct inflated){.nomem = old->inflated.nomem};
+	memcpy(s->inflated.damaged, old->inflated.damaged, sizeof(s->inflated.damaged));
 }
 
 /* S made as it was before begin_dwfl() changed it (OLD), the new Dwfl ended. */
@@ -439,7 +453,7 @@ static void restore(struct dso_sym *s, struct dso_sym *old)
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	symtab_release(&s->symtab);
-	if (s->debug_fd >= 0)
+	if (s->debug_fd >= 0 && s->debug_fd != old->debug_fd)
 		close(s->debug_fd);
 	if (s->debug_name != old->debug_name)
 		free(s->debug_name);
@@ -455,7 +469,7 @@ static int reopen(struct dso_sym *s, int fd, char *name)
 
 	s->debug_fd = fd;
 	s->debug_name = name;
-	if (begin_dwfl(s) < 0) {
+	if (begin_dwfl(s) < 0 || !same_build(s, &old)) {
 		restore(s, &old);
 		return -1;
 	}
@@ -506,11 +520,13 @@ static int reopen_without_damaged(struct dso_sym *s)
 	old = *s;
 	s->rejected_dev = st.st_dev;
 	s->rejected_ino = st.st_ino;
-	if (begin_dwfl(s) < 0 || !symbols_elf(s->mod)) {
+	if (begin_dwfl(s) < 0 || !same_build(s, &old) || !symbols_elf(s->mod)) {
 		restore(s, &old);
 		return -1;
 	}
 	release_replaced(s, &old);
+	/* The damage said is the left-out file's, not a reason against the new one. */
+	s->inflated.damaged[0] = '\0';
 	return 0;
 }
 
@@ -536,6 +552,7 @@ static int read_dwarf(struct dso_sym *s)
 		errno = 0;
 		dw = dwfl_module_getdwarf(s->mod, &bias);
 		if (!dw && !ran_out() && reopen_inflated(s) == 0) {
+			inflate_debug_sections(main_elf(s->mod), &s->inflated);
 			errno = 0;
 			dw = dwfl_module_getdwarf(s->mod, &bias);
 		}
@@ -569,6 +586,9 @@ static int begin_dwfl(struct dso_sym *s)
 	const char *base = strrchr(s->dso->path, '/');
 	void **userdata;
 
+	/* Nothing of a Dwfl this replaces is left here for restore() to release. */
+	s->mod = NULL;
+	memset(&s->symtab, 0, sizeof(s->symtab));
 	s->dwfl = dwfl_begin(&s->cb);
 	if (!s->dwfl)
 		return -1;
@@ -1138,13 +1158,19 @@ bool dso_sym_symbol(struct dso *d, uint64_t addr, struct strpool *pool, const ch
 Elf *dso_sym_elf(struct dso *d, uint64_t *bias)
 {
 	Dwarf_Addr b = 0;
-	Elf *e = d->sym ? dwfl_module_getelf(d->sym->mod, &b) : NULL;
+	Elf *e;
 
+	/* read_dwarf() may make the Dwfl again (reopen()): before any handle is given out. */
+	if (d->sym)
+		read_dwarf(d->sym);
+	e = d->sym ? dwfl_module_getelf(d->sym->mod, &b) : NULL;
 	*bias = b;
 	return e;
 }
 
 Dwfl_Module *dso_sym_module(struct dso *d)
 {
+	if (d->sym)
+		read_dwarf(d->sym);
 	return d->sym ? d->sym->mod : NULL;
 }

@@ -95,11 +95,12 @@ bool dso_sym_symbol(struct dso *d, uint64_t addr, struct strpool *pool, const ch
 
 /* D's own ELF file (libelf's handle, owned by D's Dwfl: the file with the code, not a
  * separate debug file), *BIAS what to add to its section addresses to get link-time ones.
- * NULL when D is not opened or libdwfl cannot give it. */
+ * NULL when D is not opened or libdwfl cannot give it. D's DWARF is read first (its Dwfl may
+ * be made again then); the handle lives as long as D's dso_sym. */
 Elf *dso_sym_elf(struct dso *d, uint64_t *bias);
 
 /* D's libdwfl module (owned by D's Dwfl; module addresses are link-time ones), or NULL when
- * D is not opened. */
+ * D is not opened. D's DWARF is read first, as for dso_sym_elf(). */
 Dwfl_Module *dso_sym_module(struct dso *d);
 
 /* Whether the answers dso_sym_lookup() gave for D so far come from D's file and at most one

@@ -285,8 +285,6 @@ Test(symbolize, stripped_with_build_id_directory)
 	check_build_id_directory(need_env("RPT_DWARF_DEBUG"));
 }
 
-/* A FIFO where the build-id debug file would be: libdwfl's open of it would wait for a
- * writer forever. It is not opened, and the warning names it. */
 /* A FIFO made at FIFO where libdwfl would look for PROG's debug file: a recording of PROG,
  * loaded with O (its one input set here), takes its samples and names the FIFO as not
  * opened. */
@@ -308,6 +306,8 @@ static void check_fifo_skipped(const char *prog, const char *fifo, struct profil
 	unlink(out);
 }
 
+/* A FIFO where the build-id debug file would be: libdwfl's open of it would wait for a
+ * writer forever. It is not opened, and the warning names it. */
 Test(symbolize, build_id_fifo_is_not_opened, .timeout = 30)
 {
 	const char *bare = need_env("RPT_DWARF_BARE");
