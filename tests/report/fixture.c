@@ -1,5 +1,6 @@
 /* fixture.c - tests/report's shared helpers (see fixture.h). */
 #include "fixture.h"
+#include "core/inflate.h"
 #include "rows_data.h"
 
 #include <criterion/criterion.h>
@@ -205,4 +206,14 @@ void build_id_dir_remove(const char *dir, const char *file)
 	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
 	rmdir(sub);
 	rmdir(dir);
+}
+
+const char *zstd_debug_file(void)
+{
+	const char *path = need_env("RPT_DWARF_DEBUGZSTD");
+
+	if (!inflate_has_zstd(path))
+		cr_skip_test(
+		    "objcopy here cannot compress with zstd (binutils 2.40 and later can)");
+	return path;
 }

@@ -53,6 +53,10 @@ bool has_warning(const struct profile *p, const char *a, const char *b);
 void build_id_dir(const char *prog, const char *name, char *dir, size_t dirlen, char *file,
 		  size_t filelen);
 
+/* RPT_DWARF_DEBUGZSTD, the split debug file compressed with zstd; skips the test when it is
+ * not (split-debug.sh copies the zlib one where objcopy cannot write zstd). */
+const char *zstd_debug_file(void);
+
 /* Removes FILE and the directories build_id_dir() made for it under DIR. */
 void build_id_dir_remove(const char *dir, const char *file);
 

@@ -135,18 +135,7 @@ Test(inflate, sections_equal_the_uncompressed_file)
 /* The same compressed with zstd, which libdw 0.188 cannot read itself. */
 Test(inflate, zstd_sections_equal_the_uncompressed_file)
 {
-	const char *path = need_env("RPT_DWARF_DEBUGZSTD");
-	GElf_Chdr ch;
-	int fd;
-	Elf *z = open_elf(path, &fd);
-	bool zstd = gelf_getchdr(section(z, ".debug_info"), &ch) && ch.ch_type == 2;
-
-	elf_end(z);
-	close(fd);
-	if (!zstd)
-		cr_skip_test(
-		    "objcopy here cannot compress with zstd (binutils 2.40 and later can)");
-	check_equal(path);
+	check_equal(zstd_debug_file());
 }
 
 /* A copy of compressed debug file FROM at TO with .debug_info's stream broken in its middle
