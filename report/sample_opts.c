@@ -62,13 +62,17 @@ static void parse_inline(struct sample_opts *s, int argc, char **argv)
 
 /* --debug-dir DIR as libdwfl's search path needs it: absolute (libdwfl skips a relative
  * entry for build-id lookups, and takes it under each binary's own directory otherwise) and
- * without ':' (the path's separator). A directory that cannot be searched gets a warning
- * that says why. Returns DIR malloc'ed. */
+ * without ':' (the path's separator); an empty DIR is a usage error. A directory that cannot be
+ * searched gets a warning that says why. Returns DIR malloc'ed. */
 static char *debug_dir(const char *dir)
 {
 	struct stat st;
-	char *abs = realpath(dir, NULL), *cwd;
+	char *abs, *cwd;
 
+	/* realpath() fails on "", which would then be taken for the current directory. */
+	if (!*dir)
+		die_usage("--debug-dir '': an empty name (give a directory)");
+	abs = realpath(dir, NULL);
 	/* Of the resolved name and the given one, the one without ':'. */
 	if (abs && strchr(abs, ':')) {
 		free(abs);

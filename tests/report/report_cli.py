@@ -864,7 +864,8 @@ def test_annotate_debug_dir(tmp):
 
 def test_debug_dir_forms(tmp):
     """--debug-dir given relative to the current directory finds the build-id file (libdwfl
-    skips a relative entry for build-ids); a file or a ':' in the name is said for what it is."""
+    skips a relative entry for build-ids); a file, a ':' in the name or an empty name is said
+    for what it is."""
     got = debug_root(tmp, "reldbg")
     if not got:
         return
@@ -881,6 +882,9 @@ def test_debug_dir_forms(tmp):
     check("a file as --debug-dir: %r" % r.stderr, "'%s': not a directory" % data in r.stderr)
     one_line_error(report("-i", data, "--debug-dir", root + ":/usr"), 64,
                    ["--debug-dir", "':' cannot be in it"], "a ':' in --debug-dir")
+    # An empty name was taken for the current directory, and searched with a warning.
+    one_line_error(report("-i", data, "--debug-dir", ""), 64, ["--debug-dir", "empty"],
+                   "an empty --debug-dir")
 
 
 def test_zstd_debug_file_with_own_symtab(tmp):
