@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -216,4 +217,48 @@ const char *zstd_debug_file(void)
 		cr_skip_test(
 		    "objcopy here cannot compress with zstd (binutils 2.40 and later can)");
 	return path;
+}
+
+/* A load-latency event, as Intel's mem-loads (this host cannot record one). */
+static struct hwprof_file_event mem_event = {
+    .name = "cpu/mem-loads,ldlat=30/P", .type = 4, .sampling = true, .period_or_freq = 1000};
+
+void begin_data(struct builder *b)
+{
+	struct hwprof_file_header h = {
+	    .major = 1, .nevents = 1, .events = &mem_event, .data = true};
+
+	cr_assert_eq(builder_begin_input(b, "mem.hwprof", &h), 0);
+}
+
+void data_map(struct builder *b, uint64_t start, uint64_t len, uint64_t pgoff, const char *name,
+	      uint32_t prot)
+{
+	struct hwprof_record r = {.type = HWPROF_REC_MMAP};
+
+	r.mmap = (struct hwprof_rec_mmap){.pid = 9,
+					  .tid = 9,
+					  .time = 1,
+					  .start = start,
+					  .len = len,
+					  .pgoff = pgoff,
+					  .prot = prot,
+					  .flags = MAP_PRIVATE,
+					  .filename = name};
+	cr_assert_eq(builder_add(b, &r), 0);
+}
+
+void mem_sample(struct builder *b, uint64_t ip, uint64_t addr, uint64_t src, uint64_t w)
+{
+	struct hwprof_record r = {.type = HWPROF_REC_SAMPLE};
+
+	r.sample = (struct hwprof_rec_sample){.pid = 9,
+					      .tid = 9,
+					      .time = 10,
+					      .ip = ip,
+					      .period = 1000,
+					      .addr = addr,
+					      .data_src = src,
+					      .weight = w};
+	cr_assert_eq(builder_add(b, &r), 0);
 }

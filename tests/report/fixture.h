@@ -76,4 +76,17 @@ void add_samples(struct builder *b, uint32_t pid, uint32_t tid, uint64_t t, uint
  * message into ERR, LEN bytes) and frees B. Returns the profile (NULL unless WANT is 0). */
 struct profile *finish(struct builder *b, char *err, size_t len, int want);
 
+/* Starts input "mem.hwprof" in B: one load-latency sampling event (period 1000) with data
+ * addresses. */
+void begin_data(struct builder *b);
+
+/* A mapping of NAME at [START, START + LEN), file offset PGOFF, protection PROT (mmap(2)'s),
+ * into pid 9 at time 1. */
+void data_map(struct builder *b, uint64_t start, uint64_t len, uint64_t pgoff, const char *name,
+	      uint32_t prot);
+
+/* A sample of pid 9 at time 10: code address IP, data address ADDR, PERF_SAMPLE_DATA_SRC SRC
+ * and weight W (cycles), period 1000. */
+void mem_sample(struct builder *b, uint64_t ip, uint64_t addr, uint64_t src, uint64_t w);
+
 #endif

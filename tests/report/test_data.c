@@ -93,49 +93,6 @@ Test(data, data_src_kernel_encodings)
 
 /* ---- hand-made recordings ---------------------------------------------------------------- */
 
-static struct hwprof_file_event mem_event = {
-    .name = "cpu/mem-loads,ldlat=30/P", .type = 4, .sampling = true, .period_or_freq = 1000};
-
-static void begin_data(struct builder *b)
-{
-	struct hwprof_file_header h = {
-	    .major = 1, .nevents = 1, .events = &mem_event, .data = true};
-
-	cr_assert_eq(builder_begin_input(b, "mem.hwprof", &h), 0);
-}
-
-static void data_map(struct builder *b, uint64_t start, uint64_t len, uint64_t pgoff,
-		     const char *name, uint32_t prot)
-{
-	struct hwprof_record r = {.type = HWPROF_REC_MMAP};
-
-	r.mmap = (struct hwprof_rec_mmap){.pid = 9,
-					  .tid = 9,
-					  .time = 1,
-					  .start = start,
-					  .len = len,
-					  .pgoff = pgoff,
-					  .prot = prot,
-					  .flags = MAP_PRIVATE,
-					  .filename = name};
-	cr_assert_eq(builder_add(b, &r), 0);
-}
-
-static void mem_sample(struct builder *b, uint64_t ip, uint64_t addr, uint64_t src, uint64_t w)
-{
-	struct hwprof_record r = {.type = HWPROF_REC_SAMPLE};
-
-	r.sample = (struct hwprof_rec_sample){.pid = 9,
-					      .tid = 9,
-					      .time = 10,
-					      .ip = ip,
-					      .period = 1000,
-					      .addr = addr,
-					      .data_src = src,
-					      .weight = w};
-	cr_assert_eq(builder_add(b, &r), 0);
-}
-
 #define L1  (S(OP, LOAD) | S(LVL, HIT) | S(LVL, L1) | S(TLB, HIT))
 #define RAM (S(OP, LOAD) | S(LVL, MISS) | S(LVL, LOC_RAM) | S(TLB, MISS))
 
