@@ -529,7 +529,9 @@ int data_finish(struct data_collect *d, struct profile *p, data_dso_fn dso_of, v
 		 * sample, not the previous one: a filtered-out sample loads nothing. */
 		if (n == 0 || r->region != region) {
 			region = r->region;
-			if (enter_region(d, r, p, dso_of, ctx, &vars, &vc, &dso) < 0)
+			/* RET, not a bare goto: a sample resolved before left it 0. */
+			ret = enter_region(d, r, p, dso_of, ctx, &vars, &vc, &dso);
+			if (ret < 0)
 				goto out;
 		}
 		ret = resolve(d, r, dso, &vars, &vc, p->strings, &items[n]);
