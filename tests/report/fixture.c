@@ -219,6 +219,14 @@ const char *zstd_debug_file(void)
 	return path;
 }
 
+void self_exe(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	cr_assert(n > 0 && (size_t)n < len - 1, "readlink /proc/self/exe");
+	buf[n] = '\0';
+}
+
 /* A load-latency event, as Intel's mem-loads (this host cannot record one). */
 static struct hwprof_file_event mem_event = {
     .name = "cpu/mem-loads,ldlat=30/P", .type = 4, .sampling = true, .period_or_freq = 1000};

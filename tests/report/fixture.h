@@ -76,6 +76,9 @@ void add_samples(struct builder *b, uint32_t pid, uint32_t tid, uint64_t t, uint
  * message into ERR, LEN bytes) and frees B. Returns the profile (NULL unless WANT is 0). */
 struct profile *finish(struct builder *b, char *err, size_t len, int want);
 
+/* The path of the running test binary into BUF (LEN bytes), NUL-terminated; asserts it fits. */
+void self_exe(char *buf, size_t len);
+
 /* Starts input "mem.hwprof" in B: one load-latency sampling event (period 1000) with data
  * addresses. */
 void begin_data(struct builder *b);

@@ -656,11 +656,9 @@ static struct profile *cached_build(const char *mapped_fmt, const char *name)
 	char mapped[PATH_MAX + 16];
 	struct builder *b;
 	struct profile *p;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	FILE *f;
 
-	cr_assert_gt(n, 0);
-	exe[n] = '\0';
+	self_exe(exe, sizeof(exe));
 	snprintf(sh, sizeof(sh), "readelf -n '%s' | sed -n 's/.*Build ID: //p'", exe);
 	f = popen(sh, "r");
 	cr_assert(f && fgets(hex, sizeof(hex), f));
