@@ -148,12 +148,15 @@ static void make_key(const struct profile_loc *l, const enum profile_key *keys, 
 }
 
 /* The cache line of data item D: its first byte from D's base, for LINE_SIZE-byte lines
- * aligned in the address space (D->align is where the base starts in its page). */
+ * aligned in the address space. A variable's lines are those of its image's link-time
+ * addresses, which keep their alignment at run time up to the segment's (a page at least);
+ * elsewhere D->align is where the base starts in its page. */
 static int64_t line_of(const struct profile_data *d, uint32_t line_size)
 {
-	int64_t at = (int64_t)d->align + (int64_t)d->offset;
+	int64_t start = d->image ? (int64_t)d->base_start : (int64_t)d->align;
+	int64_t at = start + (int64_t)d->offset;
 
-	return (at & ~(int64_t)(line_size - 1)) - (int64_t)d->align;
+	return (at & ~(int64_t)(line_size - 1)) - start;
 }
 
 /* The data part of item D's key. */
@@ -163,6 +166,12 @@ static void data_key(const struct profile_data *d, const enum profile_key *keys,
 	for (size_t i = 0; i < nkeys; i++) {
 		if (keys[i] == PROFILE_KEY_DATA) {
 			k->object = d->object;
+		} else if (keys[i] == PROFILE_KEY_CACHELINE && d->image) {
+			/* An image's variables share its lines: two in one line are one
+			 * row (false sharing between variables, perf c2c's case). */
+			k->base = d->image;
+			k->base_start = UINT64_MAX; /* apart from the file's offsets */
+			k->cline = (int64_t)d->base_start + line_of(d, line_size);
 		} else if (keys[i] == PROFILE_KEY_CACHELINE) {
 			k->base = d->base;
 			k->base_start = d->base_start;
@@ -457,8 +466,14 @@ static void merge_data(struct profile_row_data *rd, const struct profile_data *d
 		rd->elem_lo = d->elem;
 	if (d->elem > rd->elem_hi)
 		rd->elem_hi = d->elem;
-	if (rd->base != d->base || rd->base_start != d->base_start)
+	/* One line of an image's variables: named in the first variable of it. */
+	if (d->image && rd->base && d->base_start < rd->base_start) {
+		rd->base = d->base;
+		rd->base_start = d->base_start;
+		rd->line = line;
+	} else if (!d->image && (rd->base != d->base || rd->base_start != d->base_start)) {
 		rd->base = NULL;
+	}
 }
 
 static bool has_key(const struct profile_rows_req *req, enum profile_key key)

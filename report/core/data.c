@@ -382,7 +382,7 @@ static bool same_item(const struct profile_data *x, const struct profile_data *y
 {
 	return x->loc == y->loc && x->object == y->object && x->elem == y->elem &&
 	       x->base == y->base && x->base_start == y->base_start && x->offset == y->offset &&
-	       x->data_src == y->data_src;
+	       x->image == y->image && x->data_src == y->data_src;
 }
 
 /* The last variable member resolved, for the next samples (data_vars_resolve()). */
@@ -439,6 +439,7 @@ static int resolve(const struct data_collect *d, const struct data_raw *r, struc
 				return 0;
 		}
 		it->kind = PROFILE_DATA_VAR;
+		it->image = g->name;
 		it->object = vc->object;
 		it->elem = vc->object == vc->base && vc->elem >= 0
 			       ? (int64_t)(vaddr - vc->start) /* untyped: the offset */

@@ -191,6 +191,9 @@ struct profile_data {
 	uint64_t offset;     /* the access: bytes from BASE_START */
 	uint32_t align;	     /* BASE_START's run-time address mod 4096 (cache lines are
 			      * aligned in the address space, not in the object) */
+	const char *image;   /* VAR: the ELF image whose variable it is (its path, interned):
+			      * --sort cacheline counts its lines in the image's link-time
+			      * addresses, across its variables; else NULL */
 	uint64_t data_src;   /* PERF_SAMPLE_DATA_SRC (0 unknown; datasrc.h) */
 	uint64_t samples;
 	double period;

@@ -235,6 +235,32 @@ def test_cachelines():
     check("text: cache line labels", "shared+0x" in p.stdout, p.stdout)
 
 
+def test_neighbours():
+    """Two variables in one cache line are one row of it, touched by both their source lines:
+    perf c2c's false-sharing case. nb_x and nb_y are a page each, side by side; lines of the
+    smallest size that holds both (at least 8 KiB: a page faults once) in link-time addresses."""
+    f = recorded("neighbours")
+    addr = {}
+    for line in run(["nm", WL]).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] in ("nb_x", "nb_y"):
+            addr[parts[2]] = int(parts[0], 16)
+    if not check("nm names nb_x and nb_y", len(addr) == 2, addr):
+        return
+    size = 8192
+    while addr["nb_x"] // size != addr["nb_y"] // size:
+        size *= 2
+    rs = rows(f, "-s", "cacheline", "--cacheline-size", str(size), "--function",
+              "touch_neighbours")
+    first = min(addr, key=addr.get)
+    check("one line of %d bytes, both variables' stores in it" % size,
+          [(r["samples"], r["data"]["srclines"], r["data"]["base"]) for r in rs] ==
+          [(2, 2, first)], rs)
+    rs = rows(f, "-s", "cacheline", "--function", "touch_neighbours")
+    check("64-byte lines: one each", sorted(r["data"]["base"] for r in rs) == ["nb_x", "nb_y"]
+          and all(r["data"]["srclines"] == 1 for r in rs), rs)
+
+
 def test_no_data():
     """--no-data records no address: --sort data says how to get one."""
     out = os.path.join(TMP, "nodata.data")

@@ -11,6 +11,8 @@
  *   separate  two threads, each its own buffer (even, odd pages)  separate_a, separate_b
  *   lib       g.b (struct_b), then libwldata.so's lib_g: its low 4 pages by the library's
  *             code (lib_lo, wl_data_lib.c), its high 4 pages by this program's   lib_hi
+ *   neighbours two variables of a page each, next to each other: one store each
+ *             nb_x, nb_y
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -113,6 +115,18 @@ static int touch_file(const char *path)
 	return 0;
 }
 
+/* Two variables, a page each: the linker puts them side by side, in one line of a few pages. */
+static char nb_x[PAGE] __attribute__((aligned(PAGE)));
+static char nb_y[PAGE] __attribute__((aligned(PAGE)));
+
+static void touch_neighbours(void)
+{
+	volatile char *x = nb_x, *y = nb_y;
+
+	x[8] = 1; /* HOT: nb_x */
+	y[8] = 1; /* HOT: nb_y */
+}
+
 /* Thread A writes the even pages of its buffer, thread B the odd ones: one buffer for both
  * (shared: every 8 KiB holds a page of each), or one each (separate). */
 static void *writer_a(void *arg)
@@ -175,6 +189,8 @@ int main(int argc, char **argv)
 		return two_threads(false);
 	else if (!strcmp(mode, "lib"))
 		touch_lib();
+	else if (!strcmp(mode, "neighbours"))
+		touch_neighbours();
 	else
 		return 2;
 	return 0;
