@@ -131,6 +131,8 @@ struct perf_reader {
 	 * the records in time order; NULL when no event copies stacks, or on another arch. */
 	struct unwind *unwind;
 	struct callchain_stack unwound;
+	uint32_t last_type; /* of the last record read (a pipe's must be FINISHED_ROUND) */
+	bool features_cut;  /* the file ends before its feature sections do (read_features()) */
 	uint64_t records, samples, lost, throttles, late_build_ids;
 	uint64_t lost_samples; /* the sum of LOST_SAMPLES records (lost: of LOST records) */
 	uint64_t stack_copies; /* samples with a user stack copy (--call-graph dwarf) */
@@ -1146,8 +1148,24 @@ static int read_records(struct perf_reader *r, uint64_t end)
 		}
 		if (ret < 0)
 			return ret;
+		r->last_type = get32(rec);
 		r->records++;
 	}
+}
+
+/* perf record ends every pipe stream with a FINISHED_ROUND, after its last records: a stream
+ * whose records stop before one was cut (perf killed, a pipeline broken) where no size in it
+ * says so. */
+static void pipe_end_status(struct perf_reader *r)
+{
+	if (r->status != HWPROF_READ_OK || r->last_type == PERF_USER_FINISHED_ROUND)
+		return;
+	r->status = HWPROF_READ_TRUNCATED;
+	snprintf(r->msg, sizeof(r->msg),
+		 "perf's pipe stream cut short: its records stop after %" PRIu64
+		 " samples without perf's closing FINISHED_ROUND (perf record killed, or the "
+		 "stream cut); the samples read are shown",
+		 r->samples);
 }
 
 /* ---- the file format -------------------------------------------------------------------- */
@@ -1206,7 +1224,9 @@ static int read_attrs(struct perf_reader *r, char *err, size_t errlen)
 }
 
 /* The feature sections after the data, one per bit of the bitmap. A section that does not
- * hold is left out with a note: features change names and facts, not numbers. */
+ * hold is left out with a note: features change names and facts, not numbers. The file
+ * ending before its feature table or inside a section is a file cut short (r->features_cut):
+ * its build-ids are what tells a rebuilt binary, so the read is partial then. */
 static int read_features(struct perf_reader *r, uint64_t data_end)
 {
 	const unsigned char *b = r->src.base;
@@ -1218,20 +1238,14 @@ static int read_features(struct perf_reader *r, uint64_t data_end)
 
 		if (!(get64(b + 72 + 8 * (f / 64)) >> (f % 64) & 1))
 			continue;
-		if (at > r->src.size || r->src.size - at < 16)
-			return input_note(
-			    r->in,
-			    "%s: perf.data's feature sections are missing (the file "
-			    "ends before them): host, command and event names unknown",
-			    r->path);
+		if (at > r->src.size || r->src.size - at < 16) {
+			r->features_cut = true;
+			return 0;
+		}
 		s = section_at(b + at);
 		at += 16;
 		if (!section_ok(&s, r->src.size)) {
-			ret = input_note(
-			    r->in, "%s: perf.data's feature %u lies outside the file: left out",
-			    r->path, f);
-			if (ret < 0)
-				return ret;
+			r->features_cut = true;
 			continue;
 		}
 		ret = perf_meta_feature(&r->m, f, b + s.offset, (size_t)s.size);
@@ -1403,6 +1417,13 @@ static void data_read_status(struct perf_reader *r, struct section data, uint64_
 		snprintf(r->msg, sizeof(r->msg),
 			 "perf.data not finished by perf record (killed?): the header's data size "
 			 "is 0 and no records follow; record again");
+	} else if (r->status == HWPROF_READ_OK && r->features_cut) {
+		r->status = HWPROF_READ_TRUNCATED;
+		snprintf(r->msg, sizeof(r->msg),
+			 "perf.data cut short after its data: the file ends inside its feature "
+			 "sections, so build-ids (which tell a rebuilt binary), host, command or "
+			 "event names may be missing; the %" PRIu64 " samples are all read",
+			 r->samples);
 	}
 }
 
@@ -1690,6 +1711,8 @@ static int perf_read(struct input *in, const char *path, int fd, char *err, size
 	if (ret == 0 && r->pipe) {
 		r->data_end = r->src.size;
 		ret = read_records(r, r->data_end);
+		if (ret == 0)
+			pipe_end_status(r);
 	} else if (ret == 0)
 		ret = read_file_format(r, err, errlen);
 	if (ret == 0)
