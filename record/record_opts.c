@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_options.h"
@@ -249,6 +250,28 @@ static uint16_t max_stack(long long asked)
 	return (uint16_t)asked;
 }
 
+/* A ring that cannot hold two samples with their stack copies (each the copy and a page for
+ * the rest of the sample at most: ids, callchain, registers) loses nearly all of them. */
+static void check_ring_holds_stacks(const struct record_options *o)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long need, ring;
+	long long pages = 1;
+
+	if (!o->stack_user || page <= 0)
+		return;
+	need = 2 * ((unsigned long long)o->stack_user + (unsigned long long)page);
+	ring = (unsigned long long)o->pages * (unsigned long long)page;
+	if (ring >= need)
+		return;
+	while ((unsigned long long)pages * (unsigned long long)page < need)
+		pages *= 2;
+	die_usage("-m %lld: a ring of %llu KiB cannot hold two samples with %u-byte stack copies "
+		  "(--call-graph dwarf): every sample would be lost; give -m %lld or more, or a "
+		  "smaller dwarf size",
+		  o->pages, ring / 1024, (unsigned)o->stack_user, pages);
+}
+
 void record_options_check(struct record_options *o, int noperands)
 {
 	if (!strcmp(o->output, "-"))
@@ -265,6 +288,7 @@ void record_options_check(struct record_options *o, int noperands)
 	 * of a second of them at 4 kHz, time for the drain to come round on a busy host. */
 	if (!o->pages)
 		o->pages = o->stack_user ? 2048 : 256;
+	check_ring_holds_stacks(o);
 }
 
 void record_parse_events(const char *spec, struct hwprof_event_list *list)

@@ -61,6 +61,11 @@ with tempfile.TemporaryDirectory() as d:
     bad_input("-F -5", ["-F", "-5"] + touch, 64, "-F", d, marker)
     bad_input("-F too high", ["-F", "9999999"] + touch, 64, "-F", d, marker)
     bad_input("-m 3", ["-m", "3"] + touch, 64, "power of two", d, marker)
+    # Two pages cannot hold one sample with an 8 KiB stack copy: every sample would be lost.
+    bad_input("-m 2 --call-graph dwarf", ["-m", "2", "--call-graph", "dwarf"] + touch, 64,
+              "stack copies", d, marker)
+    bad_input("-m 4 --call-graph dwarf,16384", ["-m", "4", "--call-graph", "dwarf,16384"] +
+              touch, 64, "-m 16", d, marker)
     bad_input("no command", ["-e", "page-faults"], 64, "command", d)
     bad_input("-p no such process", ["-p", "2147483646"], 2, "no such process", d)
     bad_input("-p and a command", ["-p", "1"] + touch, 64, "exclude", d, marker)
