@@ -304,6 +304,18 @@ void record_parse_events(const char *spec, struct hwprof_event_list *list)
 	}
 }
 
+/* The report tells sampling events by the name they were given (hwprof_event.spec): two of
+ * one name could not be told apart. */
+static void refuse_twice(const struct hwprof_event_list *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		for (size_t j = i + 1; j < list->n; j++)
+			if (!strcmp(list->ev[i].spec, list->ev[j].spec))
+				die_usage("-e: '%s' given twice (the report tells events by "
+					  "name); give it once",
+					  list->ev[i].spec);
+}
+
 /* Whether LIST has events and all are tracepoints (their default sample period is 1). */
 static bool only_tracepoints(const struct hwprof_event_list *list)
 {
@@ -316,8 +328,10 @@ static bool only_tracepoints(const struct hwprof_event_list *list)
 void record_options_events(struct record_options *o, struct hwprof_event_list *events,
 			   struct hwprof_event_list *counts)
 {
-	if (o->event)
+	if (o->event) {
 		record_parse_events(o->event, events);
+		refuse_twice(events);
+	}
 	if (o->count)
 		record_parse_events(o->count, counts);
 	if (!o->period && !o->freq && only_tracepoints(events)) {

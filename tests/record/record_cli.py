@@ -61,6 +61,8 @@ with tempfile.TemporaryDirectory() as d:
     bad_input("-F -5", ["-F", "-5"] + touch, 64, "-F", d, marker)
     bad_input("-F too high", ["-F", "9999999"] + touch, 64, "-F", d, marker)
     bad_input("-m 3", ["-m", "3"] + touch, 64, "power of two", d, marker)
+    # The report tells events by name: two of one name could not be told apart.
+    bad_input("-e twice", ["-e", "page-faults,page-faults"] + touch, 64, "twice", d, marker)
     # Two pages cannot hold one sample with an 8 KiB stack copy: every sample would be lost.
     bad_input("-m 2 --call-graph dwarf", ["-m", "2", "--call-graph", "dwarf"] + touch, 64,
               "stack copies", d, marker)
