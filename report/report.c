@@ -318,13 +318,19 @@ static int check_output(const struct report_options *o)
 	return 0;
 }
 
+/* Whether R's keys have KEY. */
+static bool has_sort_key(const struct report_run *r, enum profile_key key)
+{
+	for (int i = 0; i < r->nkeys; i++)
+		if (r->keys[i] == key)
+			return true;
+	return false;
+}
+
 /* Whether R's keys have a data key (data, cacheline): the rows are profile.data's. */
 static bool data_keys(const struct report_run *r)
 {
-	for (int i = 0; i < r->nkeys; i++)
-		if (r->keys[i] == PROFILE_KEY_DATA || r->keys[i] == PROFILE_KEY_CACHELINE)
-			return true;
-	return false;
+	return has_sort_key(r, PROFILE_KEY_DATA) || has_sort_key(r, PROFILE_KEY_CACHELINE);
 }
 
 /* Parses --sort into R's keys and loads the inputs into R->p, with its warnings and notes
@@ -336,6 +342,9 @@ static int load(struct report_options *o, struct report_run *r)
 	r->nkeys = profile_parse_sort(o->sort, r->keys, MAX_KEYS, err, sizeof(err));
 	if (r->nkeys < 0)
 		die_usage("%s", err);
+	if (o->line_size && !has_sort_key(r, PROFILE_KEY_CACHELINE))
+		die_usage("--cacheline-size sizes the rows of -s cacheline: give -s cacheline, or "
+			  "drop --cacheline-size");
 	/* --sort addr reads instructions through the files the loader opened; only the data
 	 * keys look at the samples' data addresses. */
 	for (int i = 0; i < r->nkeys; i++)

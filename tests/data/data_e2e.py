@@ -259,6 +259,10 @@ def test_neighbours():
     rs = rows(f, "-s", "cacheline", "--function", "touch_neighbours")
     check("64-byte lines: one each", sorted(r["data"]["base"] for r in rs) == ["nb_x", "nb_y"]
           and all(r["data"]["srclines"] == 1 for r in rs), rs)
+    p = run([HWPROF, "report", "-i", f, "-s", "data", "--cacheline-size", "128"])
+    check("--cacheline-size without -s cacheline: a usage error (%d: %s)"
+          % (p.returncode, p.stderr.strip()),
+          p.returncode == 64 and "-s cacheline" in p.stderr)
 
 
 def test_no_data():
