@@ -131,8 +131,9 @@ struct perf_reader {
 	 * the records in time order; NULL when no event copies stacks, or on another arch. */
 	struct unwind *unwind;
 	struct callchain_stack unwound;
-	uint32_t last_type; /* of the last record read (a pipe's must be FINISHED_ROUND) */
-	bool features_cut;  /* the file ends before its feature sections do (read_features()) */
+	bool unclosed_round; /* samples (SAMPLE, COMPRESSED) read since the last FINISHED_ROUND,
+			      * or with none yet: pipe_end_status() */
+	bool features_cut;   /* the file ends before its feature sections do (read_features()) */
 	uint64_t records, samples, lost, throttles, late_build_ids;
 	uint64_t lost_samples; /* the sum of LOST_SAMPLES records (lost: of LOST records) */
 	uint64_t stack_copies; /* samples with a user stack copy (--call-graph dwarf) */
@@ -1148,23 +1149,35 @@ static int read_records(struct perf_reader *r, uint64_t end)
 		}
 		if (ret < 0)
 			return ret;
-		r->last_type = get32(rec);
+		switch (get32(rec)) {
+		case PERF_RECORD_SAMPLE:
+		case PERF_USER_COMPRESSED:
+		case PERF_USER_COMPRESSED2:
+			r->unclosed_round = true;
+			break;
+		case PERF_USER_FINISHED_ROUND:
+			r->unclosed_round = false;
+			break;
+		}
 		r->records++;
 	}
 }
 
-/* perf record ends every pipe stream with a FINISHED_ROUND, after its last records: a stream
- * whose records stop before one was cut (perf killed, a pipeline broken) where no size in it
- * says so. */
+/* perf record closes each round of reading its rings that wrote records with a
+ * FINISHED_ROUND; what it writes after its last round (lost-sample counts, --tail-synthesize's
+ * maps) holds no samples. A pipe stream whose samples come after its last FINISHED_ROUND (or
+ * with none at all) stopped inside a round: perf killed, or the stream cut at a record's end,
+ * where no size in it says so. (perf record --off-cpu writes samples after its last round
+ * and reads as cut: a note of it is in docs/perf-data.md.) */
 static void pipe_end_status(struct perf_reader *r)
 {
-	if (r->status != HWPROF_READ_OK || r->last_type == PERF_USER_FINISHED_ROUND)
+	if (r->status != HWPROF_READ_OK || !r->unclosed_round)
 		return;
 	r->status = HWPROF_READ_TRUNCATED;
 	snprintf(r->msg, sizeof(r->msg),
-		 "perf's pipe stream cut short: its records stop after %" PRIu64
-		 " samples without perf's closing FINISHED_ROUND (perf record killed, or the "
-		 "stream cut); the samples read are shown",
+		 "perf's pipe stream cut short: its last samples are not closed by perf's "
+		 "FINISHED_ROUND (perf record killed, or the stream cut); the %" PRIu64
+		 " samples read are shown",
 		 r->samples);
 }
 
@@ -1223,10 +1236,11 @@ static int read_attrs(struct perf_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* The feature sections after the data, one per bit of the bitmap. A section that does not
- * hold is left out with a note: features change names and facts, not numbers. The file
- * ending before its feature table or inside a section is a file cut short (r->features_cut):
- * its build-ids are what tells a rebuilt binary, so the read is partial then. */
+/* The feature sections after the data, one per bit of the bitmap. A section whose bytes do
+ * not parse is left out with a note: features change names and facts, not numbers. A table or
+ * a section that runs past the end of the file (a file cut short after its data, or its table
+ * damaged) sets r->features_cut: the build-ids are what tells a rebuilt binary, so the read
+ * is partial then. */
 static int read_features(struct perf_reader *r, uint64_t data_end)
 {
 	const unsigned char *b = r->src.base;
@@ -1419,11 +1433,13 @@ static void data_read_status(struct perf_reader *r, struct section data, uint64_
 			 "is 0 and no records follow; record again");
 	} else if (r->status == HWPROF_READ_OK && r->features_cut) {
 		r->status = HWPROF_READ_TRUNCATED;
-		snprintf(r->msg, sizeof(r->msg),
-			 "perf.data cut short after its data: the file ends inside its feature "
-			 "sections, so build-ids (which tell a rebuilt binary), host, command or "
-			 "event names may be missing; the %" PRIu64 " samples are all read",
-			 r->samples);
+		snprintf(
+		    r->msg, sizeof(r->msg),
+		    "perf.data's feature sections run past the end of the file (cut short "
+		    "after its data, or its feature table damaged): build-ids (which tell a "
+		    "rebuilt binary), host, command or event names may be missing; the %" PRIu64
+		    " samples are all read",
+		    r->samples);
 	}
 }
 

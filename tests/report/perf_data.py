@@ -182,22 +182,22 @@ def test_pipe(d):
     check("the pipe stream as a file reads the same", by_line(rows2) == by_line(rows))
     whole = run([HWPROF, "report", "-i", data, "-n", "1"], timeout=SLOW)
     check("the whole stream: exit 0 (%s)" % whole.stderr.strip(), whole.returncode == 0)
-    # Cut at a record boundary, as a killed perf leaves it: perf ends every stream with a
-    # FINISHED_ROUND (type 68), so the records stopping before that is a cut.
+    # Cut at a record boundary, as a killed perf leaves it: right after a SAMPLE (type 9) in the
+    # middle, whose round perf never closed with a FINISHED_ROUND.
     buf = open(data, "rb").read()
     at, ends = 16, []
     while at + 8 <= len(buf):
         size = int.from_bytes(buf[at + 6:at + 8], "little")
         if not size:
             break
+        if int.from_bytes(buf[at:at + 4], "little") == 9:
+            ends.append(at + size)
         at += size
-        ends.append(at)
     cut = os.path.join(d, "pipe-cut.data")
     with open(cut, "wb") as f:
         f.write(buf[:ends[len(ends) // 2]])
     r = run([HWPROF, "report", "-i", cut, "-n", "1"], timeout=SLOW)
-    check("a stream cut at a record boundary: exit 1, said (%d: %s)"
-          % (r.returncode, r.stderr.strip()),
+    check("a stream cut after a sample: exit 1, said (%d: %s)" % (r.returncode, r.stderr.strip()),
           r.returncode == 1 and "cut short" in r.stderr and "FINISHED_ROUND" in r.stderr)
     live = subprocess.run("'%s' record -q -e page-faults -c 1 -o - '%s' %s | '%s' report -i - "
                           "-f json --limit 3" % (PERF, HOTLOOP, STEPS, HWPROF), shell=True,
