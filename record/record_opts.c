@@ -5,12 +5,12 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cli_options.h"
 #include "host.h"
 #include "hwprof/sampfile.h"
+#include "sampler.h"
 #include "unwind.h"
 
 /* -F above kernel.perf_event_max_sample_rate is refused by the kernel with a bare EINVAL:
@@ -250,26 +250,17 @@ static uint16_t max_stack(long long asked)
 	return (uint16_t)asked;
 }
 
-/* A ring that cannot hold two samples with their stack copies (each the copy and a page for
- * the rest of the sample at most: ids, callchain, registers) loses nearly all of them. */
+/* A ring below sampler_min_pages() with stack copies loses nearly all its samples. */
 static void check_ring_holds_stacks(const struct record_options *o)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned long long need, ring;
-	long long pages = 1;
+	size_t need = sampler_min_pages(o->stack_user);
 
-	if (!o->stack_user || page <= 0)
+	if (!o->stack_user || (size_t)o->pages >= need)
 		return;
-	need = 2 * ((unsigned long long)o->stack_user + (unsigned long long)page);
-	ring = (unsigned long long)o->pages * (unsigned long long)page;
-	if (ring >= need)
-		return;
-	while ((unsigned long long)pages * (unsigned long long)page < need)
-		pages *= 2;
-	die_usage("-m %lld: a ring of %llu KiB cannot hold two samples with %u-byte stack copies "
-		  "(--call-graph dwarf): every sample would be lost; give -m %lld or more, or a "
-		  "smaller dwarf size",
-		  o->pages, ring / 1024, (unsigned)o->stack_user, pages);
+	die_usage("-m %lld: a ring of %lld pages cannot hold two samples with %u-byte stack "
+		  "copies (--call-graph dwarf): every sample would be lost; give -m %zu or more, "
+		  "or a smaller dwarf size",
+		  o->pages, o->pages, (unsigned)o->stack_user, need);
 }
 
 void record_options_check(struct record_options *o, int noperands)

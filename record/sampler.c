@@ -154,6 +154,18 @@ static int open_one(struct sampler *s, size_t e, const struct hwprof_event *ev,
 	return hwprof_sys()->perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+size_t sampler_min_pages(uint32_t stack_user)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), need, pages = 8;
+
+	if (!stack_user)
+		return pages;
+	need = 2 * ((size_t)stack_user + page);
+	while (pages * page < need)
+		pages *= 2;
+	return pages;
+}
+
 static int map_ring(struct sampler *s, struct sampler_cpu *c, char *err, size_t errlen)
 {
 	const struct hwprof_sys *sys = hwprof_sys();
@@ -163,7 +175,7 @@ static int map_ring(struct sampler *s, struct sampler_cpu *c, char *err, size_t 
 	for (;;) {
 		c->map_len = (s->pages + 1) * page;
 		c->map = sys->mmap(c->fd, c->map_len, &e);
-		if (c->map || e != EPERM || s->pages <= 8)
+		if (c->map || e != EPERM || s->pages <= s->min_pages)
 			break;
 		/* Over the locked-memory allowance: a smaller ring still records. */
 		s->pages /= 2;
@@ -205,6 +217,7 @@ static int sampler_alloc(struct sampler *s, size_t nevents, size_t ncpus, size_t
 	s->ncpus = ncpus;
 	s->npids = npids;
 	s->pages = cfg->pages;
+	s->min_pages = sampler_min_pages(cfg->stack_user);
 	s->kernel_build_id = true;
 	s->format_lost = true;
 	s->fev = calloc(nevents, sizeof(*s->fev));

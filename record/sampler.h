@@ -67,6 +67,7 @@ struct sampler {
 	bool kernel_build_id; /* the kernel took attr.build_id */
 	bool format_lost;     /* the kernel took PERF_FORMAT_LOST (Linux 6.0+) */
 	size_t pages;	      /* data pages per ring actually mapped */
+	size_t min_pages;     /* sampler_min_pages() of the config: halving stops there */
 };
 
 /* Opens every event of LIST for each of the NPIDS threads PIDS (or, with CFG->system_wide, for
@@ -105,6 +106,12 @@ int sampler_read_totals(const struct sampler *s, struct hwprof_file_sampled *out
 
 /* Unmaps the rings and closes the fds. Accepts a zeroed S. */
 void sampler_close(struct sampler *s);
+
+/* The fewest data pages a ring may have, a power of two: 8, or with STACK_USER bytes of stack
+ * copied per sample (--call-graph dwarf) enough to hold two samples, each the copy and a page
+ * for the rest at most (ids, callchain, registers). sampler_open() halves a ring refused for
+ * the locked-memory limit down to it and no further. */
+size_t sampler_min_pages(uint32_t stack_user);
 
 /* The online CPUs from /sys/devices/system/cpu/online (0..N-1 from sysconf when unreadable)
  * into a malloc'd array *OUT. Returns the count (>= 1) or -ENOMEM. */

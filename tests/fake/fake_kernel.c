@@ -355,6 +355,10 @@ static void *fake_mmap(int fd, size_t len, int *err)
 		*err = EINVAL;
 		return NULL;
 	}
+	if (fk.cfg.mmap_max_len && len > fk.cfg.mmap_max_len) {
+		*err = EPERM;
+		return NULL;
+	}
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		*err = errno;

@@ -66,8 +66,9 @@
  *     small gives -ENOSPC. Ids are unique, from 1000 up; PERF_EVENT_IOC_ID writes the id.
  *   - ioctl ENABLE / DISABLE / RESET apply to the fd, or with PERF_IOC_FLAG_GROUP to its whole
  *     group (on the leader). Every ioctl is logged. Unknown requests give -ENOTTY.
- *   - mmap: NULL with EINVAL unless cfg.allow_mmap; then a zeroed anonymous mapping (an empty
- *     ring: data_head = 0). munmap releases it.
+ *   - mmap: NULL with EINVAL unless cfg.allow_mmap; with EPERM when longer than
+ *     cfg.mmap_max_len (if set); then a zeroed anonymous mapping (an empty ring: data_head =
+ *     0). munmap releases it.
  */
 #ifndef HWPROF_FAKE_KERNEL_H
 #define HWPROF_FAKE_KERNEL_H
@@ -94,6 +95,8 @@ struct fake_kernel_config {
 	bool old_kernel_no_format_lost; /* PERF_FORMAT_LOST -> EINVAL; default false */
 	int max_fds;			/* open fake fds allowed before EMFILE; default 1024 */
 	bool allow_mmap;		/* mmap gives a zeroed mapping; default false (EINVAL) */
+	size_t mmap_max_len;		/* > 0: a longer mmap fails with EPERM, as over the
+					 * locked-memory limit; default 0 (no limit) */
 	uint64_t default_count;		/* count of events without fake_kernel_set_count; 1000000 */
 	uint64_t enabled_ns;		/* time_enabled of an event that counted; 1000000000 */
 };

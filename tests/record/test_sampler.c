@@ -362,6 +362,38 @@ Test(sampler, dwarf_call_graph_asks_for_user_registers_and_stack)
 	fake_kernel_uninstall();
 }
 
+/* Over the locked-memory limit a ring is halved until it maps, but not below what holds two
+ * samples with their stack copies (sampler_min_pages()): a smaller one would lose them all. */
+Test(sampler, ring_halving_stops_at_two_stack_samples)
+{
+	struct fake_kernel_config k = fake_kernel_defaults();
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), min = sampler_min_pages(65528);
+	struct sampler_config c = {.period = 1, .pages = 8 * min, .stack_user = 65528};
+	struct hwprof_event_list l;
+	struct sampler s;
+	char err[512] = "";
+	pid_t pid = getpid();
+
+	cr_assert_geq(min * page, 2 * (65528 + page));
+	cr_assert_lt(min * page / 2, 2 * (65528 + page), "the fewest pages that hold two");
+	k.allow_mmap = true;
+	k.mmap_max_len = (min / 2 + 1) * page; /* half the floor would map */
+	install(&k);
+	parse("page-faults", &l);
+	cr_assert_lt(sampler_open(&s, &l, &c, &pid, 1, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "mmap of the ring buffer"), "%s", err);
+	sampler_close(&s);
+	/* Without stack copies it goes down to 8 pages. */
+	c = (struct sampler_config){.period = 1, .pages = 64};
+	k.mmap_max_len = 9 * page;
+	install(&k);
+	cr_assert_eq(sampler_open(&s, &l, &c, &pid, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(s.pages, 8);
+	sampler_close(&s);
+	hwprof_events_free(&l);
+	fake_kernel_uninstall();
+}
+
 /* Each sampling event's own value and lost count (PERF_FORMAT_LOST), summed over its per-CPU
  * events, per event of the list: the samples the kernel dropped with no LOST record after
  * them are only known this way. */
