@@ -201,7 +201,7 @@ static void json_row_data(struct hwprof_jw *j, const struct profile_row *r)
 	hwprof_jw_str(j, "object", d->object ? row_data_label(r, buf, sizeof(buf)) : NULL);
 	hwprof_jw_str(j, "key", d->object);
 	hwprof_jw_str(j, "kind", d->object ? kinds[d->kind] : NULL);
-	if (d->elem_lo >= 0) {
+	if (d->object && d->elem_lo >= 0) { /* a mixed row's range would span objects */
 		hwprof_jw_int(j, "elem_low", d->elem_lo);
 		hwprof_jw_int(j, "elem_high", d->elem_hi);
 	}

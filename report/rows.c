@@ -467,7 +467,9 @@ static void merge_data(struct profile_row_data *rd, const struct profile_data *d
 	if (d->elem > rd->elem_hi)
 		rd->elem_hi = d->elem;
 	/* One line of an image's variables: named in the first variable of it. */
-	if (d->image && rd->base && d->base_start < rd->base_start) {
+	if (d->image && rd->base &&
+	    (d->base_start < rd->base_start ||
+	     (d->base_start == rd->base_start && strcmp(d->base, rd->base) < 0))) {
 		rd->base = d->base;
 		rd->base_start = d->base_start;
 		rd->line = line;

@@ -24,7 +24,9 @@ struct profile_row_data {
 	enum profile_data_kind kind;
 	const char *object;	  /* the data key ("table[].key"); NULL: the row mixes objects */
 	int64_t elem_lo, elem_hi; /* range of the items' elem (profile_data.elem); -1: none */
-	const char *base;	  /* --sort cacheline: the object the line is counted in */
+	const char *base;	  /* --sort cacheline: the object the line is named in: a
+				   * region, or the first variable of a line of an image's
+				   * variables (counted in the image's link-time addresses) */
 	uint64_t base_start;	  /* its start (profile_data.base_start) */
 	int64_t line;		  /* --sort cacheline: the line's first byte, from BASE's start
 				   * (< 0: the line begins before the object) */

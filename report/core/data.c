@@ -447,7 +447,7 @@ static int resolve(const struct data_collect *d, const struct data_raw *r, struc
 		it->base = vc->base;
 		it->base_start = vc->start;
 		it->offset = vaddr - vc->start;
-		it->align = (uint32_t)(vc->start & 4095); /* as the run-time address */
+		it->align = (uint32_t)(vc->start & 4095);
 	}
 	return 0;
 }

@@ -190,7 +190,8 @@ struct profile_data {
 			      * address of the mapping, 0 for a file (offsets) */
 	uint64_t offset;     /* the access: bytes from BASE_START */
 	uint32_t align;	     /* BASE_START's run-time address mod 4096 (cache lines are
-			      * aligned in the address space, not in the object) */
+			      * aligned in the address space, not in the object); a VAR's
+			      * lines use its link-time address (IMAGE) instead */
 	const char *image;   /* VAR: the ELF image whose variable it is (its path, interned):
 			      * --sort cacheline counts its lines in the image's link-time
 			      * addresses, across its variables; else NULL */
