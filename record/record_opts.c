@@ -302,8 +302,8 @@ static void refuse_twice(const struct hwprof_event_list *list)
 	for (size_t i = 0; i < list->n; i++)
 		for (size_t j = i + 1; j < list->n; j++)
 			if (!strcmp(list->ev[i].spec, list->ev[j].spec))
-				die_usage("-e: '%s' given twice (the report tells events by "
-					  "name); give it once",
+				die_usage("-e: '%s' given twice, or also matched by a pattern "
+					  "(the report tells events by name); give it once",
 					  list->ev[i].spec);
 }
 

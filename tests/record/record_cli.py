@@ -63,11 +63,13 @@ with tempfile.TemporaryDirectory() as d:
     bad_input("-m 3", ["-m", "3"] + touch, 64, "power of two", d, marker)
     # The report tells events by name: two of one name could not be told apart.
     bad_input("-e twice", ["-e", "page-faults,page-faults"] + touch, 64, "twice", d, marker)
-    # Two pages cannot hold one sample with an 8 KiB stack copy: every sample would be lost.
-    bad_input("-m 2 --call-graph dwarf", ["-m", "2", "--call-graph", "dwarf"] + touch, 64,
-              "stack copies", d, marker)
-    bad_input("-m 4 --call-graph dwarf,16384", ["-m", "4", "--call-graph", "dwarf,16384"] +
-              touch, 64, "-m 16", d, marker)
+    # Two 4 KiB pages cannot hold one sample with an 8 KiB stack copy: every sample would be
+    # lost. (With larger pages the same -m holds them: the figures are for 4 KiB.)
+    if os.sysconf("SC_PAGE_SIZE") == 4096:
+        bad_input("-m 2 --call-graph dwarf", ["-m", "2", "--call-graph", "dwarf"] + touch, 64,
+                  "stack copies", d, marker)
+        bad_input("-m 4 --call-graph dwarf,16384", ["-m", "4", "--call-graph", "dwarf,16384"] +
+                  touch, 64, "-m 16", d, marker)
     bad_input("no command", ["-e", "page-faults"], 64, "command", d)
     bad_input("-p no such process", ["-p", "2147483646"], 2, "no such process", d)
     bad_input("-p and a command", ["-p", "1"] + touch, 64, "exclude", d, marker)
