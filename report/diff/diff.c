@@ -369,9 +369,34 @@ static int parse_keys(const char *sort, enum profile_key *keys)
 	return nkeys;
 }
 
+/* Whether ROW's side S is the row of a program's own file: not of the kernel, the vDSO or an
+ * unknown address ("[...]" names), which any two programs share. */
+static bool own_file(const struct diff_row *row, int s)
+{
+	const struct profile_row *r = row->side[s].row;
+
+	return r && r->dso && r->dso[0] != '[';
+}
+
+/* Whether D's rows in both sides are all of shared names ("[kernel]", ...) while each side
+ * has rows of its own files: two different programs. */
+static bool only_shared_in_common(const struct diff *d)
+{
+	bool own[2] = {false, false};
+
+	for (size_t i = 0; i < d->nrows; i++) {
+		const struct diff_row *row = &d->rows[i];
+		if (row->status == DIFF_COMMON && own_file(row, DIFF_BASE))
+			return false;
+		own[DIFF_BASE] |= own_file(row, DIFF_BASE);
+		own[DIFF_NEW] |= own_file(row, DIFF_NEW);
+	}
+	return own[DIFF_BASE] && own[DIFF_NEW];
+}
+
 /* Matches the rows of P[2] (labelled LABEL) into D by REQ, the source read through SRC.
  * Returns 0, or -1 with the error printed (out of memory, or no row in common under
- * --sort SORT). */
+ * --sort SORT, or only the kernel's and other shared rows). */
 static int match(struct diff *d, struct profile *const *p, struct diff_req *req,
 		 struct source_cache *src, char *const *label, const char *sort)
 {
@@ -385,6 +410,13 @@ static int match(struct diff *d, struct profile *const *p, struct diff_req *req,
 		error("no row of the base (%s) matches one of the new profile (%s): different "
 		      "programs, or nothing in common under --sort %s (try --sort function or dso)",
 		      label[DIFF_BASE], label[DIFF_NEW], sort);
+		return -1;
+	}
+	if (only_shared_in_common(d)) {
+		error("no row of the base (%s) in user space matches one of the new profile (%s), "
+		      "only the kernel's or the vDSO's: different programs (diff two recordings of "
+		      "one program; --sort dso shows each side's files)",
+		      label[DIFF_BASE], label[DIFF_NEW]);
 		return -1;
 	}
 	return 0;

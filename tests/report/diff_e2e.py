@@ -268,6 +268,13 @@ def test_errors(tmp):
         check("%s: exit %d, one line %r" % (what, r.returncode, r.stderr),
               r.returncode == 2 and len(lines) == 1 and all(w in lines[0] for w in words) and
               not r.stdout)
+    # With the kernel's rows too, two programs share only those: still nothing in common.
+    pk, ok = os.path.join(tmp, "pk.data"), os.path.join(tmp, "ok.data")
+    record(HWPROF, pk, ["-e", "page-faults", "-c", "1"], [exe, "0", "0", "100", "100", "100"])
+    record(HWPROF, ok, ["-e", "page-faults", "-c", "1"], [other, "0", "0", "100", "100", "100"])
+    r = diff(pk, ok)
+    check("two programs, kernel rows alike: exit 2, said (%d %r)" % (r.returncode, r.stderr),
+          r.returncode == 2 and "user space" in r.stderr and not r.stdout)
     r = diff(pf)
     check("one file: usage error %d %r" % (r.returncode, r.stderr), r.returncode == 64 and
           "no new sample file" in r.stderr)
