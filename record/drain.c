@@ -74,6 +74,10 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 			return ret;
 		}
 		r->tally.stacks_truncated += st->truncated;
+		if (!rec.sample.kernel) {
+			r->tally.user_chains++;
+			r->tally.user_no_caller += st->nr == st->nr_kernel;
+		}
 		break;
 	}
 	case HWPROF_REC_LOST:

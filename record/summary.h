@@ -21,6 +21,8 @@ struct record_tally {
 	uint64_t throttles;	   /* THROTTLE records: the kernel capped the sample rate */
 	uint64_t bad;		   /* malformed records from the kernel, skipped */
 	uint64_t stacks_truncated; /* samples whose callchain was cut at --max-stack */
+	uint64_t user_chains;	   /* -g: samples in user space with a callchain */
+	uint64_t user_no_caller;   /* of those, the ones with no user caller at all */
 };
 
 /* What the summary says beside the tally. */

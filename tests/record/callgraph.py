@@ -146,6 +146,12 @@ def main():
         check(f"{MODE[-1]} takes <= {most} bytes/sample", size / len(samples) <= most,
               size / len(samples))
 
+        # -g on code without frame pointers gives the sampled function alone: said so.
+        err = record(HWPROF, path, USER_FAULTS + ["-g"], [PROG, "200"], timeout=120).stderr
+        fp_note = "no frame pointers" in err
+        check("-g says when the code has no frame pointers" if DWARF else
+              "-g on code with frame pointers: no such warning", fp_note == DWARF, err)
+
         # --max-stack 2: the ip and one caller; the rest is cut and said so.
         record(HWPROF, path, USER_FAULTS + MODE + ["--max-stack", "2"], [PROG, "500"],
                timeout=120, spin=SPIN, no_loss=True)
