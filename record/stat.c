@@ -80,8 +80,17 @@ static const struct cli_command command = {
     .stop_at_operand = true,
 };
 
+/* -x , is -f csv: another -f with it, before or after, is a usage error. */
+static void csv_flag_fits(const struct stat_opts *o)
+{
+	if (o->out.format != CLI_FORMAT_CSV)
+		die_usage("-x , (CSV) and -f %s exclude each other: choose one",
+			  cli_format_name(o->out.format));
+}
+
 static void parse_args(int argc, char **argv, struct stat_opts *o)
 {
+	bool csv_flag = false; /* -x , given */
 	int c;
 
 	while ((c = cli_next_option(&command, argc, argv)) != -1) {
@@ -111,11 +120,16 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 				die_usage("-x '%s': only ',' separates fields (hwprof's CSV is "
 					  "RFC 4180, quoted where needed: -f csv)",
 					  optarg);
+			if (o->out.format_given)
+				csv_flag_fits(o);
 			o->out.format = CLI_FORMAT_CSV;
 			o->out.format_given = true; /* perf's -x is -f csv */
+			csv_flag = true;
 			break;
 		}
 	}
+	if (csv_flag)
+		csv_flag_fits(o);
 	if (optind < argc) {
 		o->argv = argv + optind;
 		o->argc = argc - optind;

@@ -90,6 +90,10 @@ with tempfile.TemporaryDirectory() as tmp:
     first = err.splitlines()[0] if err else ""
     check(f"-x ';': usage error naming -f csv: {rc} {err!r}",
           rc == 64 and "-x ';'" in first and "-f csv" in first)
+    # -x , is -f csv: with another -f, either order, a usage error, not the last one winning.
+    for args in (["-f", "json", "-x", ","], ["-x", ",", "-f", "json"]):
+        rc, _, err = stat(*args, "-e", "page-faults", "--", "true")
+        check(f"{' '.join(args)}: usage error: {rc} {err!r}", rc == 64 and "exclude" in err)
 
     # Issue 17: the counts on stderr, as perf stat's; stdout is the program's own, and with
     # -f json stderr is one JSON document, the run's notes inside it.
