@@ -106,6 +106,7 @@ static void parse_options(struct annotate_options *o, int argc, char **argv)
 			o->diff = true;
 			break;
 		case OPT_SOURCE_DIR:
+			sample_opts_check_dir("--source-dir", optarg, "sources");
 			cli_push(&o->source_dirs, &o->nsource_dirs, &o->capsource_dirs, optarg);
 			break;
 		case OPT_PREFIX_MAP:

@@ -66,7 +66,6 @@ static void parse_inline(struct sample_opts *s, int argc, char **argv)
  * searched gets a warning that says why. Returns DIR malloc'ed. */
 static char *debug_dir(const char *dir)
 {
-	struct stat st;
 	char *abs, *cwd;
 
 	/* realpath() fails on "", which would then be taken for the current directory. */
@@ -91,12 +90,18 @@ static char *debug_dir(const char *dir)
 		die_usage("--debug-dir '%s': a ':' cannot be in it (it separates the directories "
 			  "of the search path); give a symbolic link without one",
 			  abs);
-	if (stat(dir, &st) != 0 || (S_ISDIR(st.st_mode) && access(dir, R_OK | X_OK) != 0))
-		warning("--debug-dir '%s': %m (no debug info will be found there)", dir);
-	else if (!S_ISDIR(st.st_mode))
-		warning("--debug-dir '%s': not a directory (no debug info will be found there)",
-			dir);
+	sample_opts_check_dir("--debug-dir", dir, "debug info");
 	return abs;
+}
+
+void sample_opts_check_dir(const char *opt, const char *dir, const char *what)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0 || (S_ISDIR(st.st_mode) && access(dir, R_OK | X_OK) != 0))
+		warning("%s '%s': %m (no %s will be found there)", opt, dir, what);
+	else if (!S_ISDIR(st.st_mode))
+		warning("%s '%s': not a directory (no %s will be found there)", opt, dir, what);
 }
 
 bool sample_opts_parse(struct sample_opts *s, int c, int argc, char **argv)

@@ -58,6 +58,10 @@ void sample_opts_add_input(struct sample_opts *s, const char *file);
  * usage error, found by the parser profile_load() uses. */
 void sample_opts_check(const struct sample_opts *s);
 
+/* A warning when DIR, given to option OPT ("--debug-dir"), cannot be searched: missing,
+ * unreadable, or not a directory; WHAT names what will not be found there ("debug info"). */
+void sample_opts_check_dir(const char *opt, const char *dir, const char *what);
+
 /* Frees the lists S allocated (not the strings, which are argv's). */
 void sample_opts_release(struct sample_opts *s);
 

@@ -163,6 +163,9 @@ with tempfile.TemporaryDirectory() as d:
     p = annotate("-i", data, "--stdio", "--source-dir", moved, "work")
     check("--source-dir reads the moved copy",
           re.search(r"^#.*HOT: first \(moved copy\)", p.stdout, re.M), p.stdout)
+    p = annotate("-i", data, "--stdio", "--source-dir", d + "/nowhere", "work")
+    check("a --source-dir that is not there: a warning, as --debug-dir's",
+          "--source-dir '%s/nowhere': No such file" % d in p.stderr, p.stderr)
     if src_dir:
         p = annotate("-i", data, "--stdio", "--prefix-map", f"{src_dir}={d}/nowhere", "work")
         check("mapped to nowhere: the source is still looked for as recorded",
