@@ -101,6 +101,9 @@ static void parse_args(int argc, char **argv, struct stat_opts *o)
 			o->events = optarg;
 			break;
 		case 'M':
+			if (!*optarg)
+				die_usage("-M '': no metric named (e.g. -M IPC,branch-miss-rate; "
+					  "see 'hwprof stat --help')");
 			o->metrics = optarg;
 			break;
 		case 'r':

@@ -90,6 +90,8 @@ with tempfile.TemporaryDirectory() as tmp:
     first = err.splitlines()[0] if err else ""
     check(f"-x ';': usage error naming -f csv: {rc} {err!r}",
           rc == 64 and "-x ';'" in first and "-f csv" in first)
+    rc, _, err = stat("-M", "", "--", "true")
+    check(f"-M '': a usage error naming -M: {rc} {err!r}", rc == 64 and "-M ''" in err)
     # -x , is -f csv: with another -f, either order, a usage error, not the last one winning.
     for args in (["-f", "json", "-x", ","], ["-x", ",", "-f", "json"]):
         rc, _, err = stat(*args, "-e", "page-faults", "--", "true")
