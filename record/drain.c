@@ -76,7 +76,8 @@ static int on_ring_record(const struct perf_event_header *h, size_t len, void *a
 		r->tally.stacks_truncated += st->truncated;
 		if (!rec.sample.kernel) {
 			r->tally.user_chains++;
-			r->tally.user_no_caller += st->nr == st->nr_kernel;
+			/* A chain cut at --max-stack is no sign of missing frames. */
+			r->tally.user_no_caller += st->nr == st->nr_kernel && !st->truncated;
 		}
 		break;
 	}

@@ -103,14 +103,15 @@ void summary_print(const struct record_summary *s, const struct record_tally *ta
 		    "with a truncated stack\n",
 		    s->max_stack, (unsigned long long)tally->stacks_truncated);
 	/* Code built without frame pointers (gcc's default at -O1 and up) leaves the walk no
-	 * chain: the sampled function alone, in most samples. */
-	if (s->callchain && !s->unwind && tally->user_chains >= 20 &&
-	    tally->user_no_caller * 2 > tally->user_chains)
-		warning(
-		    "%llu of %llu samples in user space have no caller: the code has no frame "
-		    "pointers (build with -fno-omit-frame-pointer, or record --call-graph dwarf)",
-		    (unsigned long long)tally->user_no_caller,
-		    (unsigned long long)tally->user_chains);
+	 * chain: the sampled function alone, in most samples. Not said of every task of the
+	 * CPUs (-a), whose programs the user did not build, nor with --max-stack 1. */
+	if (s->callchain && !s->unwind && !s->system_wide && s->max_stack > 1 &&
+	    tally->user_chains >= 20 && tally->user_no_caller * 2 > tally->user_chains)
+		warning("%llu of %llu samples in user space have no caller: the sampled code (the "
+			"program, or libraries it spends its time in) has no frame pointers (build "
+			"with -fno-omit-frame-pointer, or record --call-graph dwarf)",
+			(unsigned long long)tally->user_no_caller,
+			(unsigned long long)tally->user_chains);
 	if (!tally->samples)
 		warn_no_samples(s);
 	if (tally->lost)

@@ -22,7 +22,7 @@ struct record_tally {
 	uint64_t bad;		   /* malformed records from the kernel, skipped */
 	uint64_t stacks_truncated; /* samples whose callchain was cut at --max-stack */
 	uint64_t user_chains;	   /* -g: samples in user space with a callchain */
-	uint64_t user_no_caller;   /* of those, the ones with no user caller at all */
+	uint64_t user_no_caller;   /* of those, the ones with no user caller, not cut */
 };
 
 /* What the summary says beside the tally. */
@@ -46,8 +46,9 @@ uint64_t summary_cpu_ns(const struct hwprof_file_trailer *t, const struct hwprof
 			const struct sampler *s);
 
 /* Prints the summary of a finished recording to stderr: one line of totals, one for the call
- * graph with -g or --call-graph dwarf (unwind_summary()), then a warning for no samples (with the
- * likely cause), lost samples, throttling and malformed records. */
+ * graph with -g or --call-graph dwarf (unwind_summary()), then a warning for -g chains with no
+ * caller in most samples (code without frame pointers), no samples (with the likely cause),
+ * lost samples, throttling and malformed records. */
 void summary_print(const struct record_summary *s, const struct record_tally *tally);
 
 #endif
