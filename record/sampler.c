@@ -180,6 +180,16 @@ static int map_ring(struct sampler *s, struct sampler_cpu *c, char *err, size_t 
 		/* Over the locked-memory allowance: a smaller ring still records. */
 		s->pages /= 2;
 	}
+	if (!c->map && e == EPERM) {
+		/* At the floor: a smaller -m would lose the samples, or be refused. */
+		hwprof_msgf(err, errlen, e,
+			    "mmap of the ring buffer (%zu pages) on CPU %d: %m: over the "
+			    "locked-memory limit even at the smallest ring that holds the samples "
+			    "(raise ulimit -l or kernel.perf_event_mlock_kb%s)",
+			    s->pages, c->cpu,
+			    s->min_pages > 8 ? ", or give a smaller dwarf size" : "");
+		return -e;
+	}
 	if (!c->map) {
 		hwprof_msgf(err, errlen, e,
 			    "mmap of the ring buffer (%zu pages) on CPU %d: %m (try a smaller -m)",
