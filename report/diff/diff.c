@@ -8,6 +8,7 @@
 #include "diff_output.h"
 #include "format_opts.h"
 #include "sample_opts.h"
+#include "grow.h"
 #include "source.h"
 
 #include "hwprof/hwprof.h"
@@ -369,34 +370,52 @@ static int parse_keys(const char *sort, enum profile_key *keys)
 	return nkeys;
 }
 
-/* Whether ROW's side S is the row of a program's own file: not of the kernel, the vDSO or an
- * unknown address ("[...]" names), which any two programs share. */
-static bool own_file(const struct diff_row *row, int s)
+/* The file of ROW's side S when it is one of a program's own files: not the kernel's, the
+ * vDSO's or an unknown address's ("[...]" names), which any two programs share; else NULL. */
+static const char *own_file(const struct diff_row *row, int s)
 {
 	const struct profile_row *r = row->side[s].row;
 
-	return r && r->dso && r->dso[0] != '[';
+	return r && r->dso && r->dso[0] != '[' ? r->dso : NULL;
 }
 
-/* Whether D's rows in both sides are all of shared names ("[kernel]", ...) while each side
- * has rows of its own files: two different programs. */
-static bool only_shared_in_common(const struct diff *d)
+/* Adds FILE to the N distinct files at *V (room *CAP) unless there. Returns 0 or -ENOMEM. */
+static int add_file(const char ***v, size_t *n, size_t *cap, const char *file)
 {
-	bool own[2] = {false, false};
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i] == file)
+			return 0;
+	if (hwprof_grow((void **)v, cap, *n + 1, sizeof(**v)) < 0)
+		return -ENOMEM;
+	(*v)[(*n)++] = file;
+	return 0;
+}
 
-	for (size_t i = 0; i < d->nrows; i++) {
-		const struct diff_row *row = &d->rows[i];
-		if (row->status == DIFF_COMMON && own_file(row, DIFF_BASE))
-			return false;
-		own[DIFF_BASE] |= own_file(row, DIFF_BASE);
-		own[DIFF_NEW] |= own_file(row, DIFF_NEW);
-	}
-	return own[DIFF_BASE] && own[DIFF_NEW];
+/* Whether the two sides of D have files of their own and none of one side's base names is
+ * the other's: two different programs, whatever the kernel's rows they share. Out of memory
+ * it answers false (the diff goes on as before). */
+static bool no_file_in_common(const struct diff *d)
+{
+	const char **files[2] = {NULL, NULL};
+	size_t n[2] = {0, 0}, cap[2] = {0, 0};
+	bool common = false, nomem = false;
+
+	for (size_t i = 0; i < d->nrows && !nomem; i++)
+		for (int s = 0; s < 2; s++) {
+			const char *f = own_file(&d->rows[i], s);
+			nomem |= f && add_file(&files[s], &n[s], &cap[s], f) < 0;
+		}
+	for (size_t i = 0; i < n[0] && !common; i++)
+		for (size_t k = 0; k < n[1] && !common; k++)
+			common = !strcmp(path_base(files[0][i]), path_base(files[1][k]));
+	free(files[0]);
+	free(files[1]);
+	return !nomem && !common && n[0] && n[1];
 }
 
 /* Matches the rows of P[2] (labelled LABEL) into D by REQ, the source read through SRC.
  * Returns 0, or -1 with the error printed (out of memory, or no row in common under
- * --sort SORT, or only the kernel's and other shared rows). */
+ * --sort SORT, or no file of the program's own on both sides). */
 static int match(struct diff *d, struct profile *const *p, struct diff_req *req,
 		 struct source_cache *src, char *const *label, const char *sort)
 {
@@ -412,13 +431,18 @@ static int match(struct diff *d, struct profile *const *p, struct diff_req *req,
 		      label[DIFF_BASE], label[DIFF_NEW], sort);
 		return -1;
 	}
-	if (only_shared_in_common(d)) {
-		error("no row of the base (%s) in user space matches one of the new profile (%s), "
-		      "only the kernel's or the vDSO's: different programs (diff two recordings of "
-		      "one program; --sort dso shows each side's files)",
+	if (no_file_in_common(d)) {
+		error("no file in user space of the base (%s) is one of the new profile (%s), only "
+		      "the kernel's or the vDSO's rows match: different programs (diff two "
+		      "recordings of one program; --sort dso shows each side's files)",
 		      label[DIFF_BASE], label[DIFF_NEW]);
 		return -1;
 	}
+	const char *prog[2] = {profile_program(p[DIFF_BASE]), profile_program(p[DIFF_NEW])};
+	if (prog[0] && prog[1] && strcmp(path_base(prog[0]), path_base(prog[1])))
+		note("the base (%s) recorded %s, the new profile (%s) %s: diff compares two "
+		     "recordings of one program",
+		     label[DIFF_BASE], path_base(prog[0]), label[DIFF_NEW], path_base(prog[1]));
 	return 0;
 }
 

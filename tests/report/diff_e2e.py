@@ -273,8 +273,17 @@ def test_errors(tmp):
     record(HWPROF, pk, ["-e", "page-faults", "-c", "1"], [exe, "0", "0", "100", "100", "100"])
     record(HWPROF, ok, ["-e", "page-faults", "-c", "1"], [other, "0", "0", "100", "100", "100"])
     r = diff(pk, ok)
-    check("two programs, kernel rows alike: exit 2, said (%d %r)" % (r.returncode, r.stderr),
-          r.returncode == 2 and "user space" in r.stderr and not r.stdout)
+    lines = r.stderr.strip().splitlines()
+    check("two programs, kernel rows alike: exit 2, one line (%d %r)" % (r.returncode, r.stderr),
+          r.returncode == 2 and len(lines) == 1 and
+          ("user space" in lines[0] or "no row of the base" in lines[0]) and not r.stdout)
+    # Two programs that share their libraries' rows: compared, with a note that they differ.
+    te, ec = os.path.join(tmp, "true.data"), os.path.join(tmp, "echo.data")
+    record(HWPROF, te, USER_FAULTS, ["/bin/true"])
+    record(HWPROF, ec, USER_FAULTS, ["/bin/echo"])
+    r = diff(te, ec)
+    check("true against echo: a note naming both (%d %r)" % (r.returncode, r.stderr),
+          "recorded true" in r.stderr and " echo: diff compares" in r.stderr)
     r = diff(pf)
     check("one file: usage error %d %r" % (r.returncode, r.stderr), r.returncode == 64 and
           "no new sample file" in r.stderr)
