@@ -104,6 +104,8 @@ int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, cha
  * interned, so pointers compare as strings do. */
 struct key {
 	const char *dso, *file, *function, *inlined_into;
+	const char *decl, *decl_into; /* --sort function: FUNCTION's and INLINED_INTO's
+				       * declaration files (two statics of one name) */
 	int line;
 	uint64_t offset; /* only for locations nothing is known about */
 	uint64_t addr;	 /* --sort addr */
@@ -114,8 +116,26 @@ struct key {
 	size_t loc; /* the location's index, or with data keys the item's (profile.data) */
 };
 
-static void make_key(const struct profile_loc *l, const enum profile_key *keys, size_t nkeys,
-		     struct key *k)
+/* The declaration file of FUNCTION as the frame of L's inline chain with that name has it
+ * (profile_function.file, DW_AT_decl_file), or NULL: what tells two static functions of one
+ * name in two files apart. */
+static const char *decl_file_of(const struct profile *p, const struct profile_loc *l,
+				const char *function)
+{
+	uint32_t n = 0;
+	const struct profile_line *ln = function ? profile_loc_lines(p, l, &n) : NULL;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct profile_function *f =
+		    ln[i].function < p->nfunctions ? &p->functions[ln[i].function] : NULL;
+		if (f && f->name && !strcmp(f->name, function))
+			return f->file;
+	}
+	return NULL;
+}
+
+static void make_key(const struct profile *p, const struct profile_loc *l,
+		     const enum profile_key *keys, size_t nkeys, struct key *k)
 {
 	memset(k, 0, sizeof(*k));
 	for (size_t i = 0; i < nkeys; i++) {
@@ -133,6 +153,8 @@ static void make_key(const struct profile_loc *l, const enum profile_key *keys, 
 			/* Addresses without a function share one "[unknown]" row per DSO. */
 			k->function = l->function;
 			k->inlined_into = l->inlined_into;
+			k->decl = decl_file_of(p, l, l->function);
+			k->decl_into = decl_file_of(p, l, l->inlined_into);
 			break;
 		case PROFILE_KEY_DSO:
 			break;
@@ -192,7 +214,8 @@ static int keycmp(const void *a, const void *b)
 
 	if ((c = ptrcmp(x->dso, y->dso)) || (c = ptrcmp(x->file, y->file)) ||
 	    (c = ptrcmp(x->function, y->function)) ||
-	    (c = ptrcmp(x->inlined_into, y->inlined_into)))
+	    (c = ptrcmp(x->inlined_into, y->inlined_into)) || (c = ptrcmp(x->decl, y->decl)) ||
+	    (c = ptrcmp(x->decl_into, y->decl_into)))
 		return c;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
@@ -212,7 +235,8 @@ static int keycmp(const void *a, const void *b)
 static bool same_group(const struct key *x, const struct key *y)
 {
 	return x->dso == y->dso && x->file == y->file && x->function == y->function &&
-	       x->inlined_into == y->inlined_into && x->line == y->line && x->offset == y->offset &&
+	       x->inlined_into == y->inlined_into && x->decl == y->decl &&
+	       x->decl_into == y->decl_into && x->line == y->line && x->offset == y->offset &&
 	       x->addr == y->addr && x->object == y->object && x->base == y->base &&
 	       x->base_start == y->base_start && x->cline == y->cline;
 }
@@ -490,17 +514,12 @@ static bool has_key(const struct profile_rows_req *req, enum profile_key key)
 static uint64_t key_hash(const struct key *k)
 {
 	uint64_t h = HWPROF_FNV_BASIS;
-	const uint64_t w[] = {(uintptr_t)k->dso,
-			      (uintptr_t)k->file,
-			      (uintptr_t)k->function,
-			      (uintptr_t)k->inlined_into,
-			      (uint64_t)k->line,
-			      k->offset,
-			      k->addr,
-			      (uintptr_t)k->object,
-			      (uintptr_t)k->base,
-			      k->base_start,
-			      (uint64_t)k->cline};
+	const uint64_t w[] = {
+	    (uintptr_t)k->dso,		(uintptr_t)k->file, (uintptr_t)k->function,
+	    (uintptr_t)k->inlined_into, (uintptr_t)k->decl, (uintptr_t)k->decl_into,
+	    (uint64_t)k->line,		k->offset,	    k->addr,
+	    (uintptr_t)k->object,	(uintptr_t)k->base, k->base_start,
+	    (uint64_t)k->cline};
 
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
 		h = hwprof_fnv1a_word(h, w[i]);
@@ -545,7 +564,7 @@ static long group_items(const struct profile *p, const struct profile_rows_req *
 		struct key key;
 		size_t j;
 
-		make_key(&p->locations[d->loc], req->keys, req->nkeys, &key);
+		make_key(p, &p->locations[d->loc], req->keys, req->nkeys, &key);
 		if (!has_key(req, PROFILE_KEY_DSO) && !loc_keys)
 			key.dso = NULL;
 		data_key(d, req->keys, req->nkeys, line_size, &key);
@@ -672,7 +691,7 @@ static int add_others(const struct profile *p, const struct profile_rows_req *re
 		}
 		if (!any || shown[i])
 			continue;
-		make_key(&p->locations[i], req->keys, req->nkeys, &k[*m]);
+		make_key(p, &p->locations[i], req->keys, req->nkeys, &k[*m]);
 		k[(*m)++].loc = others_from + i;
 	}
 	free(shown);
@@ -731,7 +750,7 @@ static size_t add_mid_keys(const struct profile *p, const struct profile_rows_re
 		row_of[2 * p->nlocations + i] = (uint32_t)*nm;
 	for (uint32_t d = 1; d <= count; d++, (*nm)++) {
 		mid[*nm] = mid_frame(p, l, &ln[d]);
-		make_key(&mid[*nm], req->keys, req->nkeys, &k[m]);
+		make_key(p, &mid[*nm], req->keys, req->nkeys, &k[m]);
 		if (!same_group(&k[m], own))
 			k[m++].loc = mid_from + *nm;
 	}
@@ -817,12 +836,12 @@ static int make_keys(struct grouping *g)
 		if (g->children && !g->used[i])
 			continue;
 		size_t own = m;
-		make_key(l, req->keys, req->nkeys, &k[m]);
+		make_key(p, l, req->keys, req->nkeys, &k[m]);
 		k[m++].loc = i;
 		if (g->children && l->inlined_into) {
 			/* An outer frame keyed as its location (--sort addr, dso) is that row. */
 			g->outer[nouter] = outer_frame(l);
-			make_key(&g->outer[nouter], req->keys, req->nkeys, &k[m]);
+			make_key(p, &g->outer[nouter], req->keys, req->nkeys, &k[m]);
 			if (!same_group(&k[m], &k[m - 1]))
 				k[m++].loc = g->nin + nouter++;
 		}

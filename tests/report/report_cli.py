@@ -887,6 +887,38 @@ def test_debug_dir_forms(tmp):
                    "an empty --debug-dir")
 
 
+def test_two_statics_of_one_name(tmp):
+    """Two static functions named helper, in a.c and b.c: two rows of --sort function, each
+    with its own samples (they were one row summing both, as one function)."""
+    cc = os.environ.get("RPT_CC", "cc")
+    # mmap, not malloc: meson's MALLOC_PERTURB_ would have memset touch the pages.
+    body = ("#include <sys/mman.h>\nstatic void helper(int n) { char *p = mmap(0, n * 4096, "
+            "PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n"
+            "for (int i = 0; i < n; i++) p[i * 4096] = 1; }\n"
+            "void %s(int n) { helper(n); }\n")
+    srcs = []
+    for name, fn in (("a.c", "from_a"), ("b.c", "from_b")):
+        srcs.append(os.path.join(tmp, name))
+        with open(srcs[-1], "w") as f:
+            f.write(body % fn)
+    srcs.append(os.path.join(tmp, "m.c"))
+    with open(srcs[-1], "w") as f:
+        f.write("void from_a(int);\nvoid from_b(int);\n"
+                "int main(void) { from_a(300); from_b(100); return 0; }\n")
+    prog = os.path.join(tmp, "twostatic")
+    made = subprocess.run([cc, "-g", "-O1", "-fno-inline", *srcs, "-o", prog],
+                          capture_output=True, text=True)
+    if not check("builds: %s" % made.stderr, made.returncode == 0):
+        return
+    data = record_faults(HWPROF, os.path.join(tmp, "twostatic.data"), prog)
+    r = report("-i", data, "--no-cache", "-s", "function", "-f", "json", "-n", "0")
+    rows = [x for x in json.loads(r.stdout)["rows"] if x["function"] == "helper"]
+    got = sorted((os.path.basename(x["file"] or "?"), x["samples"]) for x in rows)
+    check("two helper rows, a.c's 300 faults and b.c's 100: %r" % got,
+          len(got) == 2 and got[0][0] == "a.c" and got[1][0] == "b.c" and
+          got[0][1] >= 300 and 100 <= got[1][1] < 300, rows)
+
+
 def test_zstd_debug_file_with_own_symtab(tmp):
     """A binary that keeps its symbol table (strip --strip-debug) with its DWARF in a
     zstd-compressed debug file, which libdw 0.188 cannot read and whose Elf libdwfl holds out
