@@ -7,10 +7,7 @@
 
 bool output_has_key(const struct output_opts *o, enum profile_key k)
 {
-	for (size_t i = 0; i < o->nkeys; i++)
-		if (o->keys[i] == k)
-			return true;
-	return false;
+	return profile_keys_have(o->keys, o->nkeys, k);
 }
 
 const char *row_function_label(const struct profile_row *r, char *buf, size_t len)

@@ -321,10 +321,7 @@ static int check_output(const struct report_options *o)
 /* Whether R's keys have KEY. */
 static bool has_sort_key(const struct report_run *r, enum profile_key key)
 {
-	for (int i = 0; i < r->nkeys; i++)
-		if (r->keys[i] == key)
-			return true;
-	return false;
+	return r->nkeys > 0 && profile_keys_have(r->keys, (size_t)r->nkeys, key);
 }
 
 /* Whether R's keys have a data key (data, cacheline): the rows are profile.data's. */

@@ -502,12 +502,17 @@ static void merge_data(struct profile_row_data *rd, const struct profile_data *d
 	}
 }
 
-static bool has_key(const struct profile_rows_req *req, enum profile_key key)
+bool profile_keys_have(const enum profile_key *keys, size_t nkeys, enum profile_key key)
 {
-	for (size_t i = 0; i < req->nkeys; i++)
-		if (req->keys[i] == key)
+	for (size_t i = 0; i < nkeys; i++)
+		if (keys[i] == key)
 			return true;
 	return false;
+}
+
+static bool has_key(const struct profile_rows_req *req, enum profile_key key)
+{
+	return profile_keys_have(req->keys, req->nkeys, key);
 }
 
 /* The hash of K's fields, those same_group() compares. */

@@ -88,6 +88,9 @@ struct profile_row {
 int profile_parse_sort(const char *list, enum profile_key *keys, size_t max, char *err,
 		       size_t errlen);
 
+/* Whether the NKEYS KEYS (a --sort list, profile_parse_sort()) include KEY. */
+bool profile_keys_have(const enum profile_key *keys, size_t nkeys, enum profile_key key);
+
 /* Groups P's locations by KEYS (NKEYS >= 1), sorted by period descending (ties: samples,
  * then name). Sets *ROWS (caller frees with free(); strings stay owned by P) and *NROWS.
  * Returns 0 or -ENOMEM. */
