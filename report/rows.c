@@ -128,7 +128,7 @@ static const char *decl_file_of(const struct profile *p, const struct profile_lo
 	for (uint32_t i = 0; i < n; i++) {
 		const struct profile_function *f =
 		    ln[i].function < p->nfunctions ? &p->functions[ln[i].function] : NULL;
-		if (f && f->name && !strcmp(f->name, function))
+		if (f && f->name == function) /* interned: one pointer per name */
 			return f->file;
 	}
 	return NULL;
@@ -491,9 +491,8 @@ static void merge_data(struct profile_row_data *rd, const struct profile_data *d
 	if (d->elem > rd->elem_hi)
 		rd->elem_hi = d->elem;
 	/* One line of an image's variables: named in the first variable of it. */
-	if (d->image && rd->base &&
-	    (d->base_start < rd->base_start ||
-	     (d->base_start == rd->base_start && strcmp(d->base, rd->base) < 0))) {
+	if (d->image && (d->base_start < rd->base_start ||
+			 (d->base_start == rd->base_start && strcmp(d->base, rd->base) < 0))) {
 		rd->base = d->base;
 		rd->base_start = d->base_start;
 		rd->line = line;

@@ -446,8 +446,8 @@ static int resolve(const struct data_collect *d, const struct data_raw *r, struc
 			       : vc->elem;
 		it->base = vc->base;
 		it->base_start = vc->start;
-		it->offset = vaddr - vc->start;
-		it->align = (uint32_t)(vc->start & 4095);
+		it->offset =
+		    vaddr - vc->start; /* align unused: line_of() reads IMAGE's addresses */
 	}
 	return 0;
 }
