@@ -1177,7 +1177,7 @@ static void pipe_end_status(struct perf_reader *r)
 	snprintf(r->msg, sizeof(r->msg),
 		 "perf's pipe stream cut short: its last samples are not closed by perf's "
 		 "FINISHED_ROUND (perf record killed, or the stream cut); the %" PRIu64
-		 " samples read are shown",
+		 " samples read are shown (record again for the whole run)",
 		 r->samples);
 }
 
@@ -1438,7 +1438,7 @@ static void data_read_status(struct perf_reader *r, struct section data, uint64_
 		    "perf.data's feature sections run past the end of the file (cut short "
 		    "after its data, or its feature table damaged): build-ids (which tell a "
 		    "rebuilt binary), host, command or event names may be missing; the %" PRIu64
-		    " samples are all read",
+		    " samples are all read (copy the whole file again, or record again)",
 		    r->samples);
 	}
 }
