@@ -151,6 +151,10 @@ def main():
         fp_note = "no frame pointers" in err
         check("-g says when the code has no frame pointers" if DWARF else
               "-g on code with frame pointers: no such warning", fp_note == DWARF, err)
+        # --max-stack 1 keeps the IP alone: no chain says anything of frame pointers.
+        err = record(HWPROF, path, USER_FAULTS + ["-g", "--max-stack", "1"], [PROG, "200"],
+                     timeout=120).stderr
+        check("-g --max-stack 1: no frame-pointer warning", "no frame pointers" not in err, err)
 
         # --max-stack 2: the ip and one caller; the rest is cut and said so.
         record(HWPROF, path, USER_FAULTS + MODE + ["--max-stack", "2"], [PROG, "500"],
