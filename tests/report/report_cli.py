@@ -832,8 +832,9 @@ def test_split_dwarf(tmp):
 
 
 def debug_root(tmp, name):
-    """TMP/NAME holding RPT_DWARF_BARE's debug file in a .build-id tree: (bare, root), or None
-    (with a printed skip) when the split workload was not built."""
+    """TMP/NAME holding RPT_DWARF_BARE's debug file in a .build-id tree, and a recording of the
+    bare binary's faults: (root, data, its HOT line), or None (with a printed skip) when
+    the split workload was not built."""
     bare, debug = os.environ.get("RPT_DWARF_BARE"), os.environ.get("RPT_DWARF_DEBUG")
     if not bare or not debug or not build_id(bare):
         print("skip: the split workload was not built")
@@ -842,7 +843,8 @@ def debug_root(tmp, name):
     root = os.path.join(tmp, name)
     os.makedirs(os.path.join(root, ".build-id", bid[:2]))
     os.symlink(debug, os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug"))
-    return bare, root
+    data = record_faults(HWPROF, os.path.join(tmp, name + ".data"), bare, "1000")
+    return root, data, hot_line("wl_dwarf.c", "dwarf")
 
 
 def test_annotate_debug_dir(tmp):
@@ -850,12 +852,9 @@ def test_annotate_debug_dir(tmp):
     got = debug_root(tmp, "dbgroot")
     if not got:
         return
-    bare, root = got
-    data = os.path.join(tmp, "bare-annotate.data")
-    record_faults(HWPROF, data, bare, "1000")
+    root, data, line = got
     without = annotate("-i", data, "--stdio", "--limit", "1")
     got = annotate("-i", data, "--stdio", "--limit", "1", "--debug-dir", root)
-    line = hot_line("wl_dwarf.c", "dwarf")
     check("annotate --debug-dir: %d %r\n%s" % (got.returncode, got.stderr, got.stdout[:1200]),
           "--debug-dir" in without.stderr and
           got.returncode == 0 and "wl_dwarf.c" in got.stdout and
@@ -869,10 +868,7 @@ def test_debug_dir_forms(tmp):
     got = debug_root(tmp, "reldbg")
     if not got:
         return
-    bare, root = got
-    data = os.path.join(tmp, "reldbg.data")
-    record_faults(HWPROF, data, bare, "1000")
-    line = hot_line("wl_dwarf.c", "dwarf")
+    root, data, line = got
     r = subprocess.run([HWPROF, "report", "-i", data, "--no-cache", "-n", "1",
                         "--debug-dir", "reldbg"], capture_output=True, text=True, cwd=tmp,
                        timeout=120)
